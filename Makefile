@@ -1,0 +1,170 @@
+# synctrace: one non-recursive Makefile, all output under $(BUILD)/.
+# `make` builds libsynctrace.so and the synctrace command; see README.md.
+
+MPICC ?= mpicc.mpich
+MPIFC ?= mpif90.mpich
+MPIEXEC ?= mpiexec.mpich
+CC ?= cc
+CFLAGS ?= -O2 -g
+PREFIX ?= /usr/local
+SAN ?=
+
+ifeq ($(SAN),)
+BUILD ?= build
+SANFLAGS :=
+else
+BUILD ?= build-san
+SANFLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I$(BUILD) \
+	-MMD -MP -fPIC -fvisibility=hidden $(SANFLAGS) $(CFLAGS)
+LIB_CFLAGS = $(ALL_CFLAGS)
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+
+ifneq ($(V),1)
+Q = @
+say = @printf '  %-8s %s\n' $(1) $(2);
+else
+Q =
+say =
+endif
+
+# Sources.  pmpi/ files that do not include mpi.h are listed in PMPI_PURE
+# and built with $(CC) so unit tests can link them.
+WRITER_SRC := $(sort $(wildcard writer/*.c))
+SYNC_SRC := $(sort $(wildcard sync/*.c))
+PMPI_PURE := pmpi/bytes.c
+PMPI_SRC := $(filter-out $(PMPI_PURE),$(sort $(wildcard pmpi/*.c)))
+GEN_SRC := tools/gen-wrappers.c tools/wrappers-def.c
+TOOL_SRC := $(filter-out $(GEN_SRC),$(sort $(wildcard tools/*.c)))
+BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+APP_C := $(sort $(wildcard tests/integration/apps/*.c))
+APP_F := $(sort $(wildcard tests/integration/apps/*.f90))
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+WRITER_OBJ := $(call obj,$(WRITER_SRC))
+SYNC_OBJ := $(call obj,$(SYNC_SRC))
+PURE_OBJ := $(call obj,$(PMPI_PURE))
+PMPI_OBJ := $(call obj,$(PMPI_SRC)) $(BUILD)/gen/wrappers.o
+GEN_OBJ := $(call obj,$(GEN_SRC))
+TOOL_OBJ := $(call obj,$(TOOL_SRC))
+BENCH_OBJ := $(call obj,$(BENCH_SRC))
+UNIT_OBJ := $(call obj,$(UNIT_SRC))
+APPS := $(patsubst tests/integration/apps/%.c,$(BUILD)/apps/%,$(APP_C)) \
+	$(patsubst tests/integration/apps/%.f90,$(BUILD)/apps/%,$(APP_F))
+
+LIB := $(BUILD)/libsynctrace.so
+CLI := $(BUILD)/synctrace
+GEN := $(BUILD)/gen-wrappers
+BENCH := $(BUILD)/synctrace-bench
+UNIT := $(BUILD)/unit-tests
+HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*.h))
+
+.PHONY: all deps demo test check-unit check-integration check-headers \
+	check-exports check-coverage conformance bench install clean
+.DELETE_ON_ERROR:
+
+all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
+
+deps:
+	$(Q)sh tools/install-deps.sh
+
+# Generated code: one run writes both files (grouped target).
+$(BUILD)/gen/wrappers.c $(BUILD)/gen/ops.h &: wrappers.def $(GEN)
+	$(call say,GEN,$@)$(GEN) wrappers.def $(BUILD)/gen
+
+$(GEN): $(GEN_OBJ)
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+$(GEN_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ): $(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Everything that may include gen/ops.h waits for it.
+$(TOOL_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(call obj,$(PMPI_SRC)) $(BENCH_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)$(MPICC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/wrappers.o: $(BUILD)/gen/wrappers.c
+	$(call say,MPICC,$@)$(MPICC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(MPICC) -shared -Wl,-z,defs -o $@ $^ $(LDFLAGS_ALL) \
+		-lunwind -lz -ldl -lm -lpthread
+
+$(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
+
+$(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(MPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
+
+$(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
+		$(filter-out $(BUILD)/tools/gen-wrappers.o,$(GEN_OBJ)) \
+		$(filter-out $(BUILD)/tools/synctrace.o,$(TOOL_OBJ))
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion -lz -lm
+
+# Integration apps are the application's side: no sanitizer flags.
+$(BUILD)/apps/%: tests/integration/apps/%.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lm
+
+$(BUILD)/apps/%: tests/integration/apps/%.f90
+	@mkdir -p $(@D)
+	$(call say,MPIFC,$@)$(MPIFC) -O2 -g -J $(@D) -o $@ $<
+
+check-unit: $(UNIT) $(CLI)
+	$(Q)$(UNIT) --jobs 2
+
+check-integration: $(LIB) $(CLI) $(APPS)
+	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
+		sh tests/integration/run.sh
+
+# Every header compiles on its own.
+check-headers: $(BUILD)/gen/ops.h
+	$(Q)for h in $(HEADERS); do \
+		case $$h in pmpi/*) cc="$(MPICC)";; *) cc="$(CC)";; esac; \
+		printf '#include "%s"\n' $$h | \
+		$$cc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
+			-I$(BUILD) -x c -fsyntax-only - || exit 1; \
+	done; echo "check-headers: $(words $(HEADERS)) headers stand alone"
+
+# Every collective mpi.h declares is in wrappers.def.
+check-coverage: $(GEN)
+	$(Q)BUILD=$(BUILD) MPICC=$(MPICC) sh tests/coverage.sh
+
+# The library exports only the MPI_ names and the PMPI_ names of f08 entries.
+check-exports: $(LIB) $(BUILD)/gen/ops.h
+	$(Q)BUILD=$(BUILD) sh tests/check-exports.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
+		check-coverage check-exports check-integration
+
+conformance: deps $(LIB)
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
+
+bench: deps all
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
+
+demo: deps all $(APPS)
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
+	sed -e 's|@PREFIX@|$(PREFIX)|' tools/synctrace.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/synctrace.pc
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
