@@ -1,0 +1,432 @@
+/*
+ * tests/unit/writer-encode.c: the record encoding.  Every kind
+ * round-trips with edge values in every field; a repeated call costs the
+ * tag and its two timestamps; a record that does not fit changes
+ * nothing; and garbage never makes the decoder read out of bounds.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer/encode.h"
+#include "writer/event.h"
+#include "writer/format.h"
+#include "writer/varint.h"
+#include "writer-test.h"
+
+#define BUF (1 << 20)
+
+static struct st_codec enc, dec;
+
+static uint8_t *new_buf(void)
+{
+	uint8_t *b = malloc(BUF + ST_REC_MAX_FIXED);
+
+	cr_assert(b);
+	return b;
+}
+
+/* Decode 'n' records from 'buf'..'end' and compare with 'want'. */
+static void expect_decodes(const uint8_t *buf, const uint8_t *end,
+			   const struct st_event *want, int n)
+{
+	struct st_event got;
+	const uint8_t *p = buf;
+	int i;
+
+	st_codec_init(&dec);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(st_dec_record(&dec, &p, end, &got), 0,
+			     "record %d does not decode", i);
+		got.thread = want[i].thread;
+		expect_event_eq(&got, &want[i], i);
+	}
+	cr_expect_eq(p, end, "bytes left after the last record");
+}
+
+Test(writer_encode, roundtrip_every_kind_with_edge_values)
+{
+	enum { N = 4000 };
+	static struct st_event evs[N];
+	static char text[N][64];
+	uint8_t *buf = new_buf(), *p = buf;
+	uint64_t seed = 1;
+	int i;
+
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++) {
+		make_event(&evs[i], ST_REC_CALL + i % ST_REC_MAX, &seed,
+			   text[i], sizeof(text[i]));
+		evs[i].thread = 0;
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i]), 0,
+			     "record %d does not encode", i);
+	}
+	expect_decodes(buf, p, evs, N);
+	free(buf);
+}
+
+Test(writer_encode, roundtrip_across_context_collisions)
+{
+	/* 3000 (kind, fn) pairs share 512 slots; each repeats. */
+	enum { N = 9000 };
+	static struct st_event evs[N];
+	uint8_t *buf = new_buf(), *p = buf;
+	uint64_t seed = 7;
+	int i;
+
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++) {
+		make_allreduce(&evs[i]);
+		evs[i].kind = (uint8_t)(ST_REC_CALL + i % 3);
+		evs[i].fn = (uint16_t)(rng_next(&seed) % 1000);
+		evs[i].seq = (uint64_t)i / 3 + 1;
+		evs[i].req = rng_next(&seed) % 4;
+		evs[i].t0 = 1000 * (uint64_t)i;
+		evs[i].t1 = evs[i].t0 + 300;
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i]), 0);
+	}
+	expect_decodes(buf, p, evs, N);
+	free(buf);
+}
+
+/* One record of a halo-exchange loop; 't' is the clock. */
+static void halo_record(struct st_event *ev, unsigned kind, uint16_t fn,
+			int32_t peer, uint64_t req, uint64_t *t,
+			uint64_t *seed)
+{
+	make_allreduce(ev);
+	ev->kind = (uint8_t)kind;
+	ev->fn = fn;
+	ev->op = 0;
+	ev->peer = peer;
+	ev->tag = peer >= 0 ? 7 : 0;
+	ev->req = req;
+	ev->sbytes = ev->rbytes = peer >= 0 ? 4096 : 0;
+	ev->t0 = *t + 80 + rng_next(seed) % 40;
+	ev->t1 = ev->t0 + 200 + rng_next(seed) % 90;
+	*t = ev->t1;
+}
+
+Test(writer_encode, roundtrip_halo_exchange_loop)
+{
+	/*
+	 * Irecv, Irecv, Isend, Isend, Waitall (4 done and the call),
+	 * Allreduce, Barrier, Allreduce: slow and fast records mixed.
+	 */
+	enum { N = 12 * 500 };
+	static struct st_event evs[N];
+	uint8_t *buf = new_buf(), *p = buf;
+	uint64_t seed = 5, t = 1ull << 40, req = 1;
+	int n = 0, it, i;
+
+	for (it = 0; it < 500; it++) {
+		uint64_t r0 = req;
+
+		halo_record(&evs[n++], ST_REC_CALL, 50, 1, req++, &t, &seed);
+		halo_record(&evs[n++], ST_REC_CALL, 50, 3, req++, &t, &seed);
+		halo_record(&evs[n++], ST_REC_CALL, 51, 1, req++, &t, &seed);
+		halo_record(&evs[n++], ST_REC_CALL, 51, 3, req++, &t, &seed);
+		for (i = 0; i < 4; i++)
+			halo_record(&evs[n++], ST_REC_DONE, 60, i % 2 ? 3 : 1,
+				    r0 + (uint64_t)i, &t, &seed);
+		halo_record(&evs[n++], ST_REC_CALL, 60, ST_RANK_NONE, 0, &t,
+			    &seed);
+		make_allreduce(&evs[n]);
+		evs[n].seq = (uint64_t)it + 1;
+		evs[n].t0 = t + 90;
+		evs[n].t1 = t = evs[n].t0 + 310;
+		n++;
+		halo_record(&evs[n++], ST_REC_CALL, 2, ST_RANK_NONE, 0, &t,
+			    &seed);
+		/* Back to the function before the last. */
+		make_allreduce(&evs[n]);
+		evs[n].seq = (uint64_t)it + 1001;
+		evs[n].t0 = t + 95;
+		evs[n].t1 = t = evs[n].t0 + 290;
+		n++;
+	}
+	cr_assert_eq(n, N);
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++)
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i]), 0);
+	expect_decodes(buf, p, evs, N);
+	free(buf);
+}
+
+Test(writer_encode, repeated_call_costs_tag_and_timestamps)
+{
+	struct st_event ev[3];
+	uint8_t *buf = new_buf(), *p = buf, *q;
+	int i;
+
+	st_codec_init(&enc);
+	for (i = 0; i < 3; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 10;
+		ev[i].t0 = 1000000 + 400 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 100;
+	}
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	/* Tag, gap 300 (two bytes zigzagged), duration 100 (one byte). */
+	cr_expect_eq(p - q, 4, "repeated record took %d bytes", (int)(p - q));
+	cr_expect_eq(q[0], ST_REC_CALL - 1, "tag says something differs");
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2]), 0);
+	cr_expect_eq(p - q, 4);
+	expect_decodes(buf, p, ev, 3);
+	free(buf);
+}
+
+/* Encode 'ev' after 'prev' (same kind and fn); return its size. */
+static long repeat_cost(const struct st_event *prev, const struct st_event *ev)
+{
+	uint8_t *buf = new_buf(), *p = buf, *q;
+	struct st_event both[2] = { *prev, *ev };
+
+	st_codec_init(&enc);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, prev), 0);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, ev), 0);
+	expect_decodes(buf, p, both, 2);
+	free(buf);
+	return p - q;
+}
+
+Test(writer_encode, predicted_counters_cost_nothing)
+{
+	struct st_event a, b;
+
+	/* Nonblocking call: the next one has the next request and seq. */
+	make_allreduce(&a);
+	a.req = 41;
+	a.seq = 9;
+	a.t0 = 1000;
+	a.t1 = 1010;
+	b = a;
+	b.req = 42;
+	b.seq = 10;
+	b.t0 = 1020;
+	b.t1 = 1030;
+	cr_expect_eq(repeat_cost(&a, &b), 3);
+	/* A persistent request started again: same req, next instance. */
+	a.kind = b.kind = ST_REC_START;
+	a.inst = 1;
+	b.inst = 2;
+	b.req = a.req;
+	cr_expect_eq(repeat_cost(&a, &b), 3);
+	/* Completions come in request order. */
+	a.kind = b.kind = ST_REC_DONE;
+	a.inst = b.inst = 0;
+	a.seq = b.seq = 0;
+	b.req = a.req + 1;
+	cr_expect_eq(repeat_cost(&a, &b), 3);
+	/* A blocking call has no request: 0 stays 0. */
+	a.kind = b.kind = ST_REC_CALL;
+	a.req = b.req = 0;
+	cr_expect_eq(repeat_cost(&a, &b), 3);
+	/* Something else differs: mask and delta, one byte each here. */
+	b.peer = 5;
+	cr_expect_eq(repeat_cost(&a, &b), 5);
+}
+
+Test(writer_encode, repeated_record_that_does_not_fit_changes_nothing)
+{
+	struct st_event ev[3];
+	uint8_t *buf = new_buf(), *p = buf;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = 5000 + 1000 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 400;
+	}
+	st_codec_init(&enc);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	/* The hot path must refuse too, without moving the counters. */
+	cr_expect_eq(st_enc_record(&enc, &p, p + 2, &ev[1]), -ENOBUFS);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2]), 0);
+	expect_decodes(buf, p, ev, 3);
+	free(buf);
+}
+
+Test(writer_encode, untimed_record_takes_no_timestamps)
+{
+	struct st_event ev[3];
+	uint8_t *buf = new_buf(), *p = buf, *q;
+
+	make_allreduce(&ev[0]);
+	ev[0].t0 = 5000;
+	ev[0].t1 = 5300;
+	st_event_clear(&ev[1]);
+	ev[1].kind = ST_REC_SITE;
+	ev[1].site = 3;
+	ev[1].nframes = 1;
+	ev[1].frames[0] = 0x401000;
+	ev[2] = ev[0];
+	ev[2].t0 = 5400;
+	ev[2].t1 = 5700;
+	st_codec_init(&enc);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2]), 0);
+	/* The gap is still taken from the last timed record: 100 ns. */
+	cr_expect_eq(q[0] & ST_TAG_FN, ST_TAG_FN);
+	cr_expect_eq(p - q, 1 + 1 + 2 + 2, "took %d bytes", (int)(p - q));
+	expect_decodes(buf, p, ev, 3);
+	free(buf);
+}
+
+Test(writer_encode, chunk_reset_makes_records_self_contained)
+{
+	struct st_event ev[2];
+	uint8_t *buf = new_buf(), *p = buf, *mid;
+
+	make_allreduce(&ev[0]);
+	ev[0].t0 = 1000;
+	ev[0].t1 = 1300;
+	ev[1] = ev[0];
+	ev[1].t0 = 1400;
+	ev[1].t1 = 1700;
+	st_codec_init(&enc);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	mid = p;
+	st_codec_reset(&enc);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	/* The second record decodes with no knowledge of the first. */
+	expect_decodes(mid, p, &ev[1], 1);
+	free(buf);
+}
+
+Test(writer_encode, record_that_does_not_fit_changes_nothing)
+{
+	struct st_event big, small[2];
+	static char text[3000];
+	uint8_t *buf = new_buf(), *p = buf, *limit = buf + 2000;
+
+	make_allreduce(&small[0]);
+	small[0].t0 = 100;
+	small[0].t1 = 200;
+	small[1] = small[0];
+	small[1].t0 = 300;
+	small[1].t1 = 400;
+	st_event_clear(&big);
+	big.kind = ST_REC_OBJECT;
+	big.fn = 9;
+	big.t0 = 150;
+	big.t1 = 160;
+	big.text = text;
+	big.text_len = sizeof(text);
+	st_codec_init(&enc);
+	cr_assert_eq(st_enc_record(&enc, &p, limit, &small[0]), 0);
+	cr_expect_eq(st_enc_record(&enc, &p, limit, &big), -ENOBUFS);
+	/* Many frames overrun the limit within the slack: also refused. */
+	big.text_len = 0;
+	big.nframes = ST_MAX_FRAMES;
+	memset(big.frames, 0xff, sizeof(big.frames));
+	cr_expect_eq(st_enc_record(&enc, &p, buf + 20, &big), -ENOBUFS);
+	cr_assert_eq(st_enc_record(&enc, &p, limit, &small[1]), 0);
+	expect_decodes(buf, p, small, 2);
+	free(buf);
+}
+
+Test(writer_encode, rejects_records_it_cannot_encode)
+{
+	struct st_event ev;
+	uint8_t *buf = new_buf(), *p = buf;
+
+	st_codec_init(&enc);
+	make_allreduce(&ev);
+	ev.kind = 0;
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	ev.kind = ST_REC_MAX + 1;
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	ev.kind = ST_REC_SITE;
+	ev.nframes = ST_MAX_FRAMES + 1;
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	ev.nframes = 0;
+	ev.text_len = 4;
+	ev.text = NULL;
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	cr_expect_eq(p, buf);
+	free(buf);
+}
+
+Test(writer_encode, decoder_survives_garbage)
+{
+	enum { LEN = 256 };
+	struct st_event ev;
+	uint64_t seed = 99;
+	int round, i, ok = 0, bad = 0;
+
+	for (round = 0; round < 20000; round++) {
+		/* Exactly LEN bytes on the heap: ASan sees any overread. */
+		uint8_t *g = malloc(LEN);
+		const uint8_t *p = g;
+		int dense = round % 2;
+
+		for (i = 0; i < LEN; i++)
+			g[i] = dense ? (uint8_t)rng_next(&seed)
+				     : (uint8_t)(rng_next(&seed) % 3 ?
+						 rng_next(&seed) % 8 : 0x80);
+		st_codec_init(&dec);
+		while (p < g + LEN) {
+			const uint8_t *before = p;
+
+			if (st_dec_record(&dec, &p, g + LEN, &ev)) {
+				cr_assert_eq(p, before);
+				bad++;
+				break;
+			}
+			cr_assert_gt(p, before);
+			cr_assert_leq(p, g + LEN);
+			cr_assert(ev.kind >= 1 && ev.kind <= ST_REC_MAX);
+			cr_assert_leq(ev.nframes, ST_MAX_FRAMES);
+			if (ev.text_len)
+				cr_assert(ev.text >= (const char *)g &&
+					  ev.text + ev.text_len <=
+					  (const char *)g + LEN);
+			ok++;
+		}
+		free(g);
+	}
+	/* Both outcomes happen, so both paths were exercised. */
+	cr_expect_gt(ok, 0);
+	cr_expect_gt(bad, 0);
+}
+
+Test(writer_encode, rejects_out_of_range_field)
+{
+	/* A delta that takes a 32-bit field past 2^32 - 1 is corrupt. */
+	uint8_t buf[32], *w = buf;
+	const uint8_t *p = buf;
+	struct st_event ev;
+
+	*w++ = (ST_REC_CALL - 1) | ST_TAG_DIFF | ST_TAG_NOTIME;
+	w = st_varint_put(w, 1u << 6);			/* site */
+	w = st_varint_put(w, st_zigzag(1ull << 32));
+	st_codec_init(&dec);
+	cr_expect_eq(st_dec_record(&dec, &p, w, &ev), -EBADMSG);
+
+	/* The same with a delta in range decodes (in a fresh chunk). */
+	st_codec_init(&dec);
+	w = buf + 1;
+	w = st_varint_put(w, 1u << 6);
+	w = st_varint_put(w, st_zigzag(0xffffffffull));
+	p = buf;
+	cr_assert_eq(st_dec_record(&dec, &p, w, &ev), 0);
+	cr_expect_eq(ev.site, 0xffffffffu);
+
+	/* A mask naming a field that does not exist is corrupt. */
+	w = buf + 1;
+	w = st_varint_put(w, 1u << ST_NFIELDS);
+	w = st_varint_put(w, 0);
+	p = buf;
+	cr_expect_eq(st_dec_record(&dec, &p, w, &ev), -EBADMSG);
+}

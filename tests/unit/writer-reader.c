@@ -1,0 +1,573 @@
+/*
+ * tests/unit/writer-reader.c: the reader never trusts its input.  A file
+ * cut at any byte gives every whole chunk and then says it is truncated;
+ * a bit flipped anywhere gives -EBADMSG naming the file and offset (or,
+ * in the file header, a clear error); foreign files, unknown versions
+ * and chunks with impossible lengths are refused; nothing crashes or
+ * reads out of bounds (run under ASan too).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "writer/event.h"
+#include "writer/format.h"
+#include "writer/reader.h"
+#include "writer/writer.h"
+#include "writer-test.h"
+
+static const struct st_kv hdr[] = {
+	{ "rank", "3" },
+	{ "host", "node-1.example" },
+	{ "clock.origin_ns", "123456789" },
+	{ "rank", "4" },
+};
+
+enum { NREC = 12, NCHUNK = 3 };
+
+static struct membuf mb;
+static struct st_sink sink;
+static struct st_event evs[NREC];
+static char texts[NREC][40];
+/* Records in the file before the end of chunk c (index 1..NCHUNK). */
+static int upto[NCHUNK + 1];
+
+static void setup(void)
+{
+	memset(&mb, 0, sizeof(mb));
+	sink = membuf_sink(&mb);
+}
+
+static void teardown(void)
+{
+	free(mb.buf);
+}
+
+TestSuite(writer_reader, .init = setup, .fini = teardown);
+
+/*
+ * A small file: the header and three chunks from two streams, records
+ * of every kind, the last chunk stored.
+ */
+static void make_small_file(void)
+{
+	struct st_stream *a, *b;
+	uint64_t seed = 17;
+	int i;
+
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 4), 0);
+	cr_assert_eq(st_stream_new(&a, &sink, 0, ST_STREAM_MIN_BUF, 6), 0);
+	cr_assert_eq(st_stream_new(&b, &sink, 1, ST_STREAM_MIN_BUF, 6), 0);
+	for (i = 0; i < NREC; i++) {
+		make_event(&evs[i], ST_REC_CALL + i % ST_REC_MAX, &seed,
+			   texts[i], sizeof(texts[i]));
+		evs[i].thread = i >= 4 && i < 8;
+		cr_assert_eq(st_stream_append(evs[i].thread ? b : a, &evs[i]),
+			     0);
+		if (i == 3)
+			cr_assert_eq(st_stream_flush(a), 0);
+		if (i == 7)
+			cr_assert_eq(st_stream_flush(b), 0);
+	}
+	/* Stored, as a signal handler would write it. */
+	{
+		int fds[2];
+		uint8_t tmp[8192];
+		ssize_t n;
+
+		cr_assert_eq(pipe(fds), 0);
+		cr_assert_eq(st_stream_flush_raw(a, fds[1]), 0);
+		n = read(fds[0], tmp, sizeof(tmp));
+		cr_assert_gt(n, 0);
+		cr_assert_eq(membuf_write(&mb, tmp, (size_t)n), 0);
+		close(fds[0]);
+		close(fds[1]);
+	}
+	st_stream_free(a);
+	st_stream_free(b);
+	cr_assert_eq(mb.nwrites, 1 + NCHUNK);
+	upto[0] = 0;
+	upto[1] = 4;
+	upto[2] = 8;
+	upto[3] = NREC;
+}
+
+/* A copy of the first 'len' bytes, exactly 'len' long for ASan. */
+static uint8_t *copy_prefix(size_t len)
+{
+	uint8_t *c = malloc(len ? len : 1);
+
+	cr_assert(c);
+	memcpy(c, mb.buf, len);
+	return c;
+}
+
+/* Chunk (1..NCHUNK) that byte 'off' belongs to, 0 for the header. */
+static int chunk_of(size_t off)
+{
+	int c;
+
+	for (c = 0; c <= NCHUNK; c++)
+		if (off < mb.ends[c])
+			return c;
+	return -1;
+}
+
+Test(writer_reader, reads_header_entries)
+{
+	struct st_reader *r;
+	const struct st_kv *kv;
+	char err[256];
+	size_t n;
+
+	make_small_file();
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "t", err,
+					sizeof(err)), 0, "%s", err);
+	cr_expect_eq(st_reader_version(r), ST_FORMAT_VERSION);
+	kv = st_reader_header(r, &n);
+	cr_assert_eq(n, 4);
+	cr_expect_str_eq(kv[1].key, "host");
+	cr_expect_str_eq(kv[1].value, "node-1.example");
+	cr_expect_str_eq(kv[2].key, "clock.origin_ns");
+	cr_expect_str_eq(st_reader_get(r, "clock.origin_ns"), "123456789");
+	cr_expect_str_eq(st_reader_get(r, "rank"), "4", "last entry wins");
+	cr_expect_null(st_reader_get(r, "nope"));
+	cr_expect_eq(st_reader_offset(r), mb.ends[0]);
+	cr_expect_str_eq(st_reader_error(r), "");
+	st_reader_close(r);
+}
+
+Test(writer_reader, records_come_back_with_stream_index)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	char err[256];
+	int i;
+
+	make_small_file();
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "t", err,
+					sizeof(err)), 0, "%s", err);
+	for (i = 0; i < NREC; i++) {
+		cr_assert_eq(st_reader_next(r, &ev), 1, "%s",
+			     st_reader_error(r));
+		expect_event_eq(&ev, &evs[i], i);
+		cr_expect_eq(st_reader_offset(r),
+			     mb.ends[(i >= 4) + (i >= 8)]);
+	}
+	cr_expect_eq(st_reader_next(r, &ev), 0);
+	cr_expect_eq(st_reader_next(r, &ev), 0, "end is not sticky");
+	cr_expect_not(st_reader_truncated(r));
+	st_reader_close(r);
+}
+
+Test(writer_reader, file_cut_at_every_byte_gives_whole_chunks)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	char err[256];
+	size_t cut;
+	int i, c, want, rc;
+
+	make_small_file();
+	for (cut = 0; cut <= mb.len; cut++) {
+		uint8_t *buf = copy_prefix(cut);
+
+		err[0] = '\0';
+		rc = st_reader_open_mem(&r, buf, cut, "cut", err, sizeof(err));
+		if (cut < mb.ends[0]) {
+			cr_assert_eq(rc, -EBADMSG, "cut %zu: header", cut);
+			cr_assert_null(r);
+			cr_assert(strstr(err, "'cut': "), "cut %zu: '%s'", cut,
+				  err);
+			free(buf);
+			continue;
+		}
+		cr_assert_eq(rc, 0, "cut %zu: %s", cut, err);
+		/* Every chunk that ends by the cut, nothing else. */
+		want = 0;
+		for (c = 1; c <= NCHUNK; c++)
+			if (mb.ends[c] <= cut)
+				want = upto[c];
+		for (i = 0; (rc = st_reader_next(r, &ev)) == 1; i++) {
+			cr_assert_lt(i, want, "cut %zu: bogus record", cut);
+			expect_event_eq(&ev, &evs[i], i);
+		}
+		cr_assert_eq(rc, 0, "cut %zu: %s", cut, st_reader_error(r));
+		cr_assert_eq(i, want, "cut %zu: %d records, want %d", cut, i,
+			     want);
+		for (c = 0; c <= NCHUNK && mb.ends[c] != cut; c++)
+			;
+		cr_assert_eq(!!st_reader_truncated(r), c > NCHUNK,
+			     "cut %zu: truncated flag", cut);
+		st_reader_close(r);
+		free(buf);
+	}
+}
+
+/* Read a damaged copy; check it fails cleanly where 'off' says. */
+static void expect_damage_caught(uint8_t *buf, size_t off, const char *what)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	char err[256] = "";
+	int c = chunk_of(off), i, rc;
+	char at[64];
+
+	rc = st_reader_open_mem(&r, buf, mb.len, "flip", err, sizeof(err));
+	if (c == 0) {
+		cr_assert_eq(rc, -EBADMSG, "%s at %zu: header accepted", what,
+			     off);
+		cr_assert(strstr(err, "'flip': "), "%s", err);
+		if (off < ST_FILE_MAGIC_LEN)
+			cr_assert(strstr(err, "not a synctrace trace"), "%s",
+				  err);
+		else if (off < 12)
+			cr_assert(strstr(err, "unsupported trace format "
+					 "version"), "%s", err);
+		else
+			cr_assert(strstr(err, "header"), "%s", err);
+		return;
+	}
+	cr_assert_eq(rc, 0, "%s at %zu: %s", what, off, err);
+	/* Chunks before the damaged one are intact. */
+	for (i = 0; (rc = st_reader_next(r, &ev)) == 1; i++) {
+		cr_assert_lt(i, upto[c - 1], "%s at %zu: bogus record", what,
+			     off);
+		expect_event_eq(&ev, &evs[i], i);
+	}
+	cr_assert_eq(rc, -EBADMSG, "%s at %zu: got %d", what, off, rc);
+	cr_assert_eq(i, upto[c - 1]);
+	cr_assert_eq(st_reader_offset(r), mb.ends[c - 1]);
+	snprintf(at, sizeof(at), "offset %zu", mb.ends[c - 1]);
+	cr_assert(strstr(st_reader_error(r), "'flip': ") &&
+		  strstr(st_reader_error(r), at), "%s at %zu: '%s'", what,
+		  off, st_reader_error(r));
+	cr_assert_eq(st_reader_next(r, &ev), -EBADMSG, "error not sticky");
+	st_reader_close(r);
+}
+
+Test(writer_reader, bit_flip_anywhere_is_caught)
+{
+	size_t off;
+	int bit;
+
+	make_small_file();
+	for (off = 0; off < mb.len; off++)
+		for (bit = 0; bit < 8; bit++) {
+			uint8_t *buf = copy_prefix(mb.len);
+
+			buf[off] ^= (uint8_t)(1 << bit);
+			expect_damage_caught(buf, off, "bit flip");
+			free(buf);
+		}
+}
+
+Test(writer_reader, random_byte_bursts_are_caught)
+{
+	uint64_t seed = 4242;
+	size_t off;
+	int round, n, j;
+
+	make_small_file();
+	for (round = 0; round < 3000; round++) {
+		uint8_t *buf = copy_prefix(mb.len);
+
+		/* Up to 8 bytes changed, all within one chunk or header. */
+		off = rng_next(&seed) % mb.len;
+		n = 1 + (int)(rng_next(&seed) % 8);
+		for (j = 0; j < n && off + (size_t)j < mb.ends[chunk_of(off)];
+		     j++)
+			buf[off + (size_t)j] ^= (uint8_t)(1 + rng_next(&seed) %
+							  255);
+		expect_damage_caught(buf, off, "burst");
+		free(buf);
+	}
+}
+
+static int open_text(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct st_reader *r = (struct st_reader *)&r;
+	uint8_t *buf = malloc(len ? len : 1);
+	int rc;
+
+	memcpy(buf, text, len);
+	rc = st_reader_open_mem(&r, buf, len, "x/rank-0.st", err, errlen);
+	if (rc)
+		cr_expect_null(r);
+	st_reader_close(r);
+	free(buf);
+	return rc;
+}
+
+Test(writer_reader, foreign_file_is_named_as_such)
+{
+	char err[256];
+
+	cr_expect_eq(open_text("#!/bin/sh\necho hello world\n", 26, err,
+			       sizeof(err)), -EBADMSG);
+	cr_expect_str_eq(err, "'x/rank-0.st': not a synctrace trace "
+			 "(bad magic at offset 0)");
+	cr_expect_eq(open_text("\x1f\x8b", 2, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "not a synctrace trace"), "%s", err);
+	cr_expect_eq(open_text("", 0, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "empty file"), "%s", err);
+	/* A prefix of the magic is a cut header, not a foreign file. */
+	cr_expect_eq(open_text("SYNC", 4, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "truncated file header"), "%s", err);
+}
+
+Test(writer_reader, unknown_version_is_named)
+{
+	char err[256];
+	uint8_t *buf;
+	int rc;
+
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
+	buf = copy_prefix(mb.len);
+	st_put_le32(buf + 8, 2);
+	rc = open_text((char *)buf, mb.len, err, sizeof(err));
+	cr_expect_eq(rc, -EBADMSG);
+	cr_expect_str_eq(err, "'x/rank-0.st': unsupported trace format "
+			 "version 2 at offset 8 (this synctrace reads "
+			 "version 1)");
+	free(buf);
+}
+
+/* Append a chunk with correct checksums around whatever it says. */
+static void put_chunk(uint16_t stream, unsigned method, uint32_t raw_len,
+		      const void *payload, uint32_t len, uint32_t count)
+{
+	uint8_t h[ST_CHUNK_HDR_LEN];
+
+	memcpy(h, ST_CHUNK_MAGIC, 4);
+	st_put_le16(h + 4, stream);
+	h[6] = (uint8_t)method;
+	h[7] = 0;
+	st_put_le32(h + 8, raw_len);
+	st_put_le32(h + 12, len);
+	st_put_le32(h + 16, count);
+	st_put_le32(h + 20, (uint32_t)crc32(0, payload, len));
+	st_put_le32(h + 24, (uint32_t)crc32(0, h, 24));
+	membuf_write(&mb, h, sizeof(h));
+	membuf_write(&mb, payload, len);
+}
+
+/* Open the membuf, read to the end; return the last rc. */
+static int read_all(int *nrec, char *err, size_t errlen)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	int rc;
+
+	rc = st_reader_open_mem(&r, mb.buf, mb.len, "c", err, errlen);
+	cr_assert_eq(rc, 0, "%s", err);
+	*nrec = 0;
+	while ((rc = st_reader_next(r, &ev)) == 1)
+		(*nrec)++;
+	snprintf(err, errlen, "%s", st_reader_error(r));
+	st_reader_close(r);
+	return rc;
+}
+
+Test(writer_reader, checksummed_nonsense_is_refused)
+{
+	/* A CALL record: tag, fn 1, gap 2, duration 3. */
+	static const uint8_t rec[] = { 0x10, 0x01, 0x04, 0x03 };
+	uint8_t two[8], z[64];
+	uLongf zlen = sizeof(z);
+	char err[256];
+	size_t base;
+	int n;
+
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
+	base = mb.len;
+	put_chunk(0, ST_CHUNK_STORED, sizeof(rec), rec, sizeof(rec), 1);
+	cr_assert_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(n, 1, "the well-formed chunk is not read");
+
+	/* A raw length over the cap: refused before any allocation. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_DEFLATE, ST_CHUNK_MAX_RAW + 1, rec, 4, 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "impossible chunk lengths"), "%s", err);
+
+	/* Stored length differs from raw length. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_STORED, 3, rec, 4, 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+
+	/* More records than bytes. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_STORED, 4, rec, 4, 5);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+
+	/* Fewer records than the count says. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_STORED, 4, rec, 4, 2);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "corrupt record 2 of 2"), "%s", err);
+
+	/* Bytes after the last record. */
+	memcpy(two, rec, 4);
+	memcpy(two + 4, rec, 4);
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_STORED, 8, two, 8, 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "stray bytes"), "%s", err);
+
+	/* Unknown method. */
+	mb.len = base;
+	put_chunk(0, 7, 4, rec, 4, 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "unknown chunk method"), "%s", err);
+
+	/* A deflated payload shorter than its raw length claims. */
+	cr_assert_eq(compress(z, &zlen, rec, sizeof(rec)), Z_OK);
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_DEFLATE, 8, z, (uint32_t)zlen, 2);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "does not inflate"), "%s", err);
+
+	/* Not zlib at all. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_DEFLATE, 8, two, 8, 2);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+}
+
+Test(writer_reader, short_tail_is_truncation_only_if_it_looks_like_one)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	char err[256];
+	size_t whole;
+	int n = 0, rc;
+
+	make_small_file();
+	whole = mb.len;
+	/* The start of a chunk header: a cut chunk. */
+	membuf_write(&mb, "STC", 3);
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "t", err,
+					sizeof(err)), 0, "%s", err);
+	while ((rc = st_reader_next(r, &ev)) == 1)
+		n++;
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(n, NREC);
+	cr_expect(st_reader_truncated(r));
+	st_reader_close(r);
+
+	/* Anything else: corrupt. */
+	mb.len = whole;
+	membuf_write(&mb, "junk", 4);
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "t", err,
+					sizeof(err)), 0, "%s", err);
+	n = 0;
+	while ((rc = st_reader_next(r, &ev)) == 1)
+		n++;
+	cr_expect_eq(rc, -EBADMSG);
+	cr_expect_eq(n, NREC);
+	cr_expect(strstr(st_reader_error(r), "bad chunk magic"), "%s",
+		  st_reader_error(r));
+	cr_expect_not(st_reader_truncated(r));
+	st_reader_close(r);
+}
+
+static void put_file_header(const char *text)
+{
+	uint8_t h[ST_FILE_HDR_LEN];
+	size_t len = strlen(text);
+	uint32_t crc;
+
+	memcpy(h, ST_FILE_MAGIC, ST_FILE_MAGIC_LEN);
+	st_put_le32(h + 8, ST_FORMAT_VERSION);
+	st_put_le32(h + 12, (uint32_t)len);
+	crc = (uint32_t)crc32(0, h + 8, 8);
+	crc = (uint32_t)crc32(crc, (const uint8_t *)text, (uInt)len);
+	st_put_le32(h + 16, crc);
+	membuf_write(&mb, h, sizeof(h));
+	membuf_write(&mb, text, len);
+}
+
+Test(writer_reader, checksummed_bad_header_text_is_refused)
+{
+	static const char *bad[] = {
+		"novalue\n", "Upper=1\n", "=empty\n", "a=1\nb=2",
+		"a b=1\n", "ok=1\n\n",
+	};
+	struct st_reader *r;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mb.len = 0;
+		put_file_header(bad[i]);
+		cr_expect_eq(st_reader_open_mem(&r, mb.buf, mb.len, "h", err,
+						sizeof(err)), -EBADMSG,
+			     "accepted %s", bad[i]);
+		cr_expect(strstr(err, "'h': "), "%s", err);
+	}
+	mb.len = 0;
+	put_file_header("");
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "h", err,
+					sizeof(err)), 0, "%s", err);
+	st_reader_close(r);
+	mb.len = 0;
+	put_file_header("a=x=y\n");
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "h", err,
+					sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(st_reader_get(r, "a"), "x=y");
+	st_reader_close(r);
+}
+
+Test(writer_reader, file_reader_reads_what_memory_reader_reads)
+{
+	char dir[] = "/tmp/st-reader-XXXXXX", path[64];
+	struct st_reader *r;
+	struct st_event ev;
+	char err[256];
+	int fd, i, rc;
+
+	make_small_file();
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/rank-0.st", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(st_sink_fd_write((void *)(intptr_t)fd, mb.buf, mb.len),
+		     0);
+	/* Cut inside the last chunk, as a killed writer leaves it. */
+	cr_assert_eq(ftruncate(fd, (off_t)mb.ends[NCHUNK] - 3), 0);
+	close(fd);
+
+	cr_assert_eq(st_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(st_reader_get(r, "host"), "node-1.example");
+	for (i = 0; (rc = st_reader_next(r, &ev)) == 1; i++)
+		expect_event_eq(&ev, &evs[i], i);
+	cr_expect_eq(rc, 0, "%s", st_reader_error(r));
+	cr_expect_eq(i, upto[NCHUNK - 1]);
+	cr_expect(st_reader_truncated(r));
+	cr_expect_eq(st_reader_offset(r), mb.ends[NCHUNK - 1]);
+	st_reader_close(r);
+	unlink(path);
+	rmdir(dir);
+}
+
+Test(writer_reader, open_names_missing_file_and_directory)
+{
+	struct st_reader *r;
+	char err[256];
+
+	cr_expect_eq(st_reader_open(&r, "/nonexistent/rank-0.st", err,
+				    sizeof(err)), -ENOENT);
+	cr_expect_null(r);
+	cr_expect(strstr(err, "'/nonexistent/rank-0.st': ") &&
+		  strstr(err, "No such file"), "%s", err);
+	cr_expect_eq(st_reader_open(&r, "/tmp", err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "not a regular file"), "%s", err);
+	/* A NULL or zero-length message buffer is fine. */
+	cr_expect_eq(st_reader_open(&r, "/nonexistent", NULL, 0), -ENOENT);
+}

@@ -1,0 +1,303 @@
+/*
+ * writer/encode.c: records to bytes and back (writer/format.h).  Each
+ * record is compared with the prediction of its (kind, fn) context, and
+ * only what differs is written, as small zigzag deltas; timestamps are a
+ * gap from the previous record and a duration.  A repeated collective
+ * thus costs three or five bytes before zlib, whose job is then easy.
+ * The encoder runs on the interposer's hot path: no allocation, no
+ * system call, one bounds check per record (the caller leaves slack past
+ * the limit), and nothing committed until the record is known to fit.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "writer/encode.h"
+#include "writer/event.h"
+#include "writer/varint.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define RAW_U64(x) ((uint64_t)(x))
+#define RAW_U32(x) ((uint64_t)(x))
+#define RAW_U16(x) ((uint64_t)(x))
+#define RAW_S32(x) ((uint64_t)(int64_t)(x))
+
+#define FITS_U64(v) 1
+#define FITS_U32(v) ((v) <= UINT32_MAX)
+#define FITS_U16(v) ((v) <= UINT16_MAX)
+#define FITS_S32(v) ((uint64_t)((v) + 0x80000000u) <= UINT32_MAX)
+
+#define CAST_U64(v) ((uint64_t)(v))
+#define CAST_U32(v) ((uint32_t)(v))
+#define CAST_U16(v) ((uint16_t)(v))
+#define CAST_S32(v) ((int32_t)(int64_t)(v))
+
+/*
+ * The most a record writes besides its text: tag, fn, mask, every field,
+ * the timestamps, nframes and the frames, and text_len, each varint at
+ * its longest (st_varint_put() touches at least two bytes).
+ */
+_Static_assert(1 + 3 + 3 + ST_NFIELDS * 10 + 2 * 10 + 2 +
+	       ST_MAX_FRAMES * 10 + 5 <= ST_REC_MAX_FIXED,
+	       "ST_REC_MAX_FIXED too small");
+
+/* What an empty slot predicts: the values of st_event_clear(). */
+static const uint64_t ctx_empty[ST_NFIELDS] = {
+	[ST_F_PEER] = RAW_S32(ST_RANK_NONE),
+	[ST_F_ROOT] = RAW_S32(ST_RANK_NONE),
+};
+
+void st_codec_init(struct st_codec *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->epoch = 1;
+}
+
+void st_codec_reset(struct st_codec *c)
+{
+	c->last_t1 = 0;
+	c->last_fn = 0;
+	/*
+	 * Slots of older epochs read as empty, so a reset costs nothing;
+	 * only when the counter wraps must stale slots really go.
+	 */
+	if (!++c->epoch) {
+		memset(c->ctx, 0, sizeof(c->ctx));
+		c->epoch = 1;
+	}
+}
+
+static inline struct st_ctx *ctx_slot(struct st_codec *c, uint32_t key)
+{
+	return &c->ctx[(uint32_t)(key * 0x9e3779b1u) >> (32 - ST_CTX_BITS)];
+}
+
+/*
+ * The context now holds the record's own fields: advance its counters
+ * so that it predicts the next record.
+ */
+static inline void ctx_count(struct st_ctx *x, unsigned kind)
+{
+	x->v[ST_F_SEQ] += x->v[ST_F_SEQ] != 0;
+	x->v[ST_F_INST] += x->v[ST_F_INST] != 0;
+	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind != ST_REC_START);
+}
+
+static inline int ctx_valid(const struct st_codec *c,
+			    const struct st_ctx *x, uint32_t key)
+{
+	return x->epoch == c->epoch && x->key == key;
+}
+
+/*
+ * Any record: the fields that differ from the prediction are written.
+ * Kept out of line so that the hot case in st_enc_record() stays small.
+ */
+__attribute__((noinline))
+static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		    const struct st_event *ev)
+{
+	uint64_t raw[ST_NFIELDS];
+	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn, mask = 0, m;
+	struct st_ctx *x = ctx_slot(c, key);
+	int valid = ctx_valid(c, x, key);
+	const uint64_t *pred = valid ? x->v : ctx_empty;
+	uint8_t *p = *pp;
+	unsigned tag, i;
+
+	if (ev->kind - 1u >= ST_REC_MAX || ev->nframes > ST_MAX_FRAMES ||
+	    (ev->text_len && !ev->text))
+		return -EINVAL;
+#define X(bit, name, type)					\
+	raw[bit] = RAW_##type(ev->name);			\
+	mask |= (uint32_t)(raw[bit] != pred[bit]) << bit;
+	ST_FIELD_LIST(X)
+#undef X
+
+	tag = ev->kind - 1;
+	p++;
+	if (ev->fn != c->last_fn) {
+		tag |= ST_TAG_FN;
+		p = st_varint_put(p, ev->fn);
+	}
+	if (mask) {
+		tag |= ST_TAG_DIFF;
+		p = st_varint_put(p, mask);
+		for (m = mask; m; m &= m - 1) {
+			i = (unsigned)__builtin_ctz(m);
+			p = st_varint_put(p, st_zigzag(raw[i] - pred[i]));
+		}
+	}
+	if (ev->t0 | ev->t1) {
+		p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1));
+		p = st_varint_put(p, ev->t1 - ev->t0);
+	} else {
+		tag |= ST_TAG_NOTIME;
+	}
+	if (ev->nframes) {
+		tag |= ST_TAG_FRAMES;
+		p = st_varint_put(p, ev->nframes);
+		p = st_varint_put(p, ev->frames[0]);
+		for (i = 1; i < ev->nframes; i++)
+			p = st_varint_put(p, st_zigzag(ev->frames[i] -
+						       ev->frames[i - 1]));
+	}
+	if (ev->text_len) {
+		tag |= ST_TAG_TEXT;
+		p = st_varint_put(p, ev->text_len);
+		if (p > limit || ev->text_len > (size_t)(limit - p))
+			return -ENOBUFS;
+		memcpy(p, ev->text, ev->text_len);
+		p += ev->text_len;
+	}
+	if (p > limit)
+		return -ENOBUFS;
+	**pp = (uint8_t)tag;
+
+	/* It fits: now the context may change. */
+	if (!valid) {
+		x->epoch = c->epoch;
+		x->key = key;
+		memcpy(x->v, ctx_empty, sizeof(x->v));
+	}
+	for (m = mask; m; m &= m - 1) {
+		i = (unsigned)__builtin_ctz(m);
+		x->v[i] = raw[i];
+	}
+	ctx_count(x, ev->kind);
+	c->last_fn = ev->fn;
+	if (!(tag & ST_TAG_NOTIME))
+		c->last_t1 = ev->t1;
+	*pp = p;
+	return 0;
+}
+
+/*
+ * The hot case: the context predicts every field and the record has
+ * timestamps but no frames or text, so it is the tag, maybe fn, and the
+ * two timestamps, and only the context's counters move.
+ */
+int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		  const struct st_event *ev)
+{
+	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn;
+	struct st_ctx *x = ctx_slot(c, key);
+	uint64_t diff = 0;
+	uint8_t *p = *pp;
+
+	/* A slot valid for 'key' implies a valid kind: it was encoded. */
+	if (unlikely(!ctx_valid(c, x, key)))
+		return enc_full(c, pp, limit, ev);
+#define X(bit, name, type) diff |= RAW_##type(ev->name) ^ x->v[bit];
+	ST_FIELD_LIST(X)
+#undef X
+	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
+		return enc_full(c, pp, limit, ev);
+
+	*p = (uint8_t)(ev->kind - 1);
+	if (ev->fn != c->last_fn) {
+		*p |= ST_TAG_FN;
+		p = st_varint_put(p + 1, ev->fn);
+	} else {
+		p++;
+	}
+	p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1));
+	p = st_varint_put(p, ev->t1 - ev->t0);
+	if (unlikely(p > limit))
+		return -ENOBUFS;
+	ctx_count(x, ev->kind);
+	c->last_fn = ev->fn;
+	c->last_t1 = ev->t1;
+	*pp = p;
+	return 0;
+}
+
+int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
+		  struct st_event *ev)
+{
+	uint64_t v, gap, dur;
+	const uint8_t *p = *pp;
+	struct st_ctx *x;
+	unsigned kind, tag, fn = c->last_fn, i;
+	uint32_t key, m;
+
+	if (p >= end)
+		return -EBADMSG;
+	tag = *p++;
+	kind = (tag & ST_TAG_KIND) + 1;
+	if (tag & ST_TAG_FN) {
+		if (st_varint_get(&p, end, &v) || v > UINT16_MAX)
+			return -EBADMSG;
+		fn = (unsigned)v;
+	}
+	/*
+	 * Decode in place into the context: on error the chunk is given up
+	 * anyway, so a half-updated context does no harm.
+	 */
+	key = (uint32_t)kind << 16 | fn;
+	x = ctx_slot(c, key);
+	if (!ctx_valid(c, x, key)) {
+		x->epoch = c->epoch;
+		x->key = key;
+		memcpy(x->v, ctx_empty, sizeof(x->v));
+	}
+	if (tag & ST_TAG_DIFF) {
+		if (st_varint_get(&p, end, &v) || !v || v >> ST_NFIELDS)
+			return -EBADMSG;
+		for (m = (uint32_t)v; m; m &= m - 1) {
+			i = (unsigned)__builtin_ctz(m);
+			if (st_varint_get(&p, end, &v))
+				return -EBADMSG;
+			x->v[i] += st_unzigzag(v);
+		}
+	}
+#define X(bit, name, type)				\
+	if (!FITS_##type(x->v[bit]))			\
+		return -EBADMSG;			\
+	ev->name = CAST_##type(x->v[bit]);
+	ST_FIELD_LIST(X)
+#undef X
+	if (tag & ST_TAG_NOTIME) {
+		ev->t0 = ev->t1 = 0;
+	} else {
+		if (st_varint_get(&p, end, &gap) ||
+		    st_varint_get(&p, end, &dur))
+			return -EBADMSG;
+		ev->t0 = c->last_t1 + st_unzigzag(gap);
+		ev->t1 = ev->t0 + dur;
+	}
+	ev->nframes = 0;
+	if (tag & ST_TAG_FRAMES) {
+		if (st_varint_get(&p, end, &v) || !v || v > ST_MAX_FRAMES ||
+		    st_varint_get(&p, end, &ev->frames[0]))
+			return -EBADMSG;
+		ev->nframes = (uint32_t)v;
+		for (i = 1; i < ev->nframes; i++) {
+			if (st_varint_get(&p, end, &v))
+				return -EBADMSG;
+			ev->frames[i] = ev->frames[i - 1] + st_unzigzag(v);
+		}
+	}
+	memset(ev->frames + ev->nframes, 0,
+	       (ST_MAX_FRAMES - ev->nframes) * sizeof(ev->frames[0]));
+	ev->text = NULL;
+	ev->text_len = 0;
+	if (tag & ST_TAG_TEXT) {
+		if (st_varint_get(&p, end, &v) || !v ||
+		    v > (uint64_t)(end - p))
+			return -EBADMSG;
+		ev->text = (const char *)p;
+		ev->text_len = (uint32_t)v;
+		p += v;
+	}
+	ev->kind = (uint8_t)kind;
+	ev->fn = (uint16_t)fn;
+
+	ctx_count(x, kind);
+	c->last_fn = (uint16_t)fn;
+	if (!(tag & ST_TAG_NOTIME))
+		c->last_t1 = ev->t1;
+	*pp = p;
+	return 0;
+}

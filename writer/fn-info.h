@@ -1,0 +1,68 @@
+/*
+ * writer/fn-info.h: public; the vocabulary that says what a function id
+ * means.  wrappers.def names these values, tools/gen-wrappers writes
+ * them into the ST_FN_LIST table of gen/ops.h, and the interposer and
+ * the tools read them from there.  Values are stored in traces only
+ * through the function id, so reordering them does not change a trace.
+ */
+#ifndef ST_WRITER_FN_INFO_H
+#define ST_WRITER_FN_INFO_H
+
+/* What kind of call a function is. */
+enum st_fn_kind {
+	ST_KIND_COLL = 1,	/* a collective operation (the 129) */
+	ST_KIND_P2P,		/* point-to-point send, receive or probe */
+	ST_KIND_COMPLETE,	/* Wait*, Test*, Start, Startall, Request_free */
+	ST_KIND_COMM,		/* communicator constructor or Comm_free */
+	ST_KIND_INIT,		/* MPI_Init, MPI_Init_thread */
+	ST_KIND_FINALIZE	/* MPI_Finalize */
+};
+
+/* How a call's operation completes. */
+enum st_fn_family {
+	ST_FAM_BLOCKING = 1,	/* done when the call returns */
+	ST_FAM_NONBLOCKING,	/* I*: done at the Wait/Test that completes 'req' */
+	ST_FAM_PERSISTENT,	/* *_init: each Start is an instance, done at Wait/Test */
+	ST_FAM_LOCAL		/* no operation of its own (Wait, Comm_free...) */
+};
+
+/*
+ * How the bytes this rank sends and receives are counted (pmpi/bytes.c
+ * has the formulas and README.md the table).
+ */
+enum st_bytes_class {
+	ST_BYTES_NONE = 0,
+	ST_BYTES_BARRIER,
+	ST_BYTES_BCAST,
+	ST_BYTES_GATHER,
+	ST_BYTES_GATHERV,
+	ST_BYTES_SCATTER,
+	ST_BYTES_SCATTERV,
+	ST_BYTES_ALLGATHER,
+	ST_BYTES_ALLGATHERV,
+	ST_BYTES_ALLTOALL,
+	ST_BYTES_ALLTOALLV,
+	ST_BYTES_ALLTOALLW,
+	ST_BYTES_REDUCE,
+	ST_BYTES_ALLREDUCE,
+	ST_BYTES_REDUCE_SCATTER,
+	ST_BYTES_REDUCE_SCATTER_BLOCK,
+	ST_BYTES_SCAN,		/* MPI_Scan and MPI_Exscan */
+	ST_BYTES_NBR_ALLGATHER,
+	ST_BYTES_NBR_ALLGATHERV,
+	ST_BYTES_NBR_ALLTOALL,
+	ST_BYTES_NBR_ALLTOALLV,
+	ST_BYTES_NBR_ALLTOALLW,
+	ST_BYTES_SEND,		/* count * size(type) sent to 'peer' */
+	ST_BYTES_RECV,		/* bytes the status says arrived */
+	ST_BYTES_SENDRECV,	/* a send and a receive */
+	ST_BYTES_SENDRECV_REPLACE,
+	ST_BYTES_CLASS_MAX
+};
+
+/* Flags of a function in ST_FN_LIST. */
+#define ST_FNF_LARGE 0x1	/* the large-count _c form */
+#define ST_FNF_F08 0x2		/* mpi_f08 calls its PMPI_ name directly */
+#define ST_FNF_ROOTED 0x4	/* has a root argument */
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * writer/format.h: private; the on-disk trace format, described once,
+ * byte by byte, for the writer and the reader.  A file is a small header
+ * followed by self-delimiting chunks, each checksummed on its own, so a
+ * reader can use every whole chunk of a file whose writer was killed and
+ * can tell a cut file from a corrupted one.  Any change to what is
+ * described here bumps ST_FORMAT_VERSION.
+ *
+ * All integers are little-endian.  "CRC-32" is zlib's crc32() (the
+ * ISO-HDLC polynomial, as in gzip and PNG).
+ *
+ * File header, at offset 0:
+ *
+ *	off  len  field
+ *	  0    8  magic "SYNCTRC" and a NUL byte
+ *	  8    4  format version, ST_FORMAT_VERSION
+ *	 12    4  N, the length of the header text, at most
+ *		  ST_HEADER_MAX_TEXT
+ *	 16    4  CRC-32 of bytes 8..15 followed by the N text bytes
+ *	 20    N  header text: "key=value\n" lines; keys are [a-z0-9_.]+,
+ *		  values any bytes but '\n' and NUL
+ *
+ * Chunks follow from offset 20 + N to the end of the file.  A chunk is
+ * ST_CHUNK_HDR_LEN bytes of header and its payload:
+ *
+ *	off  len  field
+ *	  0    4  magic "STCK"
+ *	  4    2  stream index (the writing thread), reported as ev->thread
+ *	  6    1  method: ST_CHUNK_STORED (payload is the records) or
+ *		  ST_CHUNK_DEFLATE (payload is a zlib stream, RFC 1950,
+ *		  that inflates to the records)
+ *	  7    1  reserved, 0
+ *	  8    4  raw length: bytes of encoded records, 1..ST_CHUNK_MAX_RAW
+ *	 12    4  payload length: equal to the raw length when stored; at
+ *		  most zlib's compressBound(raw length) when deflated
+ *	 16    4  record count, 1..raw length (a record takes at least a byte)
+ *	 20    4  CRC-32 of the payload bytes as stored
+ *	 24    4  CRC-32 of bytes 0..23 of this chunk header
+ *	 28       payload
+ *
+ * A file that ends inside a chunk (fewer than 28 bytes that begin like a
+ * chunk magic, or a valid chunk header whose payload runs past the end)
+ * is truncated: its writer was killed while writing that chunk.
+ * Anything else that does not check out is corrupt.
+ *
+ * Records.  The records of a chunk are concatenated; each is:
+ *
+ *	tag		1 byte, bits below
+ *	fn		varint, if ST_TAG_FN; else fn of the previous record
+ *			of the chunk (0 for the first)
+ *	mask		varint, if ST_TAG_DIFF: the set of fields (bit i =
+ *			field i of ST_FIELD_LIST) that differ from their
+ *			prediction; never 0
+ *	deltas		one zigzag varint per bit of 'mask', in increasing
+ *			bit order: field value minus prediction, modulo 2^64
+ *	gap		zigzag varint, unless ST_TAG_NOTIME: t0 minus the t1
+ *			of the previous timed record of the chunk (0 for the
+ *			first), modulo 2^64
+ *	duration	varint, unless ST_TAG_NOTIME: t1 - t0, modulo 2^64
+ *	frames		if ST_TAG_FRAMES: varint nframes (1..ST_MAX_FRAMES),
+ *			varint frames[0], then for i > 0 the zigzag varint
+ *			frames[i] - frames[i - 1]
+ *	text		if ST_TAG_TEXT: varint text_len (>= 1), then the bytes
+ *
+ * Tag bits:
+ *
+ *	0..2	kind - 1 (enum st_rec_kind, 1..8)
+ *	3	ST_TAG_NOTIME: t0 = t1 = 0, no gap or duration; the previous
+ *		t1 is left as it was
+ *	4	ST_TAG_FN: fn follows
+ *	5	ST_TAG_DIFF: mask and deltas follow; without it every field
+ *		equals its prediction
+ *	6	ST_TAG_FRAMES: frames follow (else nframes = 0)
+ *	7	ST_TAG_TEXT: text follows (else text_len = 0)
+ *
+ * A varint is LEB128: 7 bits a byte, low bits first, the high bit set on
+ * every byte but the last; at most 10 bytes, and the last byte of a
+ * multi-byte varint is never 0.  zigzag(d) = (d << 1) ^ (d >> 63 ? ~0 : 0)
+ * maps small signed numbers to small unsigned ones.
+ *
+ * Fields and predictions.  Every field of ST_FIELD_LIST is taken as a
+ * 64-bit number (signed fields sign-extended) and predicted from the
+ * context of the record's (kind, fn): the previous record of the chunk
+ * with that kind and fn, held in slot
+ *
+ *	((kind << 16 | fn) * 0x9e3779b1 mod 2^32) >> (32 - ST_CTX_BITS)
+ *
+ * of a table of 2^ST_CTX_BITS slots that also remembers (kind, fn).  A
+ * slot not yet filled in this chunk, or filled for another (kind, fn),
+ * predicts the "does not apply" values: 0 for every field but 'peer' and
+ * 'root', which are ST_RANK_NONE.  Otherwise a field is predicted equal
+ * to its value in the context, except these counters, predicted as the
+ * context's value + 1 when it is not 0: 'seq'; 'inst'; 'req' except in
+ * ST_REC_START records (a persistent request is started again and again).
+ * After each record its slot becomes the context of (kind, fn).  So a
+ * collective repeated with the same arguments costs the tag and the two
+ * timestamp varints, and a fixed neighbour pattern (peer = rank + 1,
+ * say) costs nothing, since peers are coded relative to the previous
+ * peer of the same function.  All state, slots, previous fn and previous
+ * t1, starts empty in every chunk, so every chunk decodes on its own.
+ */
+#ifndef ST_WRITER_FORMAT_H
+#define ST_WRITER_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ST_FORMAT_VERSION 1
+
+#define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
+#define ST_FILE_MAGIC_LEN 8
+#define ST_FILE_HDR_LEN 20		/* fixed part of the file header */
+#define ST_HEADER_MAX_TEXT (1u << 20)
+
+#define ST_CHUNK_MAGIC "STCK"
+#define ST_CHUNK_MAGIC_LEN 4
+#define ST_CHUNK_HDR_LEN 28
+#define ST_CHUNK_MAX_RAW (64u << 20)
+
+#define ST_CHUNK_STORED 0
+#define ST_CHUNK_DEFLATE 1
+
+#define ST_TAG_KIND 0x07
+#define ST_TAG_NOTIME 0x08
+#define ST_TAG_FN 0x10
+#define ST_TAG_DIFF 0x20
+#define ST_TAG_FRAMES 0x40
+#define ST_TAG_TEXT 0x80
+
+#define ST_CTX_BITS 9
+#define ST_CTX_SLOTS (1u << ST_CTX_BITS)
+
+/*
+ * The predicted fields of a record: X(bit, name of the struct st_event
+ * member, its type).  Bits are ordered so that the fields most likely to
+ * change from call to call fit in a one-byte mask.
+ */
+#define ST_FIELD_LIST(X)		\
+	X(0, sbytes, U64)		\
+	X(1, rbytes, U64)		\
+	X(2, peer, S32)			\
+	X(3, tag, S32)			\
+	X(4, req, U64)			\
+	X(5, comm, U64)			\
+	X(6, site, U32)			\
+	X(7, seq, U64)			\
+	X(8, rc, S32)			\
+	X(9, root, S32)			\
+	X(10, tsize, U32)		\
+	X(11, op, U16)			\
+	X(12, comm_size, U32)		\
+	X(13, inst, U32)		\
+	X(14, rank, S32)		\
+	X(15, remote_size, U32)		\
+	X(16, parent, U64)		\
+	X(17, addr, U64)		\
+	X(18, len, U64)
+
+#define ST_NFIELDS 19
+#define ST_F_REQ 4
+#define ST_F_PEER 2
+#define ST_F_SEQ 7
+#define ST_F_ROOT 9
+#define ST_F_INST 13
+
+/* Non-zero when the 'n' bytes at 'k' are a valid header key. */
+static inline int st_header_key_ok(const char *k, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') ||
+		      (k[i] >= '0' && k[i] <= '9') || k[i] == '_' ||
+		      k[i] == '.'))
+			return 0;
+	return 1;
+}
+
+static inline void st_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void st_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint16_t st_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t st_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+#endif

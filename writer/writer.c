@@ -1,0 +1,84 @@
+/*
+ * writer/writer.c: the file header of a trace, and the file-descriptor
+ * sink.  The header is built in memory and written with one sink call,
+ * so a reader sees all of it or a cut prefix, never a mix.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "writer/format.h"
+#include "writer/writer.h"
+
+int st_sink_fd_write(void *ctx, const void *buf, size_t len)
+{
+	int fd = (int)(intptr_t)ctx;
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int value_ok(const char *v)
+{
+	return !strchr(v, '\n');
+}
+
+int st_trace_write_header(const struct st_sink *sink, const struct st_kv *kv,
+			  size_t n)
+{
+	size_t i, text_len = 0, klen, vlen;
+	uint8_t *buf, *p;
+	uint32_t crc;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (!kv[i].key || !kv[i].value)
+			return -EINVAL;
+		klen = strlen(kv[i].key);
+		vlen = strlen(kv[i].value);
+		if (!st_header_key_ok(kv[i].key, klen) ||
+		    !value_ok(kv[i].value))
+			return -EINVAL;
+		text_len += klen + vlen + 2;
+		if (text_len > ST_HEADER_MAX_TEXT)
+			return -EINVAL;
+	}
+	buf = malloc(ST_FILE_HDR_LEN + text_len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, ST_FILE_MAGIC, ST_FILE_MAGIC_LEN);
+	st_put_le32(buf + 8, ST_FORMAT_VERSION);
+	st_put_le32(buf + 12, (uint32_t)text_len);
+	p = buf + ST_FILE_HDR_LEN;
+	for (i = 0; i < n; i++) {
+		klen = strlen(kv[i].key);
+		vlen = strlen(kv[i].value);
+		memcpy(p, kv[i].key, klen);
+		p += klen;
+		*p++ = '=';
+		memcpy(p, kv[i].value, vlen);
+		p += vlen;
+		*p++ = '\n';
+	}
+	crc = (uint32_t)crc32(0, buf + 8, 8);
+	crc = (uint32_t)crc32(crc, buf + ST_FILE_HDR_LEN, (uInt)text_len);
+	st_put_le32(buf + 16, crc);
+	rc = sink->write(sink->ctx, buf, ST_FILE_HDR_LEN + text_len);
+	free(buf);
+	return rc;
+}
