@@ -1,0 +1,548 @@
+/*
+ * pmpi/call.c: what happens around each traced call.  st_enter() decides
+ * in a few loads whether to trace; st_leave() runs after the exit
+ * timestamp and turns the call's arguments (struct st_args, filled by the
+ * generated wrapper by role) into records: communicator id and sequence
+ * number, bytes by byte class, call site, request tracking from a
+ * nonblocking start to the Wait or Test that completes it.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "pmpi/bytes.h"
+#include "pmpi/hooks.h"
+#include "pmpi/internal.h"
+
+/* Per-function facts from ST_FN_LIST, indexed by function id. */
+const struct st_fn_info st_fn_info[ST_FN_COUNT] = {
+#define X(id, name, kind, family, bytes, flags)                             \
+	[id] = { kind, family, bytes, flags },
+	ST_FN_LIST(X)
+#undef X
+};
+unsigned char st_fn_on[ST_FN_COUNT];
+
+/* Values of handles, as records carry them. */
+
+static int32_t map_rank(int r)
+{
+	if (r == MPI_ROOT)
+		return ST_RANK_ROOT;
+	if (r == MPI_PROC_NULL)
+		return ST_RANK_PROC_NULL;
+	if (r == MPI_ANY_SOURCE)
+		return ST_RANK_ANY;
+	return r;
+}
+
+static uint16_t map_op(MPI_Op op)
+{
+	if (op == MPI_MAX) return ST_OP_MAX;
+	if (op == MPI_MIN) return ST_OP_MIN;
+	if (op == MPI_SUM) return ST_OP_SUM;
+	if (op == MPI_PROD) return ST_OP_PROD;
+	if (op == MPI_LAND) return ST_OP_LAND;
+	if (op == MPI_BAND) return ST_OP_BAND;
+	if (op == MPI_LOR) return ST_OP_LOR;
+	if (op == MPI_BOR) return ST_OP_BOR;
+	if (op == MPI_LXOR) return ST_OP_LXOR;
+	if (op == MPI_BXOR) return ST_OP_BXOR;
+	if (op == MPI_MINLOC) return ST_OP_MINLOC;
+	if (op == MPI_MAXLOC) return ST_OP_MAXLOC;
+	if (op == MPI_REPLACE) return ST_OP_REPLACE;
+	if (op == MPI_NO_OP) return ST_OP_NO_OP;
+	return ST_OP_USER;
+}
+
+uint64_t st_type_size(MPI_Datatype t)
+{
+	MPI_Count n = 0;
+	unsigned h = (unsigned)t;
+
+	/*
+	 * MPICH handles: bits 30..31 the kind (0 invalid, 1 builtin), bits
+	 * 26..29 the object type (3 for datatypes).  Anything else would make
+	 * PMPI_Type_size_x call the (fatal) error handler: it is not ours to
+	 * ask about, so it counts 0.  Builtins carry their size in bits 8..15.
+	 */
+	if ((h & 0x3c000000u) != 0x0c000000u || (h >> 30) == 0 ||
+	    t == MPI_DATATYPE_NULL)
+		return 0;
+	if ((h >> 30) == 1)
+		return (h >> 8) & 0xff;
+	if (PMPI_Type_size_x(t, &n) != MPI_SUCCESS || n < 0)
+		return 0;
+	return (uint64_t)n;
+}
+
+static uint64_t xfer_type_size(void *ctx, const void *types, size_t i)
+{
+	(void)ctx;
+	return st_type_size(((const MPI_Datatype *)types)[i]);
+}
+
+/* Bytes of a collective or point-to-point call from its arguments. */
+static void count_bytes(struct st_call *c, const struct st_fn_info *fi,
+			struct st_comm_entry *e, struct st_event *ev,
+			int64_t status_bytes)
+{
+	const struct st_args *a = &c->a;
+	struct st_xfer x;
+	struct st_xfer_comm xc;
+
+	memset(&x, 0, sizeof(x));
+	x.cls = fi->bytes;
+	x.send_in_place = a->sbuf == MPI_IN_PLACE;
+	x.recv_in_place = a->rbuf == MPI_IN_PLACE;
+	x.root = map_rank(a->root);
+	/* One role 'count'/'type' stands for both sides; unset fields are 0. */
+	x.scount = a->scount + a->count;
+	x.rcount = a->rcount + a->count;
+	x.scounts = a->scounts;
+	x.rcounts = a->rcounts;
+	x.counts_64 = a->large;
+	x.stype = a->stype ? &a->stype : a->type ? &a->type : NULL;
+	x.rtype = a->rtype ? &a->rtype : a->type ? &a->type : NULL;
+	x.stypes = a->stypes;
+	x.rtypes = a->rtypes;
+	x.status_bytes = status_bytes;
+	x.type_size = xfer_type_size;
+	memset(&xc, 0, sizeof(xc));
+	if (e) {
+		xc.size = e->size;
+		xc.rank = e->rank;
+		xc.remote_size = e->remote_size;
+		if (fi->bytes >= ST_BYTES_NBR_ALLGATHER &&
+		    fi->bytes <= ST_BYTES_NBR_ALLTOALLW) {
+			st_comm_degrees(e, a->comm);
+			xc.indegree = e->indeg;
+			xc.outdegree = e->outdeg;
+		}
+	}
+	st_bytes(&x, &xc, &ev->sbytes, &ev->rbytes);
+}
+
+static int64_t status_bytes(const MPI_Status *st)
+{
+	MPI_Count n = MPI_UNDEFINED;
+
+	if (!st || st == MPI_STATUS_IGNORE ||
+	    PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS ||
+	    n == MPI_UNDEFINED)
+		return -1;
+	return n;
+}
+
+static void request_from(struct st_req *r, const struct st_event *ev,
+			 int persistent, int recv)
+{
+	memset(r, 0, sizeof(*r));
+	r->fn = ev->fn;
+	r->persistent = (uint8_t)persistent;
+	r->recv = (uint8_t)recv;
+	r->comm = ev->comm;
+	r->comm_size = ev->comm_size;
+	r->seq = ev->seq;
+	r->root = ev->root;
+	r->peer = ev->peer;
+	r->tag = ev->tag;
+	r->peer2 = ev->peer2;
+	r->tag2 = ev->tag2;
+	r->sbytes = ev->sbytes;
+	r->rbytes = ev->rbytes;
+	r->tsize = ev->tsize;
+	r->op = ev->op;
+}
+
+static void event_from(struct st_event *ev, const struct st_req *r)
+{
+	ev->comm = r->comm;
+	ev->comm_size = r->comm_size;
+	ev->seq = r->seq;
+	ev->inst = r->inst;
+	ev->root = r->root;
+	ev->peer = r->peer;
+	ev->tag = r->tag;
+	ev->sbytes = r->sbytes;
+	ev->rbytes = r->rbytes;
+	ev->tsize = r->tsize;
+	ev->op = r->op;
+	ev->req = r->id;
+	ev->peer2 = r->peer2;
+	ev->tag2 = r->tag2;
+}
+
+static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
+		       struct st_event *ev, int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_comm_entry *e;
+	struct st_req r;
+
+	e = rc == MPI_SUCCESS ? st_comm_get(a->comm, 1) : st_comm_find(a->comm);
+	if (e) {
+		ev->comm = e->id;
+		ev->comm_size = (uint32_t)e->size;
+		ev->seq = atomic_fetch_add_explicit(&e->seq, 1,
+						    memory_order_relaxed) + 1;
+	}
+	if (fi->flags & ST_FNF_ROOTED)
+		ev->root = map_rank(a->root);
+	if (rc == MPI_SUCCESS)
+		count_bytes(c, fi, e, ev, -1);
+	if (a->type && !(fi->flags & ST_FNF_ROOTED && a->root == MPI_PROC_NULL))
+		ev->tsize = (uint32_t)st_type_size(a->type);
+	if (a->op)
+		ev->op = map_op(a->op);
+	if (rc == MPI_SUCCESS && a->request &&
+	    (fi->family == ST_FAM_NONBLOCKING ||
+	     fi->family == ST_FAM_PERSISTENT)) {
+		request_from(&r, ev, fi->family == ST_FAM_PERSISTENT, 0);
+		ev->req = st_req_add(*a->request, &r);
+	}
+	st_emit(ev);
+}
+
+static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
+		      struct st_event *ev, int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_comm_entry *e;
+	const MPI_Status *st = a->status;
+	int recv = fi->bytes == ST_BYTES_RECV;
+	int sendrecv = fi->bytes == ST_BYTES_SENDRECV ||
+		       fi->bytes == ST_BYTES_SENDRECV_REPLACE;
+	int persistent = fi->family == ST_FAM_PERSISTENT;
+	int blocking = fi->family == ST_FAM_BLOCKING;
+	struct st_req r;
+
+	/* An Iprobe that found nothing is polling, not a record. */
+	if (a->flag && !*a->flag) {
+		st_site_get(c->ra);
+		return;
+	}
+	e = rc == MPI_SUCCESS ? st_comm_get(a->comm, 0) : st_comm_find(a->comm);
+	if (e) {
+		ev->comm = e->id;
+		ev->comm_size = (uint32_t)e->size;
+	}
+	ev->peer = map_rank(a->peer);
+	ev->tag = a->tag;
+	if (sendrecv) {
+		ev->peer2 = map_rank(a->peer2);
+		ev->tag2 = a->tag2;
+	}
+	if (a->peer != MPI_PROC_NULL)
+		ev->tsize = (uint32_t)st_type_size(a->type ? a->type
+					  : a->stype ? a->stype : a->rtype);
+	if (rc == MPI_SUCCESS && fi->bytes != ST_BYTES_NONE) {
+		count_bytes(c, fi, e, ev, blocking && st ? status_bytes(st) : -1);
+		if (!blocking && (recv || sendrecv))
+			ev->rbytes = 0;	/* known at completion */
+	}
+	/* The receive side of a blocking call: who it came from. */
+	if (rc == MPI_SUCCESS && st && blocking) {
+		if (recv || fi->bytes == ST_BYTES_NONE) {
+			ev->peer = map_rank(st->MPI_SOURCE);
+			ev->tag = st->MPI_TAG;
+		} else if (sendrecv) {
+			ev->peer2 = map_rank(st->MPI_SOURCE);
+			ev->tag2 = st->MPI_TAG;
+		}
+	}
+	if (rc == MPI_SUCCESS && a->request &&
+	    (fi->family == ST_FAM_NONBLOCKING || persistent)) {
+		request_from(&r, ev, persistent, recv || sendrecv);
+		ev->req = st_req_add(*a->request, &r);
+	}
+	st_emit(ev);
+}
+
+/* Emit the DONE record of request 'h' (snapshotted as 'id'). */
+static void done(struct st_call *c, MPI_Request h, uint64_t id,
+		 const MPI_Status *st, struct st_event *call)
+{
+	struct st_event ev;
+	struct st_req r;
+	int64_t n;
+
+	if (!id || !st_req_take(h, id, &r, 0))
+		return;
+	st_event_clear(&ev);
+	ev.kind = ST_REC_DONE;
+	ev.fn = (uint16_t)c->fn;
+	ev.t0 = call->t0;
+	ev.t1 = call->t1;
+	ev.site = call->site;
+	ev.rc = call->rc;
+	event_from(&ev, &r);
+	if (r.recv && st && st != MPI_STATUS_IGNORE) {
+		n = status_bytes(st);
+		if (n >= 0)
+			ev.rbytes = (uint64_t)n;
+		if (r.fn && st_fn_info[r.fn].bytes == ST_BYTES_RECV) {
+			ev.peer = map_rank(st->MPI_SOURCE);
+			ev.tag = st->MPI_TAG;
+		} else {
+			ev.peer2 = map_rank(st->MPI_SOURCE);
+			ev.tag2 = st->MPI_TAG;
+		}
+	}
+	st_emit(&ev);
+}
+
+void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
+{
+	struct st_req r;
+	uint64_t *snap;
+	int i;
+
+	c->nsnap = 0;
+	if (n <= 0 || !requests || !(snap = st_snap_buf(2 * n)))
+		return;
+	for (i = 0; i < n; i++) {
+		snap[2 * i] = (uint64_t)(uint32_t)requests[i];
+		snap[2 * i + 1] = st_req_find(requests[i], &r) ? r.id : 0;
+	}
+	c->snap = snap;
+	c->nsnap = n;
+}
+
+static const MPI_Status *status_at(const struct st_call *c, int i)
+{
+	const struct st_args *a = &c->a;
+
+	if (a->statuses && a->statuses != MPI_STATUSES_IGNORE)
+		return &a->statuses[i];
+	if (a->status && a->status != MPI_STATUS_IGNORE)
+		return a->status;
+	return NULL;
+}
+
+static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_event s;
+	struct st_req r;
+	int i, n, any = 0;
+
+	if (c->fn == ST_FN_MPI_START || c->fn == ST_FN_MPI_STARTALL) {
+		const MPI_Request *reqs = a->requests ? a->requests : a->request;
+
+		n = a->requests ? a->nreq : 1;
+		st_emit(ev);
+		for (i = 0; rc == MPI_SUCCESS && reqs && i < n; i++) {
+			if (!st_req_start(reqs[i], &r))
+				continue;
+			st_event_clear(&s);
+			s.kind = ST_REC_START;
+			s.fn = r.fn;
+			s.t0 = ev->t0;
+			s.t1 = ev->t1;
+			s.site = ev->site;
+			event_from(&s, &r);
+			st_emit(&s);
+		}
+		return;
+	}
+	if (c->fn == ST_FN_MPI_REQUEST_FREE) {
+		st_emit(ev);
+		if (c->nsnap == 1 && c->snap[1] && rc == MPI_SUCCESS)
+			st_req_take((MPI_Request)c->snap[0], c->snap[1], &r, 1);
+		return;
+	}
+	/* Which of the snapshotted requests completed. */
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+		if (c->fn == ST_FN_MPI_WAIT || c->fn == ST_FN_MPI_WAITALL ||
+		    ((c->fn == ST_FN_MPI_TEST || c->fn == ST_FN_MPI_TESTALL) &&
+		     a->flag && *a->flag))
+			any = c->nsnap ? 1 : 0;
+		if (any)
+			for (i = 0; i < c->nsnap; i++)
+				done(c, (MPI_Request)c->snap[2 * i],
+				     c->snap[2 * i + 1], status_at(c, i), ev);
+		if ((c->fn == ST_FN_MPI_WAITANY || c->fn == ST_FN_MPI_TESTANY) &&
+		    a->index && *a->index != MPI_UNDEFINED &&
+		    *a->index >= 0 && *a->index < c->nsnap &&
+		    (c->fn == ST_FN_MPI_WAITANY || (a->flag && *a->flag))) {
+			i = *a->index;
+			any = 1;
+			done(c, (MPI_Request)c->snap[2 * i], c->snap[2 * i + 1],
+			     a->status != MPI_STATUS_IGNORE ? a->status : NULL,
+			     ev);
+		}
+		if ((c->fn == ST_FN_MPI_WAITSOME ||
+		     c->fn == ST_FN_MPI_TESTSOME) &&
+		    a->outcount && *a->outcount != MPI_UNDEFINED) {
+			for (n = 0; n < *a->outcount; n++) {
+				i = a->indices[n];
+				if (i < 0 || i >= c->nsnap)
+					continue;
+				any = 1;
+				done(c, (MPI_Request)c->snap[2 * i],
+				     c->snap[2 * i + 1],
+				     a->statuses != MPI_STATUSES_IGNORE
+					     ? &a->statuses[n] : NULL,
+				     ev);
+			}
+		}
+	}
+	/* A Test* that completed nothing is polling, not a record. */
+	if (any || c->fn == ST_FN_MPI_WAIT || c->fn == ST_FN_MPI_WAITALL ||
+	    c->fn == ST_FN_MPI_WAITANY || c->fn == ST_FN_MPI_WAITSOME ||
+	    (a->flag && *a->flag) ||
+	    (a->outcount && *a->outcount > 0 &&
+	     *a->outcount != MPI_UNDEFINED))
+		st_emit(ev);
+}
+
+void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm)
+{
+	c->oldcomm = comm ? *comm : MPI_COMM_NULL;
+}
+
+static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
+		       struct st_event *ev, int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_comm_entry *e = NULL;
+	MPI_Comm parent = a->comm;
+
+	if (a->commp) {		/* MPI_Comm_free */
+		parent = c->oldcomm;
+		e = st_comm_find(parent);
+	} else if (parent) {
+		e = rc == MPI_SUCCESS ? st_comm_get(parent, 1)
+				      : st_comm_find(parent);
+	}
+	if (e) {
+		ev->comm = e->id;
+		ev->comm_size = (uint32_t)e->size;
+		ev->seq = atomic_fetch_add_explicit(&e->seq, 1,
+						    memory_order_relaxed) + 1;
+	}
+	st_emit(ev);
+	if (a->commp) {
+		if (rc == MPI_SUCCESS)
+			st_comm_forget(c->oldcomm);
+		return;
+	}
+	/* MPI_Comm_idup's communicator is usable only once it completes. */
+	if (rc == MPI_SUCCESS && fi->family != ST_FAM_NONBLOCKING &&
+	    a->newcomm && *a->newcomm != MPI_COMM_NULL)
+		st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL,
+				 c->fn, c->t0, c->t1);
+}
+
+int st_enter(struct st_call *c, int fn, void *ra)
+{
+	if (!atomic_load_explicit(&st_live, memory_order_relaxed) ||
+	    st_tls.guard || !st_fn_on[fn])
+		return 0;
+	st_tls.guard = 1;
+	c->fn = fn;
+	c->ra = ra;
+	return 1;
+}
+
+/*
+ * A rank that writes no more still counts collectives and joins every
+ * communicator id agreement, which the other ranks' calls wait for.
+ */
+static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
+						     const struct st_fn_info *fi,
+						     int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_comm_entry *e;
+
+	if (rc != MPI_SUCCESS)
+		return;
+	if (fi->kind == ST_KIND_COLL && (e = st_comm_get(a->comm, 1)))
+		atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed);
+	if (fi->kind != ST_KIND_COMM)
+		return;
+	if (a->commp) {
+		st_comm_forget(c->oldcomm);
+		return;
+	}
+	if (a->comm && (e = st_comm_get(a->comm, 1)))
+		atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed);
+	if (fi->family != ST_FAM_NONBLOCKING && a->newcomm &&
+	    *a->newcomm != MPI_COMM_NULL)
+		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,
+				 c->fn, c->t0, c->t1);
+}
+
+void st_leave(struct st_call *c, int rc)
+{
+	const struct st_fn_info *fi = &st_fn_info[c->fn];
+	struct st_event ev;
+
+	if (__builtin_expect(!atomic_load_explicit(&st_on,
+						   memory_order_relaxed), 0)) {
+		keep_ids(c, fi, rc);
+		st_tls.guard = 0;
+		return;
+	}
+
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = (uint16_t)c->fn;
+	ev.rc = rc;
+	ev.t0 = st_clock_ns(c->t0);
+	ev.t1 = st_clock_ns(c->t1);
+	ev.site = st_site_get(c->ra);
+	switch (fi->kind) {
+	case ST_KIND_COLL:
+		leave_coll(c, fi, &ev, rc);
+		break;
+	case ST_KIND_P2P:
+		leave_p2p(c, fi, &ev, rc);
+		break;
+	case ST_KIND_COMPLETE:
+		leave_complete(c, &ev, rc);
+		break;
+	case ST_KIND_COMM:
+		leave_comm(c, fi, &ev, rc);
+		break;
+	default:
+		st_emit(&ev);
+	}
+	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns && st_tls.slot >= 0) {
+		if (st_tls.next_flush_ns)
+			st_flush_slot(st_tls.slot);
+		else
+			st_tls.next_flush_ns = ev.t1 + st_flush_interval_ns;
+	}
+	st_tls.guard = 0;
+}
+
+MPI_Status *st_status(struct st_call *c, MPI_Status *status)
+{
+	return status == MPI_STATUS_IGNORE ? &c->status : status;
+}
+
+MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses)
+{
+	if (statuses == MPI_STATUSES_IGNORE && n >= 0 && n <= ST_MAX_STATUSES)
+		return c->statuses;
+	return statuses;
+}
+
+int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)
+{
+	int flag = 0;
+
+	if (rc != MPI_SUCCESS)
+		return rc;
+	for (;;) {
+		rc = PMPI_Test(&c->yreq, &flag, status);
+		if (rc != MPI_SUCCESS || flag)
+			return rc;
+		sched_yield();
+	}
+}
+

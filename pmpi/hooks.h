@@ -1,0 +1,171 @@
+/*
+ * pmpi/hooks.h: what the generated wrappers (build/gen/wrappers.c) call.
+ * Every wrapper has the same shape, whatever its kind:
+ *
+ *	struct st_call c;
+ *	int rc;
+ *
+ *	if (!st_enter(&c, ST_FN_MPI_X, ra))
+ *		return <real>(args);
+ *	<kind-specific pre step, see below>
+ *	c.t0 = st_now();
+ *	rc = <real>(args);		(or ST_YIELDABLE(...), see below)
+ *	c.t1 = st_now();
+ *	c.a = (struct st_args){ .role = param, ... };
+ *	st_leave(&c, rc);
+ *	return rc;
+ *
+ * where <real> is PMPI_X, or ST_REAL(PMPI_X) for functions flagged f08
+ * (the pointer the generated st_gen_resolve() looked up), and the
+ * st_args fields are filled from the parameter roles in wrappers.def.
+ * The generated code holds no other logic: what a role means is decided
+ * here, from the function id's entry in ST_FN_LIST.
+ *
+ * Pre steps, by kind:
+ *  - completion calls (Wait*, Test*, Request_free) call
+ *    st_complete_pre(&c, n, requests) before t0, since MPI overwrites
+ *    the handles of completed requests;
+ *  - Comm_free calls st_comm_free_pre(&c, comm) before t0;
+ *  - MPI_Init/MPI_Init_thread call st_init_pre(&c, fn, ra) instead of
+ *    st_enter and st_init_post(&c, rc) instead of st_leave;
+ *  - MPI_Finalize calls st_finalize_pre(&c, fn, ra) instead of st_enter
+ *    (synctrace's finalize work must run while MPI still works) and
+ *    st_finalize_post(&c, rc) instead of st_leave.
+ *
+ * Status arguments are passed through st_status(&c, status) and
+ * st_statuses(&c, n, statuses), which substitute synctrace's own when the
+ * application passed MPI_STATUS(ES)_IGNORE, so received bytes, source and
+ * tag can be recorded; the application still sees nothing.
+ */
+#ifndef ST_PMPI_HOOKS_H
+#define ST_PMPI_HOOKS_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "writer/event.h"
+
+#define ST_EXPORT __attribute__((visibility("default")))
+
+/* Statuses a completion call can substitute without allocating. */
+#define ST_MAX_STATUSES 64
+
+/* The arguments of a call, by role (wrappers.def names the roles). */
+struct st_args {
+	const void *sbuf;	/* role sbuf; sendbuf, or buf of a send */
+	void *rbuf;		/* role rbuf; recvbuf, or buf of a receive */
+	void *buf;		/* role buf: MPI_Bcast buffer, Sendrecv_replace buffer */
+	MPI_Count scount;	/* role scount (int or MPI_Count) */
+	MPI_Count rcount;	/* role rcount */
+	MPI_Count count;	/* role count: one count for both sides */
+	MPI_Datatype stype, rtype, type; /* roles stype, rtype, type */
+	const void *scounts, *rcounts; /* roles scounts, rcounts: int[] or MPI_Count[] */
+	const MPI_Datatype *stypes, *rtypes; /* roles stypes, rtypes */
+	int large;		/* 1 in the _c form: count arrays are MPI_Count[] */
+	int root;		/* role root */
+	MPI_Op op;		/* role op */
+	MPI_Comm comm;		/* role comm */
+	MPI_Comm *newcomm;	/* role newcomm: where a constructor puts the result */
+	MPI_Comm *commp;	/* role commp: MPI_Comm_free's argument */
+	int peer, tag;		/* roles peer, tag (dest or source) */
+	int peer2, tag2;	/* roles peer2, tag2 (the receive side of Sendrecv) */
+	MPI_Request *request;	/* role request: one request (I*, *_init, Wait, Test, Start) */
+	MPI_Request *requests;	/* role requests: an array (Waitall, Startall...) */
+	int nreq;		/* role nreq: length of 'requests' */
+	int *index;		/* role index: Waitany/Testany */
+	int *indices;		/* role indices: Waitsome/Testsome */
+	int *outcount;		/* role outcount */
+	int *flag;		/* role flag: Test*, Iprobe */
+	MPI_Status *status;	/* role status, after st_status() */
+	MPI_Status *statuses;	/* role statuses, after st_statuses() */
+	int *provided;		/* role provided: MPI_Init_thread */
+};
+
+/* Per-call state, on the wrapper's stack. */
+struct st_call {
+	int fn;			/* ST_FN_* */
+	void *ra;		/* return address of the wrapper: the call site key */
+	uint64_t t0, t1;	/* local ns around the PMPI call */
+	struct st_args a;
+	MPI_Request yreq;	/* yield mode: the nonblocking twin's request */
+	MPI_Comm oldcomm;	/* MPI_Comm_free: the handle being freed */
+	MPI_Status status;	/* substituted for MPI_STATUS_IGNORE */
+	int nsnap;		/* completion calls: requests snapshotted */
+	uint64_t *snap;		/* their ids (0 = untracked), thread-owned */
+	MPI_Status statuses[ST_MAX_STATUSES];
+};
+
+/* Configuration read once at load; read-only afterwards. */
+struct st_config {
+	int yield;		/* SYNCTRACE_YIELD: blocking calls poll with sched_yield */
+};
+extern struct st_config st_cfg;
+
+/*
+ * Begin a call of 'fn' from return address 'ra'.  Returns 1 when it is to
+ * be traced (tracing on, not re-entered from synctrace's own MPI traffic,
+ * the function's family enabled); 0 to pass straight through.
+ */
+int st_enter(struct st_call *c, int fn, void *ra);
+
+/*
+ * This rank's raw clock in its own ticks (TSC, or ns of
+ * CLOCK_MONOTONIC_RAW); st_leave() converts to ns after the timed window.
+ */
+static inline uint64_t st_now(void)
+{
+	extern int st_clock_tsc;
+	struct timespec ts;
+
+	if (__builtin_expect(st_clock_tsc, 1))
+		return __builtin_ia32_rdtsc();
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Finish a traced call: resolve communicator, bytes, call site and
+ * requests from 'c->a', append the record(s).  Never fails visibly.
+ */
+void st_leave(struct st_call *c, int rc);
+
+void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests);
+void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);
+void st_init_pre(struct st_call *c, int fn, void *ra);
+void st_init_post(struct st_call *c, int rc);
+void st_finalize_pre(struct st_call *c, int fn, void *ra);
+void st_finalize_post(struct st_call *c, int rc);
+
+MPI_Status *st_status(struct st_call *c, MPI_Status *status);
+MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses);
+
+/*
+ * Yield mode.  'blocking' and 'nonblocking' are the call and its
+ * nonblocking twin, the latter storing its request in c->yreq; with
+ * SYNCTRACE_YIELD=1 the twin is started and polled with PMPI_Test and
+ * sched_yield() until done, writing the status to 'status' (may be
+ * MPI_STATUS_IGNORE).
+ */
+int st_yield_wait(struct st_call *c, int rc, MPI_Status *status);
+#define ST_YIELDABLE(c, blocking, nonblocking, status)                      \
+	(st_cfg.yield ? st_yield_wait((c), (nonblocking), (status))         \
+		      : (blocking))
+
+/*
+ * f08 support: the real PMPI_X of a function that synctrace also defines
+ * under its PMPI_ name, looked up with dlsym(RTLD_NEXT) by the generated
+ * st_gen_resolve(), which the runtime calls once at load.
+ */
+#define ST_REAL(name) st_real_##name
+void st_gen_resolve(void);
+void *st_dlsym_next(const char *name);
+
+/*
+ * Non-zero when 'ra' lies in MPICH's Fortran bindings library: a PMPI_X
+ * called from there is the application's call through mpi_f08, from
+ * anywhere else it is some library's own PMPI traffic and passes through.
+ */
+int st_from_fortran(void *ra);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * pmpi/internal.h: what the interposer's own files share: settings, the
+ * clock, the record output, and the communicator, request and call-site
+ * tables.  Nothing here is seen by the application.
+ */
+#ifndef ST_PMPI_INTERNAL_H
+#define ST_PMPI_INTERNAL_H
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "writer/event.h"
+
+/* Settings from the environment (pmpi/config.c), fixed at MPI_Init. */
+struct st_settings {
+	char dir[PATH_MAX];	/* SYNCTRACE_DIR, "" for a new directory */
+	size_t buffer;		/* SYNCTRACE_BUFFER: bytes per thread stream */
+	int depth;		/* SYNCTRACE_DEPTH: call-site frames, 0 = off */
+	int level;		/* SYNCTRACE_LEVEL: zlib level */
+	int yield;		/* SYNCTRACE_YIELD */
+	int verbose;		/* SYNCTRACE_VERBOSE */
+	unsigned families;	/* SYNCTRACE_FAMILIES: ST_FAMILY_* bits */
+	uint64_t flush_ms;	/* SYNCTRACE_FLUSH_MS: 0 = only when full */
+	int disable;		/* SYNCTRACE_DISABLE */
+	int clock_raw;		/* SYNCTRACE_CLOCK=raw */
+};
+
+/* Bits of 'families'. */
+#define ST_FAMILY_BLOCKING 0x01		/* blocking collectives */
+#define ST_FAMILY_NONBLOCKING 0x02	/* I* collectives */
+#define ST_FAMILY_PERSISTENT 0x04	/* *_init collectives */
+#define ST_FAMILY_NEIGHBOR 0x08		/* neighbourhood collectives */
+#define ST_FAMILY_P2P 0x10		/* point-to-point */
+#define ST_FAMILY_COMPLETE 0x20		/* Wait, Test, Start, Request_free */
+#define ST_FAMILY_COMM 0x40		/* communicator constructors */
+#define ST_FAMILY_ALL 0x7f
+
+extern struct st_settings st_set;
+
+/*
+ * Read the SYNCTRACE_* variables into 'st_set'.  Returns 0, or -EINVAL
+ * with a message in 'err' naming the variable and the bad value.
+ */
+int st_config_load(struct st_settings *set, char *err, size_t errlen);
+
+/* "buffer=1048576 depth=8 ..." for the trace header. */
+void st_config_describe(const struct st_settings *set, char *buf, size_t len);
+
+/* Clock (pmpi/clock.c). */
+extern int st_clock_tsc;
+void st_clock_begin(void);	/* before PMPI_Init */
+void st_clock_end(void);	/* after PMPI_Init: fixes the tick rate */
+uint64_t st_clock_ns(uint64_t ticks);
+void st_clock_describe(char *src, size_t srclen, double *res_ns,
+		       double *cost_ns);
+
+/* State (pmpi/runtime.c). */
+extern atomic_int st_on;	/* this rank writes records */
+extern atomic_int st_live;	/* ids kept in step (MPI_Init..MPI_Finalize) */
+extern int st_rank, st_size;
+extern MPI_Comm st_comm;	/* synctrace's private duplicate of WORLD */
+extern int st_mt;		/* MPI_THREAD_MULTIPLE was provided */
+
+/* Warn once on stderr and switch tracing off for good. */
+void st_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print when SYNCTRACE_VERBOSE >= 'level'; arguments not evaluated otherwise. */
+void st_log_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define st_log(level, ...)                                                  \
+	do {                                                                \
+		if (st_set.verbose >= (level))                              \
+			st_log_print(__VA_ARGS__);                          \
+	} while (0)
+
+/*
+ * Per-thread state.  Initial-exec TLS: the library is loaded at start-up,
+ * so a thread-local access is one %fs-relative load, not a call.
+ */
+struct st_tls {
+	int guard;		/* inside a traced call or synctrace's own */
+	int slot;		/* this thread's stream, -1 before the first */
+	uint64_t next_flush_ns;
+	uint64_t *snap;
+	int snapcap;
+};
+#define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
+extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;
+
+/* Per-function facts from ST_FN_LIST, indexed by function id. */
+struct st_fn_info {
+	uint8_t kind, family, bytes, flags;
+};
+extern const struct st_fn_info st_fn_info[];
+extern unsigned char st_fn_on[];	/* traced, per SYNCTRACE_FAMILIES */
+
+/* Periodic flush interval, ns (0: only when a buffer is full). */
+extern uint64_t st_flush_interval_ns;
+void st_flush_slot(int slot);
+
+/*
+ * Append 'ev' to this thread's stream (creating it the first time); a
+ * no-op once this rank writes no more (st_on clear).
+ */
+void st_emit(struct st_event *ev);
+
+/* Thread-owned scratch for request snapshots of 'n' entries. */
+uint64_t *st_snap_buf(int n);
+
+/* Communicators (pmpi/comm.c). */
+struct st_comm_entry {
+	atomic_int handle;	/* MPI_Comm, or a free/tombstone marker */
+	uint64_t id;
+	int size, rank, remote_size;
+	int indeg, outdeg;	/* -1 until a neighbourhood call needs them */
+	atomic_uint_fast64_t seq;
+};
+
+/*
+ * The entry of 'comm'.  When it is unknown and 'collective' is set, every
+ * member is in the same collective call, so it is registered on the spot
+ * (an id agreed over 'comm'); otherwise a rank-local id is made (bit 63
+ * set).  Returns NULL only when the table is full.
+ */
+struct st_comm_entry *st_comm_get(MPI_Comm comm, int collective);
+
+/* The entry of 'comm' if registered; never calls MPI. */
+struct st_comm_entry *st_comm_find(MPI_Comm comm);
+
+/*
+ * Register 'newcomm', made from 'parent' by 'fn' in a call from 't0' to
+ * 't1' (ticks), and emit its ST_REC_COMM record.  Collective over newcomm.
+ */
+void st_comm_register(MPI_Comm newcomm, MPI_Comm parent, int fn, uint64_t t0,
+		      uint64_t t1);
+void st_comm_forget(MPI_Comm comm);
+void st_comm_init(void);	/* WORLD and SELF */
+
+/* Neighbourhood degrees of 'e', computed once. */
+void st_comm_degrees(struct st_comm_entry *e, MPI_Comm comm);
+
+/* Requests (pmpi/request.c). */
+struct st_req {
+	uint64_t id;
+	uint16_t fn;
+	uint8_t persistent;
+	uint8_t recv;		/* a receive: peer/tag/bytes come from the status */
+	uint32_t inst;		/* starts so far */
+	uint64_t comm;
+	uint32_t comm_size;
+	uint64_t seq;
+	int32_t root, peer, tag, peer2, tag2;
+	uint64_t sbytes, rbytes;
+	uint32_t tsize;
+	uint16_t op;
+};
+
+/* Track 'h' as described by 'r'; returns the new id. */
+uint64_t st_req_add(MPI_Request h, struct st_req *r);
+/* Copy the entry of 'h' to 'out'; 0 when untracked. */
+int st_req_find(MPI_Request h, struct st_req *out);
+/* A persistent request starts: count the instance, copy the entry. */
+int st_req_start(MPI_Request h, struct st_req *out);
+/*
+ * 'h' (tracked as 'id' when snapshotted) completed or was freed: copy its
+ * entry to 'out' and drop it, unless persistent and not 'drop_persistent'.
+ * Returns 0 when it is not tracked under that id.
+ */
+int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
+		int drop_persistent);
+
+/* Call sites (pmpi/site.c). */
+uint32_t st_site_get(void *ra);
+void st_objects_emit(void);
+void st_site_init(void);	/* at load: Fortran bindings' address range */
+
+/* Datatype size in bytes, fast for MPICH's builtin types. */
+uint64_t st_type_size(MPI_Datatype t);
+
+#endif

@@ -1,0 +1,560 @@
+/*
+ * pmpi/runtime.c: the interposer's life cycle.  MPI_Init sets up the run
+ * directory, this rank's trace file and header, the communicator table
+ * and the private communicator; records go to one stream per thread
+ * (pmpi/call.c makes them); MPI_Finalize flushes and lets the ranks agree
+ * that the trace set is complete; exit and fatal signals flush what they
+ * can.  Any trouble of synctrace's own warns
+ * once and switches tracing off: the application's calls, results and
+ * return codes are never touched.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gen/ops.h"
+#include "pmpi/hooks.h"
+#include "pmpi/internal.h"
+#include "writer/reader.h"
+#include "writer/writer.h"
+
+struct st_config st_cfg;
+atomic_int st_on;
+atomic_int st_live;
+int st_rank = -1, st_size;
+MPI_Comm st_comm = MPI_COMM_NULL;
+int st_mt;
+
+static char config_err[256];
+static int config_bad;
+static atomic_int warned;
+static int trace_fd = -1;
+static char trace_path[PATH_MAX + 32];
+static char run_dir[PATH_MAX];
+static struct st_sink sink = { NULL, st_sink_fd_write };
+static int finalized;
+uint64_t st_flush_interval_ns;
+
+/* Thread streams, kept in a global list for flushes at exit and signals. */
+#define MAX_STREAMS 1024
+static struct {
+	struct st_stream *s;
+	atomic_int busy;	/* an append or flush is under way */
+} streams[MAX_STREAMS];
+static atomic_int nstreams;
+
+_Thread_local struct st_tls st_tls ST_TLS_MODEL = { 0, -1, 0, NULL, 0 };
+
+void st_log_print(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "synctrace[rank %d]: ", st_rank);
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", buf);
+}
+
+void st_disable(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	atomic_store(&st_on, 0);
+	if (atomic_exchange(&warned, 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (st_rank >= 0)
+		fprintf(stderr, "synctrace[rank %d]: %s; tracing disabled\n",
+			st_rank, buf);
+	else
+		fprintf(stderr, "synctrace: %s; tracing disabled\n", buf);
+}
+
+/* Streams and records. */
+
+static __attribute__((cold, noinline)) int stream_open(void)
+{
+	struct st_stream *s;
+	int i, rc;
+
+	i = atomic_fetch_add(&nstreams, 1);
+	if (i >= MAX_STREAMS) {
+		st_disable("more than %d threads made MPI calls", MAX_STREAMS);
+		return -1;
+	}
+	rc = st_stream_new(&s, &sink, (uint16_t)i, st_set.buffer,
+			   st_set.level);
+	if (rc) {
+		st_disable("cannot allocate a %zu-byte trace buffer: %s",
+			   st_set.buffer, strerror(-rc));
+		return -1;
+	}
+	streams[i].s = s;
+	st_tls.slot = i;
+	return 0;
+}
+
+__attribute__((cold, noinline)) void st_flush_slot(int i)
+{
+	struct st_event ev;
+	uint64_t t0, t1;
+	int rc;
+
+	t0 = st_now();
+	rc = st_stream_flush(streams[i].s);
+	t1 = st_now();
+	if (rc) {
+		st_disable("cannot write '%s': %s", trace_path, strerror(-rc));
+		return;
+	}
+	st_event_clear(&ev);
+	ev.kind = ST_REC_MARK;
+	ev.fn = ST_MARK_FLUSH;
+	ev.t0 = st_clock_ns(t0);
+	ev.t1 = st_clock_ns(t1);
+	st_stream_append(streams[i].s, &ev);
+	st_tls.next_flush_ns = ev.t1 + st_flush_interval_ns;
+}
+
+void st_emit(struct st_event *ev)
+{
+	int i, rc;
+
+	if (!atomic_load_explicit(&st_on, memory_order_relaxed))
+		return;
+	if (st_tls.slot < 0 && stream_open())
+		return;
+	i = st_tls.slot;
+	atomic_store_explicit(&streams[i].busy, 1, memory_order_relaxed);
+	rc = st_stream_append(streams[i].s, ev);
+	if (__builtin_expect(rc == -ENOBUFS, 0)) {
+		st_flush_slot(i);
+		rc = st_stream_append(streams[i].s, ev);
+	}
+	atomic_store_explicit(&streams[i].busy, 0, memory_order_release);
+	if (__builtin_expect(rc != 0, 0))
+		st_disable("BUG: cannot encode a %s record: %s",
+			   st_rec_kind_name(ev->kind), strerror(-rc));
+}
+
+/* Flush every stream; returns 0 or -1 if any failed. */
+static int flush_all(void)
+{
+	int i, n = atomic_load(&nstreams);
+	int bad = 0;
+
+	if (n > MAX_STREAMS)
+		n = MAX_STREAMS;
+	for (i = 0; i < n; i++) {
+		int rc;
+
+		if (!streams[i].s)
+			continue;
+		rc = st_stream_flush(streams[i].s);
+		if (rc) {
+			st_disable("cannot write '%s': %s", trace_path,
+				   strerror(-rc));
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+uint64_t *st_snap_buf(int n)
+{
+	if (n > st_tls.snapcap) {
+		int cap = n < 64 ? 64 : n;
+		uint64_t *p = realloc(st_tls.snap, (size_t)cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		st_tls.snap = p;
+		st_tls.snapcap = cap;
+	}
+	return st_tls.snap;
+}
+
+/* MPI_Init: the run directory, the trace file and its header. */
+
+static void fn_table_init(void)
+{
+	int i;
+
+	for (i = 1; i < ST_FN_COUNT; i++) {
+		const struct st_fn_info *fi = &st_fn_info[i];
+		unsigned need = 0;
+
+		switch (fi->kind) {
+		case ST_KIND_COLL:
+			if (fi->bytes >= ST_BYTES_NBR_ALLGATHER &&
+			    fi->bytes <= ST_BYTES_NBR_ALLTOALLW)
+				need = ST_FAMILY_NEIGHBOR;
+			else if (fi->family == ST_FAM_NONBLOCKING)
+				need = ST_FAMILY_NONBLOCKING;
+			else if (fi->family == ST_FAM_PERSISTENT)
+				need = ST_FAMILY_PERSISTENT;
+			else
+				need = ST_FAMILY_BLOCKING;
+			break;
+		case ST_KIND_P2P:
+			need = ST_FAMILY_P2P;
+			break;
+		case ST_KIND_COMPLETE:
+			need = ST_FAMILY_COMPLETE;
+			break;
+		case ST_KIND_COMM:
+			need = ST_FAMILY_COMM;
+			break;
+		}
+		st_fn_on[i] = !need || (st_set.families & need);
+	}
+}
+
+/* Append 'text' to the run index (rank 0 only). */
+static int index_append(const char *text)
+{
+	char path[PATH_MAX + 32];
+	size_t n = strlen(text);
+	int fd;
+	ssize_t w;
+
+	snprintf(path, sizeof(path), "%s/%s", run_dir, ST_RUN_INDEX);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		return -errno;
+	w = write(fd, text, n);
+	close(fd);
+	return w == (ssize_t)n ? 0 : -EIO;
+}
+
+static void cmdline(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n, i;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\0' || buf[i] == '\n')
+			buf[i] = ' ';
+	buf[n] = '\0';
+}
+
+/*
+ * Rank 0 makes the run directory and tells the others its path, or why
+ * it could not.  Returns 0 when every rank may go on.
+ */
+static int make_run_dir(void)
+{
+	struct {
+		int err;
+		char path[PATH_MAX];
+	} msg;
+	char cmd[2048], text[4096];
+
+	memset(&msg, 0, sizeof(msg));
+	if (st_rank == 0) {
+		if (st_set.dir[0]) {
+			snprintf(msg.path, sizeof(msg.path), "%s", st_set.dir);
+			if (mkdir(msg.path, 0755) && errno != EEXIST)
+				msg.err = errno;
+		} else {
+			char cwd[PATH_MAX - 64];
+			time_t now = time(NULL);
+			struct tm tm;
+			int i;
+
+			if (!getcwd(cwd, sizeof(cwd)))
+				msg.err = errno;
+			localtime_r(&now, &tm);
+			for (i = 0; !msg.err && i < 100; i++) {
+				snprintf(msg.path, sizeof(msg.path),
+					 "%s/synctrace-%04d%02d%02d-%02d%02d%02d"
+					 "-%d%s%.0d",
+					 cwd, tm.tm_year + 1900, tm.tm_mon + 1,
+					 tm.tm_mday, tm.tm_hour, tm.tm_min,
+					 tm.tm_sec, (int)getpid(), i ? "." : "",
+					 i);
+				if (!mkdir(msg.path, 0755))
+					break;
+				if (errno != EEXIST)
+					msg.err = errno;
+			}
+		}
+		if (!msg.err) {
+			memcpy(run_dir, msg.path, sizeof(run_dir));
+			cmdline(cmd, sizeof(cmd));
+			snprintf(text, sizeof(text),
+				 "nranks=%d\ncmdline=%s\nstart_unix=%lld\n",
+				 st_size, cmd, (long long)time(NULL));
+			msg.err = -index_append(text);
+		}
+	}
+	PMPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, 0, st_comm);
+	if (msg.err) {
+		if (st_rank == 0)
+			st_disable("cannot create '%s': %s", msg.path,
+				   strerror(msg.err));
+		atomic_store(&st_on, 0);
+		return -1;
+	}
+	memcpy(run_dir, msg.path, sizeof(run_dir));
+	return 0;
+}
+
+static int open_trace(int thread_level)
+{
+	char host[256] = "", cfg[256], clk[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	char rank_s[16], size_s[16], pid_s[16], res_s[32], cost_s[32];
+	char start_s[32], level_s[16], cmd[2048];
+	char yield_s[4];
+	struct st_kv kv[16];
+	double res, cost;
+	int n = 0, len = 0, rc;
+
+	if (make_run_dir())
+		return -1;
+	snprintf(trace_path, sizeof(trace_path), "%s/" ST_RUN_RANK_FMT,
+		 run_dir, st_rank);
+	trace_fd = open(trace_path,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND |
+				O_CLOEXEC,
+			0644);
+	if (trace_fd < 0) {
+		st_disable("cannot create '%s': %s", trace_path,
+			   strerror(errno));
+		return -1;
+	}
+	sink.ctx = (void *)(intptr_t)trace_fd;
+	gethostname(host, sizeof(host) - 1);
+	st_config_describe(&st_set, cfg, sizeof(cfg));
+	st_clock_describe(clk, sizeof(clk), &res, &cost);
+	lib[0] = '\0';
+	PMPI_Get_library_version(lib, &len);
+	lib[strcspn(lib, "\n")] = '\0';
+	cmdline(cmd, sizeof(cmd));
+	snprintf(rank_s, sizeof(rank_s), "%d", st_rank);
+	snprintf(size_s, sizeof(size_s), "%d", st_size);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)getpid());
+	snprintf(res_s, sizeof(res_s), "%.3f", res);
+	snprintf(cost_s, sizeof(cost_s), "%.1f", cost);
+	snprintf(start_s, sizeof(start_s), "%lld", (long long)time(NULL));
+	snprintf(level_s, sizeof(level_s), "%d", thread_level);
+	snprintf(yield_s, sizeof(yield_s), "%d", st_set.yield);
+	kv[n++] = (struct st_kv){ "rank", rank_s };
+	kv[n++] = (struct st_kv){ "size", size_s };
+	kv[n++] = (struct st_kv){ "host", host };
+	kv[n++] = (struct st_kv){ "pid", pid_s };
+	kv[n++] = (struct st_kv){ "clock", clk };
+	kv[n++] = (struct st_kv){ "clock_res_ns", res_s };
+	kv[n++] = (struct st_kv){ "clock_cost_ns", cost_s };
+	kv[n++] = (struct st_kv){ "mpi_library", lib };
+	kv[n++] = (struct st_kv){ "cmdline", cmd };
+	kv[n++] = (struct st_kv){ "config", cfg };
+	kv[n++] = (struct st_kv){ "yield", yield_s };
+	kv[n++] = (struct st_kv){ "thread_level", level_s };
+	kv[n++] = (struct st_kv){ "fn_table", ST_FN_TABLE_HASH };
+	kv[n++] = (struct st_kv){ "t_start_unix", start_s };
+	rc = st_trace_write_header(&sink, kv, (size_t)n);
+	if (rc) {
+		st_disable("cannot write '%s': %s", trace_path, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+static void on_exit_flush(void)
+{
+	if (finalized || !atomic_load(&st_on))
+		return;
+	atomic_store(&st_on, 0);
+	flush_all();
+}
+
+/* A fatal signal: write what is buffered with write(2) only, then die. */
+static void on_signal(int sig)
+{
+	int i, n = atomic_load(&nstreams);
+
+	if (trace_fd >= 0 && !finalized) {
+		atomic_store(&st_on, 0);
+		for (i = 0; i < n && i < MAX_STREAMS; i++)
+			if (streams[i].s && !atomic_load(&streams[i].busy))
+				st_stream_flush_raw(streams[i].s, trace_fd);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+		/* Only where the application left the default action. */
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+void st_init_pre(struct st_call *c, int fn, void *ra)
+{
+	c->fn = fn;
+	c->ra = ra;
+	st_tls.guard = 1;
+	if (st_config_load(&st_set, config_err, sizeof(config_err)))
+		config_bad = 1;
+	st_clock_begin();
+}
+
+void st_init_post(struct st_call *c, int rc)
+{
+	struct st_event ev;
+	int level = MPI_THREAD_SINGLE;
+
+	if (rc != MPI_SUCCESS || st_set.disable) {
+		st_tls.guard = 0;
+		return;
+	}
+	PMPI_Comm_rank(MPI_COMM_WORLD, &st_rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &st_size);
+	if (config_bad) {
+		if (st_rank == 0)
+			st_disable("%s", config_err);
+		st_tls.guard = 0;
+		return;
+	}
+	st_clock_end();
+	if (c->a.provided)
+		level = *c->a.provided;
+	st_mt = level == MPI_THREAD_MULTIPLE;
+	st_cfg.yield = st_set.yield;
+	st_flush_interval_ns = st_set.flush_ms * 1000000u;
+	fn_table_init();
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &st_comm) != MPI_SUCCESS) {
+		st_comm = MPI_COMM_NULL;
+		st_disable("cannot duplicate MPI_COMM_WORLD");
+		st_tls.guard = 0;
+		return;
+	}
+	/*
+	 * From here on this rank keeps communicator ids and sequence numbers
+	 * in step with the others (st_live), even if it cannot write: other
+	 * ranks' id agreements must not wait for it.
+	 */
+	atomic_store(&st_live, 1);
+	if (open_trace(level) == 0)
+		atomic_store(&st_on, 1);
+	st_comm_init();
+	st_objects_emit();
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = (uint16_t)c->fn;
+	ev.t0 = st_clock_ns(c->t0);
+	ev.t1 = st_clock_ns(c->t1);
+	ev.site = st_site_get(c->ra);
+	st_emit(&ev);
+	if (atomic_load(&st_on)) {
+		atexit(on_exit_flush);
+		catch_signals();
+	}
+	st_tls.guard = 0;
+}
+
+void st_finalize_pre(struct st_call *c, int fn, void *ra)
+{
+	struct st_event ev;
+	uint64_t t0 = st_now();
+	int ok, all = 0;
+	char text[64];
+
+	c->fn = fn;
+	c->ra = ra;
+	st_tls.guard = 1;
+	if (st_comm == MPI_COMM_NULL)
+		return;
+	ok = atomic_load(&st_on) && flush_all() == 0;
+	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st_comm);
+	if (st_rank == 0 && run_dir[0]) {
+		snprintf(text, sizeof(text), "complete=%d\n", all);
+		index_append(text);
+	}
+	PMPI_Comm_free(&st_comm);
+	st_comm = MPI_COMM_NULL;
+	atomic_store(&st_live, 0);
+	if (atomic_load(&st_on)) {
+		st_event_clear(&ev);
+		ev.kind = ST_REC_MARK;
+		ev.fn = ST_MARK_FINALIZE;
+		ev.t0 = st_clock_ns(t0);
+		ev.t1 = st_clock_ns(st_now());
+		st_emit(&ev);
+	}
+}
+
+void st_finalize_post(struct st_call *c, int rc)
+{
+	struct st_event ev;
+
+	if (atomic_load(&st_on)) {
+		st_event_clear(&ev);
+		ev.kind = ST_REC_CALL;
+		ev.fn = (uint16_t)c->fn;
+		ev.rc = rc;
+		ev.t0 = st_clock_ns(c->t0);
+		ev.t1 = st_clock_ns(c->t1);
+		ev.site = st_site_get(c->ra);
+		st_emit(&ev);
+		flush_all();
+		atomic_store(&st_on, 0);
+	}
+	finalized = 1;
+	if (trace_fd >= 0) {
+		close(trace_fd);
+		trace_fd = -1;
+	}
+	st_tls.guard = 0;
+}
+
+void *st_dlsym_next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static __attribute__((constructor)) void st_load(void)
+{
+	st_site_init();
+	st_gen_resolve();
+}

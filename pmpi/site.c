@@ -1,0 +1,267 @@
+/*
+ * pmpi/site.c: call sites.  A call site is keyed by the wrapper's return
+ * address; the first time a key is seen, libunwind walks the stack once
+ * (in a cold function, outside the timed window) and the frames go into
+ * the trace as an ST_REC_SITE record.  Later calls cost one hash probe.
+ * Calls that arrive through MPICH's Fortran bindings all return into the
+ * bindings, so for them the key is the first frame outside the bindings,
+ * found by a short unwind on every such call.
+ *
+ * ST_REC_OBJECT records give each loaded object's path and load base, so
+ * tools can turn frames into function and file:line offline; they are
+ * written at MPI_Init and again whenever the dynamic loader has added
+ * objects since.
+ */
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "pmpi/internal.h"
+
+#define CAP 65536	/* power of two */
+
+struct site {
+	_Atomic(uintptr_t) key;
+	uint32_t id;
+};
+
+static struct site table[CAP];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t nsites;
+static unsigned long long seen_adds;	/* dlpi_adds at the last scan */
+static uintptr_t fort_lo, fort_hi;	/* Fortran bindings' text */
+static uintptr_t self_lo, self_hi;	/* this library's text */
+
+static unsigned hash(uintptr_t k)
+{
+	return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> (64 - 16));
+}
+
+static int in_fortran(uintptr_t a)
+{
+	return a >= fort_lo && a < fort_hi;
+}
+
+int st_from_fortran(void *ra)
+{
+	return in_fortran((uintptr_t)ra);
+}
+
+/* Extent of the executable segments of 'info'. */
+static void text_range(struct dl_phdr_info *info, uintptr_t *lo,
+		       uintptr_t *hi)
+{
+	int i;
+
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X))
+			continue;
+		if (a < *lo)
+			*lo = a;
+		if (a + p->p_memsz > *hi)
+			*hi = a + p->p_memsz;
+	}
+}
+
+static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t lo, hi, me = (uintptr_t)data;
+
+	(void)size;
+	text_range(info, &lo, &hi);
+	if (strstr(info->dlpi_name, "libmpichfort") ||
+	    strstr(info->dlpi_name, "libmpifort")) {
+		fort_lo = lo;
+		fort_hi = hi;
+	}
+	if (me >= lo && me < hi) {
+		self_lo = lo;
+		self_hi = hi;
+	}
+	return 0;
+}
+
+void st_site_init(void)
+{
+	dl_iterate_phdr(find_ranges, (void *)(uintptr_t)st_site_init);
+}
+
+/* Emit an ST_REC_OBJECT for each object (all of them when 'all'). */
+static int emit_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	static char exe[PATH_MAX];
+	struct st_event ev;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	const char *name = info->dlpi_name;
+	int i;
+
+	(void)size;
+	(void)data;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + p->p_memsz > hi)
+			hi = a + p->p_memsz;
+	}
+	if (!name[0]) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n <= 0)
+			return 0;
+		exe[n] = '\0';
+		name = exe;
+	}
+	if (hi <= lo || !strncmp(name, "linux-vdso", 10))
+		return 0;
+	st_event_clear(&ev);
+	ev.kind = ST_REC_OBJECT;
+	ev.addr = info->dlpi_addr;	/* load bias: frame - addr = file vaddr */
+	ev.len = hi - lo;
+	ev.text = name;
+	ev.text_len = (uint32_t)strlen(name);
+	st_emit(&ev);
+	return 0;
+}
+
+static int count_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+/* Called with 'lock' held or before any thread can race. */
+static void objects_emit_locked(void)
+{
+	unsigned long long adds = 0;
+
+	dl_iterate_phdr(count_adds, &adds);
+	if (adds == seen_adds)
+		return;
+	seen_adds = adds;
+	dl_iterate_phdr(emit_object, NULL);
+}
+
+void st_objects_emit(void)
+{
+	pthread_mutex_lock(&lock);
+	objects_emit_locked();
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * The stack above this call: frames from the application's caller of MPI
+ * outward.  Returns the number in 'frames' (at most 'max').
+ */
+static int unwind(uintptr_t *frames, int max, uintptr_t ra)
+{
+	void *buf[ST_MAX_FRAMES + 16];
+	int n, i, k = -1, m = 0;
+
+	n = unw_backtrace(buf, ST_MAX_FRAMES + 16);
+	for (i = 0; i < n; i++)
+		if ((uintptr_t)buf[i] == ra) {
+			k = i;
+			break;
+		}
+	if (k < 0) {
+		/* The wrapper's frame was not seen: skip our own frames. */
+		for (k = 0; k < n && (uintptr_t)buf[k] >= self_lo &&
+			    (uintptr_t)buf[k] < self_hi; k++)
+			;
+	}
+	for (i = k; i < n && m < max; i++) {
+		/* Through the Fortran bindings: start at the user's frame. */
+		if (m == 0 && in_fortran((uintptr_t)buf[i]))
+			continue;
+		frames[m++] = (uintptr_t)buf[i];
+	}
+	return m;
+}
+
+static __attribute__((cold, noinline)) uint32_t site_new(uintptr_t key,
+							  uintptr_t ra)
+{
+	struct st_event ev;
+	uintptr_t frames[ST_MAX_FRAMES];
+	unsigned i = hash(key), n;
+	uint32_t id = 0;
+	int nf, j;
+
+	pthread_mutex_lock(&lock);
+	for (n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
+		uintptr_t k = atomic_load_explicit(&table[i].key,
+						   memory_order_relaxed);
+
+		if (k == key) {
+			id = table[i].id;
+			goto out;
+		}
+		if (!k)
+			break;
+	}
+	if (n == CAP || nsites >= CAP / 2)
+		goto out;	/* full: the site stays unknown (0) */
+	nf = unwind(frames, st_set.depth, ra);
+	if (nf == 0) {
+		frames[0] = ra;
+		nf = 1;
+	}
+	objects_emit_locked();
+	id = ++nsites;
+	st_event_clear(&ev);
+	ev.kind = ST_REC_SITE;
+	ev.site = id;
+	ev.nframes = (uint32_t)nf;
+	for (j = 0; j < nf; j++)
+		ev.frames[j] = frames[j];
+	st_emit(&ev);
+	table[i].id = id;
+	atomic_store_explicit(&table[i].key, key, memory_order_release);
+out:
+	pthread_mutex_unlock(&lock);
+	return id;
+}
+
+/* Key of a call that came through the Fortran bindings. */
+static __attribute__((cold, noinline)) uintptr_t fortran_key(uintptr_t ra)
+{
+	uintptr_t f[1];
+
+	return unwind(f, 1, ra) ? f[0] : ra;
+}
+
+uint32_t st_site_get(void *ra)
+{
+	uintptr_t key = (uintptr_t)ra;
+	unsigned i, n;
+
+	if (!st_set.depth)
+		return 0;
+	if (in_fortran(key))
+		key = fortran_key(key);
+	for (i = hash(key), n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
+		uintptr_t k = atomic_load_explicit(&table[i].key,
+						   memory_order_acquire);
+
+		if (k == key)
+			return table[i].id;
+		if (!k)
+			break;
+	}
+	return site_new(key, (uintptr_t)ra);
+}
