@@ -1,0 +1,17 @@
+#!/bin/sh
+# tools/demo.sh: `make demo`: trace a bundled halo-exchange application on
+# 2 ranks with synctrace run, then show the report and the first records.
+set -e
+BUILD=${BUILD:-build}
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-demo.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+export MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-120}
+echo "== synctrace run -o $dir/run -- $MPIEXEC -n 2 $BUILD/apps/halo"
+"$BUILD/synctrace" run -o "$dir/run" -- "$MPIEXEC" -n 2 "$BUILD/apps/halo"
+echo
+echo "== synctrace report $dir/run"
+"$BUILD/synctrace" report "$dir/run"
+echo
+echo "== synctrace dump $dir/run | head -n 25"
+"$BUILD/synctrace" dump "$dir/run" | head -n 25

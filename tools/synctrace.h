@@ -1,0 +1,95 @@
+/*
+ * tools/synctrace.h: the subcommands of the synctrace command and the
+ * helpers they share, like git's builtin.h.  Each cmd_<name>() takes
+ * its own argv (argv[0] is the subcommand name) and returns the exit
+ * status; it may die() on a fatal problem.  The pure helpers are here
+ * so the unit tests can reach them.
+ */
+#ifndef ST_TOOLS_SYNCTRACE_H
+#define ST_TOOLS_SYNCTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+int cmd_run(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Help texts, printed by --help (stdout) and after a usage error (stderr). */
+extern const char st_run_usage[];
+extern const char st_dump_usage[];
+extern const char st_report_usage[];
+
+/*
+ * Option parsing.  st_opt_value() matches argv[*i] against the long
+ * option 'name' ("--rank") taking a value, as "--rank=3" or "--rank 3"
+ * (then *i is moved past the value).  Returns 1 and sets '*val' on a
+ * match, 0 when argv[*i] is another option, -1 when the value is
+ * missing.
+ */
+int st_opt_value(int argc, char **argv, int *i, const char *name,
+		 const char **val);
+
+/*
+ * Parse all of 's' as a decimal integer in [min, max].  Returns 0, or
+ * -EINVAL (not a number, trailing characters, out of range).
+ */
+int st_parse_int(const char *s, long min, long max, long *out);
+
+/*
+ * Parse a size in bytes: digits with an optional suffix K, M, G (or KB,
+ * KiB...; all binary, case-insensitive).  Returns 0, or -EINVAL for
+ * anything else, zero, or more than 2^63 bytes.
+ */
+int st_size_parse(const char *s, uint64_t *bytes);
+
+/* cmd-run.c: the parsed command line of 'synctrace run'. */
+struct st_run_opts {
+	const char *dir;	/* -o DIR, or NULL for a new directory */
+	const char *lib;	/* --lib PATH, or NULL to search */
+	uint64_t buffer;	/* --buffer, bytes; 0 when not given */
+	long depth;		/* --depth, -1 when not given */
+	int yield, verbose, quiet;
+	const char *families;	/* --families LIST, or NULL */
+	int help;		/* -h/--help was given */
+	char **cmd;		/* the command to run, NULL-terminated */
+};
+
+/*
+ * Parse the options of 'synctrace run' in 'argv' (argv[0] is "run").
+ * The command starts after "--" or at the first argument that is not an
+ * option.  Returns 0, or -1 with a message in 'err' (a usage error:
+ * unknown option, bad value, no command).
+ */
+int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
+		      char *err, size_t errlen);
+
+/*
+ * The LD_PRELOAD value that adds 'lib' to 'old' (NULL or "" when unset):
+ * 'lib' goes first, except after any sanitizer runtimes (libasan...)
+ * in 'old', which must stay first.  Returns a malloc()ed string or NULL.
+ */
+char *st_preload_join(const char *lib, const char *old);
+
+/* Default run directory name for time 't' and process 'pid'. */
+void st_run_dir_name(char *buf, size_t len, time_t t, pid_t pid);
+
+/*
+ * Write "ranks 2,5-7" style lists: the 'n' sorted ranks of 'v' into
+ * 'buf' of 'len' bytes, runs of consecutive ranks as "a-b".
+ */
+void st_rank_list(const int *v, size_t n, char *buf, size_t len);
+
+/* cmd-dump.c: write 'len' bytes of 's' as one CSV field (RFC 4180). */
+void st_csv_field(FILE *f, const char *s, size_t len);
+
+/* cmd-report.c: "512 B", "1.5 KiB", "3.00 MiB"... into 'buf'. */
+char *st_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* cmd-report.c: "800 ns", "12.3 us", "4.56 ms", "1.23 s"... into 'buf'. */
+char *st_fmt_ns(double ns, char *buf, size_t len);
+
+#endif
