@@ -1,0 +1,228 @@
+/*
+ * sync/model.c: the linear clock model (apply, invert, merge) and the
+ * least squares line fitted through offset samples.  A model is the
+ * affine map g = (1 - slope) t - intercept, so chaining two is composing
+ * two affine maps; the fit centres its data first, because local times
+ * reach 1e13 ns over a long run and offsets 1e9 ns.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync/internal.h"
+
+struct st_clock_model st_clock_model_identity(void)
+{
+	struct st_clock_model m = { 0.0, 0.0 };
+
+	return m;
+}
+
+double st_clock_model_apply(struct st_clock_model m, double t_ns)
+{
+	return t_ns - (m.slope * t_ns + m.intercept);
+}
+
+int st_clock_model_invert(struct st_clock_model m, struct st_clock_model *out)
+{
+	double k = 1.0 - m.slope;
+
+	if (!isfinite(m.slope) || !isfinite(m.intercept) || k == 0.0 ||
+	    !isfinite(1.0 / k))
+		return -EINVAL;
+	/* t = (g + i) / (1 - s) = g - (s' g + i') */
+	out->slope = -m.slope / k;
+	out->intercept = -m.intercept / k;
+	return 0;
+}
+
+struct st_clock_model st_clock_model_merge(struct st_clock_model upper,
+					   struct st_clock_model lower)
+{
+	struct st_clock_model m;
+
+	/*
+	 * (1 - s) = (1 - s_u)(1 - s_l);
+	 * g = (1 - s_u)((1 - s_l) t - i_l) - i_u.
+	 */
+	m.slope = upper.slope + lower.slope - upper.slope * lower.slope;
+	m.intercept = upper.intercept + lower.intercept -
+		      upper.slope * lower.intercept;
+	return m;
+}
+
+static const char *const method_names[ST_SYNC_NMETHODS] = {
+	[ST_SYNC_HCA] = "hca",
+	[ST_SYNC_HCA2] = "hca2",
+	[ST_SYNC_SKAMPI] = "skampi",
+	[ST_SYNC_SKAMPI_TREE] = "skampi-tree",
+	[ST_SYNC_JK] = "jk",
+};
+
+const char *st_sync_method_name(int method)
+{
+	if (method < 0 || method >= ST_SYNC_NMETHODS)
+		return "?";
+	return method_names[method];
+}
+
+int st_sync_method_parse(const char *name)
+{
+	int i;
+
+	if (!name)
+		return -EINVAL;
+	for (i = 0; i < ST_SYNC_NMETHODS; i++)
+		if (!strcmp(name, method_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+void st_sync_params_init(struct st_sync_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->method = ST_SYNC_HCA;
+	p->fit_points = 32;
+	p->exchanges = 8;
+	p->fit_span_ns = 20000000;
+	p->pingpongs = 32;
+	p->min_pingpongs = 8;
+	p->rtt_pingpongs = 100;
+	p->refresh_points = 2;
+	p->leader = NULL;
+}
+
+double st_sync_estimate_err_at(const struct st_sync_estimate *e, double t_ns)
+{
+	return e->err_ns + e->slope_err * fabs(t_ns - e->anchor_ns);
+}
+
+int st_samples_push(struct st_samples *a, const struct st_sync_sample *x)
+{
+	if (a->n == a->alloc) {
+		size_t alloc = a->alloc ? 2 * a->alloc : 64;
+		struct st_sync_sample *v;
+
+		if (alloc > SIZE_MAX / sizeof(*v))
+			return -ENOMEM;
+		v = realloc(a->v, alloc * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->alloc = alloc;
+	}
+	a->v[a->n++] = *x;
+	return 0;
+}
+
+void st_samples_release(struct st_samples *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void st_sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
+/* Median round trip of the 'n' samples 'v'; -1 if it cannot allocate. */
+static double median_rtt(const struct st_sync_sample *v, size_t n)
+{
+	double *r = malloc(n * sizeof(*r)), m;
+	size_t i;
+
+	if (!r)
+		return -1.0;
+	for (i = 0; i < n; i++)
+		r[i] = v[i].rtt_ns;
+	st_sort_doubles(r, n);
+	m = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2.0;
+	free(r);
+	return m;
+}
+
+int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
+		   struct st_fit *out)
+{
+	double cut, xm = 0, ym = 0, sxx = 0, sxy = 0, ssr = 0, lo, hi, s2;
+	size_t i, used = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return -EINVAL;
+	cut = median_rtt(v, n);
+	if (cut < 0)
+		return -ENOMEM;
+	/*
+	 * A point whose round trip is well above the others was taken while
+	 * something (a preemption, a busy link) delayed one direction.
+	 */
+	cut *= 2.0;
+	for (i = 0; i < n; i++)
+		used += v[i].rtt_ns <= cut;
+	if (used < 2)
+		cut = INFINITY;
+
+	used = 0;
+	lo = INFINITY;
+	hi = -INFINITY;
+	out->min_rtt = INFINITY;
+	for (i = 0; i < n; i++) {
+		if (v[i].rtt_ns > cut)
+			continue;
+		used++;
+		xm += (v[i].t_ns - xm) / (double)used;
+		ym += (v[i].offset_ns - ym) / (double)used;
+		lo = fmin(lo, v[i].t_ns);
+		hi = fmax(hi, v[i].t_ns);
+		out->min_rtt = fmin(out->min_rtt, v[i].rtt_ns);
+	}
+	for (i = 0; i < n; i++) {
+		double dx, dy;
+
+		if (v[i].rtt_ns > cut)
+			continue;
+		dx = v[i].t_ns - xm;
+		dy = v[i].offset_ns - ym;
+		sxx += dx * dx;
+		sxy += dx * dy;
+	}
+	out->n = used;
+	out->span_ns = hi - lo;
+	if (sxx <= 0.0) {
+		out->m.slope = 0.0;
+		out->m.intercept = ym;
+		out->slope_se = NAN;
+		out->at_se = NAN;
+		return 0;
+	}
+	out->m.slope = sxy / sxx;
+	out->m.intercept = ym - out->m.slope * xm;
+	for (i = 0; i < n; i++) {
+		double r;
+
+		if (v[i].rtt_ns > cut)
+			continue;
+		r = v[i].offset_ns - (ym + out->m.slope * (v[i].t_ns - xm));
+		ssr += r * r;
+	}
+	if (used < 3) {
+		out->slope_se = NAN;
+		out->at_se = NAN;
+		return 0;
+	}
+	s2 = ssr / (double)(used - 2);
+	out->slope_se = sqrt(s2 / sxx);
+	out->at_se = sqrt(s2 * (1.0 / (double)used +
+				(at - xm) * (at - xm) / sxx));
+	return 0;
+}
