@@ -1,0 +1,193 @@
+# tests/integration/lib.sh: sourced by every tests/integration/t-*.sh.
+# Finds the build, sets up a scratch directory per test, runs apps with
+# and without the interposer, and reads traces through `synctrace dump
+# --csv` so tests compare what the trace says with what the app printed.
+#
+# Environment: BUILD (build or build-san), SAN (non-empty for a
+# sanitizer build: the ASan runtime is preloaded before the library),
+# MPIEXEC (default mpiexec.mpich).  Exit status of a test: 0 pass, 77
+# skip (missing prerequisite), anything else fail.
+
+BUILD=${BUILD:-build}
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+export MPIEXEC_TIMEOUT=60
+
+st_top=$(cd "$(dirname "$0")/../.." && pwd)
+case $BUILD in
+/*) st_build=$BUILD ;;
+*) st_build=$st_top/$BUILD ;;
+esac
+ST_LIB=$st_build/libsynctrace.so
+ST_CLI=$st_build/synctrace
+ST_APPS=$st_build/apps
+st_name=${ST_TEST_NAME:-$(basename "$0" .sh)}
+
+# The columns of `synctrace dump --csv`, in order.
+ST_CSV_HEADER=rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc
+
+fail()
+{
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip()
+{
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+note()
+{
+	echo "$st_name: $*"
+}
+
+# A sanitizer build of the library cannot load unless the sanitizer
+# runtime comes first; MPICH's own leaks are not ours to report.
+ST_PRELOAD=$ST_LIB
+if [ -n "$SAN" ]; then
+	st_asan=$(gcc -print-file-name=libasan.so)
+	[ -f "$st_asan" ] || skip "SAN=$SAN but no libasan.so"
+	ST_PRELOAD=$st_asan:$ST_LIB
+	export ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+fi
+
+command -v "$MPIEXEC" >/dev/null 2>&1 || skip "no $MPIEXEC"
+[ -f "$ST_LIB" ] || fail "no '$ST_LIB': run make first"
+[ -x "$ST_CLI" ] || fail "no '$ST_CLI': run make first"
+
+# Scratch space, fresh for every run of a test and left behind for a look.
+ST_TMP=$st_build/integration/$st_name
+rm -rf "$ST_TMP"
+mkdir -p "$ST_TMP" || fail "cannot create '$ST_TMP'"
+
+# need_app NAME: the path of built app NAME, or fail.
+need_app()
+{
+	[ -x "$ST_APPS/$1" ] || fail "no app '$ST_APPS/$1': run make first"
+}
+
+# untraced OUT CMD...: run CMD with no interposer; stdout to OUT.out,
+# stderr to OUT.err, exit status to OUT.rc.  Returns 0.
+untraced()
+{
+	st_out=$1
+	shift
+	env -u LD_PRELOAD -u SYNCTRACE_DIR "$@" < /dev/null \
+		> "$st_out.out" 2> "$st_out.err"
+	echo $? > "$st_out.rc"
+}
+
+# traced DIR OUT CMD...: the same with the interposer preloaded into
+# CMD (mpiexec and, through it, every rank) and the trace in DIR.
+traced()
+{
+	st_dir=$1
+	st_out=$2
+	shift 2
+	env LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$st_dir" "$@" \
+		< /dev/null > "$st_out.out" 2> "$st_out.err"
+	echo $? > "$st_out.rc"
+}
+
+# cli_run DIR OUT [OPTION...] -- CMD...: the same through `synctrace run
+# -o DIR`.  The command's own messages (stderr lines "synctrace: ...")
+# go to OUT.cli, the rest of stderr to OUT.err.  Under a sanitizer the
+# ASan runtime is in LD_PRELOAD already, and `synctrace run` must keep it
+# in front of the library.
+cli_run()
+{
+	st_dir=$1
+	st_out=$2
+	shift 2
+	if [ -n "$SAN" ]; then
+		env LD_PRELOAD="$st_asan" "$ST_CLI" run -o "$st_dir" "$@"
+	else
+		env -u LD_PRELOAD "$ST_CLI" run -o "$st_dir" "$@"
+	fi < /dev/null > "$st_out.out" 2> "$st_out.all"
+	echo $? > "$st_out.rc"
+	grep '^synctrace: ' "$st_out.all" > "$st_out.cli"
+	grep -v '^synctrace: ' "$st_out.all" > "$st_out.err"
+}
+
+# show FILE: FILE's contents, indented, for a failure report.
+show()
+{
+	echo "--- $1:"
+	sed -n '1,40s/^/	/p' "$1"
+	[ "$(wc -l < "$1")" -le 40 ] || echo "	..."
+}
+
+# same_output A B [sort]: A.out, A.err and A.rc equal B's (stdout
+# compared line-sorted when "sort" is given, as ranks interleave).
+same_output()
+{
+	if [ "$3" = sort ]; then
+		sort "$1.out" > "$1.out.sorted"
+		sort "$2.out" > "$2.out.sorted"
+		cmp -s "$1.out.sorted" "$2.out.sorted" ||
+			{ diff "$1.out.sorted" "$2.out.sorted"; show "$2.err";
+			  fail "stdout of '$2' differs from '$1'"; }
+	else
+		cmp -s "$1.out" "$2.out" ||
+			{ diff "$1.out" "$2.out"; show "$2.err";
+			  fail "stdout of '$2' differs from '$1'"; }
+	fi
+	cmp -s "$1.err" "$2.err" ||
+		{ diff "$1.err" "$2.err"; fail "stderr of '$2' differs from '$1'"; }
+	[ "$(cat "$1.rc")" = "$(cat "$2.rc")" ] ||
+		fail "exit status $(cat "$2.rc") of '$2', $(cat "$1.rc") without synctrace"
+}
+
+# expect_rc OUT N: the run OUT exited with status N.
+expect_rc()
+{
+	[ "$(cat "$1.rc")" = "$2" ] ||
+		{ show "$1.out"; show "$1.err";
+		  fail "'$1' exited with $(cat "$1.rc"), expected $2"; }
+}
+
+# dump_csv DIR CSV: `synctrace dump --csv DIR` into CSV (header checked
+# and removed); fails if the dump fails.
+dump_csv()
+{
+	"$ST_CLI" dump --csv "$1" > "$2.raw" 2> "$2.err" ||
+		{ show "$2.err"; fail "'synctrace dump --csv $1' failed"; }
+	[ "$(head -n 1 "$2.raw")" = "$ST_CSV_HEADER" ] ||
+		fail "unexpected CSV header: $(head -n 1 "$2.raw")"
+	tail -n +2 "$2.raw" > "$2"
+}
+
+# st_awk CSV PROGRAM [AWK-OPTION...]: run awk PROGRAM over the records
+# of CSV with every column available by name (rank, kind, fn, peer...);
+# options such as "-v n=3" go to awk.
+st_awk()
+{
+	st_f=$1
+	st_p=$2
+	shift 2
+	awk -F, "$@" '
+		{
+			rank = $1; thread = $2; kind = $3; fn = $4
+			t0_ns = $5; t1_ns = $6; comm = $7; comm_size = $8
+			seq = $9; inst = $10; root = $11; peer = $12
+			tag = $13; sbytes = $14; rbytes = $15; tsize = $16
+			op = $17; req = $18; site = $19; rc = $20
+		}
+		'"$st_p" "$st_f"
+}
+
+# count CSV CONDITION: number of records of CSV for which the awk
+# expression CONDITION (over column names) is true.
+count()
+{
+	st_awk "$1" "$2"' { n++ } END { print n + 0 }'
+}
+
+# expect_count CSV CONDITION N: exactly N records match CONDITION.
+expect_count()
+{
+	st_n=$(count "$1" "$2")
+	[ "$st_n" = "$3" ] ||
+		fail "$st_n records where $2, expected $3 (in '$1')"
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/integration/run.sh: run every tests/integration/t-*.sh in name
+# order, each under a time limit, and report PASS, FAIL (with the test's
+# output) or SKIP (exit status 77) for each, then one summary line
+# "N passed, N failed, N skipped".  Exits non-zero if any test failed.
+#
+# Environment: BUILD, SAN, MPIEXEC are passed on to the tests (see
+# lib.sh); TEST_TIMEOUT is the limit per test in seconds (default 120).
+
+limit=${TEST_TIMEOUT:-120}
+dir=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$dir/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in
+/*) build=$BUILD ;;
+*) build=$top/$BUILD ;;
+esac
+export BUILD="$build" SAN MPIEXEC
+
+logs=$build/integration
+mkdir -p "$logs" || exit 1
+pass=0 failed=0 skipped=0
+for t in "$dir"/t-*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	log=$logs/$name.log
+	start=$(date +%s)
+	(cd "$top" && timeout -k 10 "$limit" sh "$t") < /dev/null > "$log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	case $rc in
+	0)
+		pass=$((pass + 1))
+		printf 'PASS  %s (%d s)\n' "$name" "$secs"
+		;;
+	77)
+		skipped=$((skipped + 1))
+		printf 'SKIP  %s: %s\n' "$name" \
+			"$(grep '^SKIP' "$log" | tail -n 1)"
+		;;
+	*)
+		failed=$((failed + 1))
+		why="exit status $rc"
+		[ $rc = 124 ] || [ $rc = 137 ] && why="timed out after $limit s"
+		printf 'FAIL  %s (%s, %d s); its output:\n' "$name" "$why" \
+			"$secs"
+		sed 's/^/    /' "$log"
+		;;
+	esac
+done
+echo "$pass passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]

@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/integration/t-fortran.sh: the three Fortran bindings (mpif.h,
+# use mpi, use mpi_f08) are traced.  mpi_f08 in MPICH calls the PMPI_ C
+# functions directly, so only synctrace's PMPI_ entry points see those
+# calls.  Each app's results must be right and identical with and
+# without the library, and each rank's trace must hold its MPI_Init,
+# MPI_Barrier, two MPI_Allreduce, MPI_Bcast and MPI_Finalize, with the
+# right root and byte counts.
+. "$(dirname "$0")/lib.sh"
+
+for app in fort-f77 fort-mod fort-f08; do
+	need_app $app
+	untraced "$ST_TMP/$app-plain" $MPIEXEC -n 2 "$ST_APPS/$app"
+	expect_rc "$ST_TMP/$app-plain" 0
+	for r in 0 1; do
+		grep -qx "$app: rank $r sum 3 max 10 bcast 101 102 103" \
+			"$ST_TMP/$app-plain.out" ||
+			{ show "$ST_TMP/$app-plain.out";
+			  fail "$app: wrong results on rank $r"; }
+	done
+	traced "$ST_TMP/$app" "$ST_TMP/$app" $MPIEXEC -n 2 "$ST_APPS/$app"
+	same_output "$ST_TMP/$app-plain" "$ST_TMP/$app" sort
+	dump_csv "$ST_TMP/$app" "$ST_TMP/$app.csv"
+	for r in 0 1; do
+		for want in "MPI_Init 1" "MPI_Barrier 1" "MPI_Allreduce 2" \
+			    "MPI_Bcast 1" "MPI_Finalize 1"; do
+			set -- $want
+			expect_count "$ST_TMP/$app.csv" \
+				"kind == \"call\" && rank == $r && fn == \"$1\"" $2
+		done
+		# 3 INTEGERs: the root sends them, the other rank receives.
+		if [ $r = 0 ]; then s=12 b=0; else s=0 b=12; fi
+		expect_count "$ST_TMP/$app.csv" "kind == \"call\" && \
+			rank == $r && fn == \"MPI_Bcast\" && root == 0 && \
+			sbytes == $s && rbytes == $b && comm_size == 2" 1
+		# One INTEGER each way, MPI_IN_PLACE or not.
+		expect_count "$ST_TMP/$app.csv" "kind == \"call\" && \
+			rank == $r && fn == \"MPI_Allreduce\" && \
+			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
+	done
+	note "$app: results right, every call traced on both ranks"
+done

@@ -1,0 +1,96 @@
+#!/bin/sh
+# tests/integration/t-threads.sh: MPI_THREAD_MULTIPLE, three threads per
+# rank each running collectives on its own duplicated communicator at
+# the same time.  Results must be right, and the trace must hold every
+# call exactly once: per rank, one communicator per thread with ITERS
+# calls of each function, all from one thread, the threads distinct, the
+# sequence numbers on each communicator 1..n without gap or repeat, and
+# the same function at each sequence number on both ranks.
+. "$(dirname "$0")/lib.sh"
+
+need_app threads
+nt=3
+iters=200
+untraced "$ST_TMP/plain" $MPIEXEC -n 2 "$ST_APPS/threads" $nt $iters
+expect_rc "$ST_TMP/plain" 0
+grep -q 'not provided' "$ST_TMP/plain.out" &&
+	skip "MPI_THREAD_MULTIPLE not provided by this MPI"
+traced "$ST_TMP/trace" "$ST_TMP/run" $MPIEXEC -n 2 "$ST_APPS/threads" \
+	$nt $iters
+same_output "$ST_TMP/plain" "$ST_TMP/run" sort
+grep -q 'threads: all ranks ok' "$ST_TMP/run.out" ||
+	{ show "$ST_TMP/run.out"; fail "wrong results"; }
+
+dump_csv "$ST_TMP/trace" "$ST_TMP/csv"
+st_awk "$ST_TMP/csv" '
+function bad(msg) { print "ERROR: " msg; nbad++ }
+kind == "call" && (fn == "MPI_Allreduce" || fn == "MPI_Bcast" ||
+		   fn == "MPI_Barrier") {
+	k = rank SUBSEP comm
+	n[k]++
+	nfn[k, fn]++
+	if (!(k in th))
+		th[k] = thread
+	else if (th[k] != thread)
+		mixed[k] = 1
+}
+kind == "call" && seq + 0 > 0 {
+	k = rank SUBSEP comm
+	nseq[k]++
+	seen[k, seq]++
+	if (seq + 0 > maxseq[k])
+		maxseq[k] = seq + 0
+	fnat[k, seq] = fn
+}
+END {
+	for (k in nseq) {
+		split(k, parts, SUBSEP)
+		r = parts[1]; c = parts[2]
+		if (nseq[k] != maxseq[k])
+			bad("rank " r " comm " c ": " nseq[k] \
+			    " sequenced calls, highest seq " maxseq[k])
+		for (s = 1; s <= maxseq[k]; s++)
+			if (seen[k, s] != 1)
+				bad("rank " r " comm " c ": seq " s " seen " \
+				    seen[k, s] + 0 " times")
+		o = (1 - r) SUBSEP c
+		if (nseq[o] != nseq[k])
+			bad("comm " c ": " nseq[k] " sequenced calls on rank " \
+			    r ", " (nseq[o] + 0) " on rank " (1 - r))
+		else if (r == 0)
+			for (s = 1; s <= maxseq[k]; s++)
+				if (fnat[k, s] != fnat[o, s])
+					bad("comm " c " seq " s ": " fnat[k, s] \
+					    " on rank 0, " fnat[o, s] " on rank 1")
+	}
+	for (k in n) {
+		if (n[k] != 3 * iters)
+			continue
+		split(k, parts, SUBSEP)
+		r = parts[1]; c = parts[2]
+		groups[r]++
+		if (k in mixed)
+			bad("rank " r " comm " c ": calls from several threads")
+		if (!((r, th[k]) in thr)) {
+			thr[r, th[k]] = 1
+			nthr[r]++
+		}
+		if (nfn[k, "MPI_Allreduce"] != iters ||
+		    nfn[k, "MPI_Bcast"] != iters ||
+		    nfn[k, "MPI_Barrier"] != iters)
+			bad("rank " r " comm " c ": " nfn[k, "MPI_Allreduce"] \
+			    " allreduce, " nfn[k, "MPI_Bcast"] " bcast, " \
+			    nfn[k, "MPI_Barrier"] " barrier, expected " iters)
+	}
+	for (r = 0; r < 2; r++) {
+		if (groups[r] != nt)
+			bad("rank " r ": " groups[r] + 0 " communicators with " \
+			    3 * iters " calls, expected " nt)
+		if (nthr[r] != nt)
+			bad("rank " r ": " nthr[r] + 0 " distinct threads, " \
+			    "expected " nt)
+	}
+	exit (nbad > 0)
+}' -v nt=$nt -v iters=$iters > "$ST_TMP/check" ||
+	{ head -n 20 "$ST_TMP/check"; fail "the trace is not what the threads did"; }
+note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous"

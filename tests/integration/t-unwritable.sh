@@ -1,0 +1,67 @@
+#!/bin/sh
+# tests/integration/t-unwritable.sh: when the trace cannot be written the
+# library warns (one line starting with "synctrace", at most one per
+# rank) and steps aside; the application's output and exit status stay
+# those of an untraced run.  We run as root, so a chmod'd directory would
+# still be writable: the paths below fail for everyone.
+. "$(dirname "$0")/lib.sh"
+
+need_app p2p
+need_app threads
+untraced "$ST_TMP/p2p" $MPIEXEC -n 2 "$ST_APPS/p2p"
+expect_rc "$ST_TMP/p2p" 0
+untraced "$ST_TMP/threads" $MPIEXEC -n 2 "$ST_APPS/threads" 2 300
+expect_rc "$ST_TMP/threads" 0
+
+# check_unwritable LABEL DIR APP ARGS...: a traced run of APP with
+# SYNCTRACE_DIR=DIR against the untraced one.
+check_unwritable()
+{
+	label=$1
+	out=$ST_TMP/$1
+	dir=$2
+	app=$3
+	shift 3
+	traced "$dir" "$out" $MPIEXEC -n 2 "$ST_APPS/$app" "$@"
+	sort "$ST_TMP/$app.out" > "$ST_TMP/$app.sorted"
+	sort "$out.out" > "$out.sorted"
+	cmp -s "$ST_TMP/$app.sorted" "$out.sorted" ||
+		{ diff "$ST_TMP/$app.sorted" "$out.sorted";
+		  fail "$label: stdout differs from an untraced run"; }
+	[ "$(cat "$out.rc")" = 0 ] ||
+		{ show "$out.err"; fail "$label: exit status $(cat "$out.rc")"; }
+	nwarn=$(grep -c '^synctrace' "$out.err")
+	nother=$(grep -vc '^synctrace' "$out.err")
+	[ "$nother" = 0 ] ||
+		{ show "$out.err"; fail "$label: stderr has other lines"; }
+	[ "$nwarn" -ge 1 ] ||
+		fail "$label: no 'synctrace' warning for SYNCTRACE_DIR='$dir'"
+	[ "$nwarn" -le 2 ] ||
+		{ show "$out.err"; fail "$label: $nwarn warning lines for 2 ranks"; }
+	note "$label: $(head -n 1 "$out.err")"
+}
+
+# A directory under a regular file.
+: > "$ST_TMP/a-file"
+check_unwritable under-file "$ST_TMP/a-file/sub" p2p
+# The trace directory is itself a regular file.
+check_unwritable is-file "$ST_TMP/a-file" p2p
+[ -f "$ST_TMP/a-file" ] && [ ! -s "$ST_TMP/a-file" ] ||
+	fail "the library wrote into the regular file '$ST_TMP/a-file'"
+
+# File systems: read-only, and one too small for the trace (it fills up
+# part-way).  Only where we may mount them; mounted outside the build
+# tree so that nothing can leave a mount point inside it.
+mnt=$(mktemp -d /tmp/synctrace-unwritable.XXXXXX) || fail "no temporary directory"
+mkdir "$mnt/ro" "$mnt/full"
+trap 'umount "$mnt/ro" "$mnt/full" 2>/dev/null; rm -rf "$mnt"' EXIT
+trap 'exit 1' HUP INT TERM
+if mount -t tmpfs -o ro,size=64k synctrace-ro "$mnt/ro" 2>/dev/null &&
+   mount -t tmpfs -o size=8k synctrace-full "$mnt/full" 2>/dev/null; then
+	check_unwritable read-only-fs "$mnt/ro/trace" p2p
+	SYNCTRACE_BUFFER=4K
+	export SYNCTRACE_BUFFER
+	check_unwritable full-fs "$mnt/full/trace" threads 2 300
+else
+	note "cannot mount tmpfs here; read-only and full file systems not run"
+fi
