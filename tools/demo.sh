@@ -13,5 +13,7 @@ echo
 echo "== synctrace report $dir/run"
 "$BUILD/synctrace" report "$dir/run"
 echo
-echo "== synctrace dump $dir/run | head -n 25"
-"$BUILD/synctrace" dump "$dir/run" | head -n 25
+echo "== synctrace dump $dir/run  (first call, start and done records)"
+"$BUILD/synctrace" dump "$dir/run" |
+	awk 'NR == 1 || $3 == "call" || $3 == "start" || $3 == "done"' |
+	head -n 20
