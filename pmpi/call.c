@@ -295,17 +295,12 @@ static void done(struct st_call *c, MPI_Request h, uint64_t id,
 
 void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
 {
-	struct st_req r;
 	uint64_t *snap;
-	int i;
 
 	c->nsnap = 0;
 	if (n <= 0 || !requests || !(snap = st_snap_buf(2 * n)))
 		return;
-	for (i = 0; i < n; i++) {
-		snap[2 * i] = (uint64_t)(uint32_t)requests[i];
-		snap[2 * i + 1] = st_req_find(requests[i], &r) ? r.id : 0;
-	}
+	st_req_snapshot(requests, n, snap);
 	c->snap = snap;
 	c->nsnap = n;
 }

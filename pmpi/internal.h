@@ -159,6 +159,12 @@ struct st_req {
 
 /* Track 'h' as described by 'r'; returns the new id. */
 uint64_t st_req_add(MPI_Request h, struct st_req *r);
+/*
+ * Snapshot the 'n' requests of 'reqs' before a completion call: snap[2i]
+ * the handle, snap[2i+1] the id tracked for it (0 when untracked).
+ */
+void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
+
 /* Copy the entry of 'h' to 'out'; 0 when untracked. */
 int st_req_find(MPI_Request h, struct st_req *out);
 /* A persistent request starts: count the instance, copy the entry. */

@@ -5,6 +5,12 @@
  * application asked for MPI_THREAD_MULTIPLE.  A full table leaves new
  * requests untracked (their calls are still recorded, their completion
  * is not attributed).
+ *
+ * MPICH gives every operation that completed at once the same builtin
+ * handle (0x6c000001 for a send, for instance), so handles of the builtin
+ * kind are not unique.  Those requests are indistinguishable to MPI, so
+ * they live in a FIFO instead: a Wait or Test takes the oldest one with
+ * its handle, and several in one array take them in order.
  */
 #include <pthread.h>
 #include <string.h>
@@ -20,6 +26,34 @@ struct slot {
 };
 
 static struct slot table[CAP];
+
+#define RING 16384	/* power of two: builtin-handle requests in flight */
+static struct slot ring[RING];
+static uint64_t head, tail;	/* ring[head % RING] is the oldest */
+
+static int builtin(MPI_Request h)
+{
+	return ((unsigned)h >> 30) == 1;
+}
+
+/* The first live ring entry with handle 'h' from position 'from' on. */
+static uint64_t ring_next(MPI_Request h, uint64_t from)
+{
+	uint64_t i;
+
+	for (i = from < head ? head : from; i < tail; i++)
+		if (ring[i & (RING - 1)].state == 2 &&
+		    ring[i & (RING - 1)].h == h)
+			return i;
+	return tail;
+}
+
+static void ring_drop(uint64_t i)
+{
+	ring[i & (RING - 1)].state = 1;
+	while (head < tail && ring[head & (RING - 1)].state != 2)
+		head++;
+}
 static unsigned live, dead;
 static uint64_t next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,6 +109,18 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	if (h == MPI_REQUEST_NULL)
 		return 0;
 	acquire();
+	if (builtin(h) && !r->persistent) {
+		if (tail - head < RING) {
+			id = next_id++;
+			r->id = id;
+			r->inst = 0;
+			ring[tail & (RING - 1)] =
+				(struct slot){ .state = 2, .h = h, .r = *r };
+			tail++;
+		}
+		release();
+		return id;
+	}
 	if ((s = find(h)))	/* a stale entry: the handle was reused */
 		drop(s);
 	if (live < CAP / 2) {
@@ -97,6 +143,46 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	}
 	release();
 	return id;
+}
+
+void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+{
+	/* Where the last match of each builtin handle was, in this array. */
+	MPI_Request seen_h[8];
+	uint64_t seen_at[8];
+	int nseen = 0, i, j;
+	struct slot *s;
+
+	acquire();
+	for (i = 0; i < n; i++) {
+		MPI_Request h = reqs[i];
+		uint64_t from = head, at;
+
+		snap[2 * i] = (uint64_t)(uint32_t)h;
+		snap[2 * i + 1] = 0;
+		if (h == MPI_REQUEST_NULL)
+			continue;
+		if (!builtin(h)) {
+			if ((s = find(h)))
+				snap[2 * i + 1] = s->r.id;
+			continue;
+		}
+		for (j = 0; j < nseen && seen_h[j] != h; j++)
+			;
+		if (j < nseen)
+			from = seen_at[j] + 1;
+		at = ring_next(h, from);
+		if (at == tail)
+			continue;
+		snap[2 * i + 1] = ring[at & (RING - 1)].r.id;
+		if (j < nseen) {
+			seen_at[j] = at;
+		} else if (nseen < 8) {
+			seen_h[nseen] = h;
+			seen_at[nseen++] = at;
+		}
+	}
+	release();
 }
 
 int st_req_find(MPI_Request h, struct st_req *out)
@@ -135,7 +221,17 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 	int found = 0;
 
 	acquire();
-	if ((s = find(h)) && s->r.id == id) {
+	if (builtin(h)) {
+		uint64_t i;
+
+		for (i = ring_next(h, head); i < tail; i = ring_next(h, i + 1))
+			if (ring[i & (RING - 1)].r.id == id) {
+				*out = ring[i & (RING - 1)].r;
+				found = 1;
+				ring_drop(i);
+				break;
+			}
+	} else if ((s = find(h)) && s->r.id == id) {
 		*out = s->r;
 		found = 1;
 		if (!s->r.persistent || drop_persistent)
