@@ -46,6 +46,7 @@ _Static_assert(1 + 3 + 3 + ST_NFIELDS * 10 + 2 * 10 + 2 +
 static const uint64_t ctx_empty[ST_NFIELDS] = {
 	[ST_F_PEER] = RAW_S32(ST_RANK_NONE),
 	[ST_F_ROOT] = RAW_S32(ST_RANK_NONE),
+	[ST_F_PEER2] = RAW_S32(ST_RANK_NONE),
 };
 
 void st_codec_init(struct st_codec *c)

@@ -2,6 +2,7 @@
  * writer/event.c: names of record kinds and reduction ops, for tools and
  * messages, and the "does not apply" state of a record.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "writer/event.h"
@@ -52,8 +53,13 @@ const char *st_rec_kind_name(unsigned kind)
 
 void st_event_clear(struct st_event *ev)
 {
-	memset(ev, 0, sizeof(*ev));
+	/* 'frames' is read only up to 'nframes': leave it (512 bytes) alone. */
+	memset(ev, 0, offsetof(struct st_event, frames));
 	ev->root = ST_RANK_NONE;
 	ev->peer = ST_RANK_NONE;
+	ev->peer2 = ST_RANK_NONE;
+	ev->addr = 0;
+	ev->len = 0;
+	ev->text_len = 0;
 	ev->text = NULL;
 }

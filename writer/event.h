@@ -136,7 +136,10 @@ const char *st_reduce_op_name(unsigned op);
 /* Name of record kind 'kind' ("call", "start"...), "?" when out of range. */
 const char *st_rec_kind_name(unsigned kind);
 
-/* Set every field of 'ev' to its "does not apply" value. */
+/*
+ * Set every field of 'ev' to its "does not apply" value; 'frames' beyond
+ * 'nframes' (here 0) is left as it was, being never read.
+ */
 void st_event_clear(struct st_event *ev);
 
 #endif

@@ -87,8 +87,8 @@
  *
  * of a table of 2^ST_CTX_BITS slots that also remembers (kind, fn).  A
  * slot not yet filled in this chunk, or filled for another (kind, fn),
- * predicts the "does not apply" values: 0 for every field but 'peer' and
- * 'root', which are ST_RANK_NONE.  Otherwise a field is predicted equal
+ * predicts the "does not apply" values: 0 for every field but 'peer',
+ * 'peer2' and 'root', which are ST_RANK_NONE.  Otherwise a field is predicted equal
  * to its value in the context, except these counters, predicted as the
  * context's value + 1 when it is not 0: 'seq'; 'inst'; 'req' except in
  * ST_REC_START records (a persistent request is started again and again).
@@ -154,14 +154,17 @@
 	X(15, remote_size, U32)		\
 	X(16, parent, U64)		\
 	X(17, addr, U64)		\
-	X(18, len, U64)
+	X(18, len, U64)			\
+	X(19, peer2, S32)		\
+	X(20, tag2, S32)
 
-#define ST_NFIELDS 19
+#define ST_NFIELDS 21
 #define ST_F_REQ 4
 #define ST_F_PEER 2
 #define ST_F_SEQ 7
 #define ST_F_ROOT 9
 #define ST_F_INST 13
+#define ST_F_PEER2 19
 
 /* Non-zero when the 'n' bytes at 'k' are a valid header key. */
 static inline int st_header_key_ok(const char *k, size_t n)

@@ -46,8 +46,11 @@ Test(writer_event, clear_sets_does_not_apply_values)
 	cr_expect_eq(ev.comm, 0);
 	cr_expect_eq(ev.root, ST_RANK_NONE);
 	cr_expect_eq(ev.peer, ST_RANK_NONE);
+	cr_expect_eq(ev.peer2, ST_RANK_NONE);
+	cr_expect_eq(ev.tag2, 0);
 	cr_expect_eq(ev.nframes, 0);
-	cr_expect_eq(ev.frames[ST_MAX_FRAMES - 1], 0);
+	cr_expect_eq(ev.addr, 0);
+	cr_expect_eq(ev.len, 0);
 	cr_expect_eq(ev.text_len, 0);
 	cr_expect_null(ev.text);
 }

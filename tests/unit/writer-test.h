@@ -112,6 +112,8 @@ static inline void make_event(struct st_event *ev, unsigned kind,
 	ev->root = rng_rank(state);
 	ev->peer = rng_rank(state);
 	ev->tag = (int32_t)(uint32_t)rng_edge(state);
+	ev->peer2 = rng_rank(state);
+	ev->tag2 = (int32_t)(uint32_t)rng_edge(state);
 	ev->sbytes = rng_edge(state);
 	ev->rbytes = rng_edge(state);
 	ev->tsize = (uint32_t)rng_edge(state);
@@ -162,6 +164,8 @@ static inline void expect_event_eq(const struct st_event *got,
 	EXPECT_FIELD(root);
 	EXPECT_FIELD(peer);
 	EXPECT_FIELD(tag);
+	EXPECT_FIELD(peer2);
+	EXPECT_FIELD(tag2);
 	EXPECT_FIELD(sbytes);
 	EXPECT_FIELD(rbytes);
 	EXPECT_FIELD(tsize);
