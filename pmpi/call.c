@@ -174,6 +174,12 @@ static void event_from(struct st_event *ev, const struct st_req *r)
 	ev->tag2 = r->tag2;
 }
 
+/* The next sequence number of a collective call on 'e'. */
+static uint64_t count_call(struct st_comm_entry *e)
+{
+	return atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed) + 1;
+}
+
 static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 		       struct st_event *ev, int rc)
 {
@@ -185,8 +191,7 @@ static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 	if (e) {
 		ev->comm = e->id;
 		ev->comm_size = (uint32_t)e->size;
-		ev->seq = atomic_fetch_add_explicit(&e->seq, 1,
-						    memory_order_relaxed) + 1;
+		ev->seq = count_call(e);
 	}
 	if (fi->flags & ST_FNF_ROOTED)
 		ev->root = map_rank(a->root);
@@ -203,6 +208,8 @@ static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 		ev->req = st_req_add(*a->request, &r);
 	}
 	st_emit(ev);
+	if (e)
+		st_world_seq(e, ev->seq);
 }
 
 static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
@@ -415,8 +422,7 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	if (e) {
 		ev->comm = e->id;
 		ev->comm_size = (uint32_t)e->size;
-		ev->seq = atomic_fetch_add_explicit(&e->seq, 1,
-						    memory_order_relaxed) + 1;
+		ev->seq = count_call(e);
 	}
 	st_emit(ev);
 	if (a->commp) {
@@ -424,6 +430,8 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 			st_comm_forget(c->oldcomm);
 		return;
 	}
+	if (e)
+		st_world_seq(e, ev->seq);
 	/* MPI_Comm_idup's communicator is usable only once it completes. */
 	if (rc == MPI_SUCCESS && fi->family != ST_FAM_NONBLOCKING &&
 	    a->newcomm && *a->newcomm != MPI_COMM_NULL)
@@ -456,7 +464,7 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 	if (rc != MPI_SUCCESS)
 		return;
 	if (fi->kind == ST_KIND_COLL && (e = st_comm_get(a->comm, 1)))
-		atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed);
+		st_world_seq(e, count_call(e));
 	if (fi->kind != ST_KIND_COMM)
 		return;
 	if (a->commp) {
@@ -464,7 +472,7 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 		return;
 	}
 	if (a->comm && (e = st_comm_get(a->comm, 1)))
-		atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed);
+		st_world_seq(e, count_call(e));
 	if (fi->family != ST_FAM_NONBLOCKING && a->newcomm &&
 	    *a->newcomm != MPI_COMM_NULL)
 		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,

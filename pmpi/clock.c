@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "pmpi/internal.h"
+#include "sync/skew.h"
 
 int st_clock_tsc;
 
@@ -21,6 +22,9 @@ static uint64_t mult = 1ull << 32;	/* ns per tick, 32.32 fixed point */
 static double rate_err_ppm;		/* bound on the rate's error */
 static uint64_t span_ns;
 static int rate_fixed;
+static struct st_skew skew;		/* SYNCTRACE_CLOCK_SKEW, test hook */
+static uint64_t skew_base;
+static int skewed;
 
 static uint64_t raw_ns(void)
 {
@@ -107,14 +111,46 @@ void st_clock_end(void)
 
 uint64_t st_clock_ns(uint64_t ticks)
 {
+	uint64_t ns;
 	int64_t d;
 
+	if (!st_clock_tsc) {
+		ns = ticks;
+	} else {
+		d = (int64_t)(ticks - base_tick);
+		if (d >= 0)
+			ns = base_ns + (uint64_t)(((unsigned __int128)d * mult) >>
+						  32);
+		else
+			ns = base_ns - (uint64_t)(((unsigned __int128)-d *
+						   mult) >> 32);
+	}
+	if (__builtin_expect(skewed, 0))
+		ns = st_skew_apply(&skew, skew_base, ns);
+	return ns;
+}
+
+void st_clock_set_skew(const struct st_skew *k, uint64_t base)
+{
+	skew = *k;
+	skew_base = base;
+	skewed = k->offset_ns != 0 || k->drift_ppm != 0;
+}
+
+void st_clock_export(uint64_t v[3])
+{
+	v[0] = base_tick;
+	v[1] = base_ns;
+	v[2] = mult;
+}
+
+void st_clock_import(const uint64_t v[3])
+{
 	if (!st_clock_tsc)
-		return ticks;
-	d = (int64_t)(ticks - base_tick);
-	if (d >= 0)
-		return base_ns + (uint64_t)(((unsigned __int128)d * mult) >> 32);
-	return base_ns - (uint64_t)(((unsigned __int128)-d * mult) >> 32);
+		return;
+	base_tick = v[0];
+	base_ns = v[1];
+	mult = v[2];
 }
 
 void st_clock_describe(char *src, size_t srclen, double *res_ns,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pmpi/internal.h"
+#include "sync/sync.h"
 
 struct st_settings st_set = {
 	.buffer = 1 << 20,
@@ -16,6 +17,10 @@ struct st_settings st_set = {
 	.level = 1,
 	.families = ST_FAMILY_ALL,
 	.flush_ms = 5000,
+	.sync_method = ST_SYNC_HCA,
+	.sync_interval_ms = 10000,
+	.sync_node = 1,
+	.sync_span_ms = -1,
 };
 
 static int bad(char *err, size_t errlen, const char *var, const char *val,
@@ -169,6 +174,52 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 			   "not a list of all, coll, blocking, nonblocking, "
 			   "persistent, neighbor, p2p, complete, comm "
 			   "(prefix - to remove)");
+	if ((s = getenv("SYNCTRACE_SYNC"))) {
+		if (!strcmp(s, "off"))
+			set->sync_method = -1;
+		else if ((set->sync_method = st_sync_method_parse(s)) < 0)
+			return bad(err, errlen, "SYNCTRACE_SYNC", s,
+				   "not one of hca, hca2, skampi, skampi-tree, "
+				   "jk, off");
+	}
+	v = (long)set->sync_interval_ms;
+	if ((rc = get_int("SYNCTRACE_SYNC_INTERVAL", 0, 86400000, &v, err,
+			  errlen)))
+		return rc;
+	set->sync_interval_ms = (uint64_t)v;
+	v = set->sync_node;
+	if ((rc = get_int("SYNCTRACE_SYNC_NODE", 0, 1, &v, err, errlen)))
+		return rc;
+	set->sync_node = (int)v;
+	v = set->sync_points;
+	if ((rc = get_int("SYNCTRACE_SYNC_POINTS", 0, 100000, &v, err, errlen)))
+		return rc;
+	set->sync_points = (int)v;
+	v = set->sync_exchanges;
+	if ((rc = get_int("SYNCTRACE_SYNC_EXCHANGES", 0, 100000, &v, err,
+			  errlen)))
+		return rc;
+	set->sync_exchanges = (int)v;
+	v = set->sync_pingpongs;
+	if ((rc = get_int("SYNCTRACE_SYNC_PINGPONGS", 0, 100000, &v, err,
+			  errlen)))
+		return rc;
+	set->sync_pingpongs = (int)v;
+	v = set->sync_span_ms;
+	if ((rc = get_int("SYNCTRACE_SYNC_SPAN_MS", -1, 3600000, &v, err,
+			  errlen)))
+		return rc;
+	set->sync_span_ms = v;
+	v = set->sync_check;
+	if ((rc = get_int("SYNCTRACE_SYNC_CHECK", 0, 100000, &v, err, errlen)))
+		return rc;
+	set->sync_check = (int)v;
+	if ((s = getenv("SYNCTRACE_CLOCK_SKEW")) && *s) {
+		if (strlen(s) >= sizeof(set->skew))
+			return bad(err, errlen, "SYNCTRACE_CLOCK_SKEW", s,
+				   "too long");
+		memcpy(set->skew, s, strlen(s) + 1);
+	}
 	if ((s = getenv("SYNCTRACE_CLOCK"))) {
 		if (!strcmp(s, "raw"))
 			set->clock_raw = 1;
@@ -185,8 +236,13 @@ void st_config_describe(const struct st_settings *set, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "buffer=%zu depth=%d level=%d yield=%d families=0x%x "
-		 "flush_ms=%llu clock=%s",
+		 "flush_ms=%llu clock=%s sync=%s sync_interval_ms=%llu "
+		 "sync_node=%d%s%s",
 		 set->buffer, set->depth, set->level, set->yield, set->families,
 		 (unsigned long long)set->flush_ms,
-		 set->clock_raw ? "raw" : "auto");
+		 set->clock_raw ? "raw" : "auto",
+		 set->sync_method < 0 ? "off"
+				      : st_sync_method_name(set->sync_method),
+		 (unsigned long long)set->sync_interval_ms, set->sync_node,
+		 set->skew[0] ? " clock_skew=" : "", set->skew);
 }

@@ -26,6 +26,15 @@ struct st_settings {
 	uint64_t flush_ms;	/* SYNCTRACE_FLUSH_MS: 0 = only when full */
 	int disable;		/* SYNCTRACE_DISABLE */
 	int clock_raw;		/* SYNCTRACE_CLOCK=raw */
+	int sync_method;	/* SYNCTRACE_SYNC: enum st_sync_method, -1 off */
+	uint64_t sync_interval_ms; /* SYNCTRACE_SYNC_INTERVAL: refresh period */
+	int sync_node;		/* SYNCTRACE_SYNC_NODE: leaders per node */
+	int sync_points;	/* SYNCTRACE_SYNC_POINTS, 0 = default */
+	int sync_exchanges;	/* SYNCTRACE_SYNC_EXCHANGES, 0 = default */
+	int sync_pingpongs;	/* SYNCTRACE_SYNC_PINGPONGS, 0 = default */
+	long sync_span_ms;	/* SYNCTRACE_SYNC_SPAN_MS, -1 = default */
+	int sync_check;		/* SYNCTRACE_SYNC_CHECK: ping-pongs, 0 = off */
+	char skew[256];		/* SYNCTRACE_CLOCK_SKEW, "" = none */
 };
 
 /* Bits of 'families'. */
@@ -53,7 +62,17 @@ void st_config_describe(const struct st_settings *set, char *buf, size_t len);
 extern int st_clock_tsc;
 void st_clock_begin(void);	/* before PMPI_Init */
 void st_clock_end(void);	/* after PMPI_Init: fixes the tick rate */
+/* Ticks of st_now() to this rank's local ns (with any injected skew). */
 uint64_t st_clock_ns(uint64_t ticks);
+struct st_skew;
+/* Distort the clock from local ns 'base' on (SYNCTRACE_CLOCK_SKEW). */
+void st_clock_set_skew(const struct st_skew *k, uint64_t base);
+/*
+ * The tick-to-ns map, so that the processes of a node can share their
+ * leader's and read one clock: export on the leader, import elsewhere.
+ */
+void st_clock_export(uint64_t v[3]);
+void st_clock_import(const uint64_t v[3]);
 void st_clock_describe(char *src, size_t srclen, double *res_ns,
 		       double *cost_ns);
 
@@ -181,6 +200,27 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 uint32_t st_site_get(void *ra);
 void st_objects_emit(void);
 void st_site_init(void);	/* at load: Fortran bindings' address range */
+
+/* Global clock (pmpi/sync.c). */
+#define ST_WORLD_ID (1ull << 32)	/* MPI_COMM_WORLD's communicator id */
+extern uint64_t st_refresh_seq;		/* WORLD seq that triggers a refresh */
+
+/* Synchronise at MPI_Init (collective over st_comm; every live rank). */
+void st_sync_start(void);
+/* Refresh, from the WORLD collective whose sequence number is 'seq'. */
+void st_sync_refresh_at(uint64_t seq);
+/* The last synchronisation, at MPI_Finalize; frees the state. */
+void st_sync_finish(void);
+
+/* A WORLD collective got sequence number 'seq': refresh when it is due. */
+static inline void st_world_seq(const struct st_comm_entry *e, uint64_t seq)
+{
+	if (__builtin_expect(e->id == ST_WORLD_ID && seq >= st_refresh_seq, 0))
+		st_sync_refresh_at(seq);
+}
+
+/* Append 'text' to the run index (rank 0; a no-op elsewhere). */
+int st_run_index_append(const char *text);
 
 /* Datatype size in bytes, fast for MPICH's builtin types. */
 uint64_t st_type_size(MPI_Datatype t);

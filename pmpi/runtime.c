@@ -226,14 +226,15 @@ static void fn_table_init(void)
 	}
 }
 
-/* Append 'text' to the run index (rank 0 only). */
-static int index_append(const char *text)
+int st_run_index_append(const char *text)
 {
 	char path[PATH_MAX + 32];
 	size_t n = strlen(text);
 	int fd;
 	ssize_t w;
 
+	if (st_rank != 0 || !run_dir[0])
+		return 0;
 	snprintf(path, sizeof(path), "%s/%s", run_dir, ST_RUN_INDEX);
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
 		  0644);
@@ -312,7 +313,7 @@ static int make_run_dir(void)
 			snprintf(text, sizeof(text),
 				 "nranks=%d\ncmdline=%s\nstart_unix=%lld\n",
 				 st_size, cmd, (long long)time(NULL));
-			msg.err = -index_append(text);
+			msg.err = -st_run_index_append(text);
 		}
 	}
 	PMPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, 0, st_comm);
@@ -479,6 +480,7 @@ void st_init_post(struct st_call *c, int rc)
 		atomic_store(&st_on, 1);
 	st_comm_init();
 	st_objects_emit();
+	st_sync_start();
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;
@@ -505,11 +507,12 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	st_tls.guard = 1;
 	if (st_comm == MPI_COMM_NULL)
 		return;
+	st_sync_finish();
 	ok = atomic_load(&st_on) && flush_all() == 0;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st_comm);
 	if (st_rank == 0 && run_dir[0]) {
 		snprintf(text, sizeof(text), "complete=%d\n", all);
-		index_append(text);
+		st_run_index_append(text);
 	}
 	PMPI_Comm_free(&st_comm);
 	st_comm = MPI_COMM_NULL;
