@@ -257,6 +257,8 @@ void st_sync_finish(void)
 
 	if (!state)
 		return;
+	/* How well the model held over the run, then after re-measuring. */
+	check("end");
 	t0 = tp_now(NULL);
 	if (st_sync_refresh(state, &tp) == 0) {
 		t1 = tp_now(NULL);
