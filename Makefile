@@ -146,7 +146,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
 		check-coverage check-exports check-integration
 
-conformance: deps $(LIB)
+conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
 
 bench: deps all

@@ -2,10 +2,11 @@
 # tests/integration/t-crash.sh: a job that dies part-way leaves traces
 # that `synctrace dump` reads up to the last whole chunk.  With a 4 KiB
 # buffer the N collectives fill several chunks before the end, so each
-# rank's trace must hold some of them and never more than N.  The ranks
-# raise SIGKILL, SIGTERM or SIGINT themselves, or wait to be SIGKILLed
-# by this script; the job's exit status must be the untraced one (the
-# library may catch a signal to flush, but must not swallow it).
+# rank's trace must hold some of them and never more than N.  Rank 0
+# raises SIGKILL, SIGTERM or SIGINT itself and mpiexec kills the others,
+# or every rank waits to be SIGKILLed by this script.  The job's exit
+# status must be the untraced one (the library may catch a signal to
+# flush, but must not swallow it).
 . "$(dirname "$0")/lib.sh"
 
 need_app crash
@@ -52,6 +53,7 @@ done
 
 # Killed from outside once every rank says it is waiting.
 out=$ST_TMP/external
+: > "$out.out"
 env LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$out" $MPIEXEC -n 2 \
 	"$ST_APPS/crash" wait $n < /dev/null > "$out.out" 2> "$out.err" &
 job=$!

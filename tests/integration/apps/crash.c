@@ -6,7 +6,9 @@
  * MPI_Allreduce calls, checks them, makes one MPI_Barrier, prints
  * "crash: rank R did N allreduce errors E" and makes another
  * MPI_Barrier.  Then, by MODE:
- *	kill, term, int	raise SIGKILL, SIGTERM or SIGINT;
+ *	kill, term, int	rank 0 raises SIGKILL, SIGTERM or SIGINT, the
+ *			others sleep (at most 60 s) until mpiexec kills
+ *			them as it cleans up;
  *	wait		print "crash: rank R waiting pid P" and sleep (at
  *			most 60 s) until someone else kills it;
  *	exit3		call MPI_Finalize and exit with status 3.
@@ -56,6 +58,16 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	/* Every rank has printed before any of them dies. */
 	MPI_Barrier(MPI_COMM_WORLD);
+	/*
+	 * Only rank 0 raises the signal, so that the job's exit status is
+	 * always that signal's; the other ranks wait for mpiexec to kill
+	 * them as it cleans up.
+	 */
+	if (sig && rank != 0) {
+		for (i = 0; i < 60; i++)
+			sleep(1);
+		return 5;
+	}
 	if (sig) {
 		raise(sig);
 		/* Not reached unless the signal was caught and returned. */
