@@ -1,21 +1,29 @@
 /*
  * tools/cmd-dump.c: 'synctrace dump', every record of a run as text or
- * CSV, rank by rank in file order; or the header entries (--header), or
- * the call-site table with symbolised frames (--sites).  A corrupt file
- * still shows every record before the damage, then fails the command; a
- * truncated one (its writer was killed) only warns.
+ * CSV, rank by rank in file order; or the header entries (--header), the
+ * call-site table with symbolised frames (--sites), or every rank's
+ * clock synchronisation epochs (--sync).  Each record shows its local
+ * times and, when the rank's trace holds sync records, its global times:
+ * a first pass over a rank's file collects its sync records (a few per
+ * run), since a record's global time depends on the epochs on both sides
+ * of it.  A corrupt file still shows every record before the damage,
+ * then fails the command; a truncated one (its writer was killed) only
+ * warns.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sync/sync.h"
 #include "tools/fn-names.h"
 #include "tools/symbols.h"
 #include "tools/synctrace.h"
+#include "tools/timeline.h"
 #include "tools/usage.h"
 #include "writer/event.h"
 #include "writer/reader.h"
@@ -25,20 +33,23 @@ const char st_dump_usage[] =
 "usage: synctrace dump [--csv] [--rank N] RUN\n"
 "   or: synctrace dump --header [--rank N] RUN\n"
 "   or: synctrace dump --sites [--rank N] RUN\n"
+"   or: synctrace dump --sync [--csv] [--rank N] RUN\n"
 "\n"
 "Print the records of run directory RUN (or of one rank-N.st file),\n"
-"rank by rank, each rank's records in file order.  Times are the rank's\n"
-"local clock in ns.\n"
+"rank by rank, each rank's records in file order.  t0 and dur are the\n"
+"rank's local clock in ns; g0 is global time (ns since rank 0's origin)\n"
+"when the trace holds clock synchronisation records, else '-'.\n"
 "\n"
 "    --csv       one comma-separated line per record after a header line:\n"
 "                rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,\n"
-"                root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc\n"
-"                (empty when a field does not apply; for object and sync\n"
-"                records 'fn' holds the path or the sync text)\n"
+"                root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,\n"
+"                g1_ns (empty when a field does not apply or is unknown;\n"
+"                'fn' holds an object's path, a sync record's summary)\n"
 "    --rank N    only rank N\n"
 "    --header    print each rank's header entries instead of its records\n"
 "    --sites     print each rank's call sites, frames symbolised with\n"
 "                addr2line (innermost first)\n"
+"    --sync      print each rank's clock synchronisation epochs\n"
 "    -h, --help  show this help\n";
 
 /* One call site of one rank, kept for --sites. */
@@ -52,7 +63,7 @@ struct site {
 };
 
 struct dump {
-	int csv, header, sites;
+	int csv, header, sites, sync;
 	long rank;		/* -1: every rank */
 	int failed;		/* a file could not be read whole */
 	int table_warned;
@@ -139,9 +150,37 @@ static const char *fn_or_mark(const struct st_event *ev, char *buf,
 
 static void print_text_header(void)
 {
-	printf("%4s %3s %-6s %-22s %-11s %5s %4s %-9s %13s %15s %10s %4s\n",
-	       "rank", "thr", "kind", "function", "comm", "seq", "root",
-	       "peer:tag", "bytes s/r", "t0_ns", "dur_ns", "site");
+	printf("%4s %3s %-6s %-22s %-11s %5s %4s %-9s %13s %15s %17s %10s "
+	       "%4s\n", "rank", "thr", "kind", "function", "comm", "seq",
+	       "root", "peer:tag", "bytes s/r", "t0_ns", "g0_ns", "dur_ns",
+	       "site");
+}
+
+/* Records whose t0 and t1 are times. */
+static int is_timed(unsigned kind)
+{
+	return kind != ST_REC_SITE && kind != ST_REC_OBJECT;
+}
+
+/* The decoded fields of a sync record, after the columns. */
+static void print_sync_fields(const struct st_event *ev)
+{
+	struct st_sync_record rec;
+	const struct st_sync_estimate *e = &rec.est;
+
+	if (st_sync_record_parse(&rec, ev->text, ev->text_len)) {
+		printf(" invalid sync record (%" PRIu32 " bytes)",
+		       ev->text_len);
+		return;
+	}
+	printf(" method=%s epoch=%" PRIu32 " slope=%.6g intercept_ns=%.1f "
+	       "err_ns=%.1f slope_err=%.3g rtt_ns=%.0f samples=%zu",
+	       st_sync_method_name(rec.method), rec.epoch, e->model.slope,
+	       e->model.intercept, e->err_ns, e->slope_err, e->rtt_ns,
+	       rec.n_edge + rec.n_root);
+	if (rec.flags & ST_SYNC_REC_MEMBER)
+		printf(" leader=%d", rec.leader);
+	st_sync_record_release(&rec);
 }
 
 /* Frames of a site record as "obj+0xoff", objects known so far. */
@@ -167,10 +206,12 @@ static void print_frames(const struct st_event *ev,
 }
 
 static void print_text(int rank, const struct st_event *ev,
-		       const struct st_objmap *objs)
+		       const struct st_objmap *objs,
+		       const struct st_gclock *clk)
 {
 	char fnbuf[32], comm[24] = "-", seq[24] = "-", root[16], pt[32] = "-";
 	char bytes[48] = "-", t0[24] = "-", dur[24] = "-", site[16] = "-";
+	char g0[32] = "-";
 	char pbuf[16], tbuf[16], text[4096];
 	int op = is_op_kind(ev->kind);
 
@@ -186,20 +227,24 @@ static void print_text(int rank, const struct st_event *ev,
 	if (op)
 		snprintf(bytes, sizeof(bytes), "%" PRIu64 "/%" PRIu64,
 			 ev->sbytes, ev->rbytes);
-	if (ev->kind != ST_REC_SITE && ev->kind != ST_REC_OBJECT) {
+	if (is_timed(ev->kind)) {
+		double g = clk ? st_gclock_global(clk, ev->t0) : NAN;
+
 		snprintf(t0, sizeof(t0), "%" PRIu64, ev->t0);
 		snprintf(dur, sizeof(dur), "%" PRId64,
 			 (int64_t)(ev->t1 - ev->t0));
+		if (!isnan(g))
+			snprintf(g0, sizeof(g0), "%.1f", g);
 	}
 	if (ev->site)
 		snprintf(site, sizeof(site), "%" PRIu32, ev->site);
-	printf("%4d %3u %-6s %-22s %-11s %5s %4s %-9s %13s %15s %10s %4s",
+	printf("%4d %3u %-6s %-22s %-11s %5s %4s %-9s %13s %15s %17s %10s %4s",
 	       rank, (unsigned)ev->thread, st_rec_kind_name(ev->kind),
 	       ev->kind == ST_REC_OBJECT || ev->kind == ST_REC_SITE ||
 	       ev->kind == ST_REC_SYNC ? "-" :
 	       fn_or_mark(ev, fnbuf, sizeof(fnbuf)),
 	       comm, seq, rank_str(ev->root, root, sizeof(root)), pt, bytes,
-	       t0, dur, site);
+	       t0, g0, dur, site);
 	switch (ev->kind) {
 	case ST_REC_CALL:
 	case ST_REC_START:
@@ -231,7 +276,7 @@ static void print_text(int rank, const struct st_event *ev,
 		       ev->len, printable(ev, text, sizeof(text)));
 		break;
 	case ST_REC_SYNC:
-		printf(" %s", printable(ev, text, sizeof(text)));
+		print_sync_fields(ev);
 		break;
 	}
 	putchar('\n');
@@ -240,7 +285,7 @@ static void print_text(int rank, const struct st_event *ev,
 static void print_csv_header(void)
 {
 	puts("rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,"
-	     "peer,tag,sbytes,rbytes,tsize,op,req,site,rc");
+	     "peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,g1_ns");
 }
 
 /* ",<v>" for an unsigned field, ',' alone when it does not apply. */
@@ -260,7 +305,35 @@ static void csv_i64(int applies, int64_t v)
 		putchar(',');
 }
 
-static void print_csv(int rank, const struct st_event *ev)
+/* ",<global time of t_ns>" with one decimal, ',' alone when unknown. */
+static void csv_global(const struct st_gclock *clk, int applies,
+		       uint64_t t_ns)
+{
+	double g = clk && applies ? st_gclock_global(clk, t_ns) : NAN;
+
+	if (isnan(g))
+		putchar(',');
+	else
+		printf(",%.1f", g);
+}
+
+/* The 'fn' field of a sync record: its summary, not the binary blob. */
+static void csv_sync_fn(const struct st_event *ev)
+{
+	struct st_sync_record rec;
+	char buf[96];
+
+	if (st_sync_record_parse(&rec, ev->text, ev->text_len)) {
+		fputs("invalid sync record", stdout);
+		return;
+	}
+	st_sync_rec_brief(&rec, buf, sizeof(buf));
+	st_csv_field(stdout, buf, strlen(buf));
+	st_sync_record_release(&rec);
+}
+
+static void print_csv(int rank, const struct st_event *ev,
+		      const struct st_gclock *clk)
 {
 	int op = is_op_kind(ev->kind), timed;
 	char fnbuf[32];
@@ -269,8 +342,10 @@ static void print_csv(int rank, const struct st_event *ev)
 		ev->kind == ST_REC_MARK;
 	printf("%d,%u,%s,", rank, (unsigned)ev->thread,
 	       st_rec_kind_name(ev->kind));
-	if (ev->kind == ST_REC_OBJECT || ev->kind == ST_REC_SYNC) {
+	if (ev->kind == ST_REC_OBJECT) {
 		st_csv_field(stdout, ev->text, ev->text_len);
+	} else if (ev->kind == ST_REC_SYNC) {
+		csv_sync_fn(ev);
 	} else if (op || ev->kind == ST_REC_COMM || ev->kind == ST_REC_MARK) {
 		const char *name = fn_or_mark(ev, fnbuf, sizeof(fnbuf));
 
@@ -299,6 +374,8 @@ static void print_csv(int rank, const struct st_event *ev)
 	csv_u64(op && ev->req, ev->req);
 	csv_u64(ev->site && (op || ev->kind == ST_REC_SITE), ev->site);
 	csv_i64(op || ev->kind == ST_REC_COMM, ev->rc);
+	csv_global(clk, timed, ev->t0);
+	csv_global(clk, timed, ev->t1);
 	putchar('\n');
 }
 
@@ -346,6 +423,56 @@ static int add_site(struct dump *d, int rank, int slot,
 	return 0;
 }
 
+static void print_sync_table_header(int csv)
+{
+	if (csv)
+		puts("rank,epoch,method,t0_ns,dur_ns,slope_ppm,intercept_ns,"
+		     "err_ns,slope_err_ppm,rtt_ns,samples");
+	else
+		printf("%4s %5s %-11s %15s %10s %11s %15s %9s %9s %9s %7s\n",
+		       "rank", "epoch", "method", "t0_ns", "dur_ns",
+		       "slope_ppm", "intercept_ns", "err_ns", "serr_ppm",
+		       "rtt_ns", "samples");
+}
+
+/* "%.<prec>f" of 'v', or "-" (text) / "" (CSV) when it is not finite. */
+static const char *num(double v, int prec, int csv, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "%s", csv ? "" : "-");
+	else
+		snprintf(buf, len, "%.*f", prec, v);
+	return buf;
+}
+
+/*
+ * One row of the --sync table for the sync record 'ev' of 'rank'.
+ * Returns 0, or -1 when the record is not a valid sync record.
+ */
+static int print_sync_row(int rank, const struct st_event *ev, int csv)
+{
+	char a[32], b[32], c[32], e[32], f[32];
+	struct st_sync_record rec;
+	const struct st_sync_estimate *x = &rec.est;
+	const char *fmt = csv ?
+		"%d,%" PRIu32 ",%s,%" PRIu64 ",%" PRId64
+		",%s,%s,%s,%s,%s,%zu\n" :
+		"%4d %5" PRIu32 " %-11s %15" PRIu64 " %10" PRId64
+		" %11s %15s %9s %9s %9s %7zu\n";
+
+	if (st_sync_record_parse(&rec, ev->text, ev->text_len))
+		return -1;
+	printf(fmt, rank, rec.epoch, st_sync_method_name(rec.method), ev->t0,
+	       (int64_t)(ev->t1 - ev->t0),
+	       num(x->model.slope * 1e6, 4, csv, a, sizeof(a)),
+	       num(x->model.intercept, 1, csv, b, sizeof(b)),
+	       num(x->err_ns, 1, csv, c, sizeof(c)),
+	       num(x->slope_err * 1e6, 4, csv, e, sizeof(e)),
+	       num(x->rtt_ns, 0, csv, f, sizeof(f)), rec.n_edge + rec.n_root);
+	st_sync_record_release(&rec);
+	return 0;
+}
+
 /*
  * Dump the trace file 'path' of rank 'rank' ('slot' indexes d->objs).
  * Returns 0, or -1 after reporting a file that could not be read whole.
@@ -353,10 +480,12 @@ static int add_site(struct dump *d, int rank, int slot,
 static int dump_file(struct dump *d, int rank, int slot, const char *path)
 {
 	struct st_objmap objs, *om = d->sites ? &d->objs[slot] : &objs;
+	struct st_gclock *clk = NULL;
+	struct st_gclock_problems probs;
 	struct st_reader *r;
 	struct st_event ev;
 	char err[512];
-	int rc, ret = 0;
+	int rc, ret = 0, nsync = 0, nbad = 0;
 
 	rc = st_reader_open(&r, path, err, sizeof(err));
 	if (rc)
@@ -372,22 +501,43 @@ static int dump_file(struct dump *d, int rank, int slot, const char *path)
 		st_reader_close(r);
 		return 0;
 	}
+	if (!d->sites && !d->sync) {
+		/* Global time needs the rank's sync records first. */
+		if (st_gclock_new(&clk, rank) ||
+		    st_gclock_load(clk, path, &probs) == -ENOMEM)
+			die("out of memory");
+		if (probs.nbad)
+			warning("rank %d: %s (n=%d sync record%s ignored)",
+				rank, probs.first, probs.nbad,
+				probs.nbad == 1 ? "" : "s");
+	}
 	if (!d->sites)
 		st_objmap_init(&objs);
 	while ((rc = st_reader_next(r, &ev)) > 0) {
 		if (ev.kind == ST_REC_OBJECT &&
 		    st_objmap_add(om, ev.addr, ev.len, ev.text, ev.text_len))
 			die("out of memory");
-		if (d->sites) {
+		if (d->sync) {
+			if (ev.kind != ST_REC_SYNC)
+				continue;
+			nsync++;
+			if (print_sync_row(rank, &ev, d->csv) && !nbad++)
+				warning("rank %d: the sync record at t0=%"
+					PRIu64 " is not a valid sync record",
+					rank, ev.t0);
+		} else if (d->sites) {
 			if (ev.kind == ST_REC_SITE &&
 			    add_site(d, rank, slot, &ev))
 				die("out of memory");
 		} else if (d->csv) {
-			print_csv(rank, &ev);
+			print_csv(rank, &ev, clk);
 		} else {
-			print_text(rank, &ev, om);
+			print_text(rank, &ev, om, clk);
 		}
 	}
+	if (d->sync && nsync == nbad && !d->csv)
+		printf("%4d %5s (no sync record: this rank has no global "
+		       "time)\n", rank, "-");
 	if (rc < 0) {
 		const char *msg = st_reader_error(r);
 
@@ -404,6 +554,7 @@ static int dump_file(struct dump *d, int rank, int slot, const char *path)
 	}
 	if (!d->sites)
 		st_objmap_release(&objs);
+	st_gclock_free(clk);
 	st_reader_close(r);
 	return ret;
 }
@@ -476,6 +627,8 @@ static void parse_options(struct dump *d, int argc, char **argv,
 			d->header = 1;
 		} else if (!strcmp(arg, "--sites")) {
 			d->sites = 1;
+		} else if (!strcmp(arg, "--sync")) {
+			d->sync = 1;
 		} else if ((rc = st_opt_value(argc, argv, &i, "--rank",
 					       &val))) {
 			if (rc < 0)
@@ -501,9 +654,11 @@ static void parse_options(struct dump *d, int argc, char **argv,
 	}
 	if (!*run)
 		usage_die(st_dump_usage, "no run directory given");
-	if (d->csv + d->header + d->sites > 1)
-		usage_die(st_dump_usage, "options '--csv', '--header' and "
-			  "'--sites' cannot be combined");
+	if (d->header + d->sites + d->sync > 1 ||
+	    (d->csv && (d->header || d->sites)))
+		usage_die(st_dump_usage, "options '--header', '--sites' and "
+			  "'--sync' exclude each other, and '--csv' goes "
+			  "only with '--sync'");
 }
 
 int cmd_dump(int argc, char **argv)
@@ -539,7 +694,9 @@ int cmd_dump(int argc, char **argv)
 		if (!d.objs)
 			die("out of memory");
 	}
-	if (d.csv)
+	if (d.sync)
+		print_sync_table_header(d.csv);
+	else if (d.csv)
 		print_csv_header();
 	else if (!d.header && !d.sites)
 		print_text_header();

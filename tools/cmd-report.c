@@ -7,9 +7,13 @@
  * record with the same request id); per call site and per communicator
  * size, calls and time.  Call sites are merged across ranks by what
  * they are (object and offset of the application's frame), not by id,
- * since ids and load addresses differ between ranks.  Only per-rank
- * differences of the rank's own clock are used, so the report needs no
- * clock synchronisation.
+ * since ids and load addresses differ between ranks.  These sections use
+ * only differences of one rank's own clock, so they need no clock
+ * synchronisation.  When the trace holds sync records, a last section
+ * matches the instances of each blocking collective across ranks in
+ * global time (tools/imbalance.h): a second pass walks all ranks at once
+ * in global time order (tools/merge.h), so instances complete soon after
+ * they begin and memory stays bounded.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,9 +23,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sync/sync.h"
 #include "tools/fn-names.h"
+#include "tools/imbalance.h"
+#include "tools/merge.h"
 #include "tools/symbols.h"
 #include "tools/synctrace.h"
+#include "tools/timeline.h"
 #include "tools/usage.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
@@ -36,6 +44,10 @@ const char st_report_usage[] =
 "per communicator size.  Run time is, per rank, from the end of MPI_Init\n"
 "to the start of MPI_Finalize (or of synctrace's finalize work, which\n"
 "precedes it; or to the last record when there is no MPI_Finalize).\n"
+"With clock synchronisation records, blocking collectives are matched\n"
+"across ranks in global time: arrival imbalance, waiting for the last\n"
+"rank, time in the operation after the last arrival and exit skew, per\n"
+"function and per call site.\n"
 "\n"
 "    --top N     show the N call sites with most time (default 10, 0: all)\n"
 "    -h, --help  show this help\n";
@@ -270,6 +282,12 @@ struct report {
 	size_t nhosts, alloc_hosts;
 	const char *mpi_library, *clock, *clock_res, *clock_cost, *config;
 	struct st_reader *first;	/* first rank read: its header */
+
+	/* Collectives in global time. */
+	struct st_imb *imb;
+	struct st_gclock **clk;		/* [expected], NULL: not read */
+	char **path;			/* [expected] */
+	int nsynced;			/* ranks with global time */
 };
 
 char *st_fmt_bytes(uint64_t bytes, char *buf, size_t len)
@@ -593,6 +611,8 @@ static void end_rank(struct report *rp, int rank, uint64_t t_start,
 		uint64_t *v;
 		int added;
 
+		if (st_imb_site(rp->imb, rank, r->site, sym))
+			die("out of memory");
 		v = map_put(&rp->gs_of, (uint64_t)(sym + 1) << 16 | r->fn, 0,
 			    &added);
 		if (added) {
@@ -657,7 +677,8 @@ static int read_rank(struct report *rp, int rank, const char *path)
 {
 	uint64_t t_start = 0, t_end = 0, t_last = 0, t_fin = 0;
 	int have_start = 0, have_end = 0, have_last = 0, have_fin = 0;
-	int rc, ret = 0;
+	int rc, ret = 0, nbad = 0;
+	struct st_gclock *clk;
 	struct st_reader *r;
 	struct st_event ev;
 	const char *v;
@@ -668,6 +689,12 @@ static int read_rank(struct report *rp, int rank, const char *path)
 	if (rc)
 		return error("%s", *err ? err : strerror_neg(rc));
 	rp->nread++;
+	/* A single file may hold any rank: its sync records say which. */
+	if (st_gclock_new(&clk, rp->expected > 1 ? rank : -1))
+		die("out of memory");
+	rp->clk[rank] = clk;
+	if (!(rp->path[rank] = strdup(path)))
+		die("out of memory");
 	if (st_fn_table_differs(st_reader_get(r, "fn_table")) &&
 	    !rp->table_warned++)
 		warning("'%s' was written with another function table "
@@ -681,6 +708,20 @@ static int read_rank(struct report *rp, int rank, const char *path)
 		have_start = 1;
 	}
 	while ((rc = st_reader_next(r, &ev)) > 0) {
+		if (st_imb_scan(rp->imb, &ev))
+			die("out of memory");
+		if (ev.kind == ST_REC_SYNC) {
+			int bad = st_gclock_add_event(clk, &ev, NULL);
+
+			if (bad == -ENOMEM)
+				die("out of memory");
+			if (bad && !nbad++)
+				warning("rank %d: the sync record at t0=%"
+					PRIu64 " %s: ignored", rank, ev.t0,
+					bad == -EBADMSG ? "is not a valid sync "
+					"record" : "does not follow the "
+					"earlier ones");
+		}
 		if (ev.kind != ST_REC_OBJECT && ev.kind != ST_REC_SITE &&
 		    (!have_last || ev.t1 > t_last)) {
 			t_last = ev.t1;
@@ -747,6 +788,10 @@ static int read_rank(struct report *rp, int rank, const char *path)
 	if (have_fin && have_end && t_fin < t_end)
 		t_end = t_fin;
 	end_rank(rp, rank, t_start, t_end, have_start, have_end);
+	if (st_gclock_epochs(clk))
+		rp->nsynced++;
+	if (st_imb_scan_end(rp->imb, st_gclock_epochs(clk) > 0))
+		die("out of memory");
 	if (!rp->first)
 		rp->first = r;
 	else
@@ -1109,6 +1154,232 @@ static void print_sizes(struct report *rp)
 	}
 }
 
+/*
+ * The second pass: every rank with global time at once, in global time
+ * order, each blocking collective's CALL record going to the analysis.
+ * Returns 0, or -1 after a warning when a file cannot be opened (the
+ * instances it is in could never complete, so nothing is analysed).
+ */
+static int walk_collectives(struct report *rp)
+{
+	struct st_merge *m;
+	struct st_merged x;
+	char err[512];
+	int r, rc;
+
+	if (st_merge_new(&m))
+		die("out of memory");
+	for (r = 0; r < rp->expected; r++) {
+		if (!rp->clk[r] || !st_gclock_epochs(rp->clk[r]))
+			continue;
+		rc = st_merge_add(m, r, rp->path[r], rp->clk[r], err,
+				  sizeof(err));
+		if (rc == -ENOMEM)
+			die("out of memory");
+		if (rc) {
+			warning("%s: collectives in global time are not "
+				"analysed", *err ? err : strerror_neg(rc));
+			st_merge_free(m);
+			return -1;
+		}
+	}
+	while (st_merge_next(m, &x) > 0) {
+		const struct st_gclock *c = rp->clk[x.rank];
+
+		if (x.ev->kind != ST_REC_CALL)
+			continue;
+		if (st_imb_add(rp->imb, x.rank, x.ev, x.g0, x.g1,
+			       st_gclock_err(c, x.ev->t0),
+			       st_gclock_err(c, x.ev->t1)))
+			die("out of memory");
+	}
+	st_imb_finish(rp->imb);
+	st_merge_free(m);
+	return 0;
+}
+
+/* Most time in collectives (waiting + after the last arrival) first. */
+static int cmp_imb_row(const void *a, const void *b)
+{
+	const struct st_imb_row *x = a, *y = b;
+	double tx = x->s.wait_ns + x->s.after_ns;
+	double ty = y->s.wait_ns + y->s.after_ns;
+	uint64_t nx = x->s.n + x->s.flagged, ny = y->s.n + y->s.flagged;
+
+	if (tx != ty)
+		return tx < ty ? 1 : -1;
+	if (nx != ny)
+		return nx < ny ? 1 : -1;
+	if (x->fn != y->fn)
+		return x->fn - y->fn;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+#define IMB_COLS "%-*s %9s %8s %-5s %10s %10s %10s %10s\n"
+
+static void print_imb_head(const char *lead, int w)
+{
+	printf(IMB_COLS, w, lead, "instances", "flagged", "", "imbalance",
+	       "waiting", "after last", "exit skew");
+}
+
+/* The "total" and "mean" lines of 's', the first led by 'lead'. */
+static void print_imb_stat(const char *lead, int w,
+			   const struct st_imb_stat *s)
+{
+	char n[32], f[32], a[32], b[32], c[32], d[32];
+	double k = (double)s->n;
+
+	printf(IMB_COLS, w, lead, fmt_n(s->n, n, sizeof(n)),
+	       fmt_n(s->flagged, f, sizeof(f)), "total",
+	       st_fmt_ns(s->imb_ns, a, sizeof(a)),
+	       st_fmt_ns(s->wait_ns, b, sizeof(b)),
+	       st_fmt_ns(s->after_ns, c, sizeof(c)),
+	       st_fmt_ns(s->skew_ns, d, sizeof(d)));
+	if (!s->n) {
+		printf(IMB_COLS, w, "", "", "", "mean", "-", "-", "-", "-");
+		return;
+	}
+	printf(IMB_COLS, w, "", "", "", "mean",
+	       st_fmt_ns(s->imb_ns / k, a, sizeof(a)),
+	       st_fmt_ns(s->wait_ns / k, b, sizeof(b)),
+	       st_fmt_ns(s->after_ns / k, c, sizeof(c)),
+	       st_fmt_ns(s->skew_ns / k, d, sizeof(d)));
+}
+
+static void print_left_out(const struct st_imb_totals *t)
+{
+	const char *label = "left out:";
+	struct {
+		uint64_t n;
+		const char *what;
+	} why[] = {
+		{ t->calls_inter, "calls on inter-communicators (not "
+				  "analysed)" },
+		{ t->calls_single, "calls on one-rank communicators" },
+		{ t->calls_missing, "calls whose instance lacks a member's "
+				    "record (trace missing or cut)" },
+		{ t->calls_unsynced, "calls on communicators with a rank "
+				     "that has no global time" },
+		{ t->incomplete, "instances begun but never complete" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		if (!why[i].n)
+			continue;
+		printf("%-14sn=%" PRIu64 " %s\n", label, why[i].n,
+		       why[i].what);
+		label = "";
+	}
+}
+
+static void print_collectives(struct report *rp)
+{
+	const struct st_imb_totals *t;
+	const struct st_imb_row *rows;
+	struct st_imb_row *v;
+	char nm[32], a[32], b[32], loc[1024], lead[64], line[1100];
+	const char *method = "?";
+	size_t i, n, top;
+	int r, w = 8;
+
+	printf("\nCollectives in global time");
+	if (!rp->nsynced) {
+		printf(": no clock synchronisation in this trace.\n");
+		return;
+	}
+	for (r = 0; r < rp->expected; r++) {
+		if (rp->clk[r] && st_gclock_epochs(rp->clk[r])) {
+			method = st_sync_method_name(
+				st_gclock_method(rp->clk[r]));
+			break;
+		}
+	}
+	if (walk_collectives(rp)) {
+		printf(": not analysed (a trace file could not be read).\n");
+		return;
+	}
+	t = st_imb_totals(rp->imb);
+	printf(": blocking collectives on intra-communicators, matched "
+	       "across\nranks by communicator and sequence number; clocks "
+	       "synchronised by %s (n=%d of %d ranks).\n"
+	       "Much waiting: load imbalance in the application.  Much "
+	       "'after last': the network (or algorithm).\n"
+	       "  imbalance   last arrival - first arrival, per instance\n"
+	       "  waiting     from a rank's arrival to the last arrival (or "
+	       "its exit if earlier), over ranks\n"
+	       "  after last  from the last arrival to a rank's exit, over "
+	       "ranks\n"
+	       "  exit skew   last exit - first exit, per instance\n",
+	       method, rp->nsynced, rp->nread);
+	if (t->nerr)
+		printf("%-14smedian %s, max %s per instance (n=%" PRIu64
+		       " instances), the sum\n%-14sof two ranks' estimates\n",
+		       "clock error:",
+		       st_fmt_ns(t->err_median_ns, a, sizeof(a)),
+		       st_fmt_ns(t->err_max_ns, b, sizeof(b)), t->nerr, "");
+	if (t->all.flagged)
+		printf("%-14sn=%" PRIu64 " instance%s shorter than the clock "
+		       "error: not in the totals and means\n", "flagged:",
+		       t->all.flagged, t->all.flagged == 1 ? "" : "s");
+	print_left_out(t);
+	rows = st_imb_by_fn(rp->imb, &n);
+	if (!n) {
+		printf("(no instance was complete on every member rank)\n");
+		return;
+	}
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		die("out of memory");
+	memcpy(v, rows, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_imb_row);
+	for (i = 0; i < n; i++) {
+		int l = (int)strlen(name_of(v[i].fn, nm, sizeof(nm)));
+
+		if (l > w)
+			w = l;
+	}
+	putchar('\n');
+	print_imb_head("function", w);
+	for (i = 0; i < n; i++)
+		print_imb_stat(name_of(v[i].fn, nm, sizeof(nm)), w, &v[i].s);
+	free(v);
+
+	rows = st_imb_by_site(rp->imb, &n);
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		die("out of memory");
+	memcpy(v, rows, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_imb_row);
+	top = rp->top > 0 && (size_t)rp->top < n ? (size_t)rp->top : n;
+	w = 8;
+	for (i = 0; i < top; i++) {
+		int l = 4 + (int)strlen(name_of(v[i].fn, nm, sizeof(nm)));
+
+		if (l > w)
+			w = l;
+	}
+	printf("\nTop %zu of %zu call sites by waiting + after last (site of "
+	       "the lowest member rank):\n\n", top, n);
+	print_imb_head("  # function", w);
+	for (i = 0; i < top; i++) {
+		const struct st_sym *sym = st_symtab_get(rp->syms, v[i].sym);
+
+		snprintf(lead, sizeof(lead), "%3zu %s", i + 1,
+			 name_of(v[i].fn, nm, sizeof(nm)));
+		print_imb_stat(lead, w, &v[i].s);
+		if (sym)
+			st_sym_format(sym, 1, loc, sizeof(loc));
+		else
+			snprintf(loc, sizeof(loc), "unknown (no call-site "
+				 "record)");
+		snprintf(line, sizeof(line), "    at %s", loc);
+		put_cut(line, WIDTH);
+	}
+	free(v);
+}
+
 static void parse_options(struct report *rp, int argc, char **argv,
 			  const char **run)
 {
@@ -1166,7 +1437,8 @@ int cmd_report(int argc, char **argv)
 	rp.rank_ns = calloc(NFN, sizeof(*rp.rank_ns));
 	rp.touched_flag = calloc(NFN, 1);
 	rp.syms = st_symtab_new();
-	if (!rp.fn || !rp.rank_ns || !rp.touched_flag || !rp.syms)
+	rp.imb = st_imb_new();
+	if (!rp.fn || !rp.rank_ns || !rp.touched_flag || !rp.syms || !rp.imb)
 		die("out of memory");
 	st_objmap_init(&rp.objs);
 	if (S_ISDIR(st.st_mode)) {
@@ -1175,7 +1447,9 @@ int cmd_report(int argc, char **argv)
 			die("%s", *err ? err : strerror_neg(rc));
 		rp.expected = st_run_nranks(run);
 		rp.missing = calloc((size_t)rp.expected, sizeof(*rp.missing));
-		if (!rp.missing)
+		rp.clk = calloc((size_t)rp.expected, sizeof(*rp.clk));
+		rp.path = calloc((size_t)rp.expected, sizeof(*rp.path));
+		if (!rp.missing || !rp.clk || !rp.path)
 			die("out of memory");
 		for (r = 0; r < rp.expected; r++) {
 			const char *path = st_run_rank_path(run, r);
@@ -1197,6 +1471,10 @@ int cmd_report(int argc, char **argv)
 		}
 	} else {
 		rp.expected = 1;
+		rp.clk = calloc(1, sizeof(*rp.clk));
+		rp.path = calloc(1, sizeof(*rp.path));
+		if (!rp.clk || !rp.path)
+			die("out of memory");
 		if (read_rank(&rp, 0, arg))
 			rp.failed = 1;
 	}
@@ -1226,10 +1504,18 @@ int cmd_report(int argc, char **argv)
 	print_completions(&rp, ids, nids);
 	print_sites(&rp);
 	print_sizes(&rp);
+	print_collectives(&rp);
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the output: %s", strerror(errno));
 
 	free(ids);
+	for (r = 0; r < rp.expected; r++) {
+		st_gclock_free(rp.clk[r]);
+		free(rp.path[r]);
+	}
+	free(rp.clk);
+	free(rp.path);
+	st_imb_free(rp.imb);
 	for (i = 0; i < rp.nhosts; i++)
 		free(rp.hosts[i]);
 	free(rp.hosts);

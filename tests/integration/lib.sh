@@ -23,7 +23,7 @@ ST_APPS=$st_build/apps
 st_name=${ST_TEST_NAME:-$(basename "$0" .sh)}
 
 # The columns of `synctrace dump --csv`, in order.
-ST_CSV_HEADER=rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc
+ST_CSV_HEADER=rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,g1_ns
 
 fail()
 {
@@ -173,6 +173,7 @@ st_awk()
 			seq = $9; inst = $10; root = $11; peer = $12
 			tag = $13; sbytes = $14; rbytes = $15; tsize = $16
 			op = $17; req = $18; site = $19; rc = $20
+			g0_ns = $21; g1_ns = $22
 		}
 		'"$st_p" "$st_f"
 }

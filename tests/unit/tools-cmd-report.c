@@ -5,7 +5,12 @@
  * the one the records imply: calls, bytes (receives counted at
  * completion, persistent operations per instance), time per function
  * with per-rank min/max, start-to-completion times, call sites merged
- * across ranks and symbolised, and the communicator-size table.
+ * across ranks and symbolised, and the communicator-size table.  With
+ * sync records (clocks 1 s apart), blocking collectives are matched
+ * across ranks in global time: imbalance, waiting, time after the last
+ * arrival and exit skew per function and per call site, instances below
+ * the clock error flagged and counted apart; without, the section says
+ * there is no clock synchronisation.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -14,6 +19,7 @@
 #include <unistd.h>
 
 #include "tools/synctrace.h"
+#include "tools-sync-test.h"
 #include "tools-test.h"
 
 static char dir[256];
@@ -126,7 +132,11 @@ Test(tools_cmd_report, summary_counts_ranks_hosts_and_times)
 	struct captured c = report(argv);
 
 	cr_assert_eq(c.status, 0, "stderr: %s", c.err);
-	cr_expect_str_eq(c.err, "");
+	/* fake_run()'s sync records hold text, not a sync blob. */
+	cr_expect_str_eq(c.err, "synctrace: warning: rank 0: the sync record "
+			 "at t0=15000 is not a valid sync record: ignored\n"
+			 "synctrace: warning: rank 1: the sync record at "
+			 "t0=515000 is not a valid sync record: ignored\n");
 	cr_expect(strstr(c.out, "ranks:       n=2 read, on n=2 hosts, run "
 			 "complete\n"), "%s", c.out);
 	cr_expect(strstr(c.out, "command:     mpiexec.mpich -n 2 ./app\n"));
@@ -398,5 +408,190 @@ Test(tools_cmd_report, many_requests_complete_out_of_order)
 	free(l);
 	cr_expect(strstr(tab, "(n=1 completions of requests whose start was "
 			 "not traced are left out)"), "%s", tab);
+	captured_free(&c);
+}
+
+Test(tools_cmd_report, no_sync_records_no_global_section)
+{
+	char *argv[] = { "report", run, NULL };
+	struct captured c = report(argv);
+
+	cr_assert_eq(c.status, 0);
+	cr_expect(strstr(c.out, "\n\nCollectives in global time: no clock "
+			 "synchronisation in this trace.\n"), "%s", c.out);
+	cr_expect_null(strstr(c.out, "imbalance"));
+	captured_free(&c);
+}
+
+__attribute__((noinline)) int report_marker2(int x)
+{
+	return x * 17 + 5;
+}
+
+/* A run with sync records: synced_run() in tools-sync-test.h. */
+static void setup_synced(void)
+{
+	struct fake_obj obj;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	find_object((const void *)(uintptr_t)report_marker, &obj);
+	synced_run(run, &obj, (uint64_t)(uintptr_t)report_marker + 1,
+		   (uint64_t)(uintptr_t)report_marker2 + 1);
+}
+
+TestSuite(tools_cmd_report_sync, .init = setup_synced, .fini = teardown);
+
+/* The line after the first line of 'out' that starts with 'prefix'. */
+static char *line_after(const char *out, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = out, *nl;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, n) && p[n] == ' ') {
+			p = strchr(p, '\n');
+			if (!p)
+				break;
+			nl = strchr(++p, '\n');
+			return strndup(p, nl ? (size_t)(nl - p) : strlen(p));
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return strdup("");
+}
+
+Test(tools_cmd_report_sync, collectives_split_in_global_time)
+{
+	char *argv[] = { "report", run, NULL };
+	struct captured c = report(argv);
+	const char *sec;
+	char *l;
+
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.err, "");
+	sec = strstr(c.out, "\nCollectives in global time: blocking "
+		     "collectives on intra-communicators");
+	cr_assert(sec, "%s", c.out);
+	cr_expect(strstr(sec, "clocks synchronised by hca (n=2 of 2 ranks)"),
+		  "%s", sec);
+	cr_expect(strstr(sec, "\nMuch waiting: load imbalance in the "
+			 "application.  Much 'after last': the network"));
+	/* Errors: 30 ns (rank 1's) or 60 ns (rank 1 last in and out). */
+	cr_expect(strstr(sec, "\nclock error:  median 30 ns, max 60 ns per "
+			 "instance (n=5 instances)"), "%s", sec);
+	cr_expect(strstr(sec, "\nflagged:      n=1 instance shorter than the "
+			 "clock error: not in the totals and means\n"));
+	cr_expect(strstr(sec, "\nleft out:     n=2 calls on "
+			 "inter-communicators (not analysed)\n"));
+	/*
+	 * Allreduce 1: rank 0 waits 5 us, after last 1.0 + 1.2 us, skew
+	 * 200 ns; 2: rank 1 waits 3 us, after last 1 + 1 us; 3 flagged.
+	 */
+	l = line_of(sec, "MPI_Allreduce");
+	cr_expect(fields_are(l, "MPI_Allreduce n=2 n=1 total 8.00 us 8.00 us "
+			     "4.20 us 200 ns"), "got '%s'", l);
+	free(l);
+	l = line_after(sec, "MPI_Allreduce");
+	cr_expect(fields_are(l, "mean 4.00 us 4.00 us 2.10 us 100 ns"),
+		  "got '%s'", l);
+	free(l);
+	l = line_of(sec, "MPI_Barrier");
+	cr_expect(fields_are(l, "MPI_Barrier n=1 n=0 total 2.00 us 2.00 us "
+			     "1.00 us 0 ns"), "got '%s'", l);
+	free(l);
+	/* The root leaves after 100 ns: it waits only that long. */
+	l = line_of(sec, "MPI_Bcast");
+	cr_expect(fields_are(l, "MPI_Bcast n=1 n=0 total 1.00 us 100 ns "
+			     "300 ns 1.20 us"), "got '%s'", l);
+	free(l);
+	cr_expect(strstr(sec, "MPI_Allreduce ") < strstr(sec, "MPI_Barrier ")
+		  && strstr(sec, "MPI_Barrier ") < strstr(sec, "MPI_Bcast "),
+		  "most time first");
+	captured_free(&c);
+}
+
+Test(tools_cmd_report_sync, collectives_per_call_site)
+{
+	char *argv[] = { "report", "--top", "2", run, NULL };
+	struct captured c = report(argv);
+	const char *sec;
+	char *l;
+
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	sec = strstr(c.out, "\nTop 2 of 3 call sites by waiting + after last");
+	cr_assert(sec, "%s", c.out);
+	l = line_of(sec, "  1");
+	cr_expect(fields_are(l, "1 MPI_Allreduce n=2 n=1 total 8.00 us "
+			     "8.00 us 4.20 us 200 ns"), "got '%s'", l);
+	free(l);
+	cr_expect(strstr(sec, "    2.10 us     100 ns\n"
+			 "    at report_marker (tools-cmd-report.c:"),
+		  "location after the mean line: %s", sec);
+	l = line_of(sec, "  2");
+	cr_expect(fields_are(l, "2 MPI_Barrier n=1 n=0 total 2.00 us 2.00 us "
+			     "1.00 us 0 ns"), "got '%s'", l);
+	free(l);
+	cr_expect(strstr(sec, "\n    at report_marker2 (tools-cmd-report.c:"),
+		  "%s", sec);
+	cr_expect_null(strstr(sec, "MPI_Bcast"), "not in the top 2");
+	cr_expect_eq(report_marker2(0), 5);
+	captured_free(&c);
+}
+
+Test(tools_cmd_report_sync, lines_fit_in_100_columns)
+{
+	char *argv[] = { "report", "--top", "0", run, NULL };
+	struct captured c = report(argv);
+	const char *p = c.out;
+
+	cr_assert_eq(c.status, 0);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		cr_expect_leq(len, 100, "too wide: %.*s", (int)len, p);
+		p += len + (nl != NULL);
+	}
+	captured_free(&c);
+}
+
+Test(tools_cmd_report_sync, a_rank_without_sync_leaves_its_calls_out)
+{
+	char *argv[] = { "report", run, NULL };
+	struct fake_rank fr;
+	struct st_event ev;
+	struct captured c;
+	int s;
+
+	/* Rank 1 again, without its sync records. */
+	fake_rank_open(&fr, run, 1, "nodeB", "0");
+	st_event_clear(&ev);
+	ev.kind = ST_REC_COMM;
+	ev.comm = 1;
+	ev.comm_size = 2;
+	ev.rank = 1;
+	fake_append(&fr, &ev);
+	for (s = 1; s <= 5; s++) {
+		fake_call(&ev, ST_FN_MPI_BARRIER, 1000 * s, 1000 * s + 10, 0);
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.seq = (uint64_t)s;
+		fake_append(&fr, &ev);
+	}
+	fake_rank_close(&fr);
+	c = report(argv);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, "clocks synchronised by hca (n=1 of 2 ranks)"),
+		  "%s", c.out);
+	/* Rank 0's 5 calls on comm 1; rank 1 is not walked at all. */
+	cr_expect(strstr(c.out, "\nleft out:     n=1 calls on "
+			 "inter-communicators (not analysed)\n"
+			 "              n=5 calls on communicators with a rank "
+			 "that has no global time\n"), "%s", c.out);
+	cr_expect(strstr(c.out, "\n(no instance was complete on every member "
+			 "rank)\n"), "%s", c.out);
 	captured_free(&c);
 }

@@ -1,0 +1,541 @@
+/*
+ * tests/unit/tools-fit.c: the cost-formula fit on synthetic groups with
+ * known coefficients: over p = 2..1024 and d = 1 B..16 MiB (powers of
+ * two) the true model is chosen, its 95% intervals hold the true
+ * coefficients about 95% of the time and Q is about uniform over 200
+ * seeded repetitions; noiseless rows of Howell's table come back
+ * exactly; one process count or one size is reported as not
+ * identified; a protocol switch is found near where it is; a wrong
+ * model gets a tiny Q; raw samples summarised by tools/stats.c lead to
+ * the right model; formulas print with sensible units; bad input is
+ * refused.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/fit.h"
+#include "tools/stats.h"
+
+#define NP 10			/* p = 2, 4, ..., 1024 */
+#define ND 25			/* d = 1, 2, ..., 16 MiB */
+#define NGRID (NP * ND)
+
+/* A true model: T = a + b f(p) + c g(p) d, in ns. */
+struct truth {
+	int f, g;
+	double coef[3];
+};
+
+static double truth_at(const struct truth *t, double p, double d)
+{
+	return t->coef[0] + t->coef[1] * st_fit_fn_value(t->f, p) +
+	       t->coef[2] * st_fit_fn_value(t->g, p) * d;
+}
+
+/* xorshift64*, and normal deviates by Box-Muller. */
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static double rng_uniform(uint64_t *s)
+{
+	return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_normal(uint64_t *s)
+{
+	double u = rng_uniform(s), v = rng_uniform(s);
+
+	return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+/*
+ * The full grid for 't': each group's median has standard error 1% of
+ * the true time plus 20 ns, and its y is off by a normal deviate of
+ * that size (seed 0: exact).
+ */
+static void make_grid(struct st_fit_group *g, const struct truth *t,
+		      uint64_t *seed)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < NP; i++)
+		for (j = 0; j < ND; j++, k++) {
+			double p = ldexp(1.0, i + 1), d = ldexp(1.0, j);
+			double mu = truth_at(t, p, d);
+
+			g[k].p = (long)p;
+			g[k].d = d;
+			g[k].sigma = 0.01 * fabs(mu) + 20.0;
+			g[k].y = mu + (seed ? g[k].sigma * rng_normal(seed) :
+				       0.0);
+			g[k].n = 20;
+		}
+}
+
+/* Repetitions of a true model: choice, coverage and Q. */
+static void check_truth(const struct truth *t, uint64_t seed)
+{
+	struct st_fit_group g[NGRID];
+	struct st_fit fit;
+	int rep, j, inside[3] = { 0, 0, 0 }, reps = 200, wrong = 0;
+	double qsum = 0.0;
+
+	for (rep = 0; rep < reps; rep++) {
+		const struct st_fit_piece *pc = &fit.piece[0];
+
+		make_grid(g, t, &seed);
+		cr_assert_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+		cr_assert_eq(fit.npieces, 1, "rep %d: a split at %g", rep,
+			     fit.d_split);
+		if (pc->f != t->f || pc->g != t->g) {
+			wrong++;
+			continue;
+		}
+		cr_assert(pc->weighted && pc->has_q);
+		cr_assert_eq(pc->dof, NGRID - pc->nterms);
+		qsum += pc->q;
+		for (j = 0; j < 3; j++)
+			inside[j] += pc->ci_lo[j] <= t->coef[j] &&
+				     t->coef[j] <= pc->ci_hi[j];
+	}
+	cr_expect_eq(wrong, 0, "model (%d, %d): %d of %d fits chose another",
+		     t->f, t->g, wrong, reps);
+	for (j = 0; j < 3; j++) {
+		int present = j == 0 || (j == 1 ? t->f : t->g) != ST_FIT_NONE;
+
+		if (!present)
+			continue;
+		cr_expect(inside[j] >= 0.88 * reps && inside[j] <= 0.99 * reps,
+			  "model (%d, %d) coefficient %d: %d of %d intervals "
+			  "hold it", t->f, t->g, j, inside[j], reps);
+	}
+	qsum /= reps - wrong;
+	cr_expect(qsum > 0.4 && qsum < 0.6, "model (%d, %d): mean Q %f",
+		  t->f, t->g, qsum);
+}
+
+Test(tools_fit, log2p_latency_linear_bytes)
+{
+	struct truth t = { ST_FIT_LOG2P, ST_FIT_ONE, { 2000, 500, 0.1 } };
+
+	check_truth(&t, 0x1234567ULL);
+}
+
+Test(tools_fit, linear_p_and_p_times_bytes)
+{
+	struct truth t = { ST_FIT_P, ST_FIT_P, { 3000, 100, 0.01 } };
+
+	check_truth(&t, 0xabcdef01ULL);
+}
+
+Test(tools_fit, no_p_term)
+{
+	struct truth t = { ST_FIT_NONE, ST_FIT_ONE, { 5000, 0, 0.2 } };
+
+	check_truth(&t, 0x600dULL);
+}
+
+/*
+ * Howell's table, in us with d in bytes, as noiseless data with no
+ * error bars: an unweighted fit (Q "n/a") returns each row exactly;
+ * the terms printed as "0*d" are not chosen.
+ */
+Test(tools_fit, howell_rows_noiseless)
+{
+	static const struct {
+		const char *name;
+		struct truth t;
+	} rows[] = {
+		{ "rsend", { ST_FIT_NONE, ST_FIT_ONE, { 5000, 0, 4 } } },
+		{ "send", { ST_FIT_NONE, ST_FIT_NONE, { 5000, 0, 0 } } },
+		{ "alltoall", { ST_FIT_P2, ST_FIT_ONE, { 0, 4000, 20 } } },
+		{ "gather", { ST_FIT_LOG2P, ST_FIT_NONE, { 0, 30000, 0 } } },
+		{ "allgather", { ST_FIT_P, ST_FIT_ONE, { 0, 9000, 40 } } },
+		{ "reduce", { ST_FIT_LOG2P, ST_FIT_ONE, { 0, 20000, 9 } } },
+		{ "bcast", { ST_FIT_P2, ST_FIT_P2, { 1000, 600, 1 } } },
+	};
+	struct st_fit_group g[NGRID];
+	struct st_fit fit;
+	char q[16];
+	size_t r;
+	int k, j;
+
+	for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct truth t = rows[r].t;
+		double big = 0.0;
+
+		for (j = 0; j < 3; j++)
+			t.coef[j] *= 1000.0;	/* us -> ns */
+		make_grid(g, &t, NULL);
+		for (k = 0; k < NGRID; k++) {
+			g[k].sigma = 0.0;
+			big = fmax(big, fabs(g[k].y));
+		}
+		cr_assert_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+		cr_expect_eq(fit.npieces, 1, "%s", rows[r].name);
+		cr_expect_eq(fit.weighted, 0);
+		cr_expect_eq(fit.piece[0].has_q, 0);
+		cr_expect_eq(st_fit_format_q(&fit.piece[0], q, sizeof(q)), 3);
+		cr_expect_str_eq(q, "n/a");
+		cr_expect_eq(fit.piece[0].f, t.f, "%s: f %d", rows[r].name,
+			     fit.piece[0].f);
+		cr_expect_eq(fit.piece[0].g, t.g, "%s: g %d", rows[r].name,
+			     fit.piece[0].g);
+		for (j = 0; j < 3; j++)
+			cr_expect(fabs(fit.piece[0].coef[j] - t.coef[j]) <=
+				  1e-6 * fmax(fabs(t.coef[j]), 1.0) +
+				  1e-12 * big,
+				  "%s coefficient %d: %.17g, want %g",
+				  rows[r].name, j, fit.piece[0].coef[j],
+				  t.coef[j]);
+	}
+}
+
+/*
+ * One process count: only d can be fitted; the p-dependence is flagged,
+ * not guessed.  One size: the same for d.
+ */
+Test(tools_fit, one_p_or_one_d_is_not_identified)
+{
+	struct truth t = { ST_FIT_LOG2P, ST_FIT_ONE, { 2000, 500, 0.1 } };
+	struct st_fit_group g[NGRID], one[ND], two[2 * ND];
+	const struct st_fit_piece *pc;
+	struct st_fit fit;
+	uint64_t seed = 77;
+	int k, m = 0;
+
+	make_grid(g, &t, &seed);
+	for (k = 0; k < NGRID; k++)
+		if (g[k].p == 16)
+			one[m++] = g[k];
+	cr_assert_eq(m, ND);
+	cr_assert_eq(st_fit_run(one, m, NULL, &fit), 0);
+	pc = &fit.piece[0];
+	cr_expect(fit.flags & ST_FIT_P_NOT_IDENTIFIED);
+	cr_expect(pc->flags & ST_FIT_P_NOT_IDENTIFIED);
+	cr_expect(!(pc->flags & ST_FIT_D_NOT_IDENTIFIED));
+	cr_expect_eq(pc->f, ST_FIT_NONE);
+	cr_expect_eq(pc->g, ST_FIT_ONE);
+	cr_expect_eq(pc->p_min, 16);
+	cr_expect_eq(pc->p_max, 16);
+	/* The intercept absorbs 500 log2(16) = 2000 ns. */
+	cr_expect(fabs(pc->coef[0] - 4000) < 4 * pc->se[0], "a %g +- %g",
+		  pc->coef[0], pc->se[0]);
+	cr_expect(fabs(pc->coef[2] - 0.1) < 4 * pc->se[2]);
+
+	m = 0;
+	for (k = 0; k < NGRID; k++)
+		if (g[k].d == 4096)
+			one[m++] = g[k];
+	cr_assert_eq(m, NP);
+	cr_assert_eq(st_fit_run(one, m, NULL, &fit), 0);
+	pc = &fit.piece[0];
+	cr_expect(fit.flags & ST_FIT_D_NOT_IDENTIFIED);
+	cr_expect(!(fit.flags & ST_FIT_P_NOT_IDENTIFIED));
+	cr_expect_eq(pc->g, ST_FIT_NONE);
+	cr_expect_eq(pc->f, ST_FIT_LOG2P);
+	cr_expect_eq(pc->d_min, 4096.0);
+	cr_expect_eq(pc->d_max, 4096.0);
+
+	/* Two process counts: f's shape cannot be told; flagged. */
+	m = 0;
+	for (k = 0; k < NGRID; k++)
+		if (g[k].p == 4 || g[k].p == 64)
+			two[m++] = g[k];
+	cr_assert_eq(m, 2 * ND);
+	cr_assert_eq(st_fit_run(two, m, NULL, &fit), 0);
+	cr_expect(fit.flags & ST_FIT_P_SHAPE_AMBIGUOUS);
+	cr_expect(!(fit.flags & ST_FIT_P_NOT_IDENTIFIED));
+	cr_expect_eq(fit.piece[0].f, ST_FIT_LOG2P);
+}
+
+/*
+ * An eager/rendezvous switch at 64 KiB: below, 1.5 us + 400 ns log2 p +
+ * 0.3 ns/B d; from 64 KiB, 25 us + 400 ns log2 p + 0.08 ns/B d.
+ */
+Test(tools_fit, protocol_switch_found)
+{
+	struct truth lo = { ST_FIT_LOG2P, ST_FIT_ONE, { 1500, 400, 0.3 } };
+	struct truth hi = { ST_FIT_LOG2P, ST_FIT_ONE, { 25000, 400, 0.08 } };
+	struct st_fit_group g[NGRID];
+	struct st_fit fit;
+	uint64_t seed = 4242;
+	char text[256];
+	int k, j, i;
+
+	make_grid(g, &lo, &seed);
+	for (k = 0; k < NGRID; k++)
+		if (g[k].d >= 65536) {
+			double mu = truth_at(&hi, (double)g[k].p, g[k].d);
+
+			g[k].sigma = 0.01 * mu + 20.0;
+			g[k].y = mu + g[k].sigma * rng_normal(&seed);
+		}
+	cr_assert_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+	cr_assert_eq(fit.npieces, 2);
+	cr_expect_eq(fit.d_below, 32768.0);
+	cr_expect_eq(fit.d_split, 65536.0);
+	cr_expect(fit.cv < 0.8 * fit.cv_single);
+	for (i = 0; i < 2; i++) {
+		const struct st_fit_piece *pc = &fit.piece[i];
+		const struct truth *t = i ? &hi : &lo;
+
+		cr_expect_eq(pc->f, t->f, "piece %d f %d", i, pc->f);
+		cr_expect_eq(pc->g, t->g, "piece %d g %d", i, pc->g);
+		for (j = 0; j < 3; j++)
+			cr_expect(fabs(pc->coef[j] - t->coef[j]) <
+				  4 * pc->se[j], "piece %d coef %d: %g +- %g",
+				  i, j, pc->coef[j], pc->se[j]);
+		cr_expect(pc->q > 0.001);
+	}
+	cr_expect_eq(fit.piece[0].d_max, 32768.0);
+	cr_expect_eq(fit.piece[1].d_min, 65536.0);
+	cr_expect_eq(fit.piece[0].n_groups + fit.piece[1].n_groups, NGRID);
+	cr_assert(st_fit_format(&fit, 0, text, sizeof(text)) > 0);
+	cr_expect(!strncmp(text, "d <= 32 KiB: 1.", 15), "%s", text);
+	cr_expect(strstr(text, " ns*log2(p) + ") != NULL, "%s", text);
+	cr_expect(strstr(text, "; d >= 64 KiB: 2") != NULL, "%s", text);
+
+	/* With splits off, one (poor) piece. */
+	{
+		struct st_fit_options opt;
+
+		st_fit_options_init(&opt);
+		opt.max_pieces = 1;
+		cr_assert_eq(st_fit_run(g, NGRID, &opt, &fit), 0);
+		cr_expect_eq(fit.npieces, 1);
+		cr_expect(fit.piece[0].q < 0.001);
+	}
+}
+
+/* The right model fits; a wrong one (p^2 for log2 p) gets Q < 0.001. */
+Test(tools_fit, wrong_model_has_tiny_q)
+{
+	struct truth t = { ST_FIT_LOG2P, ST_FIT_ONE, { 2000, 500, 0.1 } };
+	struct st_fit_group g[NGRID];
+	struct st_fit_piece pc;
+	uint64_t seed = 99;
+	char q[16];
+
+	make_grid(g, &t, &seed);
+	cr_assert_eq(st_fit_one(g, NGRID, ST_FIT_LOG2P, ST_FIT_ONE, NULL,
+				&pc), 0);
+	cr_expect(pc.q > 0.001, "Q %g", pc.q);
+	cr_expect(pc.r2_adj > 0.999);
+	cr_assert_eq(st_fit_one(g, NGRID, ST_FIT_P2, ST_FIT_ONE, NULL, &pc),
+		     0);
+	cr_expect(pc.q < 0.001, "Q %g", pc.q);
+	cr_expect_eq(st_fit_format_q(&pc, q, sizeof(q)), 6);
+	cr_expect_str_eq(q, "<0.001");
+	/* log2 p and the intercept cannot both come from one p. */
+	cr_expect_eq(st_fit_one(g, 3, ST_FIT_LOG2P, ST_FIT_ONE, NULL, &pc),
+		     -EDOM);
+	cr_expect_eq(st_fit_one(g, NGRID, ST_FIT_ONE, ST_FIT_ONE, NULL, &pc),
+		     -EINVAL);
+}
+
+/*
+ * End to end: raw durations, right-skewed (log-normal, median = true
+ * time), 25 per group, summarised by st_summary_compute(); the
+ * medians' standard errors weight the fit, which picks a + b p + c d.
+ */
+Test(tools_fit, from_raw_samples)
+{
+	struct truth t = { ST_FIT_P, ST_FIT_ONE, { 4000, 250, 0.15 } };
+	struct st_fit_group g[6 * 6];
+	double x[25];
+	struct st_summary s;
+	struct st_fit fit;
+	uint64_t seed = 2024;
+	int i, j, k, m = 0;
+
+	for (i = 0; i < 6; i++)
+		for (j = 0; j < 6; j++) {
+			double p = ldexp(1.0, i + 1), d = ldexp(1.0, 4 * j);
+			double mu = truth_at(&t, p, d);
+
+			for (k = 0; k < 25; k++)
+				x[k] = mu * exp(0.05 * rng_normal(&seed));
+			cr_assert_eq(st_summary_compute(&s, x, 25, 0.0, 0.95),
+				     0);
+			cr_assert(s.ci_ok);
+			g[m].p = (long)p;
+			g[m].d = d;
+			g[m].y = s.median;
+			g[m].sigma = fmax(s.se_median, 1.0);
+			g[m].n = (long)s.n;
+			m++;
+		}
+	cr_assert_eq(st_fit_run(g, m, NULL, &fit), 0);
+	cr_expect_eq(fit.npieces, 1);
+	cr_expect_eq(fit.piece[0].f, ST_FIT_P);
+	cr_expect_eq(fit.piece[0].g, ST_FIT_ONE);
+	cr_expect_eq(fit.n_samples, 36 * 25);
+	cr_expect_eq(fit.piece[0].n_groups, 36);
+	for (j = 0; j < 3; j++)
+		cr_expect(fabs(fit.piece[0].coef[j] - t.coef[j]) <
+			  4 * fit.piece[0].se[j], "coef %d: %g +- %g", j,
+			  fit.piece[0].coef[j], fit.piece[0].se[j]);
+	cr_expect(fit.piece[0].q > 0.001, "Q %g", fit.piece[0].q);
+}
+
+/* Groups without sigma beside groups with one are left out, counted. */
+Test(tools_fit, mixed_sigma_drops_unknown)
+{
+	struct truth t = { ST_FIT_LOG2P, ST_FIT_ONE, { 2000, 500, 0.1 } };
+	struct st_fit_group g[NGRID];
+	struct st_fit fit;
+	uint64_t seed = 5;
+	int k;
+
+	make_grid(g, &t, &seed);
+	for (k = 0; k < NGRID; k += 10)
+		g[k].sigma = 0.0;
+	cr_assert_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+	cr_expect(fit.weighted);
+	cr_expect_eq(fit.n_groups, NGRID);
+	cr_expect_eq(fit.n_groups_nosigma, NGRID / 10);
+	cr_expect_eq(fit.n_groups_used, NGRID - NGRID / 10);
+	cr_expect_eq(fit.n_samples, 20 * (NGRID - NGRID / 10));
+}
+
+/* Predictions follow the formula and carry the coefficients' error. */
+Test(tools_fit, eval_predicts_with_error)
+{
+	struct truth t = { ST_FIT_LOG2P, ST_FIT_ONE, { 2000, 500, 0.1 } };
+	struct st_fit_group g[NGRID];
+	struct st_fit fit;
+	uint64_t seed = 11;
+	double y, se, want;
+
+	make_grid(g, &t, &seed);
+	cr_assert_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+	cr_assert_eq(st_fit_eval(&fit, 256, 1 << 20, &y, &se), 0);
+	want = fit.piece[0].coef[0] + fit.piece[0].coef[1] * 8 +
+	       fit.piece[0].coef[2] * (1 << 20);
+	cr_expect_float_eq(y, want, 1e-9 * want);
+	cr_expect(se > 0.0 && se < 0.01 * y, "se %g", se);
+	cr_expect(fabs(y - truth_at(&t, 256, 1 << 20)) < 4 * se);
+	cr_expect_eq(st_fit_eval(&fit, 0, 1, &y, &se), -EINVAL);
+	cr_expect_eq(st_fit_eval(&fit, 2, NAN, &y, &se), -EINVAL);
+}
+
+static struct st_fit_piece piece(int f, int g, double a, double b,
+				 double c)
+{
+	struct st_fit_piece pc;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.f = f;
+	pc.g = g;
+	pc.coef[0] = a;
+	pc.coef[1] = b;
+	pc.coef[2] = c;
+	return pc;
+}
+
+static void expect_format(struct st_fit_piece pc, const char *want)
+{
+	char buf[200];
+	int n = st_fit_piece_format(&pc, 0, buf, sizeof(buf));
+
+	cr_expect_eq(n, (int)strlen(want), "'%s': %d", buf, n);
+	cr_expect_str_eq(buf, want);
+}
+
+Test(tools_fit, format_chooses_units)
+{
+	struct st_fit_piece pc;
+	char buf[200], small[8];
+
+	expect_format(piece(ST_FIT_LOG2P, ST_FIT_ONE, 1234, 450, 0.8),
+		      "1.23 us + 450 ns*log2(p) + 0.8 ns/B*d");
+	expect_format(piece(ST_FIT_P, ST_FIT_P2, 2.5e6, -90, 0.05),
+		      "2.5 ms - 90 ns*p + 50 ps/B*p^2*d");
+	/* Howell's allgather, in us: 40 us/B = 40.96 ms/KiB. */
+	expect_format(piece(ST_FIT_P, ST_FIT_ONE, 0, 9e6, 4e4),
+		      "0 ns + 9 ms*p + 41 ms/KiB*d");
+	expect_format(piece(ST_FIT_NONE, ST_FIT_NONE, 999.7, 0, 0), "1 us");
+	expect_format(piece(ST_FIT_NONE, ST_FIT_NONE, -12, 0, 0), "-12 ns");
+	expect_format(piece(ST_FIT_PLOG2P, ST_FIT_LOG2P, 3e9, 1, 5),
+		      "3 s + 1 ns*p*log2(p) + 5 ns/B*log2(p)*d");
+
+	pc = piece(ST_FIT_LOG2P, ST_FIT_NONE, 1234, 450, 0);
+	pc.ci_lo[0] = 1184;
+	pc.ci_hi[0] = 1284;
+	pc.ci_lo[1] = 440;
+	pc.ci_hi[1] = 460;
+	cr_expect_eq(st_fit_piece_format(&pc, ST_FIT_FMT_CI, buf,
+					 sizeof(buf)),
+		     (int)strlen("(1.23 +- 0.05) us + (450 +- 10) ns*log2(p)"));
+	cr_expect_str_eq(buf, "(1.23 +- 0.05) us + (450 +- 10) ns*log2(p)");
+
+	/* Truncated like snprintf: the full length, a terminated prefix. */
+	cr_expect_eq(st_fit_piece_format(&pc, 0, small, sizeof(small)),
+		     (int)strlen("1.23 us + 450 ns*log2(p)"));
+	cr_expect_str_eq(small, "1.23 us");
+	pc.f = ST_FIT_ONE;
+	cr_expect_eq(st_fit_piece_format(&pc, 0, buf, sizeof(buf)), -EINVAL);
+}
+
+Test(tools_fit, bad_input_is_einval)
+{
+	struct truth t = { ST_FIT_LOG2P, ST_FIT_ONE, { 2000, 500, 0.1 } };
+	struct st_fit_group g[NGRID], keep;
+	struct st_fit_options opt;
+	struct st_fit fit;
+	uint64_t seed = 1;
+
+	make_grid(g, &t, &seed);
+	keep = g[7];
+	cr_expect_eq(st_fit_run(g, 0, NULL, &fit), -EINVAL);
+	cr_expect_eq(st_fit_run(NULL, 3, NULL, &fit), -EINVAL);
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, NULL), -EINVAL);
+	g[7].y = NAN;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7] = keep;
+	g[7].d = NAN;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7] = keep;
+	g[7].d = -1;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7] = keep;
+	g[7].n = -3;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7].n = 0;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7] = keep;
+	g[7].p = 0;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7] = keep;
+	g[7].sigma = -1;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7].sigma = INFINITY;
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), -EINVAL);
+	g[7] = keep;
+	cr_expect_eq(st_fit_one(g, 0, ST_FIT_NONE, ST_FIT_ONE, NULL,
+				&fit.piece[0]), -EINVAL);
+
+	st_fit_options_init(&opt);
+	opt.level = 1.0;
+	cr_expect_eq(st_fit_run(g, NGRID, &opt, &fit), -EINVAL);
+	st_fit_options_init(&opt);
+	opt.max_pieces = 3;
+	cr_expect_eq(st_fit_run(g, NGRID, &opt, &fit), -EINVAL);
+	st_fit_options_init(&opt);
+	opt.sigma_min = NAN;
+	cr_expect_eq(st_fit_run(g, NGRID, &opt, &fit), -EINVAL);
+
+	/* Valid but too little: one group cannot be cross-validated. */
+	cr_expect_eq(st_fit_run(g, 1, NULL, &fit), -EDOM);
+	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+}
