@@ -91,7 +91,20 @@ static void count_bytes(struct st_call *c, const struct st_fn_info *fi,
 	const struct st_args *a = &c->a;
 	struct st_xfer x;
 	struct st_xfer_comm xc;
+	uint64_t n;
 
+	/* The commonest classes, without the general machinery. */
+	switch (fi->bytes) {
+	case ST_BYTES_BARRIER:
+		ev->sbytes = ev->rbytes = 0;
+		return;
+	case ST_BYTES_ALLREDUCE:
+		if (a->count < 0)
+			break;
+		n = (uint64_t)a->count * st_type_size(a->type);
+		ev->sbytes = ev->rbytes = n;
+		return;
+	}
 	memset(&x, 0, sizeof(x));
 	x.cls = fi->bytes;
 	x.send_in_place = a->sbuf == MPI_IN_PLACE;
@@ -174,10 +187,21 @@ static void event_from(struct st_event *ev, const struct st_req *r)
 	ev->tag2 = r->tag2;
 }
 
-/* The next sequence number of a collective call on 'e'. */
+/*
+ * The next sequence number of a collective call on 'e'.  Only threads
+ * can race here (MPI_THREAD_MULTIPLE); otherwise a plain increment saves
+ * the locked instruction, a fifth of the hot path.
+ */
 static uint64_t count_call(struct st_comm_entry *e)
 {
-	return atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed) + 1;
+	uint64_t v;
+
+	if (st_mt)
+		return atomic_fetch_add_explicit(&e->seq, 1,
+						 memory_order_relaxed) + 1;
+	v = atomic_load_explicit(&e->seq, memory_order_relaxed) + 1;
+	atomic_store_explicit(&e->seq, v, memory_order_relaxed);
+	return v;
 }
 
 static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
