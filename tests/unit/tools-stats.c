@@ -28,8 +28,8 @@ static void expect_ci(size_t n, double level, size_t lo, size_t hi,
 		     lo);
 	cr_expect_eq(h, hi, "n %zu level %g: hi %zu, want %zu", n, level, h,
 		     hi);
-	cr_expect(fabs(c - coverage) < 1e-9, "n %zu: coverage %.12f, want %.12f",
-		  n, c, coverage);
+	cr_expect(fabs(c - coverage) < 1e-9,
+		  "n %zu: coverage %.12f, want %.12f", n, c, coverage);
 	cr_expect(c >= level);
 }
 
