@@ -10,8 +10,11 @@
  * alike, so they all refresh inside the same call, after its exit
  * timestamp, and no application message can be reordered or blocked by
  * it.  Rank 0 picks the next number at each refresh from the rate of
- * WORLD collectives it has seen, so that refreshes come about every
- * SYNCTRACE_SYNC_INTERVAL ms, and hands it out in the refresh itself.
+ * WORLD collectives it has seen and hands it out in the refresh itself.
+ * Refreshes come at about 0.25 s, 0.5 s, 1 s, 2 s... after MPI_Init,
+ * then every SYNCTRACE_SYNC_INTERVAL ms: the slope's error shrinks as
+ * the span of samples grows, so doubling the span at each refresh keeps
+ * the error reached before the next one about constant.
  * Each epoch (init, each refresh, finalize) becomes an ST_REC_SYNC
  * record holding its samples and model, so tools recompute global time
  * offline, and its duration, so analyses can leave it out.
@@ -31,13 +34,14 @@
 
 /* The first refresh comes soon: it tells rank 0 the rate of WORLD calls. */
 #define FIRST_REFRESH_SEQ 64
+#define MIN_GAP_NS 250000000.0	/* the first planned gap, 0.25 s */
 
 uint64_t st_refresh_seq = UINT64_MAX;
 
 static struct st_sync *state;
 static struct st_transport tp;
 static int *leaders;
-static uint64_t last_seq, last_ns;
+static uint64_t last_seq, last_ns, start_ns;
 
 static uint64_t tp_now(void *ctx)
 {
@@ -123,8 +127,14 @@ static void plan_next(uint64_t seq, uint64_t now)
 		} else {
 			double rate = (double)(seq - last_seq) /
 				      (double)(now - last_ns + 1);
-			double ahead = rate * (double)st_set.sync_interval_ms *
-				       1e6;
+			double gap = (double)(now - start_ns);
+			double ahead;
+
+			if (gap < MIN_GAP_NS)
+				gap = MIN_GAP_NS;
+			if (gap > (double)st_set.sync_interval_ms * 1e6)
+				gap = (double)st_set.sync_interval_ms * 1e6;
+			ahead = rate * gap;
 
 			if (ahead < 1)
 				ahead = 1;
@@ -218,6 +228,7 @@ void st_sync_start(void)
 	tp = (struct st_transport){ NULL, st_rank, st_size, tp_now, tp_send,
 				    tp_recv };
 	t0 = tp_now(NULL);
+	start_ns = t0;
 	rc = st_sync_init(&state, &tp, &p);
 	t1 = tp_now(NULL);
 	if (rc) {

@@ -153,7 +153,8 @@ static double median_rtt(const struct st_sync_sample *v, size_t n)
 int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 		   struct st_fit *out)
 {
-	double cut, xm = 0, ym = 0, sxx = 0, sxy = 0, ssr = 0, lo, hi, s2;
+	double cut, xm = 0, ym = 0, sw = 0, sxx = 0, sxy = 0, ssr = 0, lo, hi;
+	double s2;
 	size_t i, used = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -172,29 +173,41 @@ int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 	if (used < 2)
 		cut = INFINITY;
 
+	/*
+	 * Weighted least squares: a point's offset is wrong by at most half
+	 * its round trip, so it weighs 1/rtt^2.  Points taken while the
+	 * machine was busy (all of them, at times: a loaded MPI_Init) then
+	 * give way to the better ones later refreshes add, instead of
+	 * setting the median that decides what is an outlier.
+	 */
 	used = 0;
 	lo = INFINITY;
 	hi = -INFINITY;
 	out->min_rtt = INFINITY;
 	for (i = 0; i < n; i++) {
+		double w;
+
 		if (v[i].rtt_ns > cut)
 			continue;
+		w = 1.0 / fmax(v[i].rtt_ns * v[i].rtt_ns, 1.0);
 		used++;
-		xm += (v[i].t_ns - xm) / (double)used;
-		ym += (v[i].offset_ns - ym) / (double)used;
+		sw += w;
+		xm += w * (v[i].t_ns - xm) / sw;
+		ym += w * (v[i].offset_ns - ym) / sw;
 		lo = fmin(lo, v[i].t_ns);
 		hi = fmax(hi, v[i].t_ns);
 		out->min_rtt = fmin(out->min_rtt, v[i].rtt_ns);
 	}
 	for (i = 0; i < n; i++) {
-		double dx, dy;
+		double dx, dy, w;
 
 		if (v[i].rtt_ns > cut)
 			continue;
+		w = 1.0 / fmax(v[i].rtt_ns * v[i].rtt_ns, 1.0);
 		dx = v[i].t_ns - xm;
 		dy = v[i].offset_ns - ym;
-		sxx += dx * dx;
-		sxy += dx * dy;
+		sxx += w * dx * dx;
+		sxy += w * dx * dy;
 	}
 	out->n = used;
 	out->span_ns = hi - lo;
@@ -208,21 +221,22 @@ int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 	out->m.slope = sxy / sxx;
 	out->m.intercept = ym - out->m.slope * xm;
 	for (i = 0; i < n; i++) {
-		double r;
+		double r, w;
 
 		if (v[i].rtt_ns > cut)
 			continue;
+		w = 1.0 / fmax(v[i].rtt_ns * v[i].rtt_ns, 1.0);
 		r = v[i].offset_ns - (ym + out->m.slope * (v[i].t_ns - xm));
-		ssr += r * r;
+		ssr += w * r * r;
 	}
 	if (used < 3) {
 		out->slope_se = NAN;
 		out->at_se = NAN;
 		return 0;
 	}
+	/* Weighted residual variance per unit weight, as in WLS. */
 	s2 = ssr / (double)(used - 2);
 	out->slope_se = sqrt(s2 / sxx);
-	out->at_se = sqrt(s2 * (1.0 / (double)used +
-				(at - xm) * (at - xm) / sxx));
+	out->at_se = sqrt(s2 * (1.0 / sw + (at - xm) * (at - xm) / sxx));
 	return 0;
 }
