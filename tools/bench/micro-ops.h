@@ -1,0 +1,122 @@
+/*
+ * tools/bench/micro-ops.h: the operations "synctrace-bench micro"
+ * measures, by name.  This part is free of mpi.h so that the synctrace
+ * command (tools/cmd-bench.c), which never links MPI, checks --ops
+ * against the same list before it starts a job; tools/bench/micro-run.h
+ * has the MPI side (buffers, the calls and their records).
+ *
+ * ST_MICRO_OPS(X) lists X(ID, name, label, sized): 'name' is what --ops
+ * takes, 'label' what the summary prints, 'sized' 0 for an operation
+ * that moves no data (measured once per repetition, at size 0).
+ */
+#ifndef ST_TOOLS_BENCH_MICRO_OPS_H
+#define ST_TOOLS_BENCH_MICRO_OPS_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+#define ST_MICRO_OPS(X) \
+	X(ALLGATHER, "allgather", "MPI_Allgather", 1) \
+	X(ALLGATHERV, "allgatherv", "MPI_Allgatherv", 1) \
+	X(ALLREDUCE, "allreduce", "MPI_Allreduce", 1) \
+	X(ALLTOALL, "alltoall", "MPI_Alltoall", 1) \
+	X(ALLTOALLV, "alltoallv", "MPI_Alltoallv", 1) \
+	X(ALLTOALLW, "alltoallw", "MPI_Alltoallw", 1) \
+	X(BARRIER, "barrier", "MPI_Barrier", 0) \
+	X(BCAST, "bcast", "MPI_Bcast", 1) \
+	X(EXSCAN, "exscan", "MPI_Exscan", 1) \
+	X(GATHER, "gather", "MPI_Gather", 1) \
+	X(GATHERV, "gatherv", "MPI_Gatherv", 1) \
+	X(REDUCE, "reduce", "MPI_Reduce", 1) \
+	X(REDUCE_SCATTER, "reduce_scatter", "MPI_Reduce_scatter", 1) \
+	X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", \
+	  "MPI_Reduce_scatter_block", 1) \
+	X(SCAN, "scan", "MPI_Scan", 1) \
+	X(SCATTER, "scatter", "MPI_Scatter", 1) \
+	X(SCATTERV, "scatterv", "MPI_Scatterv", 1) \
+	X(PINGPONG, "pingpong", "ping-pong", 1) \
+	X(SENDRECV, "sendrecv", "MPI_Sendrecv", 1)
+
+enum st_micro_op {
+#define ST_MICRO_ENUM(id, name, label, sized) ST_MICRO_##id,
+	ST_MICRO_OPS(ST_MICRO_ENUM)
+#undef ST_MICRO_ENUM
+	ST_MICRO_NOPS
+};
+
+/* The point-to-point operations: from ST_MICRO_P2P_FIRST to the end. */
+#define ST_MICRO_P2P_FIRST ST_MICRO_PINGPONG
+
+/* Every operation, the collectives and the point-to-point ones. */
+#define ST_MICRO_ALL ((1u << ST_MICRO_NOPS) - 1)
+#define ST_MICRO_P2P (ST_MICRO_ALL & ~((1u << ST_MICRO_P2P_FIRST) - 1))
+#define ST_MICRO_COLL (ST_MICRO_ALL & ~ST_MICRO_P2P)
+
+/* The name of operation 'op' as --ops takes it; "?" when out of range. */
+static inline const char *st_micro_op_name(int op)
+{
+	static const char *const names[] = {
+#define ST_MICRO_NAME(id, name, label, sized) name,
+		ST_MICRO_OPS(ST_MICRO_NAME)
+#undef ST_MICRO_NAME
+	};
+
+	return op >= 0 && op < ST_MICRO_NOPS ? names[op] : "?";
+}
+
+/*
+ * The operations named by the comma-separated list 's' into '*mask'
+ * (bit i for operation i).  A name is matched without regard to case,
+ * with or without "MPI_" in front ("Allreduce", "MPI_Allreduce" and
+ * "allreduce" are one); "all", "coll" and "p2p" name groups.  Returns 0,
+ * -EINVAL for an unknown or empty name (its text, at most 'len' - 1
+ * bytes, is left in 'bad' when 'bad' is not NULL).
+ */
+static inline int st_micro_ops_parse(const char *s, unsigned *mask,
+				     char *bad, size_t len)
+{
+	unsigned m = 0;
+	int i;
+
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		const char *w = s;
+		size_t wn = n;
+		int found = -1;
+
+		if (wn > 4 && !strncasecmp(w, "mpi_", 4)) {
+			w += 4;
+			wn -= 4;
+		}
+		for (i = 0; i < ST_MICRO_NOPS && found < 0; i++)
+			if (strlen(st_micro_op_name(i)) == wn &&
+			    !strncasecmp(w, st_micro_op_name(i), wn))
+				found = i;
+		if (found >= 0)
+			m |= 1u << found;
+		else if (n == 3 && !strncasecmp(s, "all", 3))
+			m |= ST_MICRO_ALL;
+		else if (n == 4 && !strncasecmp(s, "coll", 4))
+			m |= ST_MICRO_COLL;
+		else if (n == 3 && !strncasecmp(s, "p2p", 3))
+			m |= ST_MICRO_P2P;
+		else {
+			if (bad && len) {
+				if (n >= len)
+					n = len - 1;
+				memcpy(bad, s, n);
+				bad[n] = '\0';
+			}
+			return -EINVAL;
+		}
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+#endif

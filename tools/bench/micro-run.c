@@ -1,0 +1,374 @@
+/*
+ * tools/bench/micro-run.c: one measurement of "synctrace-bench micro"
+ * and its records.  The calls are made as an application makes them,
+ * through MPI_ (so a PMPI tool under the benchmark would see them), with
+ * the clock read right before and right after each; everything that is
+ * not the call (counts, displacements, bytes) is worked out before the
+ * measurement's start or after its end.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "tools/bench/micro-run.h"
+#include "tools/bench/mpi-transport.h"
+#include "writer/event.h"
+
+#define TAG_PINGPONG 1
+#define TAG_SENDRECV 2
+
+void st_micro_buffers(int op, int size, size_t n, size_t *sbytes,
+		      size_t *rbytes)
+{
+	size_t p = (size_t)size;
+
+	*sbytes = *rbytes = n;
+	switch (op) {
+	case ST_MICRO_ALLGATHER:
+	case ST_MICRO_ALLGATHERV:
+	case ST_MICRO_GATHER:
+	case ST_MICRO_GATHERV:
+		*rbytes = p * n;
+		break;
+	case ST_MICRO_ALLTOALL:
+	case ST_MICRO_ALLTOALLV:
+	case ST_MICRO_ALLTOALLW:
+		*sbytes = *rbytes = p * n;
+		break;
+	case ST_MICRO_SCATTER:
+	case ST_MICRO_SCATTERV:
+	case ST_MICRO_REDUCE_SCATTER:
+	case ST_MICRO_REDUCE_SCATTER_BLOCK:
+		*sbytes = p * n;
+		break;
+	case ST_MICRO_BARRIER:
+		*sbytes = *rbytes = 0;
+		break;
+	}
+}
+
+int st_micro_ctx_init(struct st_micro_ctx *c, MPI_Comm comm,
+		      const struct st_mpi_transport *clock, unsigned mask,
+		      size_t max_n)
+{
+	size_t sb = 1, rb = 1, s, r;
+	int op, i;
+
+	memset(c, 0, sizeof(*c));
+	c->comm = comm;
+	c->clock = clock;
+	c->prepared_n = SIZE_MAX;
+	MPI_Comm_rank(comm, &c->rank);
+	MPI_Comm_size(comm, &c->size);
+	c->partner = (c->rank ^ 1) < c->size ? c->rank ^ 1 : -1;
+	if (max_n > (size_t)INT_MAX / (size_t)c->size)
+		return -EOVERFLOW;
+	for (op = 0; op < ST_MICRO_NOPS; op++) {
+		if (!(mask & (1u << op)))
+			continue;
+		st_micro_buffers(op, c->size, max_n, &s, &r);
+		if (s > sb)
+			sb = s;
+		if (r > rb)
+			rb = r;
+	}
+	c->sbuf = malloc(sb);
+	c->rbuf = malloc(rb);
+	c->scounts = malloc((size_t)c->size * 4 * sizeof(int));
+	c->types = malloc((size_t)c->size * sizeof(MPI_Datatype));
+	if (!c->sbuf || !c->rbuf || !c->scounts || !c->types) {
+		st_micro_ctx_release(c);
+		return -ENOMEM;
+	}
+	c->sdispls = c->scounts + c->size;
+	c->rcounts = c->sdispls + c->size;
+	c->rdispls = c->rcounts + c->size;
+	for (i = 0; i < c->size; i++)
+		c->types[i] = MPI_BYTE;
+	/* Touch every page now, not inside the first measurements. */
+	memset(c->sbuf, c->rank + 1, sb);
+	memset(c->rbuf, 0, rb);
+	c->sbuf_bytes = sb;
+	c->rbuf_bytes = rb;
+	return 0;
+}
+
+void st_micro_ctx_release(struct st_micro_ctx *c)
+{
+	free(c->sbuf);
+	free(c->rbuf);
+	free(c->scounts);
+	free(c->types);
+	c->sbuf = c->rbuf = NULL;
+	c->scounts = c->sdispls = c->rcounts = c->rdispls = NULL;
+	c->types = NULL;
+}
+
+void st_micro_prepare(struct st_micro_ctx *c, size_t n)
+{
+	int i;
+
+	if (c->prepared_n == n)
+		return;
+	for (i = 0; i < c->size; i++) {
+		c->scounts[i] = c->rcounts[i] = (int)n;
+		c->sdispls[i] = c->rdispls[i] = i * (int)n;
+	}
+	c->prepared_n = n;
+}
+
+static inline uint64_t now(const struct st_micro_ctx *c)
+{
+	return st_mpi_transport_now(c->clock);
+}
+
+/* Call number 'k' of 's': the clock, 'call', the clock. */
+#define TIMED(k, call) \
+	do { \
+		s->t0[k] = now(c); \
+		s->rc[k] = (call); \
+		s->t1[k] = now(c); \
+	} while (0)
+
+static void p2p(struct st_micro_ctx *c, int op, int n,
+		struct st_micro_stamps *s)
+{
+	MPI_Status st[2];
+	int got, k;
+
+	if (c->partner < 0)
+		return;
+	if (op == ST_MICRO_SENDRECV) {
+		s->ncalls = 1;
+		TIMED(0, MPI_Sendrecv(c->sbuf, n, MPI_BYTE, c->partner,
+				      TAG_SENDRECV, c->rbuf, n, MPI_BYTE,
+				      c->partner, TAG_SENDRECV, c->comm,
+				      &st[0]));
+	} else if (c->rank % 2 == 0) {
+		s->ncalls = 2;
+		TIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
+				  TAG_PINGPONG, c->comm));
+		TIMED(1, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
+				  TAG_PINGPONG, c->comm, &st[1]));
+	} else {
+		s->ncalls = 2;
+		TIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
+				  TAG_PINGPONG, c->comm, &st[0]));
+		TIMED(1, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
+				  TAG_PINGPONG, c->comm));
+	}
+	/* After the last clock read: bytes as the status says. */
+	for (k = 0; k < s->ncalls; k++) {
+		int recv = op == ST_MICRO_SENDRECV ||
+			   (c->rank % 2) == (k == 0);
+
+		if (recv && MPI_Get_count(&st[k], MPI_BYTE, &got) ==
+			    MPI_SUCCESS && got != MPI_UNDEFINED)
+			s->rbytes[k] = got;
+	}
+}
+
+void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
+		   struct st_micro_stamps *s)
+{
+	int n = (int)nbytes;
+	char *sb = c->sbuf, *rb = c->rbuf;
+	MPI_Comm comm = c->comm;
+
+	s->ncalls = 1;
+	s->rc[1] = 0;
+	s->t0[1] = s->t1[1] = 0;
+	s->rbytes[0] = s->rbytes[1] = -1;
+	switch (op) {
+	case ST_MICRO_ALLGATHER:
+		TIMED(0, MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE,
+				       comm));
+		break;
+	case ST_MICRO_ALLGATHERV:
+		TIMED(0, MPI_Allgatherv(sb, n, MPI_BYTE, rb, c->rcounts,
+					c->rdispls, MPI_BYTE, comm));
+		break;
+	case ST_MICRO_ALLREDUCE:
+		TIMED(0, MPI_Allreduce(sb, rb, n, MPI_UINT8_T, MPI_SUM,
+				       comm));
+		break;
+	case ST_MICRO_ALLTOALL:
+		TIMED(0, MPI_Alltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, comm));
+		break;
+	case ST_MICRO_ALLTOALLV:
+		TIMED(0, MPI_Alltoallv(sb, c->scounts, c->sdispls, MPI_BYTE,
+				       rb, c->rcounts, c->rdispls, MPI_BYTE,
+				       comm));
+		break;
+	case ST_MICRO_ALLTOALLW:
+		/* Displacements in bytes, which they are for MPI_BYTE. */
+		TIMED(0, MPI_Alltoallw(sb, c->scounts, c->sdispls, c->types,
+				       rb, c->rcounts, c->rdispls, c->types,
+				       comm));
+		break;
+	case ST_MICRO_BARRIER:
+		TIMED(0, MPI_Barrier(comm));
+		break;
+	case ST_MICRO_BCAST:
+		TIMED(0, MPI_Bcast(c->rank ? rb : sb, n, MPI_BYTE, 0, comm));
+		break;
+	case ST_MICRO_EXSCAN:
+		TIMED(0, MPI_Exscan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm));
+		break;
+	case ST_MICRO_GATHER:
+		TIMED(0, MPI_Gather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
+				    comm));
+		break;
+	case ST_MICRO_GATHERV:
+		TIMED(0, MPI_Gatherv(sb, n, MPI_BYTE, rb, c->rcounts,
+				     c->rdispls, MPI_BYTE, 0, comm));
+		break;
+	case ST_MICRO_REDUCE:
+		TIMED(0, MPI_Reduce(sb, rb, n, MPI_UINT8_T, MPI_SUM, 0,
+				    comm));
+		break;
+	case ST_MICRO_REDUCE_SCATTER:
+		TIMED(0, MPI_Reduce_scatter(sb, rb, c->rcounts, MPI_UINT8_T,
+					    MPI_SUM, comm));
+		break;
+	case ST_MICRO_REDUCE_SCATTER_BLOCK:
+		TIMED(0, MPI_Reduce_scatter_block(sb, rb, n, MPI_UINT8_T,
+						  MPI_SUM, comm));
+		break;
+	case ST_MICRO_SCAN:
+		TIMED(0, MPI_Scan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm));
+		break;
+	case ST_MICRO_SCATTER:
+		TIMED(0, MPI_Scatter(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
+				     comm));
+		break;
+	case ST_MICRO_SCATTERV:
+		TIMED(0, MPI_Scatterv(sb, c->scounts, c->sdispls, MPI_BYTE,
+				      rb, n, MPI_BYTE, 0, comm));
+		break;
+	case ST_MICRO_PINGPONG:
+	case ST_MICRO_SENDRECV:
+		s->ncalls = 0;
+		p2p(c, op, n, s);
+		break;
+	default:
+		s->ncalls = 0;
+		break;
+	}
+}
+
+/* Function id of call 'k' of 'op' on 'rank'. */
+static int fn_of(int op, int rank, int k)
+{
+	static const int ids[] = {
+		[ST_MICRO_ALLGATHER] = ST_FN_MPI_ALLGATHER,
+		[ST_MICRO_ALLGATHERV] = ST_FN_MPI_ALLGATHERV,
+		[ST_MICRO_ALLREDUCE] = ST_FN_MPI_ALLREDUCE,
+		[ST_MICRO_ALLTOALL] = ST_FN_MPI_ALLTOALL,
+		[ST_MICRO_ALLTOALLV] = ST_FN_MPI_ALLTOALLV,
+		[ST_MICRO_ALLTOALLW] = ST_FN_MPI_ALLTOALLW,
+		[ST_MICRO_BARRIER] = ST_FN_MPI_BARRIER,
+		[ST_MICRO_BCAST] = ST_FN_MPI_BCAST,
+		[ST_MICRO_EXSCAN] = ST_FN_MPI_EXSCAN,
+		[ST_MICRO_GATHER] = ST_FN_MPI_GATHER,
+		[ST_MICRO_GATHERV] = ST_FN_MPI_GATHERV,
+		[ST_MICRO_REDUCE] = ST_FN_MPI_REDUCE,
+		[ST_MICRO_REDUCE_SCATTER] = ST_FN_MPI_REDUCE_SCATTER,
+		[ST_MICRO_REDUCE_SCATTER_BLOCK] =
+			ST_FN_MPI_REDUCE_SCATTER_BLOCK,
+		[ST_MICRO_SCAN] = ST_FN_MPI_SCAN,
+		[ST_MICRO_SCATTER] = ST_FN_MPI_SCATTER,
+		[ST_MICRO_SCATTERV] = ST_FN_MPI_SCATTERV,
+		[ST_MICRO_PINGPONG] = ST_FN_MPI_SEND,
+		[ST_MICRO_SENDRECV] = ST_FN_MPI_SENDRECV,
+	};
+
+	if (op == ST_MICRO_PINGPONG)
+		return (rank % 2 == 0) == (k == 0) ? ST_FN_MPI_SEND :
+						     ST_FN_MPI_RECV;
+	return op >= 0 && op < ST_MICRO_NOPS ? ids[op] : ST_FN_NONE;
+}
+
+void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
+		    const struct st_micro_stamps *s, int k, uint64_t comm_id,
+		    uint64_t seq, struct st_event *ev)
+{
+	uint64_t p = (uint64_t)c->size, un = n;
+	int root0 = c->rank == 0;
+
+	st_event_clear(ev);
+	ev->kind = ST_REC_CALL;
+	ev->fn = (uint16_t)fn_of(op, c->rank, k);
+	ev->t0 = s->t0[k];
+	ev->t1 = s->t1[k];
+	ev->rc = s->rc[k];
+	ev->comm = comm_id;
+	ev->comm_size = (uint32_t)c->size;
+	ev->seq = seq;
+	ev->tsize = op == ST_MICRO_BARRIER ? 0 : 1;
+	ev->sbytes = ev->rbytes = un;
+	switch (op) {
+	case ST_MICRO_ALLGATHER:
+	case ST_MICRO_ALLGATHERV:
+		ev->rbytes = p * un;
+		break;
+	case ST_MICRO_ALLTOALL:
+	case ST_MICRO_ALLTOALLV:
+	case ST_MICRO_ALLTOALLW:
+		ev->sbytes = ev->rbytes = p * un;
+		break;
+	case ST_MICRO_ALLREDUCE:
+	case ST_MICRO_EXSCAN:
+	case ST_MICRO_SCAN:
+		ev->op = ST_OP_SUM;
+		break;
+	case ST_MICRO_BARRIER:
+		ev->sbytes = ev->rbytes = 0;
+		break;
+	case ST_MICRO_BCAST:
+		ev->root = 0;
+		ev->sbytes = root0 ? un : 0;
+		ev->rbytes = root0 ? 0 : un;
+		break;
+	case ST_MICRO_GATHER:
+	case ST_MICRO_GATHERV:
+		ev->root = 0;
+		ev->rbytes = root0 ? p * un : 0;
+		break;
+	case ST_MICRO_REDUCE:
+		ev->root = 0;
+		ev->op = ST_OP_SUM;
+		ev->rbytes = root0 ? un : 0;
+		break;
+	case ST_MICRO_REDUCE_SCATTER:
+	case ST_MICRO_REDUCE_SCATTER_BLOCK:
+		ev->op = ST_OP_SUM;
+		ev->sbytes = p * un;
+		break;
+	case ST_MICRO_SCATTER:
+	case ST_MICRO_SCATTERV:
+		ev->root = 0;
+		ev->sbytes = root0 ? p * un : 0;
+		break;
+	case ST_MICRO_PINGPONG:
+		ev->peer = c->partner;
+		ev->tag = TAG_PINGPONG;
+		if (ev->fn == ST_FN_MPI_SEND) {
+			ev->rbytes = 0;
+		} else {
+			ev->sbytes = 0;
+			if (s->rbytes[k] >= 0)
+				ev->rbytes = (uint64_t)s->rbytes[k];
+		}
+		break;
+	case ST_MICRO_SENDRECV:
+		ev->peer = ev->peer2 = c->partner;
+		ev->tag = ev->tag2 = TAG_SENDRECV;
+		if (s->rbytes[k] >= 0)
+			ev->rbytes = (uint64_t)s->rbytes[k];
+		break;
+	}
+}
