@@ -9,9 +9,12 @@
  * diagonal of R instead of a garbage solution.  Leave-one-group-out
  * residuals need no refits: for a linear fit the prediction error of
  * point i from the others is e_i / (1 - h_ii), h_ii the leverage
- * ||R^-T z_i||^2 of the scaled row z_i.  So a model costs O(n); splits
- * in d are screened from running sums of the normal equations (see
- * best_split) before the few best are scored exactly.
+ * ||R^-T z_i||^2 of the scaled row z_i.  (When h_ii is within 1e-6 of
+ * 1, for a sigma far below the others', that quotient is rounding, and
+ * the point is predicted by a refit to the others: loo_refit.)  So a
+ * model costs O(n); splits in d are screened from running sums of the
+ * normal equations (see best_split) before the few best are scored
+ * exactly.
  */
 #include <errno.h>
 #include <math.h>
@@ -43,7 +46,10 @@ struct model_fit {
 				   each column */
 	double beta[3];		/* by coefficient index */
 	double cov[3][3];	/* (X'WX)^-1, by coefficient index */
-	double chi2, tss;
+	double chi2;		/* sum of squared weighted residuals */
+	double rss, tss;	/* unweighted, ns^2: residuals; medians
+				   about the constant fitted the same way */
+	double ymax;		/* largest |y| */
 	double cv, cv_se;	/* -1 when not defined */
 };
 
@@ -81,6 +87,143 @@ void st_fit_options_init(struct st_fit_options *opt)
 	opt->level = 0.95;
 	opt->sigma_min = 1.0;
 	opt->max_pieces = ST_FIT_MAX_PIECES;
+}
+
+/* Normal equations of one model, summed over some points. */
+struct neq {
+	double a[3][3];		/* lower triangle of X'WX */
+	double b[3];		/* X'Wy */
+	double yy;		/* y'Wy */
+};
+
+static void neq_add(struct neq *q, const struct pt *p, int f, int g)
+{
+	double x[3], w2 = p->w * p->w;
+	int j = 0, k, m;
+
+	x[j++] = 1.0;
+	if (f != ST_FIT_NONE)
+		x[j++] = p->basis[f];
+	if (g != ST_FIT_NONE)
+		x[j++] = p->basis[g] * p->d;
+	m = j;
+	for (j = 0; j < m; j++) {
+		for (k = 0; k <= j; k++)
+			q->a[j][k] += w2 * x[j] * x[k];
+		q->b[j] += w2 * x[j] * p->y;
+	}
+	q->yy += w2 * p->y * p->y;
+}
+
+/* '*c' = 'hi' - 'lo', term by term. */
+static void neq_sub(const struct neq *hi, const struct neq *lo,
+		    struct neq *c)
+{
+	int j, k;
+
+	for (j = 0; j < 3; j++) {
+		for (k = 0; k < 3; k++)
+			c->a[j][k] = hi->a[j][k] - lo->a[j][k];
+		c->b[j] = hi->b[j] - lo->b[j];
+	}
+	c->yy = hi->yy - lo->yy;
+}
+
+/*
+ * Factor the 'm'-coefficient normal equations 'q', scaled to a unit
+ * diagonal (the scales in 'dg'), by Cholesky into 'l', and solve
+ * L v = D^-1 b into 'v'; -EDOM when singular.
+ */
+static int neq_factor(const struct neq *q, int m, double l[3][3],
+		      double dg[3], double v[3])
+{
+	int j, k, i;
+
+	for (j = 0; j < m; j++) {
+		if (!(q->a[j][j] > 0.0) || !isfinite(q->a[j][j]))
+			return -EDOM;
+		dg[j] = sqrt(q->a[j][j]);
+	}
+	for (j = 0; j < m; j++) {
+		for (k = 0; k <= j; k++) {
+			double s = q->a[j][k] / (dg[j] * dg[k]);
+
+			for (i = 0; i < k; i++)
+				s -= l[j][i] * l[k][i];
+			if (j == k) {
+				if (s < 1e-12)
+					return -EDOM;
+				l[j][j] = sqrt(s);
+			} else {
+				l[j][k] = s / l[k][k];
+			}
+		}
+	}
+	for (j = 0; j < m; j++) {
+		double s = q->b[j] / dg[j];
+
+		for (i = 0; i < j; i++)
+			s -= l[j][i] * v[i];
+		v[j] = s / l[j][j];
+	}
+	return 0;
+}
+
+/*
+ * Generalised cv error of the 'm'-coefficient fit with normal equations
+ * 'q' over 'n' points; -EDOM when singular or n <= m.
+ */
+static int neq_gcv(const struct neq *q, size_t n, int m, double *gcv)
+{
+	double l[3][3], dg[3], v[3], chi2 = q->yy;
+	int j;
+
+	if (n <= (size_t)m || neq_factor(q, m, l, dg, v))
+		return -EDOM;
+	/* chi2 = y'Wy - b' beta = y'Wy - |v|^2. */
+	for (j = 0; j < m; j++)
+		chi2 -= v[j] * v[j];
+	if (chi2 < 0.0)
+		chi2 = 0.0;
+	*gcv = (double)n * chi2 / (((double)n - m) * ((double)n - m));
+	return 0;
+}
+
+/*
+ * Prediction error, in its sigmas, of point 'skip' of the 'n' points
+ * 'pt' from model (f, g) fitted to the others, by an explicit refit:
+ * for a point whose leverage is so near 1 (a sigma far below the
+ * others') that e / (1 - h) is all rounding.  -EDOM when the others
+ * cannot determine the model.
+ */
+static int loo_refit(const struct pt *pt, size_t n, size_t skip, int f,
+		     int g, double *err)
+{
+	struct neq q;
+	double l[3][3], dg[3], v[3], x[3], pred = 0.0;
+	size_t i;
+	int j, k, m = 0;
+
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < n; i++)
+		if (i != skip)
+			neq_add(&q, &pt[i], f, g);
+	x[m++] = 1.0;
+	if (f != ST_FIT_NONE)
+		x[m++] = pt[skip].basis[f];
+	if (g != ST_FIT_NONE)
+		x[m++] = pt[skip].basis[g] * pt[skip].d;
+	if (n <= (size_t)m || neq_factor(&q, m, l, dg, v))
+		return -EDOM;
+	/* L' u = v, beta = D^-1 u. */
+	for (j = m - 1; j >= 0; j--) {
+		for (k = j + 1; k < m; k++)
+			v[j] -= l[k][j] * v[k];
+		v[j] /= l[j][j];
+		pred += v[j] / dg[j] * x[j];
+	}
+	*err = pt[skip].w * (pt[skip].y - pred);
+	return isfinite(*err) ? 0 : -EDOM;
 }
 
 /* Number of doubles of scratch space fit_model() needs for n points. */
@@ -213,7 +356,8 @@ static int fit_model(const struct pt *pt, size_t n, int f, int g,
 
 	/*
 	 * Residuals in sigmas, e_i = w_i y_i - z_i . bs, and leverages
-	 * h_i = ||R^-T z_i||^2.
+	 * h_i = ||R^-T z_i||^2.  For R^2, the same residuals in ns and the
+	 * medians' spread about their weighted mean (the constant model).
 	 */
 	ybar = swy / sw;
 	for (i = 0; i < n; i++) {
@@ -222,9 +366,11 @@ static int fit_model(const struct pt *pt, size_t n, int f, int g,
 
 		for (j = 0; j < m; j++)
 			e -= row[j] * bs[j];
-		dy = pt[i].w * (pt[i].y - ybar);
+		dy = pt[i].y - ybar;
 		mf->chi2 += e * e;
+		mf->rss += (e / pt[i].w) * (e / pt[i].w);
 		mf->tss += dy * dy;
+		mf->ymax = fmax(mf->ymax, fabs(pt[i].y));
 		for (j = 0; j < m; j++) {
 			double u = 0.0;
 
@@ -232,11 +378,10 @@ static int fit_model(const struct pt *pt, size_t n, int f, int g,
 				u += rinv[k][j] * row[k];
 			h += u * u;
 		}
-		if (h >= 1.0 - 1e-9) {
+		if (h < 1.0 - 1e-6)
+			e /= 1.0 - h;
+		else if (loo_refit(pt, n, i, f, g, &e))
 			cv_ok = 0;
-			continue;
-		}
-		e /= 1.0 - h;
 		e *= e;
 		if (terms)
 			terms[i] = e;
@@ -329,6 +474,50 @@ static int simpler(const struct model_fit *a, const struct model_fit *b)
 	return a->g < b->g;
 }
 
+/*
+ * Does 'm', which has more terms than 's', fit the 'n' points both
+ * significantly and substantially better?  Significantly: its extra
+ * terms lower the misfit by more than noise would, at level
+ * ST_FIT_MISFIT_ALPHA; for a weighted fit the sigmas are the noise
+ * (the drop in chi-square is a chi-square with as many degrees of
+ * freedom as terms were added), for an unweighted one the residual
+ * variance of 'm' is (the F-test).  Substantially: the misfit per
+ * degree of freedom of 's' is at least ST_FIT_MISFIT_RATIO times that
+ * of 'm' (or of the sigmas, if larger).  A drop at rounding level
+ * ('eps' per point) is neither.
+ */
+static int fits_better(const struct model_fit *m, const struct model_fit *s,
+		       size_t n, int weighted, double eps)
+{
+	int dk = m->m - s->m, dof_m = (int)n - m->m;
+	double drop = s->chi2 - m->chi2, noise, q, t;
+
+	if (dk <= 0 || dof_m < 1 || !(drop > (double)n * eps))
+		return 0;
+	noise = m->chi2 / dof_m;
+	if (weighted)
+		noise = fmax(noise, 1.0);
+	if (!(s->chi2 / ((double)n - s->m) >= ST_FIT_MISFIT_RATIO * noise))
+		return 0;
+	if (weighted)
+		return !st_stats_chi2_q(drop, dk, &q) &&
+		       q < ST_FIT_MISFIT_ALPHA;
+	if (!(noise > 0.0))
+		return 1;	/* 'm' is exact, 's' is not */
+	/* F(dk, dof_m) critical values: t^2 for dk = 1, closed form for
+	   dk = 2. */
+	if (dk == 1) {
+		if (st_stats_t_quantile(1.0 - 0.5 * ST_FIT_MISFIT_ALPHA,
+					dof_m, &t))
+			return 0;
+		q = t * t;
+	} else {
+		q = 0.5 * dof_m * (pow(ST_FIT_MISFIT_ALPHA, -2.0 / dof_m) -
+				   1.0);
+	}
+	return drop / dk > q * noise;
+}
+
 /* Result of selecting a model for one piece. */
 struct selection {
 	struct model_fit chosen, best;
@@ -338,20 +527,24 @@ struct selection {
 };
 
 /*
- * Choose the model of the 'n' points 'pt' ('weighted' or not) by the
- * one-SE rule; if not
- * NULL, 'terms' receives the chosen model's leave-one-out terms and
- * 'best_terms' those of the model with the lowest cv.  -EDOM when no
- * candidate can be cross-validated.
+ * Choose the model of the 'n' points 'pt' ('weighted' or not) as the
+ * top of tools/fit.h describes: leave out the models that another
+ * fits significantly and substantially better (fits_better), then take
+ * the one with the fewest terms whose cv is both within one standard
+ * error of the lowest cv left and within ST_FIT_CV_RATIO times it.  If
+ * not NULL, 'terms' receives the chosen model's leave-one-out terms and
+ * 'best_terms' those of the model with the lowest cv of all.  -EDOM
+ * when no candidate can be cross-validated.
  */
 static int select_model(const struct pt *pt, size_t n, int weighted,
 			double *z, double *terms, double *best_terms,
 			struct selection *sel)
 {
 	struct model_fit all[ST_FIT_NFN * ST_FIT_NFN], *best = NULL;
-	struct model_fit *chosen = NULL;
+	struct model_fit *chosen = NULL, *ref = NULL;
+	unsigned char out[ST_FIT_NFN * ST_FIT_NFN];
 	int np, nd, f, g, nfit = 0, i, j;
-	double limit, se;
+	double limit, se, eps = cv_floor(pt, n);
 
 	count_levels(pt, n, &np, &nd);
 	sel->flags = level_flags(np, nd);
@@ -370,17 +563,40 @@ static int select_model(const struct pt *pt, size_t n, int weighted,
 	if (!nfit)
 		return -EDOM;
 	/*
-	 * For a weighted fit, each term of a right model is about a
-	 * chi-square with one degree of freedom (variance 2), so its cv
-	 * is not known better than sqrt(2 / n), however few the groups.
+	 * A model the data reject in favour of one that fits far better
+	 * is no candidate, however its cv compares: with few groups, or
+	 * with sigmas far below the misfit, leave-one-out errors are
+	 * dominated by a single group and cannot tell.  A model with the
+	 * most terms is never out, so some remain.
 	 */
-	se = best->cv_se;
+	for (i = 0; i < nfit; i++) {
+		out[i] = 0;
+		for (j = 0; j < nfit && !out[i]; j++)
+			out[i] = fits_better(&all[j], &all[i], n, weighted,
+					     eps);
+		if (!out[i] && (!ref || all[i].cv < ref->cv))
+			ref = &all[i];
+	}
+	/*
+	 * The one-SE rule.  For a weighted fit, each term of a right
+	 * model is about a chi-square with one degree of freedom
+	 * (variance 2), so its cv is not known better than sqrt(2 / n),
+	 * however few the groups.  But when the model is wrong for some
+	 * groups (a protocol switch, cache effects, sigmas far below
+	 * the misfit) one group's term dominates the standard error,
+	 * which then admits almost anything; so a simpler model must
+	 * also be within a factor of the lowest cv (for a weighted fit,
+	 * of the noise level 1 if that is larger: any two cvs at the
+	 * level of the sigmas are alike).
+	 */
+	se = ref->cv_se;
 	if (weighted)
 		se = fmax(se, sqrt(2.0 / (double)n));
-	limit = best->cv + se + cv_floor(pt, n);
+	limit = fmin(ref->cv + se, ST_FIT_CV_RATIO *
+		     (weighted ? fmax(ref->cv, 1.0) : ref->cv)) + eps;
 	for (i = 0; i < nfit; i++)
-		if (all[i].cv <= limit && (!chosen ||
-					   simpler(&all[i], chosen)))
+		if (!out[i] && all[i].cv <= limit &&
+		    (!chosen || simpler(&all[i], chosen)))
 			chosen = &all[i];
 	sel->chosen = *chosen;
 	sel->best = *best;
@@ -460,8 +676,14 @@ static int make_piece(const struct model_fit *mf, const struct pt *pt,
 		pc->ci_lo[c] = pc->coef[c] - t * pc->se[c];
 		pc->ci_hi[c] = pc->coef[c] + t * pc->se[c];
 	}
-	if (mf->tss > 0.0)
-		pc->r2_adj = 1.0 - (mf->chi2 / pc->dof) /
+	/*
+	 * Adjusted R^2 of the medians, unweighted, against the constant
+	 * fitted the same way: 0 for the constant itself, whatever the
+	 * weights (a spread of the medians at rounding level counts as
+	 * none).
+	 */
+	if (mf->tss > (double)n * 1e-24 * mf->ymax * mf->ymax)
+		pc->r2_adj = 1.0 - (mf->rss / pc->dof) /
 				   (mf->tss / (double)(n - 1));
 
 	pc->p_min = pc->p_max = (long)pt[0].p;
@@ -582,93 +804,6 @@ struct scratch {
  */
 #define SPLIT_EXACT 3
 #define NMODELS (ST_FIT_NFN * ST_FIT_NFN)
-
-/* Normal equations of one model, summed over some points. */
-struct neq {
-	double a[3][3];		/* lower triangle of X'WX */
-	double b[3];		/* X'Wy */
-	double yy;		/* y'Wy */
-};
-
-static void neq_add(struct neq *q, const struct pt *p, int f, int g)
-{
-	double x[3], w2 = p->w * p->w;
-	int j = 0, k, m;
-
-	x[j++] = 1.0;
-	if (f != ST_FIT_NONE)
-		x[j++] = p->basis[f];
-	if (g != ST_FIT_NONE)
-		x[j++] = p->basis[g] * p->d;
-	m = j;
-	for (j = 0; j < m; j++) {
-		for (k = 0; k <= j; k++)
-			q->a[j][k] += w2 * x[j] * x[k];
-		q->b[j] += w2 * x[j] * p->y;
-	}
-	q->yy += w2 * p->y * p->y;
-}
-
-/* '*c' = 'hi' - 'lo', term by term. */
-static void neq_sub(const struct neq *hi, const struct neq *lo,
-		    struct neq *c)
-{
-	int j, k;
-
-	for (j = 0; j < 3; j++) {
-		for (k = 0; k < 3; k++)
-			c->a[j][k] = hi->a[j][k] - lo->a[j][k];
-		c->b[j] = hi->b[j] - lo->b[j];
-	}
-	c->yy = hi->yy - lo->yy;
-}
-
-/*
- * Generalised cv error of the 'm'-coefficient fit with normal equations
- * 'q' over 'n' points, by a Cholesky factorisation of the matrix scaled
- * to a unit diagonal; -EDOM when singular or n <= m.
- */
-static int neq_gcv(const struct neq *q, size_t n, int m, double *gcv)
-{
-	double l[3][3], dg[3], v[3], chi2 = q->yy;
-	int j, k, i;
-
-	if (n <= (size_t)m)
-		return -EDOM;
-	for (j = 0; j < m; j++) {
-		if (!(q->a[j][j] > 0.0))
-			return -EDOM;
-		dg[j] = sqrt(q->a[j][j]);
-	}
-	for (j = 0; j < m; j++) {
-		for (k = 0; k <= j; k++) {
-			double s = q->a[j][k] / (dg[j] * dg[k]);
-
-			for (i = 0; i < k; i++)
-				s -= l[j][i] * l[k][i];
-			if (j == k) {
-				if (s < 1e-12)
-					return -EDOM;
-				l[j][j] = sqrt(s);
-			} else {
-				l[j][k] = s / l[k][k];
-			}
-		}
-	}
-	/* Solve L v = D^-1 b; chi2 = y'Wy - b' beta = y'Wy - |v|^2. */
-	for (j = 0; j < m; j++) {
-		double s = q->b[j] / dg[j];
-
-		for (i = 0; i < j; i++)
-			s -= l[j][i] * v[i];
-		v[j] = s / l[j][j];
-		chi2 -= v[j] * v[j];
-	}
-	if (chi2 < 0.0)
-		chi2 = 0.0;
-	*gcv = (double)n * chi2 / (((double)n - m) * ((double)n - m));
-	return 0;
-}
 
 /* Lowest generalised cv error over the candidates of one piece. */
 static double piece_gcv(const struct neq *sums, size_t n, int np, int nd)

@@ -18,14 +18,35 @@
  *    scored by its leave-one-group-out cross-validation error: the mean
  *    squared prediction error of each group from a fit to the others,
  *    in units of that group's sigma (in ns^2 for an unweighted fit).
- *    The chosen model is the one with the fewest terms whose error is
- *    within one standard error of the lowest (the "one-SE rule"; for a
- *    weighted fit the standard error is taken as at least sqrt(2 / n),
- *    that of n chi-square(1) terms of a right model, so a handful of
- *    groups cannot buy a term; an allowance for rounding keeps exact
- *    data from a needless term); ties go to the lower error, then to
- *    the earlier catalogue entry.  A model needs at least one group
- *    more than it has coefficients.  The runners-up are reported too.
+ *    A model needs at least one group more than it has coefficients.
+ *  - Choosing among them:
+ *    1. A model is no candidate when one with more terms fits the
+ *       groups significantly and substantially better.  Significantly:
+ *       the extra terms lower the misfit by more than noise would at
+ *       level ST_FIT_MISFIT_ALPHA (weighted: the drop in chi-square,
+ *       the sigmas being the noise; unweighted: the F-test, the larger
+ *       model's residual variance being the noise).  Substantially:
+ *       the misfit per degree of freedom (chi2 / dof) is at least
+ *       ST_FIT_MISFIT_RATIO times the larger model's (or times 1, the
+ *       sigmas' level, if that is more).  With few groups, or with
+ *       sigmas far below the misfit of every formula (real data: cache
+ *       effects, protocol switches), the cross-validation error is
+ *       dominated by one group and cannot tell a constant from a
+ *       formula that follows the medians; this rule can.
+ *    2. Of the rest, the chosen model is the one with the fewest terms
+ *       whose cross-validation error is within one standard error of
+ *       the lowest (the "one-SE rule"; for a weighted fit the standard
+ *       error is taken as at least sqrt(2 / n), that of n chi-square(1)
+ *       terms of a right model, so a handful of groups cannot buy a
+ *       term) and at most ST_FIT_CV_RATIO times the lowest (for a
+ *       weighted fit, times 1 if that is more: errors at the sigmas'
+ *       level are alike), so that one dominant group's standard error
+ *       cannot admit a model many times worse; an allowance for
+ *       rounding keeps exact data from a needless term.  Ties go to
+ *       the lower error, then to the earlier catalogue entry.  The
+ *       runners-up are reported too.
+ *    With a right model and few groups, rule 1 adds a needless term
+ *    about ST_FIT_MISFIT_ALPHA of the time (that is its level).
  *  - With one process count the p-dependence cannot be identified: only
  *    f = absent and g in {absent, 1} are tried, and the result says
  *    ST_FIT_P_NOT_IDENTIFIED; likewise one size (ST_FIT_D_NOT_IDENTIFIED,
@@ -46,8 +67,9 @@
  *    scaled by max(1, chi2/dof) for a weighted fit (so error bars that
  *    were too small widen the intervals, never narrow them) or by
  *    chi2/dof for an unweighted one; chi-square, degrees of freedom,
- *    Q = P(chi-square(dof) >= chi2), adjusted R^2, the ranges of p and
- *    d, the numbers of groups and samples.
+ *    Q = P(chi-square(dof) >= chi2), adjusted R^2 (of the medians,
+ *    unweighted, see st_fit_piece.r2_adj), the ranges of p and d, the
+ *    numbers of groups and samples.
  *
  * Functions return 0 or a negative errno and never print: -EINVAL for
  * bad input (no groups, a NaN or infinite value, p < 1, d < 0, n < 1,
@@ -102,6 +124,10 @@ void st_fit_options_init(struct st_fit_options *opt);
 #define ST_FIT_PIECE_MIN_D 3	/* distinct sizes in each piece of a split */
 #define ST_FIT_SPLIT_GAIN 0.2	/* a split must cut the cv error by 20% */
 #define ST_FIT_SPLIT_NSE 2.0	/* ... and by 2 standard errors */
+#define ST_FIT_CV_RATIO 1.5	/* a simpler model's cv is at most 1.5
+				   times the lowest */
+#define ST_FIT_MISFIT_ALPHA 0.05 /* level of "fits significantly better" */
+#define ST_FIT_MISFIT_RATIO 1.5	/* "substantially": chi2/dof 1.5 times */
 #define ST_FIT_MAX_PIECES 2
 #define ST_FIT_MAX_ALT 4	/* runners-up reported per piece */
 
@@ -136,7 +162,17 @@ struct st_fit_piece {
 	int dof;		/* n_groups - nterms, >= 1 */
 	int has_q;		/* 0: Q is "n/a" (unweighted fit) */
 	double q;		/* Q when has_q, else 0 */
-	double r2_adj;		/* adjusted R^2 (0 if y is constant) */
+	/*
+	 * Adjusted R^2 of the group medians, unweighted even for a
+	 * weighted fit: 1 - (RSS / dof) / (TSS / (n - 1)), RSS the sum of
+	 * squared differences (ns^2) between the medians and the formula,
+	 * TSS that between the medians and the constant fitted the same
+	 * way (their weighted mean; the plain mean when unweighted).  So
+	 * a constant scores 0 however the medians rise, a formula that
+	 * follows them close to 1, and a weighted fit that misses the
+	 * large medians can score below 0.  0 when the medians are equal.
+	 */
+	double r2_adj;
 	double cv, cv_se;	/* cross-validation error, its std error;
 				   -1 when undefined (st_fit_one only) */
 	unsigned flags;		/* ST_FIT_*_NOT_IDENTIFIED, ..._AMBIGUOUS */

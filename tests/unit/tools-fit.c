@@ -8,12 +8,18 @@
  * identified; a protocol switch is found near where it is; a wrong
  * model gets a tiny Q; raw samples summarised by tools/stats.c lead to
  * the right model; formulas print with sensible units; bad input is
- * refused.
+ * refused.  Measured groups whose sigmas are far below any formula's
+ * misfit (Allreduce over 8 sizes, Barrier at p = 2..4, bench runs with
+ * 3 sizes and no CIs) get the d or p term they plainly show, not a
+ * constant; with few groups and a right model, a needless term is
+ * chosen no more often than the test level says; adjusted R^2 is that
+ * of the medians, 0 for a constant.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -599,4 +605,368 @@ Test(tools_fit, bad_input_is_einval)
 	/* Valid but too little: one group cannot be cross-validated. */
 	cr_expect_eq(st_fit_run(g, 1, NULL, &fit), -EDOM);
 	cr_expect_eq(st_fit_run(g, NGRID, NULL, &fit), 0);
+}
+
+/*
+ * A group as `synctrace table` prints it: p, d, n, median and 95% CI of
+ * the median, all in ns; sigma is the median's standard error derived
+ * from that CI at its actual coverage, as tools/table.c does.
+ */
+static struct st_fit_group measured(long p, double d, long n, double y,
+				    double lo, double hi)
+{
+	struct st_fit_group g = { p, d, y, 0.0, n };
+	size_t rlo, rhi;
+	double cov;
+
+	cr_assert_eq(st_stats_median_ci((size_t)n, 0.95, &rlo, &rhi, &cov),
+		     0);
+	cr_assert_eq(st_stats_ci_to_se(0.5 * (hi - lo), cov, &g.sigma), 0);
+	return g;
+}
+
+/* The model chosen for 'g' and the runners-up, for failure messages. */
+static const char *describe(const struct st_fit_result *fit)
+{
+	static char buf[512];
+	char form[256];
+	int i, k = 0;
+
+	st_fit_format(fit, 0, form, sizeof(form));
+	k = snprintf(buf, sizeof(buf), "%s (r2 %.3f, cv %.4g; alt",
+		     form, fit->piece[0].r2_adj, fit->piece[0].cv);
+	for (i = 0; i < fit->piece[0].nalt && k < (int)sizeof(buf); i++)
+		k += snprintf(buf + k, sizeof(buf) - (size_t)k,
+			      " (%d,%d) %.4g", fit->piece[0].alt[i].f,
+			      fit->piece[0].alt[i].g,
+			      fit->piece[0].alt[i].cv);
+	if (k < (int)sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - (size_t)k, ")");
+	return buf;
+}
+
+/* Every piece of 'fit' has a d term with a positive per-byte cost. */
+static void expect_d_term(const struct st_fit_result *fit, double r2_min)
+{
+	int i;
+
+	for (i = 0; i < fit->npieces; i++) {
+		const struct st_fit_piece *pc = &fit->piece[i];
+
+		cr_expect_eq(pc->g, ST_FIT_ONE, "piece %d: %s", i,
+			     describe(fit));
+		cr_expect(pc->coef[2] > 0.0, "piece %d: c %g", i,
+			  pc->coef[2]);
+		cr_expect(pc->r2_adj > r2_min, "piece %d: %s", i,
+			  describe(fit));
+	}
+}
+
+/*
+ * MPI_Allreduce at p = 2 over 8 sizes, measured on this machine (a
+ * bench-mix run of 1000 iterations): the medians rise 20-fold with d,
+ * but their CIs are a few percent wide while no line fits them better
+ * than 10-40% (8 B is a fast path; 16 and 32 B cost the same).  The
+ * 8 B group's tiny sigma dominates the cross-validation error of every
+ * model, so the one-SE rule alone admitted the constant (a 1000-
+ * iteration run was borderline, a 200-iteration one got "851 ns, adj
+ * R^2 = 0").  The switch below 16 B cannot be a split (each piece
+ * needs 3 sizes) and none is taken: one piece, a + c d.
+ */
+Test(tools_fit, measured_allreduce_gets_d_term)
+{
+	struct st_fit_group g[] = {
+		measured(2, 8, 188, 626, 617, 636),
+		measured(2, 16, 95, 1150, 1130, 1160),
+		measured(2, 32, 107, 1140, 1110, 1170),
+		measured(2, 128, 98, 1270, 1230, 1300),
+		measured(2, 512, 124, 1610, 1550, 1660),
+		measured(2, 2048, 103, 2160, 2130, 2220),
+		measured(2, 8192, 95, 3570, 3500, 3640),
+		measured(2, 32768, 115, 12300, 12000, 12900),
+	};
+	struct st_fit_result fit;
+	const struct st_fit_piece *pc = &fit.piece[0];
+	int i, seen_const = 0;
+
+	cr_assert_eq(st_fit_run(g, 8, NULL, &fit), 0);
+	cr_expect_eq(fit.npieces, 1, "%s", describe(&fit));
+	cr_expect(fit.flags & ST_FIT_P_NOT_IDENTIFIED);
+	expect_d_term(&fit, 0.9);
+	cr_expect_eq(pc->f, ST_FIT_NONE);
+	/* About 0.34 ns/B between 8 and 32 KiB; the CI excludes 0. */
+	cr_expect(pc->ci_lo[2] > 0.0 && pc->ci_hi[2] < 1.0, "c in [%g, %g]",
+		  pc->ci_lo[2], pc->ci_hi[2]);
+	cr_expect(pc->q < 0.001, "Q %g: no formula fits these", pc->q);
+	/* The constant is a runner-up, its cv well above the chosen one. */
+	for (i = 0; i < pc->nalt; i++)
+		if (!pc->alt[i].f && !pc->alt[i].g) {
+			seen_const = 1;
+			cr_expect(pc->alt[i].cv > ST_FIT_CV_RATIO * pc->cv,
+				  "%s", describe(&fit));
+		}
+	cr_expect(seen_const);
+}
+
+/*
+ * The same shape as a short run would give: 8 sizes, medians rising
+ * from 528 ns to 11 us, the 8 B group's CI +-1% wide, the 32 KiB
+ * group's +-10%, the others +-4% (tiny next to the misfit of a line).
+ * The old rule chose a constant of about 665 ns here.  For wider and
+ * narrower CIs alike the result must follow the medians.
+ */
+Test(tools_fit, rising_medians_with_tight_cis_get_d_term)
+{
+	static const double d[] = { 8, 16, 32, 128, 512, 2048, 8192, 32768 };
+	static const double y[] = { 528, 960, 950, 1080, 1400, 1900, 3200,
+				    11000 };
+	static const double rel[] = { 0.005, 0.01, 0.02, 0.04 };
+	struct st_fit_group g[8];
+	struct st_fit_result fit;
+	size_t r;
+	int i;
+
+	for (r = 0; r < sizeof(rel) / sizeof(rel[0]); r++) {
+		for (i = 0; i < 8; i++) {
+			g[i].p = 2;
+			g[i].d = d[i];
+			g[i].y = y[i];
+			g[i].sigma = rel[r] * y[i];
+			g[i].n = 25;
+		}
+		g[0].sigma = 0.005 * y[0];
+		g[7].sigma = 0.05 * y[7];
+		cr_assert_eq(st_fit_run(g, 8, NULL, &fit), 0);
+		expect_d_term(&fit, 0.9);
+	}
+}
+
+/*
+ * Synthetic: clearly rising in d with some curvature and CIs of +-1%:
+ * 600 ns + k log2(d / 8) + 0.3 ns/B d at d = 8 B, 32 B, ... .  With
+ * k = 60 over 8 B..2 KiB (medians 602 ns..1.69 us) the old rule chose
+ * a constant; each case must get a d term that explains the medians.
+ */
+Test(tools_fit, curved_rising_data_with_tiny_cis_gets_d_term)
+{
+	static const struct {
+		double k;
+		int nd;
+	} cases[] = { { 20, 5 }, { 60, 5 }, { 150, 5 }, { 20, 7 },
+		      { 60, 7 }, { 150, 7 } };
+	struct st_fit_group g[7];
+	struct st_fit_result fit;
+	size_t c;
+	int i;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (i = 0; i < cases[c].nd; i++) {
+			double d = 8.0 * pow(4.0, i);
+
+			g[i].p = 2;
+			g[i].d = d;
+			g[i].y = 600 + cases[c].k * log2(d / 8) + 0.3 * d;
+			g[i].sigma = 0.005 * g[i].y;
+			g[i].n = 100;
+		}
+		cr_assert_eq(st_fit_run(g, (size_t)cases[c].nd, NULL, &fit),
+			     0);
+		expect_d_term(&fit, cases[c].k > 100 ? 0.8 : 0.9);
+	}
+}
+
+/*
+ * MPI_Barrier at p = 2, 3, 4 on two cores: 905 ns, then 8 ms once the
+ * ranks outnumber the cores.  Three groups, each CI tiny: leaving out
+ * p = 2 leaves every model predicting 8 ms there, so all cvs are alike
+ * and the one-SE rule kept the constant ("1.16 us +- 138 us").  Its
+ * chi-square is 20 times that of a p term: it must get one.  With CIs
+ * of +-1 ms at p = 3, 4 the leverage of p = 2 is 1 - 1e-10 and no model
+ * could be cross-validated ("no fit"); it must fit as well.
+ */
+Test(tools_fit, barrier_step_in_p_gets_p_term)
+{
+	static const double half[] = { 5e3, 1e5, 1e6 };
+	struct st_fit_group g[3];
+	struct st_fit_result fit;
+	double t2, t4;
+	size_t k;
+
+	for (k = 0; k < sizeof(half) / sizeof(half[0]); k++) {
+		g[0] = measured(2, 0, 300, 905, 885, 925);
+		g[1] = measured(3, 0, 300, 8.0e6, 8.0e6 - half[k],
+				8.0e6 + half[k]);
+		g[2] = measured(4, 0, 300, 8.01e6, 8.01e6 - half[k],
+				8.01e6 + half[k]);
+		cr_assert_eq(st_fit_run(g, 3, NULL, &fit), 0, "CI +-%g ns",
+			     half[k]);
+		cr_expect_eq(fit.npieces, 1);
+		cr_expect(fit.piece[0].f != ST_FIT_NONE, "%s",
+			  describe(&fit));
+		cr_expect_eq(fit.piece[0].g, ST_FIT_NONE);
+		cr_expect(fit.flags & ST_FIT_D_NOT_IDENTIFIED);
+		cr_expect(!(fit.flags & ST_FIT_P_NOT_IDENTIFIED));
+		cr_assert_eq(st_fit_eval(&fit, 2, 0, &t2, NULL), 0);
+		cr_assert_eq(st_fit_eval(&fit, 4, 0, &t4, NULL), 0);
+		cr_expect(fabs(t2 - 905) < 50 && t4 > 5e6, "T(2) %g, T(4) %g",
+			  t2, t4);
+		cr_expect(fit.piece[0].r2_adj > 0.5, "%s", describe(&fit));
+	}
+}
+
+/*
+ * `synctrace bench --quick` (sizes 1 B, 1 KiB, 64 KiB, fewer than 6
+ * samples per group, so no CIs and an unweighted fit), medians in us
+ * from a run on this machine.  Three groups leave one residual degree
+ * of freedom: the cvs of a + c d are ruled by extrapolating 64 KiB from
+ * 1 B and 1 KiB, and the old rule kept 12 of 16 constants.  Each of
+ * these has a d term at the 5% level of the F-test (Allreduce at
+ * 2.49, 5.80, 32.6 us, p = 0.055, and Gather at 3.58, 2.53, 12.4 us
+ * do not, and are left out).
+ */
+Test(tools_fit, three_sizes_unweighted_get_d_term)
+{
+	static const struct {
+		const char *name;
+		double us[3];
+	} rows[] = {
+		{ "Allgather", { 3.68, 3.61, 17.7 } },
+		{ "Allgatherv", { 3.31, 3.16, 35.7 } },
+		{ "Alltoall", { 3.21, 4.36, 16.8 } },
+		{ "Alltoallv", { 3.78, 3.91, 21.6 } },
+		{ "Alltoallw", { 3.29, 4.17, 26.1 } },
+		{ "Bcast", { 1.36, 2.38, 12.0 } },
+		{ "Exscan", { 3.20, 4.65, 61.2 } },
+		{ "Gatherv", { 1.54, 3.30, 21.9 } },
+		{ "Reduce", { 2.43, 4.67, 39.4 } },
+		{ "Reduce_scatter", { 3.81, 5.61, 149 } },
+		{ "Reduce_scatter_block", { 5.23, 5.05, 211 } },
+		{ "Scan", { 3.00, 7.94, 169 } },
+		{ "Scatter", { 1.80, 1.85, 20.0 } },
+		{ "Scatterv", { 1.97, 1.98, 9.90 } },
+	};
+	static const double d[3] = { 1, 1024, 65536 };
+	struct st_fit_group g[3];
+	struct st_fit_result fit;
+	size_t r;
+	int i;
+
+	for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		for (i = 0; i < 3; i++) {
+			g[i].p = 2;
+			g[i].d = d[i];
+			g[i].y = 1000 * rows[r].us[i];
+			g[i].sigma = 0;
+			g[i].n = 4;
+		}
+		cr_assert_eq(st_fit_run(g, 3, NULL, &fit), 0);
+		cr_expect_eq(fit.weighted, 0);
+		cr_expect_eq(fit.piece[0].g, ST_FIT_ONE, "%s: %s",
+			     rows[r].name, describe(&fit));
+		cr_expect(fit.piece[0].r2_adj > 0.95, "%s: %s", rows[r].name,
+			  describe(&fit));
+	}
+}
+
+/*
+ * Of 'reps' fits to 'nd' sizes 'd' of 3 us + 'slope' d with normal noise
+ * of 300 ns (given as sigma if 'weighted'), how many have a d term.
+ */
+static int count_d_terms(const double *d, int nd, double slope,
+			 int weighted, int reps, uint64_t *seed)
+{
+	struct st_fit_group g[8];
+	struct st_fit_result fit;
+	int rep, i, with_d = 0;
+
+	for (rep = 0; rep < reps; rep++) {
+		for (i = 0; i < nd; i++) {
+			g[i].p = 2;
+			g[i].d = d[i];
+			g[i].y = 3000 + slope * d[i] + 300 * rng_normal(seed);
+			g[i].sigma = weighted ? 300 : 0;
+			g[i].n = 10;
+		}
+		cr_assert_eq(st_fit_run(g, (size_t)nd, NULL, &fit), 0);
+		with_d += fit.piece[0].g != ST_FIT_NONE;
+	}
+	return with_d;
+}
+
+/*
+ * With few groups the rule that drops badly fitting models is a test
+ * at level ST_FIT_MISFIT_ALPHA: for 3 or 5 sizes of a constant 3 us
+ * with noise of 300 ns, weighted (right sigmas) or not, a d term is
+ * chosen at most about that often; for 3 us + 0.3 ns/B d (64 KiB: 22.7
+ * us), nearly always (the old rule: half the time with 3 sizes).
+ */
+Test(tools_fit, few_groups_error_rates)
+{
+	static const double s3[] = { 1, 1024, 65536 };
+	static const double s5[] = { 1, 64, 1024, 8192, 65536 };
+	uint64_t seed = 0x5eed;
+	int w, nd, k, reps = 2000;
+
+	for (w = 0; w < 2; w++)
+		for (nd = 3; nd <= 5; nd += 2) {
+			const double *d = nd == 3 ? s3 : s5;
+
+			k = count_d_terms(d, nd, 0.0, w, reps, &seed);
+			cr_expect(k <= 0.08 * reps, "weighted %d, %d sizes, "
+				  "constant: d term in %d of %d", w, nd, k,
+				  reps);
+			k = count_d_terms(d, nd, 0.3, w, reps, &seed);
+			cr_expect(k >= 0.95 * reps, "weighted %d, %d sizes, "
+				  "0.3 ns/B: d term in %d of %d", w, nd, k,
+				  reps);
+		}
+}
+
+/*
+ * Adjusted R^2 is that of the medians, unweighted: 0 for a constant
+ * (whatever the weights), 1 - (RSS / dof) / (TSS / (n - 1)) with TSS
+ * about the weighted mean for any other model.
+ */
+Test(tools_fit, r2_is_of_the_medians)
+{
+	struct st_fit_group g[] = {
+		measured(2, 8, 188, 626, 617, 636),
+		measured(2, 16, 95, 1150, 1130, 1160),
+		measured(2, 32, 107, 1140, 1110, 1170),
+		measured(2, 128, 98, 1270, 1230, 1300),
+		measured(2, 512, 124, 1610, 1550, 1660),
+		measured(2, 2048, 103, 2160, 2130, 2220),
+		measured(2, 8192, 95, 3570, 3500, 3640),
+		measured(2, 32768, 115, 12300, 12000, 12900),
+	};
+	struct st_fit_piece pc;
+	double sw = 0, swy = 0, ybar, rss = 0, tss = 0, want;
+	int i, n = 8;
+
+	cr_assert_eq(st_fit_one(g, 8, ST_FIT_NONE, ST_FIT_NONE, NULL, &pc),
+		     0);
+	cr_expect(fabs(pc.r2_adj) < 1e-12, "constant: %g", pc.r2_adj);
+
+	cr_assert_eq(st_fit_one(g, 8, ST_FIT_NONE, ST_FIT_ONE, NULL, &pc), 0);
+	for (i = 0; i < n; i++) {
+		double w = 1 / (g[i].sigma * g[i].sigma);
+		double e = g[i].y - pc.coef[0] - pc.coef[2] * g[i].d;
+
+		sw += w;
+		swy += w * g[i].y;
+		rss += e * e;
+	}
+	ybar = swy / sw;
+	for (i = 0; i < n; i++)
+		tss += (g[i].y - ybar) * (g[i].y - ybar);
+	want = 1 - (rss / (n - 2)) / (tss / (n - 1));
+	cr_expect(fabs(pc.r2_adj - want) < 1e-9, "r2 %.12g, want %.12g",
+		  pc.r2_adj, want);
+	cr_expect(want > 0.9);
+
+	/* Equal medians: 0, not rounding noise. */
+	for (i = 0; i < n; i++)
+		g[i].y = 1000.1;
+	cr_assert_eq(st_fit_one(g, 8, ST_FIT_NONE, ST_FIT_ONE, NULL, &pc), 0);
+	cr_expect_eq(pc.r2_adj, 0.0);
 }
