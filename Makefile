@@ -121,7 +121,7 @@ $(BUILD)/apps/%: tests/integration/apps/%.f90
 check-unit: $(UNIT) $(CLI)
 	$(Q)$(UNIT) --jobs 2
 
-check-integration: $(LIB) $(CLI) $(APPS)
+check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
 		sh tests/integration/run.sh
 

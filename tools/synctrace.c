@@ -26,6 +26,16 @@ static const struct command commands[] = {
 	{ "report", cmd_report, st_report_usage,
 	  "summarise a trace: time and bytes per MPI function, call\n"
 	  "             sites and communicator sizes" },
+	{ "clockcheck", cmd_clockcheck, st_clockcheck_usage,
+	  "how far apart the ranks' global clocks drift after sync" },
+	{ "table", cmd_table, st_table_usage,
+	  "cost table of MPI operations (Howell style) from runs" },
+	{ "bench", cmd_bench, st_bench_usage,
+	  "measure collectives and point-to-point over message sizes\n"
+	  "             into a trace, window-synchronised (for table)" },
+	{ "predict", cmd_predict, st_predict_usage,
+	  "replay a run on a cost table: predicted time per rank,\n"
+	  "             function and call site, critical path" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

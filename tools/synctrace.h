@@ -17,11 +17,19 @@
 int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_clockcheck(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 /* Help texts, printed by --help (stdout) and after a usage error (stderr). */
 extern const char st_run_usage[];
 extern const char st_dump_usage[];
 extern const char st_report_usage[];
+extern const char st_clockcheck_usage[];
+extern const char st_table_usage[];
+extern const char st_bench_usage[];
+extern const char st_predict_usage[];
 
 /*
  * Option parsing.  st_opt_value() matches argv[*i] against the long
@@ -82,6 +90,92 @@ void st_run_dir_name(char *buf, size_t len, time_t t, pid_t pid);
  * 'buf' of 'len' bytes, runs of consecutive ranks as "a-b".
  */
 void st_rank_list(const int *v, size_t n, char *buf, size_t len);
+
+/*
+ * cmd-clockcheck.c: the parsed command line of 'synctrace clockcheck'.
+ * Each value is checked but kept as given, to be passed on to
+ * synctrace-bench; NULL means the option was not given (the program's
+ * default applies).
+ */
+struct st_clockcheck_opts {
+	long nranks;		/* -n, default 2 */
+	const char *times;	/* --times LIST */
+	const char *methods;	/* --methods LIST */
+	const char *refresh;	/* --refresh SECONDS */
+	const char *refresh_methods;	/* --refresh-methods LIST */
+	const char *skew;	/* --skew SPEC */
+	const char *params;	/* --params LIST */
+	const char *csv;	/* --csv FILE */
+	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
+	int node;		/* --node */
+	int help;		/* -h/--help was given */
+	char **extra;		/* 'nextra' mpiexec arguments after "--" */
+	int nextra;
+};
+
+/*
+ * Parse the options of 'synctrace clockcheck' in 'argv' (argv[0] is
+ * "clockcheck"); everything after "--" goes to 'extra'.  Returns 0, or -1
+ * with a message in 'err' (a usage error: unknown option, bad value,
+ * stray argument).
+ */
+int st_clockcheck_opts_parse(struct st_clockcheck_opts *o, int argc,
+			     char **argv, char *err, size_t errlen);
+
+/*
+ * The command that runs the check: "MPIEXEC -n N EXTRA... 'bench'
+ * clockcheck OPTIONS...", with "--csv 'csv'" unless 'csv' is NULL.  The
+ * number of ranks is written into 'nbuf' ('nlen' bytes).  Returns a
+ * malloc()ed NULL-terminated array (free() it, not its strings, which
+ * belong to 'o', 'bench', 'csv' and 'nbuf'), or NULL when out of memory.
+ */
+char **st_clockcheck_argv(const struct st_clockcheck_opts *o,
+			  const char *bench, const char *csv, char *nbuf,
+			  size_t nlen);
+
+/*
+ * cmd-bench.c: the parsed command line of 'synctrace bench'.  Values are
+ * checked but kept as given, to be passed on to synctrace-bench; NULL
+ * means the option was not given (the program's default applies).
+ */
+struct st_bench_opts {
+	long nranks;		/* -n, default 2 */
+	const char *dir;	/* -o DIR, or NULL for a new directory */
+	long runs;		/* --runs, default 1 */
+	const char *ops;	/* --ops LIST */
+	const char *sizes;	/* --sizes LIST */
+	const char *min, *max;	/* --min SIZE, --max SIZE */
+	const char *nrep;	/* --nrep N */
+	uint64_t seed;		/* --seed, default 1; run k has seed + k - 1 */
+	const char *sync;	/* --sync window|barrier */
+	const char *window_factor;	/* --window-factor X */
+	const char *skew;	/* --skew SPEC */
+	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
+	int quick;		/* --quick */
+	int help;		/* -h/--help was given */
+	char **extra;		/* 'nextra' mpiexec arguments after "--" */
+	int nextra;
+};
+
+/*
+ * Parse the options of 'synctrace bench' in 'argv' (argv[0] is "bench");
+ * everything after "--" goes to 'extra'.  Returns 0, or -1 with a message
+ * in 'err' (a usage error: unknown option or operation, bad value, stray
+ * argument).
+ */
+int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
+			char *err, size_t errlen);
+
+/*
+ * The command of one run: "MPIEXEC -n N EXTRA... 'bench' micro --dir
+ * 'dir' OPTIONS... --seed 'seed'".  The number of ranks is written into
+ * 'nbuf' and the seed into 'sbuf'.  Returns a malloc()ed NULL-terminated
+ * array (free() it, not its strings, which belong to 'o', 'bench', 'dir',
+ * 'nbuf' and 'sbuf'), or NULL when out of memory.
+ */
+char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
+		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
+		     char *sbuf, size_t slen);
 
 /* cmd-dump.c: write 'len' bytes of 's' as one CSV field (RFC 4180). */
 void st_csv_field(FILE *f, const char *s, size_t len);

@@ -23,22 +23,24 @@
 # printed when it may have disturbed the numbers.
 #
 # Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich);
-# BENCH_RUNS (runs per variant, figure 1, default 11), BENCH_CALLS (calls
-# per timed block, 50000), BENCH_BLOCKS (blocks per run, 5),
-# BENCH_TRACE_RUNS (runs per row, figure 2, 3), BENCH_MIX_ITERS (20000),
-# BENCH_MEM_EVENTS (calls per rank, figure 3, 10000000); TMPDIR.
+# BENCH_RUNS (runs per variant, figure 1, default 13), BENCH_CALLS (calls
+# per timed block, 100000), BENCH_BLOCKS (blocks per run, 5),
+# BENCH_TRACE_RUNS (runs per row, figure 2, 3), BENCH_MIX_ITERS (10000),
+# BENCH_MEM_EVENTS (calls per rank, figure 3, 10000000); BENCH_FIGURES
+# (which figures, default "1 2 3"); TMPDIR.
 
 BUILD=${BUILD:-build}
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-R=${BENCH_RUNS:-11}
-N=${BENCH_CALLS:-50000}
+R=${BENCH_RUNS:-13}
+N=${BENCH_CALLS:-100000}
 B=${BENCH_BLOCKS:-5}
 W=$((N / 10))
 TRACE_RUNS=${BENCH_TRACE_RUNS:-3}
 TRACE_CALLS=100000
 TRACE_BLOCKS=3
-MIX_ITERS=${BENCH_MIX_ITERS:-20000}
+MIX_ITERS=${BENCH_MIX_ITERS:-10000}
 MEM_EVENTS=${BENCH_MEM_EVENTS:-10000000}
+FIGURES=${BENCH_FIGURES:-1 2 3}
 NP=2
 # Hydra kills a run that takes longer than this many seconds.
 export MPIEXEC_TIMEOUT=300
@@ -65,6 +67,12 @@ warn()
 	echo "WARNING: $*"
 }
 
+for f in $FIGURES; do
+	case $f in
+	1|2|3) ;;
+	*) die "BENCH_FIGURES='$FIGURES': figures are 1, 2 and 3" ;;
+	esac
+done
 for v in $R $N $B $TRACE_RUNS $MIX_ITERS $MEM_EVENTS; do
 	case $v in
 	''|*[!0-9]*|0) die "BENCH_* values must be positive integers" ;;
@@ -158,12 +166,12 @@ chunk_records()
 {
 	f=$1
 	size=$(wc -c < "$f")
-	set -- $(od -An -tu4 -j 8 -N 8 "$f")
+	set -- $(od -An -v -tu4 -j 8 -N 8 "$f")
 	[ "$1" = 1 ] || return 0
 	off=$((20 + $2))
 	recs=0
 	while [ $off -lt "$size" ]; do
-		set -- $(od -An -tu4 -j $off -N 28 "$f")
+		set -- $(od -An -v -tu4 -j $off -N 28 "$f")
 		[ $# = 7 ] || break
 		off=$((off + 28 + $4))
 		recs=$((recs + $5))
@@ -172,11 +180,14 @@ chunk_records()
 }
 
 # dump_records DIR: records `synctrace dump --csv` decodes from DIR (all
-# kinds, all ranks); empty if the dump fails.
+# kinds, all ranks); empty if the dump fails.  A quoted field may hold
+# any bytes, newlines too (the text of sync records), so a record ends at
+# a newline after an even number of quotes, not at every newline.
 dump_records()
 {
 	"$CLI" dump --csv "$1" > "$tmp/dump.csv" 2> "$tmp/dump.err" || return 0
-	echo $(($(wc -l < "$tmp/dump.csv") - 1))
+	tr -cd '"\n' < "$tmp/dump.csv" |
+		awk '{ q += length($0) } q % 2 == 0 { n++ } END { print n - 1 }'
 }
 
 # --- statistics -----------------------------------------------------------
@@ -246,29 +257,40 @@ loadavg()
 	cut -d' ' -f1-3 /proc/loadavg
 }
 
+# snap VAR: store in VAR what other_since needs: the machine's busy
+# jiffies, the time, and our children's CPU seconds.
+snap()
+{
+	sn_var=$1
+	child_cpu > "$tmp/cpu"
+	set -- $(cpu_jiffies)
+	eval "$sn_var=\"$1 $(now) $(cat "$tmp/cpu")\""
+}
+
+# other_since SNAP: "CPU-s wall-s percent": CPU time other processes
+# used since SNAP was taken, the time since then, and the first as a
+# percentage of one core.
+other_since()
+{
+	child_cpu > "$tmp/cpu"
+	set -- $1 $(cpu_jiffies)
+	awk -v b0="$1" -v w0="$2" -v o0="$3" -v b1="$4" -v w1="$(now)" \
+		-v o1="$(cat "$tmp/cpu")" -v t="$tck" 'BEGIN {
+			o = (b1 - b0) / t - (o1 - o0); if (o < 0) o = 0
+			printf "%.1f %.1f %.0f", o, w1 - w0, 100 * o / (w1 - w0)
+		}'
+}
+
 phase_start()
 {
-	set -- $(cpu_jiffies)
-	ph_busy=$1
-	ph_wall=$(now)
-	child_cpu > "$tmp/cpu0"
-	ph_ours=$(cat "$tmp/cpu0")
+	snap ph_snap
 }
 
 # phase_end NAME: how much CPU other processes took while NAME ran.
 phase_end()
 {
 	ph_name=$1
-	child_cpu > "$tmp/cpu1"
-	set -- $(cpu_jiffies)
-	other=$(awk -v b0="$ph_busy" -v b1="$1" -v o0="$ph_ours" \
-		-v o1="$(cat "$tmp/cpu1")" -v w0="$ph_wall" -v w1="$(now)" \
-		-v t="$tck" \
-		'BEGIN {
-			o = (b1 - b0) / t - (o1 - o0); if (o < 0) o = 0
-			printf "%.1f %.1f %.0f", o, w1 - w0, 100 * o / (w1 - w0)
-		}')
-	set -- $other
+	set -- $(other_since "$ph_snap")
 	echo "  machine: other processes used $1 CPU-s during these $2 s" \
 		"($3 % of one core); load average $(loadavg)"
 	[ "$3" -le 10 ] ||
@@ -313,274 +335,317 @@ bench_start=$(now)
 
 # --- figure 1: added time per call ----------------------------------------
 
-echo
-echo "Figure 1: time per intercepted call, $NP ranks (ns per call)"
-echo "  Each run times each op in $B blocks of $N calls after $W warm-up" \
-	"calls; a block's"
-echo "  figure is the slowest rank's loop time / $N, a run's the median" \
-	"of its blocks."
-echo "  $R runs per variant, variants interleaved, order rotated each round."
-echo "  Spread: 95 % CI of the median (order statistics) and min..max over" \
-	"runs."
+figure1()
+{
+	echo
+	echo "Figure 1: time per intercepted call, $NP ranks (ns per call)"
+	echo "  Each run times each op in $B blocks of $N calls after $W warm-up" \
+		"calls; a block"
+	echo "  takes the slowest rank's loop time; a run's figure is the sum over" \
+		"its blocks / $((B * N)),"
+	echo "  which includes the buffer flushes (compression) that fall in" \
+		"the timed loops."
+	echo "  $R runs per variant, variants interleaved, order rotated each round."
+	echo "  Spread: 95 % CI of the median (order statistics) and min..max over" \
+		"runs."
 
-ops="barrier allreduce self-barrier"
-phase_start
-: > "$tmp/f1.dat"
-round=1
-while [ $round -le "$R" ]; do
-	case $((round % 3)) in
-	1) order="none full nosite" ;;
-	2) order="full nosite none" ;;
-	0) order="nosite none full" ;;
-	esac
-	for v in $order; do
-		name=f1-$round-$v
-		args="$CALLS_APP barrier,allreduce,self-barrier $N $B $W"
-		case $v in
-		none) untraced $name $MPIEXEC -n $NP $args ;;
-		full) traced $name "$tmp/$name.d" $MPIEXEC -n $NP $args ;;
-		nosite) traced $name "$tmp/$name.d" SYNCTRACE_DEPTH=0 \
-			$MPIEXEC -n $NP $args ;;
+	ops="barrier allreduce self-barrier"
+	phase_start
+	: > "$tmp/f1.dat"
+	round=1
+	disturbed=
+	while [ $round -le "$R" ]; do
+		snap rd_snap
+		case $((round % 3)) in
+		1) order="none full nosite" ;;
+		2) order="full nosite none" ;;
+		0) order="nosite none full" ;;
 		esac
-		rm -rf "$tmp/$name.d"
-		for op in $ops; do
-			x=$(field $name $op ns_median)
-			[ -n "$x" ] || die "no figure for $op in '$name' output"
-			echo "$round $v $op $x" >> "$tmp/f1.dat"
+		for v in $order; do
+			name=f1-$round-$v
+			args="$CALLS_APP barrier,allreduce,self-barrier $N $B $W"
+			case $v in
+			none) untraced $name $MPIEXEC -n $NP $args ;;
+			full) traced $name "$tmp/$name.d" $MPIEXEC -n $NP $args ;;
+			nosite) traced $name "$tmp/$name.d" SYNCTRACE_DEPTH=0 \
+				$MPIEXEC -n $NP $args ;;
+			esac
+			rm -rf "$tmp/$name.d"
+			for op in $ops; do
+				x=$(field $name $op ns_mean)
+				[ -n "$x" ] || die "no figure for $op in '$name' output"
+				echo "$round $v $op $x" >> "$tmp/f1.dat"
+			done
+		done
+		set -- $(other_since "$rd_snap")
+		[ "$3" -le 10 ] || disturbed="$disturbed $round"
+		round=$((round + 1))
+	done
+
+	label()
+	{
+		case $1 in
+		none) echo "no preload" ;;
+		full) echo "synctrace" ;;
+		nosite) echo "synctrace, DEPTH=0" ;;
+		esac
+	}
+
+	opname()
+	{
+		case $1 in
+		barrier) echo "MPI_Barrier" ;;
+		allreduce) echo "MPI_Allreduce 8 B" ;;
+		self-barrier) echo "Barrier on SELF" ;;
+		esac
+	}
+
+	echo
+	printf '  %-18s %-19s %3s %9s %21s %19s\n' op variant n median \
+		"95% CI of median" "min..max"
+	for op in $ops; do
+		for v in none full nosite; do
+			set -- $(awk -v v=$v -v o=$op '$2 == v && $3 == o {
+				print $4 }' "$tmp/f1.dat" | stats)
+			printf '  %-18s %-19s %3d %9.1f %21s %19s\n' "$(opname $op)" \
+				"$(label $v)" $1 $2 "[$3, $4]" "$5..$6"
+			eval "med_${v}_$(echo $op | tr - _)=$2"
 		done
 	done
-	round=$((round + 1))
-done
 
-label()
-{
-	case $1 in
-	none) echo "no preload" ;;
-	full) echo "synctrace" ;;
-	nosite) echo "synctrace, DEPTH=0" ;;
-	esac
-}
-
-opname()
-{
-	case $1 in
-	barrier) echo "MPI_Barrier" ;;
-	allreduce) echo "MPI_Allreduce 8 B" ;;
-	self-barrier) echo "Barrier on SELF" ;;
-	esac
-}
-
-echo
-printf '  %-18s %-19s %3s %9s %21s %19s\n' op variant n median \
-	"95% CI of median" "min..max"
-for op in $ops; do
-	for v in none full nosite; do
-		set -- $(awk -v v=$v -v o=$op '$2 == v && $3 == o {
-			print $4 }' "$tmp/f1.dat" | stats)
-		printf '  %-18s %-19s %3d %9.1f %21s %19s\n' "$(opname $op)" \
-			"$(label $v)" $1 $2 "[$3, $4]" "$5..$6"
-		eval "med_${v}_$(echo $op | tr - _)=$2"
+	echo
+	echo "  Added time per call: per round, (run with library) - (run without)."
+	printf '  %-18s %-19s %3s %9s %21s %19s %7s %s\n' op variant n median \
+		"95% CI of median" "min..max" ratio "target <= 50 ns"
+	for op in $ops; do
+		for v in full nosite; do
+			set -- $(awk -v v=$v -v o=$op '
+				$3 == o && $2 == "none" { base[$1] = $4 }
+				$3 == o && $2 == v { with[$1] = $4 }
+				END {
+					for (r in with)
+						if (r in base)
+							print with[r] - base[r]
+				}' "$tmp/f1.dat" | stats)
+			key=$(echo $op | tr - _)
+			eval "base=\$med_none_$key with=\$med_${v}_$key"
+			ratio=$(awk -v a="$with" -v b="$base" \
+				'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+			verdict="not met"
+			awk -v d="$2" 'BEGIN { exit !(d <= 50) }' && verdict="met"
+			[ $v = nosite ] && verdict="($verdict; sites off)"
+			printf '  %-18s %-19s %3d %+9.1f %21s %19s %7s %s\n' \
+				"$(opname $op)" "$(label $v)" $1 $2 "[$3, $4]" \
+				"$5..$6" "$ratio" "$verdict"
+		done
 	done
-done
-
-echo
-echo "  Added time per call: per round, (run with library) - (run without)."
-printf '  %-18s %-19s %3s %9s %21s %19s %7s %s\n' op variant n median \
-	"95% CI of median" "min..max" ratio "target <= 50 ns"
-for op in $ops; do
-	for v in full nosite; do
-		set -- $(awk -v v=$v -v o=$op '
-			$3 == o && $2 == "none" { base[$1] = $4 }
-			$3 == o && $2 == v { with[$1] = $4 }
-			END {
-				for (r in with)
-					if (r in base)
-						print with[r] - base[r]
-			}' "$tmp/f1.dat" | stats)
-		key=$(echo $op | tr - _)
-		eval "base=\$med_none_$key with=\$med_${v}_$key"
-		ratio=$(awk -v a="$with" -v b="$base" \
-			'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
-		verdict="not met"
-		awk -v d="$2" 'BEGIN { exit !(d <= 50) }' && verdict="met"
-		[ $v = nosite ] && verdict="($verdict; sites off)"
-		printf '  %-18s %-19s %3d %+9.1f %21s %19s %7s %s\n' \
-			"$(opname $op)" "$(label $v)" $1 $2 "[$3, $4]" \
-			"$5..$6" "$ratio" "$verdict"
-	done
-done
-echo "  (ratio: median with / median without; target applies with" \
-	"call sites on)"
-phase_end "figure 1"
+	echo "  (ratio: median with / median without; target applies with" \
+		"call sites on)"
+	set -- $disturbed
+	echo "  Rounds in which other processes took > 10 % of a core: $# of $R" \
+		"${1:+(round$disturbed)}"
+	phase_end "figure 1"
+}
 
 # --- figure 2: trace bytes per record -------------------------------------
 
-echo
-echo "Figure 2: trace size, $NP ranks (bytes of all rank files / records" \
-	"decoded from them)"
-echo "  Records: every record of every kind, counted by" \
-	"'synctrace dump --csv' and checked"
-echo "  against the chunk headers; bytes include file headers and" \
-	"metadata records."
-echo "  Timestamps are stored losslessly as integer ns (writer/format.h)."
-echo "  Runs per row: $TRACE_RUNS; records and bytes are medians over runs."
-echo
-printf '  %-28s %-10s %3s %10s %11s %9s %21s %15s %s\n' workload settings n \
-	records bytes "B/record" "95% CI of median" "min..max" \
-	"target <= 4 B"
-phase_start
-
-# trace_row LABEL SETTINGS [VAR=VALUE...] -- CMD...: TRACE_RUNS traced
-# runs of CMD, one table row.
-trace_row()
+figure2()
 {
-	what=$1
-	settings=$2
-	shift 2
-	envs=
-	while [ "$1" != -- ]; do
-		envs="$envs $1"
-		shift
-	done
-	shift
-	: > "$tmp/f2.rec"
-	: > "$tmp/f2.bytes"
-	: > "$tmp/f2.ratio"
-	i=1
-	while [ $i -le "$TRACE_RUNS" ]; do
-		d=$tmp/f2-$i.d
-		traced f2-$i "$d" $envs "$@"
-		bytes=$(trace_bytes "$d")
-		recs=$(dump_records "$d")
-		hdr=0
-		for f in "$d"/rank-*.st; do
-			c=$(chunk_records "$f")
-			hdr=$((hdr + ${c:-0}))
-		done
-		if [ -z "$recs" ]; then
-			warn "'synctrace dump --csv $d' failed;" \
-				"counting chunk headers"
-			recs=$hdr
-		elif [ "$recs" != "$hdr" ]; then
-			warn "dump decodes $recs records," \
-				"chunk headers say $hdr"
-		fi
-		echo "$recs" >> "$tmp/f2.rec"
-		echo "$bytes" >> "$tmp/f2.bytes"
-		awk -v b="$bytes" -v r="$recs" 'BEGIN { print b / r }' \
-			>> "$tmp/f2.ratio"
-		rm -rf "$d"
-		i=$((i + 1))
-	done
-	recs=$(stats < "$tmp/f2.rec" | cut -d' ' -f2)
-	bytes=$(stats < "$tmp/f2.bytes" | cut -d' ' -f2)
-	set -- $(stats < "$tmp/f2.ratio")
-	verdict="not met"
-	awk -v d="$2" 'BEGIN { exit !(d <= 4) }' && verdict="met"
-	printf '  %-28s %-10s %3d %10.0f %11.0f %9.3f %21s %15s %s\n' \
-		"$what" "$settings" $1 "$recs" "$bytes" $2 "[$3, $4]" \
-		"$(printf '%.3f..%.3f' $5 $6)" "$verdict"
-}
+	echo
+	echo "Figure 2: trace size, $NP ranks (bytes of all rank files / records" \
+		"decoded from them)"
+	echo "  Records: every record of every kind, counted by" \
+		"'synctrace dump --csv' and checked"
+	echo "  against the chunk headers; bytes include file headers and" \
+		"metadata records."
+	echo "  Timestamps are stored losslessly as integer ns (writer/format.h)."
+	echo "  Runs per row: $TRACE_RUNS; records and bytes are medians over runs."
+	echo
+	printf '  %-28s %-10s %3s %10s %11s %9s %21s %15s %s\n' workload settings n \
+		records bytes "B/record" "95% CI of median" "min..max" \
+		"target <= 4 B"
+	phase_start
 
-trace_row "allreduce loop (8 B)" "default" -- \
-	$MPIEXEC -n $NP $CALLS_APP allreduce $TRACE_CALLS $TRACE_BLOCKS
-trace_row "allreduce loop (8 B)" "LEVEL=9" SYNCTRACE_LEVEL=9 -- \
-	$MPIEXEC -n $NP $CALLS_APP allreduce $TRACE_CALLS $TRACE_BLOCKS
-trace_row "varied (bench-mix)" "default" -- \
-	$MPIEXEC -n $NP $MIX_APP $MIX_ITERS
-# What the last default run of bench-mix left: sites, communicators, and
-# whether every MPI call the app made is in the trace.
-if [ -s "$tmp/dump.csv" ]; then
-	mix_check=$(awk -F, -v np=$NP '
-		FILENAME != "-" && /^rank=/ {
-			split($0, f, /[= ]/)
-			made[f[2]] = f[4]
-			next
-		}
-		$3 == "call" { calls[$1]++ }
-		$3 == "site" { sites++ }
-		$3 == "comm" { comms++ }
-		END {
-			ok = "yes"
-			for (r in made)
-				if (calls[r] != made[r])
-					ok = "NO"
-			printf "%d %d %s", sites / np, comms / np, ok
-		}' "$tmp/f2-$TRACE_RUNS.out" "$tmp/dump.csv")
-else
-	mix_check="? ? ?"
-fi
-trace_row "varied (bench-mix)" "DEPTH=0" SYNCTRACE_DEPTH=0 -- \
-	$MPIEXEC -n $NP $MIX_APP $MIX_ITERS
-set -- $mix_check
-echo "  (allreduce loop: $((TRACE_CALLS * TRACE_BLOCKS)) timed +" \
-	"$((TRACE_CALLS / 10)) warm-up calls per rank;"
-echo "  bench-mix: $MIX_ITERS iterations of 16 calls per rank: Bcast," \
-	"Allreduce, Reduce, Allgather,"
-echo "  Alltoall with 1..4096 elements; 2 Irecv, 2 Isend, Waitall;" \
-	"Sendrecv, Iallreduce, Wait,"
-echo "  Barrier on a dup; Gather, Scatter on a split; per rank $1" \
-	"call-site and $2 communicator"
-echo "  records; one call record for each MPI call the app counted: $3)"
-phase_end "figure 2"
+	# trace_row LABEL SETTINGS [VAR=VALUE...] -- CMD...: TRACE_RUNS traced
+	# runs of CMD, one table row.
+	trace_row()
+	{
+		what=$1
+		settings=$2
+		shift 2
+		envs=
+		while [ "$1" != -- ]; do
+			envs="$envs $1"
+			shift
+		done
+		shift
+		: > "$tmp/f2.rec"
+		: > "$tmp/f2.bytes"
+		: > "$tmp/f2.ratio"
+		i=1
+		while [ $i -le "$TRACE_RUNS" ]; do
+			d=$tmp/f2-$i.d
+			traced f2-$i "$d" $envs "$@"
+			bytes=$(trace_bytes "$d")
+			recs=$(dump_records "$d")
+			hdr=0
+			for f in "$d"/rank-*.st; do
+				c=$(chunk_records "$f")
+				hdr=$((hdr + ${c:-0}))
+			done
+			if [ -z "$recs" ]; then
+				warn "'synctrace dump --csv $d' failed;" \
+					"counting chunk headers"
+				recs=$hdr
+			elif [ "$recs" != "$hdr" ]; then
+				warn "dump decodes $recs records," \
+					"chunk headers say $hdr"
+			fi
+			echo "$recs" >> "$tmp/f2.rec"
+			echo "$bytes" >> "$tmp/f2.bytes"
+			awk -v b="$bytes" -v r="$recs" 'BEGIN { print b / r }' \
+				>> "$tmp/f2.ratio"
+			rm -rf "$d"
+			i=$((i + 1))
+		done
+		recs=$(stats < "$tmp/f2.rec" | cut -d' ' -f2)
+		bytes=$(stats < "$tmp/f2.bytes" | cut -d' ' -f2)
+		set -- $(stats < "$tmp/f2.ratio")
+		verdict="not met"
+		awk -v d="$2" 'BEGIN { exit !(d <= 4) }' && verdict="met"
+		printf '  %-28s %-10s %3d %10.0f %11.0f %9.3f %21s %15s %s\n' \
+			"$what" "$settings" $1 "$recs" "$bytes" $2 "[$3, $4]" \
+			"$(printf '%.3f..%.3f' $5 $6)" "$verdict"
+	}
+
+	trace_row "allreduce loop (8 B)" "default" -- \
+		$MPIEXEC -n $NP $CALLS_APP allreduce $TRACE_CALLS $TRACE_BLOCKS
+	trace_row "allreduce loop (8 B)" "LEVEL=9" SYNCTRACE_LEVEL=9 -- \
+		$MPIEXEC -n $NP $CALLS_APP allreduce $TRACE_CALLS $TRACE_BLOCKS
+	trace_row "varied (bench-mix)" "default" -- \
+		$MPIEXEC -n $NP $MIX_APP $MIX_ITERS
+	# What the last default run of bench-mix left: sites, communicators, and
+	# whether every MPI call the app made is in the trace.
+	if [ -s "$tmp/dump.csv" ]; then
+		mix_check=$(awk -F, -v np=$NP '
+			FILENAME != "-" && /^rank=/ {
+				split($0, f, /[= ]/)
+				made[f[2]] = f[4]
+				next
+			}
+			$3 == "call" { calls[$1]++ }
+			$3 == "site" { sites++ }
+			$3 == "comm" { comms++ }
+			END {
+				ok = "yes"
+				for (r in made)
+					if (calls[r] != made[r])
+						ok = "NO"
+				printf "%d %d %s", sites / np, comms / np, ok
+			}' "$tmp/f2-$TRACE_RUNS.out" "$tmp/dump.csv")
+	else
+		mix_check="? ? ?"
+	fi
+	trace_row "varied (bench-mix)" "DEPTH=0" SYNCTRACE_DEPTH=0 -- \
+		$MPIEXEC -n $NP $MIX_APP $MIX_ITERS
+	set -- $mix_check
+	echo "  (allreduce loop: $((TRACE_CALLS * TRACE_BLOCKS)) timed +" \
+		"$((TRACE_CALLS / 10)) warm-up calls per rank;"
+	echo "  bench-mix: $MIX_ITERS iterations of 16 calls per rank: Bcast," \
+		"Allreduce, Reduce, Allgather,"
+	echo "  Alltoall with 1..4096 elements; 2 Irecv, 2 Isend, Waitall;" \
+		"Sendrecv, Iallreduce, Wait,"
+	echo "  Barrier on a dup; Gather, Scatter on a split; per rank $1" \
+		"call-site and $2 communicator"
+	echo "  records; one call record for each MPI call the app counted: $3)"
+	phase_end "figure 2"
+}
 
 # --- figure 3: peak memory ------------------------------------------------
 
-per=$((MEM_EVENTS / 10))
-echo
-echo "Figure 3: peak resident memory per rank (VmHWM, KiB, read after" \
-	"MPI_Finalize), $NP ranks"
-echo "  Calls: MPI_Barrier on MPI_COMM_SELF (cheap, no communication)," \
-	"10 blocks per run;"
-echo "  each traced call is one record.  n = 1 run per row; values are" \
-	"per rank (rank 0 / rank 1)."
-echo
-printf '  %-30s %11s %17s %17s %13s %10s\n' variant "calls/rank" \
-	"VmHWM r0/r1" "added r0/r1" "trace B/rank" "ns/call"
-phase_start
-
-# mem_row LABEL EVENTS [VAR=VALUE...]: one traced (or, for LABEL "no
-# preload", untraced) run of EVENTS self-barriers per rank.
-mem_row()
+figure3()
 {
-	what=$1
-	ev=$2
-	shift 2
-	d=$tmp/f3.d
-	cmd="$MPIEXEC -n $NP $CALLS_APP self-barrier $((ev / 10)) 10 0"
-	if [ "$what" = "no preload" ]; then
-		untraced f3 $cmd
-		bytes=-
-	else
-		traced f3 "$d" "$@" $cmd
-		bytes=$(($(trace_bytes "$d") / NP))
+	echo
+	echo "Figure 3: peak resident memory per rank (VmHWM, KiB, read after" \
+		"MPI_Finalize), $NP ranks"
+	echo "  Calls: MPI_Barrier on MPI_COMM_SELF (cheap, no communication)," \
+		"10 blocks per run;"
+	echo "  each traced call is one record.  n = 1 run per row; values are" \
+		"per rank (rank 0 / rank 1)."
+	echo
+	printf '  %-30s %11s %17s %17s %13s %9s\n' variant "calls/rank" \
+		"VmHWM r0/r1" "added r0/r1" "trace B/rank" "ns/call"
+	phase_start
+
+	# mem_row LABEL EVENTS [VAR=VALUE...]: one traced (or, for LABEL "no
+	# preload", untraced) run of EVENTS self-barriers per rank; the trace is
+	# left in $tmp/f3.d.
+	mem_row()
+	{
+		what=$1
+		ev=$2
+		shift 2
+		d=$tmp/f3.d
 		rm -rf "$d"
-	fi
-	mem=$(vmhwm f3)
-	ns=$(field f3 self-barrier ns_median)
-	if [ "$what" = "no preload" ]; then
-		mem_base=$mem
-		added=-
-	else
-		added=$(echo "$mem_base $mem" | awk '{
-			h = NF / 2
-			for (i = 1; i <= h; i++)
-				printf "%s%+d", (i > 1 ? "/" : ""), \
-					$(h + i) - $i
+		cmd="$MPIEXEC -n $NP $CALLS_APP self-barrier $((ev / 10)) 10 0"
+		if [ "$what" = "no preload" ]; then
+			untraced f3 $cmd
+			bytes=-
+		else
+			traced f3 "$d" "$@" $cmd
+			bytes=$(($(trace_bytes "$d") / NP))
+		fi
+		mem=$(vmhwm f3)
+		ns=$(field f3 self-barrier ns_mean)
+		if [ "$what" = "no preload" ]; then
+			mem_base=$mem
+			ns_base=$ns
+			added=-
+		else
+			added=$(echo "$mem_base $mem" | awk '{
+				h = NF / 2
+				for (i = 1; i <= h; i++)
+					printf "%s%+d", (i > 1 ? "/" : ""), \
+						$(h + i) - $i
+			}')
+		fi
+		printf '  %-30s %11d %17s %17s %13s %9s\n' "$what" "$ev" \
+			"$(echo $mem | tr ' ' /)" "$added" "$bytes" "$ns"
+	}
+
+	mem_row "no preload" $MEM_EVENTS
+	mem_row "synctrace, BUFFER=256K" $MEM_EVENTS SYNCTRACE_BUFFER=256K
+	mem_row "synctrace, BUFFER=16M" $MEM_EVENTS SYNCTRACE_BUFFER=16M
+	mem_row "synctrace, BUFFER=1M (default)" $((MEM_EVENTS / 10))
+	# The trace's own flush records, in the smaller run: what compressing and
+	# writing a full buffer costs, spread over the records.
+	flush=$("$CLI" dump --csv "$tmp/f3.d" 2> /dev/null | awk -F, '
+		$3 == "mark" && $4 == "flush" { n[$1]++; t[$1] += $6 - $5 }
+		$3 ~ /^[a-z]+$/ { recs[$1]++ }
+		END {
+			for (r in n)
+				printf "%srank %s %.1f ns/record (%d flushes," \
+					" mean %.1f ms)", (s++ ? "; " : ""), r, \
+					t[r] / recs[r], n[r], t[r] / n[r] / 1e6
+			if (!s && length(recs))
+				printf "none (no buffer filled up)"
 		}')
-	fi
-	printf '  %-30s %11d %17s %17s %13s %10s\n' "$what" "$ev" \
-		"$(echo $mem | tr ' ' /)" "$added" "$bytes" "$ns"
+	mem_row "synctrace, BUFFER=1M (default)" $MEM_EVENTS
+	rm -rf "$tmp/f3.d"
+	echo "  (added: VmHWM minus the same rank's VmHWM without preload;" \
+		"ns/call: mean of 10 blocks;"
+	echo "  without preload $ns_base ns/call, so with the default buffer the" \
+		"interposer adds"
+	echo "  $(awk -v a="$ns" -v b="$ns_base" 'BEGIN { printf "%.1f", a - b }')" \
+		"ns per call at steady state, n = 1 run of $MEM_EVENTS calls per rank)"
+	echo "  Flushes in the $((MEM_EVENTS / 10))-call run (its own mark" \
+		"records), per rank: ${flush:-n/a}"
+	phase_end "figure 3"
 }
 
-mem_row "no preload" $MEM_EVENTS
-mem_row "synctrace, BUFFER=256K" $MEM_EVENTS SYNCTRACE_BUFFER=256K
-mem_row "synctrace, BUFFER=1M (default)" $MEM_EVENTS
-mem_row "synctrace, BUFFER=16M" $MEM_EVENTS SYNCTRACE_BUFFER=16M
-mem_row "synctrace, BUFFER=1M (default)" $((MEM_EVENTS / 10))
-echo "  (added: VmHWM minus the same rank's VmHWM without preload;" \
-	"ns/call: median of 10 blocks)"
-phase_end "figure 3"
+for f in $FIGURES; do
+	figure$f
+done
 
 echo
 elapsed=$(awk -v a="$bench_start" -v b="$(now)" \
