@@ -134,22 +134,6 @@ void st_sort_doubles(double *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_double);
 }
 
-/* Median round trip of the 'n' samples 'v'; -1 if it cannot allocate. */
-static double median_rtt(const struct st_sync_sample *v, size_t n)
-{
-	double *r = malloc(n * sizeof(*r)), m;
-	size_t i;
-
-	if (!r)
-		return -1.0;
-	for (i = 0; i < n; i++)
-		r[i] = v[i].rtt_ns;
-	st_sort_doubles(r, n);
-	m = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2.0;
-	free(r);
-	return m;
-}
-
 int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 		   struct st_fit *out)
 {
@@ -160,26 +144,18 @@ int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 	memset(out, 0, sizeof(*out));
 	if (!n)
 		return -EINVAL;
-	cut = median_rtt(v, n);
-	if (cut < 0)
-		return -ENOMEM;
-	/*
-	 * A point whose round trip is well above the others was taken while
-	 * something (a preemption, a busy link) delayed one direction.
-	 */
-	cut *= 2.0;
-	for (i = 0; i < n; i++)
-		used += v[i].rtt_ns <= cut;
-	if (used < 2)
-		cut = INFINITY;
-
 	/*
 	 * Weighted least squares: a point's offset is wrong by at most half
-	 * its round trip, so it weighs 1/rtt^2.  Points taken while the
-	 * machine was busy (all of them, at times: a loaded MPI_Init) then
-	 * give way to the better ones later refreshes add, instead of
-	 * setting the median that decides what is an outlier.
+	 * its round trip, so it weighs 1/rtt^2.  A point taken while
+	 * something (a preemption, a busy link) delayed one direction counts
+	 * for little, but is not thrown away: a refresh adds only a couple of
+	 * points, and a hard cut at some multiple of the median round trip
+	 * dropped them all whenever the refresh met a busy moment, leaving
+	 * the slope of the short init span; nor do points taken while the
+	 * machine was busy (all of them, at times: a loaded MPI_Init) set
+	 * what counts as an outlier.
 	 */
+	cut = INFINITY;
 	used = 0;
 	lo = INFINITY;
 	hi = -INFINITY;
