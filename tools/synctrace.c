@@ -25,17 +25,17 @@ static const struct command commands[] = {
 	  "print the records of a trace, as text or CSV" },
 	{ "report", cmd_report, st_report_usage,
 	  "summarise a trace: time and bytes per MPI function, call\n"
-	  "             sites and communicator sizes" },
+	  "              sites and communicator sizes" },
 	{ "clockcheck", cmd_clockcheck, st_clockcheck_usage,
 	  "how far apart the ranks' global clocks drift after sync" },
 	{ "table", cmd_table, st_table_usage,
 	  "cost table of MPI operations (Howell style) from runs" },
 	{ "bench", cmd_bench, st_bench_usage,
 	  "measure collectives and point-to-point over message sizes\n"
-	  "             into a trace, window-synchronised (for table)" },
+	  "              into a trace, window-synchronised (for table)" },
 	{ "predict", cmd_predict, st_predict_usage,
 	  "replay a run on a cost table: predicted time per rank,\n"
-	  "             function and call site, critical path" },
+	  "              function and call site, critical path" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -43,8 +43,8 @@ static const struct command commands[] = {
 static const char main_usage_head[] =
 "usage: synctrace [--help] <command> [<args>]\n"
 "\n"
-"synctrace records every MPI call of a job (LD_PRELOAD) and reads the\n"
-"traces back.\n"
+"synctrace records every MPI call of a job (LD_PRELOAD) on one global\n"
+"clock, reads the traces back, builds cost tables and predicts run times.\n"
 "\n"
 "commands:\n";
 
@@ -58,7 +58,7 @@ static void print_main_usage(FILE *f)
 
 	fputs(main_usage_head, f);
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "   %-9s %s\n", commands[i].name,
+		fprintf(f, "   %-10s %s\n", commands[i].name,
 			commands[i].summary);
 	fputs(main_usage_tail, f);
 }
