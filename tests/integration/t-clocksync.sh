@@ -45,7 +45,8 @@ field()
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$1 == m && $2 == r && $4 == t { print $c[col]; n++ }
 		END { if (n != 1) exit 1 }' "$ST_TMP/$1.csv" ||
-		{ show "$ST_TMP/$1.csv"; fail "no single $2/$3/t=$4 row in $1.csv"; }
+		{ show "$ST_TMP/$1.csv"
+		  fail "no single $2/$3/t=$4 row in $1.csv"; }
 }
 
 # judge NAME PPM: the assertions on run NAME, PPM being the largest
@@ -55,7 +56,8 @@ judge()
 {
 	expect_rc "$ST_TMP/$1" 0
 	[ "$(wc -l < "$ST_TMP/$1.csv")" = 7 ] ||
-		{ show "$ST_TMP/$1.csv"; fail "$1.csv: not 6 rows and a header"; }
+		{ show "$ST_TMP/$1.csv"
+		  fail "$1.csv: not 6 rows and a header"; }
 	h0=$(field "$1" hca off 0 residual_ns)
 	rtt0=$(field "$1" hca off 0 rtt_ns)
 	s0=$(field "$1" skampi off 0 residual_ns)
@@ -65,7 +67,8 @@ judge()
 	r2=$(field "$1" hca on 2 residual_ns)
 	# The refresh at 1 s happened, before the 2 s check only.
 	[ "$(field "$1" hca on 2 epoch)$(field "$1" hca on 0 epoch)" = 10 ] ||
-		{ show "$ST_TMP/$1.csv"; fail "$1: hca not refreshed once by 2 s"; }
+		{ show "$ST_TMP/$1.csv"
+		  fail "$1: hca not refreshed once by 2 s"; }
 	grow=$(awk -v a="$s0" -v b="$s2" 'BEGIN { print b - a }')
 	want=$(awk -v p="$2" -v a="$a0" -v b="$a2" \
 		'BEGIN { printf "%.0f", p * 1e-6 * (b - a) * 1e9 }')
@@ -126,11 +129,12 @@ if grep -q '4 ranks on 1 node' "$ST_TMP/nodes.out"; then
 fi
 grep -q '4 ranks on 2 nodes (node-aware: 2 ranks measure)' \
 	"$ST_TMP/nodes.out" ||
-	{ show "$ST_TMP/nodes.out"; fail "fake hosts: not 2 nodes, node-aware"; }
+	{ show "$ST_TMP/nodes.out"
+	  fail "fake hosts: not 2 nodes, node-aware"; }
 check node 4 $skew 100 --node -- $hosts
 
-# Ranks of a node read one clock: a skew that says otherwise is refused,
-# which shows the leaders' models are what the other ranks use.
+# Ranks of a node read one clock (rank 3 above is right only with rank
+# 2's model): a skew that says otherwise is refused.
 clockcheck mixed 4 0,+1s,0,0 --node -- $hosts
 expect_rc "$ST_TMP/mixed" 1
 grep -q 'with --node, the ranks of a node must have the same skew' \
