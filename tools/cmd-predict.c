@@ -474,8 +474,21 @@ static void print_factors(const struct result *res)
 	}
 }
 
+/* 's' with control characters (header values hold tabs) as spaces. */
+static const char *flat(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "%s", s ? s : "unknown");
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = ' ';
+	return buf;
+}
+
 static void print_text(struct result *res)
 {
+	char f1[256], f2[256], f3[256];
 	const struct popts *o = res->o;
 	const struct st_replay_stats *s = st_replay_stats(res->rp);
 	const struct st_replay_rank *last = st_replay_rank(res->rp,
@@ -489,14 +502,14 @@ static void print_text(struct result *res)
 	int r, w;
 
 	printf("synctrace predict: %s\n", o->run);
-	printf("%-14s%d ranks, %s\n", "run:", res->nranks,
-	       res->cmdline ? res->cmdline : "(no command line)");
+	printf("%-14s%d ranks, %s; MPI: %s\n", "run:", res->nranks,
+	       flat(res->cmdline, f1, sizeof(f1)),
+	       flat(res->trace_mpi, f2, sizeof(f2)));
 	printf("%-14s%s; MPI: %s; hosts: %s; p = %ld..%ld\n", "table:",
-	       o->table, st_pmodel_mpi_library(res->pm) ?
-	       st_pmodel_mpi_library(res->pm) : "unknown",
-	       st_pmodel_hosts(res->pm) ? st_pmodel_hosts(res->pm) :
-	       "unknown", st_pmodel_p_min(res->pm),
-	       st_pmodel_p_max(res->pm));
+	       o->table, flat(st_pmodel_mpi_library(res->pm), f3,
+			      sizeof(f3)),
+	       flat(st_pmodel_hosts(res->pm), f1, sizeof(f1)),
+	       st_pmodel_p_min(res->pm), st_pmodel_p_max(res->pm));
 	printf("%-14scompute as measured x %g (synctrace's own work left "
 	       "out); MPI calls from\n%-14sthe table (%s); eager sends;\n"
 	       "%-14s%" PRIu64 " records replayed in %s (%.2f M records/s)\n",

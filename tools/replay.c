@@ -70,7 +70,6 @@ enum { SRC_LOCAL, SRC_MODEL, SRC_MISSING };
 struct unit {
 	int idx, rank, thread;
 	int state, started, finalized, running;
-	size_t heap_pos;
 	double now;
 	struct cpv cp;
 	uint64_t last_exit;		/* local t1 of the previous call */
@@ -138,9 +137,10 @@ enum { M_SEND, M_RECV, M_PROBE };
 struct msg {
 	uint32_t next;
 	uint8_t type, sync;
+	uint16_t fn;			/* receive: its function (0: probe) */
 	int32_t w;			/* receiver; sync sender */
 	double t;			/* send entry, or receive post */
-	double xfer, local;		/* send: transfer; receive: copy */
+	double xfer, bytes;		/* send: transfer time, size */
 	struct cpv cp;
 };
 
@@ -167,7 +167,7 @@ struct req {
 	uint32_t comm_size;
 	int32_t root, peer, tag;
 	/* A wildcard receive, matched at completion. */
-	double post, local;
+	double post;
 	struct cpv post_cp;
 	uint32_t next_free;
 };
@@ -214,7 +214,6 @@ struct st_replay {
 	struct st_replay_stats stats;
 
 	uint8_t *fkind, *ffam, *fbytes;	/* [ST_FN_COUNT] */
-	uint8_t *fflags;
 
 	void (*aux)(void *ctx, int rank, const struct st_event *ev);
 	void *aux_ctx;
@@ -403,7 +402,6 @@ static int before(const struct unit *a, const struct unit *b)
 static void heap_set(struct st_replay *r, size_t i, struct unit *u)
 {
 	r->heap[i] = u;
-	u->heap_pos = i;
 }
 
 static int heap_push(struct st_replay *r, struct unit *u)
@@ -1209,16 +1207,60 @@ static double arrival(const struct msg *s, const struct msg *v,
 	return s->t + s->xfer;
 }
 
-/* Send 's' meets receive 'v': both learn their times. */
+/*
+ * The cost of receive function 'fn' getting 'bytes' (known once it is
+ * matched: a nonblocking receive's record has no size), into '*local'.
+ */
+static int recv_cost(struct st_replay *r, unsigned fn, double bytes,
+		     double *local)
+{
+	double xfer = 0;
+
+	if (r->model.p2p &&
+	    !r->model.p2p(r->model.ctx, fn, bytes, local, &xfer) &&
+	    isfinite(*local) && *local >= 0)
+		return SRC_MODEL;
+	*local = 0;
+	return SRC_MISSING;
+}
+
+/* What the receive 'w' waits in learns of its cost at the match. */
+static void note_recv(struct st_replay *r, int32_t w, int src, double local)
+{
+	if (w >= 0) {
+		struct unit *u = r->units[w];
+
+		if (local > u->op_busy)
+			u->op_busy = local;
+		if (src == SRC_MISSING)
+			u->op_src = SRC_MISSING;
+	} else if (w != WNONE && src == SRC_MISSING) {
+		r->reqs[-2 - w].missing = 1;
+	}
+}
+
+/*
+ * Send 's' meets receive 'v': the receive completes its cost after the
+ * later of its post and the message's arrival; a synchronous send when
+ * its message arrives.
+ */
 static void match(struct st_replay *r, const struct msg *s,
 		  const struct msg *v)
 {
 	struct cpv cp;
-	double T = arrival(s, v, &cp);
+	double T = arrival(s, v, &cp), local = 0;
+	int src = SRC_MODEL;
 
 	if (s->sync)
 		resolve(r, s->w, T, cp);
-	resolve(r, v->w, T + v->local, cp_add(cp, v->local));
+	if (v->fn)
+		src = recv_cost(r, v->fn, s->bytes, &local);
+	if (v->t > T) {
+		T = v->t;
+		cp = v->cp;
+	}
+	note_recv(r, v->w, src, local);
+	resolve(r, v->w, T + local, cp_add(cp, local));
 }
 
 /* Wake the probes at the head of queue 'qi' with send 's'. */
@@ -1351,22 +1393,23 @@ static int peer_ok(int32_t peer)
 /* A send of 'bytes' to 'peer', 'tag' by 'sw' (sync) from 'u' at now. */
 static void do_send(struct st_replay *r, struct unit *u, uint64_t comm,
 		    int32_t peer, int32_t tag, int sync, int32_t sw,
-		    double xfer, struct cpv cp, double t)
+		    double xfer, double bytes, struct cpv cp, double t)
 {
 	struct msg s = { .type = M_SEND, .sync = (uint8_t)sync, .w = sw,
-			 .t = t, .xfer = xfer, .cp = cp };
+			 .t = t, .xfer = xfer, .bytes = bytes, .cp = cp };
 	uint64_t k[3];
 
 	send_key(r, u->rank, comm, peer, tag, k);
 	post_send(r, k[0], k[1], k[2], &s);
 }
 
+/* A receive (function 'fn'; 0 for a probe) by 'w', posted at 't'. */
 static void do_recv(struct st_replay *r, int rank, uint64_t comm,
 		    int32_t peer, int32_t tag, int type, int32_t w,
-		    double local, struct cpv cp, double t)
+		    unsigned fn, struct cpv cp, double t)
 {
-	struct msg v = { .type = (uint8_t)type, .w = w, .t = t,
-			 .local = local, .cp = cp };
+	struct msg v = { .type = (uint8_t)type, .fn = (uint16_t)fn, .w = w,
+			 .t = t, .cp = cp };
 	uint64_t k[3];
 
 	recv_key(r, rank, comm, peer, tag, k);
@@ -1379,7 +1422,7 @@ static void do_recv(struct st_replay *r, int rank, uint64_t comm,
 static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 {
 	double meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
-	double ls = 0, xs = 0, lr = 0, xr = 0;
+	double ls = 0, xs = 0;
 	int bytes = r->fbytes[x->fn], src = SRC_LOCAL;
 	struct cpv cp0 = u->cp;
 	double t = u->now;
@@ -1393,17 +1436,18 @@ static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		src = p2p_cost(r, x->fn, (double)x->sbytes, meas, &ls, &xs);
 		op_begin(u, x, ls, src);
 		do_send(r, u, x->comm, x->peer, x->tag, is_sync_send(x->fn),
-			is_sync_send(x->fn) ? w_unit(u) : WNONE, xs, cp0, t);
+			is_sync_send(x->fn) ? w_unit(u) : WNONE, xs,
+			(double)x->sbytes, cp0, t);
 		return;
 	case ST_BYTES_RECV:
 		if (!peer_ok(x->peer)) {
 			op_begin(u, x, meas, SRC_LOCAL);
 			return;
 		}
-		src = p2p_cost(r, x->fn, (double)x->rbytes, meas, &lr, &xr);
-		op_begin(u, x, lr, src);
+		/* Its cost comes with the message it matches. */
+		op_begin(u, x, 0, SRC_MODEL);
 		do_recv(r, u->rank, x->comm, x->peer, x->tag, M_RECV,
-			w_unit(u), lr, cp0, t);
+			w_unit(u), x->fn, cp0, t);
 		return;
 	case ST_BYTES_SENDRECV:
 	case ST_BYTES_SENDRECV_REPLACE:
@@ -1415,14 +1459,13 @@ static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		src = p2p_cost(r, x->fn, (double)(x->sbytes > x->rbytes ?
 						  x->sbytes : x->rbytes),
 			       meas, &ls, &xs);
-		lr = src == SRC_MODEL ? ls : 0;
-		op_begin(u, x, ls > lr ? ls : lr, src);
+		op_begin(u, x, ls, src);
 		if (peer_ok(x->peer))
 			do_send(r, u, x->comm, x->peer, x->tag, 0, WNONE, xs,
-				cp0, t);
+				(double)x->sbytes, cp0, t);
 		if (peer_ok(x->peer2))
 			do_recv(r, u->rank, x->comm, x->peer2, x->tag2,
-				M_RECV, w_unit(u), lr, cp0, t);
+				M_RECV, w_unit(u), x->fn, cp0, t);
 		return;
 	default:
 		/* MPI_Probe waits for the envelope; MPI_Iprobe is local. */
@@ -1462,17 +1505,14 @@ static void start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		q->T = t + local;
 		q->cp = cp_add(cp, local);
 		do_send(r, u, comm, peer, tag, is_sync_send(fn),
-			is_sync_send(fn) ? w_req(r, qi) : WNONE, xfer, cp, t);
+			is_sync_send(fn) ? w_req(r, qi) : WNONE, xfer,
+			(double)sbytes, cp, t);
 	} else if (bytes == ST_BYTES_RECV) {
-		if (p2p_cost(r, fn, (double)rbytes, meas, &local, &xfer) ==
-		    SRC_MISSING)
-			r->reqs[qi].missing = 1;
-		q = &r->reqs[qi];
-		q->T = t + local;
-		q->cp = cp_add(cp, local);
+		/* Its cost comes with the message it matches. */
+		(void)rbytes;
 		if (peer_ok(peer) && tag >= 0) {
 			do_recv(r, u->rank, comm, peer, tag, M_RECV,
-				w_req(r, qi), local, cp, t);
+				w_req(r, qi), fn, cp, t);
 		} else if (peer == ST_RANK_ANY || tag < 0) {
 			/*
 			 * Matched at completion, where the status says; the
@@ -1481,7 +1521,6 @@ static void start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 			q->deferred = 1;
 			q->post = t;
 			q->post_cp = cp;
-			q->local = local;
 			q->comm = comm;
 			return;
 		}
@@ -1628,7 +1667,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			q->deferred = 0;
 			if (peer_ok(d->peer) && d->tag >= 0)
 				do_recv(r, u->rank, q->comm, d->peer, d->tag,
-					M_RECV, w_req(r, qi), q->local,
+					M_RECV, w_req(r, qi), q->fn,
 					q->post_cp, q->post);
 			q = &r->reqs[qi];
 			req_result(r, qi, q->post, q->post_cp);
@@ -1948,7 +1987,7 @@ static size_t unstick(struct st_replay *r)
 		if (m.type == M_SEND) {
 			resolve(r, m.w, m.t + m.xfer, cp_add(m.cp, m.xfer));
 		} else {
-			resolve(r, m.w, m.t + m.local, cp_add(m.cp, m.local));
+			resolve(r, m.w, m.t, m.cp);
 			r->stats.released++;
 		}
 		return 1;
@@ -2058,9 +2097,7 @@ int st_replay_new(struct st_replay **out, int nranks,
 	r->fkind = calloc(ST_FN_COUNT, 1);
 	r->ffam = calloc(ST_FN_COUNT, 1);
 	r->fbytes = calloc(ST_FN_COUNT, 1);
-	r->fflags = calloc(ST_FN_COUNT, 1);
-	if (!r->ranks || !r->fns || !r->fkind || !r->ffam || !r->fbytes ||
-	    !r->fflags) {
+	if (!r->ranks || !r->fns || !r->fkind || !r->ffam || !r->fbytes) {
 		st_replay_free(r);
 		return -ENOMEM;
 	}
@@ -2073,7 +2110,6 @@ int st_replay_new(struct st_replay **out, int nranks,
 		r->fkind[fn] = (uint8_t)d->kind;
 		r->ffam[fn] = (uint8_t)d->family;
 		r->fbytes[fn] = (uint8_t)d->bytes;
-		r->fflags[fn] = (uint8_t)d->flags;
 	}
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
 	r->req_free = NIL;
@@ -2233,7 +2269,6 @@ void st_replay_free(struct st_replay *r)
 	free(r->fkind);
 	free(r->ffam);
 	free(r->fbytes);
-	free(r->fflags);
 	free(r->scan_buf);
 	free(r);
 }

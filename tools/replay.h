@@ -24,7 +24,8 @@
  *    completes 'local' after its entry and its message is at the
  *    receiver 'xfer' after the entry; a synchronous send completes when
  *    its message arrives, which starts once both sides are there;
- *    a receive completes 'local' after max(its entry, arrival);
+ *    a receive completes its 'local' (at the size of the message it
+ *    matched) after max(its entry, arrival);
  *  - a nonblocking operation (I-call, or an instance of a persistent one
  *    started by MPI_Start) starts at its call and completes at the Wait or
  *    Test that completed it (its DONE record), no earlier than its
@@ -130,8 +131,9 @@ void st_replay_set_aux(struct st_replay *r,
  * or when the replay cannot go on because the ranks wait for each other
  * in a way no run could have (a collective that never gets all its
  * members; the message names it); -ENOMEM.  Receives that no send ever
- * matches do not stop it: once nothing else can move they complete at
- * their own time and are counted in 'released'.
+ * matches do not stop it: once nothing else can move, the earliest
+ * completes at its own post (one at a time, since what it lets run may
+ * bring the partners of the others), counted in 'released'.
  */
 int st_replay_run(struct st_replay *r, char *err, size_t errlen);
 

@@ -1,0 +1,179 @@
+#!/bin/sh
+# tests/integration/t-predict.sh: reverse profiling end to end.  Three
+# apps (bsp: compute + Allreduce; halo: Isend/Irecv/Waitall + Allreduce;
+# transpose: Alltoall + Reduce) are traced on 2 ranks under `synctrace
+# run`; each is predicted by `synctrace predict --validate` from two cost
+# tables: one made from its own trace (`synctrace table`), and one from
+# `synctrace bench` on the same machine.  Then the prediction of the
+# traced run is compared with what it measured.  Targets: run time
+# within 5 %, per-function totals within 15 %; asserted: run time within
+# 25 %, and functions that hold at least 10 % of the measured MPI time
+# within 50 % (a broken replay is off by far more: it drops the waiting
+# or double-counts it).  Every figure is printed.  The machine may be
+# busy with other jobs, so a case gets up to three runs.  Error paths:
+# a table lacking an operation is refused with its name, and a run with
+# a rank file missing is refused.
+. "$(dirname "$0")/lib.sh"
+
+need_app bsp
+need_app halo
+need_app transpose
+ST_BENCH=$st_build/synctrace-bench
+
+# The JSON of predict: one value per line where it matters.
+json_num()
+{
+	sed -n "s/.*$2 \\([^,]*\\),.*/\\1/p" "$1"
+}
+
+total_err()
+{
+	json_num "$1" '"validation": {"measured_run_time_ns": [^,]*, "error":'
+}
+
+total_ns()
+{
+	json_num "$1" '"predicted": {"run_time_ns":'
+}
+
+meas_ns()
+{
+	json_num "$1" '"validation": {"measured_run_time_ns":'
+}
+
+# fn_rows JSON: "fn predicted measured error" per function.
+fn_rows()
+{
+	sed -n 's/.*{"fn": "\([^"]*\)", "calls": [0-9]*, '\
+'"predicted_ns": \([^,]*\), "wait_ns": [^,]*, '\
+'"measured_ns": \([^,]*\),.*"error": \([^}]*\)}.*/\1 \2 \3 \4/p' "$1"
+}
+
+# pct E: the fraction E as "+1.2%" ("-" for null).
+pct()
+{
+	awk -v e="$1" 'BEGIN {
+		if (e == "null" || e == "") print "-"
+		else printf "%+.1f%%", 100 * e
+	}'
+}
+
+# check NAME JSON: the bounds above; prints the figures.
+check()
+{
+	e=$(total_err "$2")
+	[ -n "$e" ] || { show "$2"; fail "$1: no validation in the output"; }
+	note "$1: run time predicted $(total_ns "$2") ns," \
+		"measured $(meas_ns "$2") ns: error $(pct "$e")"
+	fn_rows "$2" > "$2.fns"
+	[ -s "$2.fns" ] || { show "$2"; fail "$1: no functions in the output"; }
+	while read -r fn p m err; do
+		note "$1:   $fn predicted $p ns, measured $m ns:" \
+			"error $(pct "$err")"
+	done < "$2.fns"
+	awk -v e="$e" 'BEGIN { exit !(e > -0.25 && e < 0.25) }' || {
+		note "$1: run time off by more than 25 %"
+		return 1
+	}
+	awk -v name="$1" '
+		{ fn[NR] = $1; p[NR] = $2; m[NR] = $3; e[NR] = $4; all += $3 }
+		END {
+			bad = 0
+			for (i = 1; i <= NR; i++) {
+				if (m[i] < 0.1 * all || e[i] == "null")
+					continue
+				if (e[i] <= -0.5 || e[i] >= 0.5) {
+					printf "t-predict: %s: %s off by " \
+					       "more than 50 %%\n", name, fn[i]
+					bad = 1
+				}
+			}
+			exit bad
+		}' "$2.fns"
+}
+
+# bench_table: a fresh table from synctrace bench in $ST_TMP/bench.json.
+bench_table()
+{
+	[ -x "$ST_BENCH" ] || return 0
+	b=$ST_TMP/bench
+	rm -rf "$b" "$b.json"
+	env -u LD_PRELOAD "$ST_CLI" bench -n 2 -o "$b" \
+		--ops allreduce,alltoall,reduce,pingpong \
+		--sizes 1,8,64,512,4K,32K,128K,256K --nrep 20 \
+		< /dev/null > "$b.out" 2> "$b.err" ||
+		{ show "$b.err"; fail "synctrace bench failed"; }
+	"$ST_CLI" table --json "$b.json" "$b" > "$b-table.txt" \
+		2> "$b-table.err" ||
+		{ show "$b-table.err"; fail "table of the bench run failed"; }
+}
+
+# one_case APP ARGS...: measure a bench table, trace APP once, predict
+# it from its own table and from the bench table (when there is one).
+# Returns non-zero on a miss.
+one_case()
+{
+	app=$1
+	shift
+	run=$ST_TMP/$app
+	rm -rf "$run"
+	bench_table
+	cli_run "$run" "$run" -- $MPIEXEC -n 2 "$ST_APPS/$app" "$@"
+	expect_rc "$run" 0
+	"$ST_CLI" table --json "$run-self.json" "$run" > "$run-table.txt" \
+		2> "$run-table.err" ||
+		{ show "$run-table.err"; fail "$app: synctrace table failed"; }
+	missing=
+	if [ "$app" = halo ]; then
+		# Its own trace has no blocking transfer to learn from.
+		"$ST_CLI" predict "$run" --table "$run-self.json" \
+			> "$run-refused.out" 2> "$run-refused.err" &&
+			fail "$app: a table without MPI_Isend was accepted"
+		grep -q "has no cost for MPI_Isend (n=" "$run-refused.err" ||
+			{ show "$run-refused.err"
+			  fail "$app: the refusal does not name MPI_Isend"; }
+		missing=--missing=measured
+	fi
+	"$ST_CLI" predict "$run" --table "$run-self.json" --validate --json \
+		$missing > "$run-self.pred" 2> "$run-self.pred.err" ||
+		{ show "$run-self.pred.err"; fail "$app: predict failed"; }
+	check "$app (own table)" "$run-self.pred" || return 1
+	if [ -f "$ST_TMP/bench.json" ]; then
+		"$ST_CLI" predict "$run" --table "$ST_TMP/bench.json" \
+			--validate --json > "$run-bench.pred" \
+			2> "$run-bench.pred.err" ||
+			{ show "$run-bench.pred.err"
+			  fail "$app: predict with the bench table failed"; }
+		check "$app (bench table)" "$run-bench.pred" || return 1
+	fi
+	return 0
+}
+
+# try APP ARGS...: one_case up to three times.
+try()
+{
+	for attempt in 1 2 3; do
+		if ( one_case "$@" ); then
+			return 0
+		fi
+		note "$1: attempt $attempt missed; trying again"
+	done
+	fail "$1: the prediction missed in three runs"
+}
+
+[ -x "$ST_BENCH" ] ||
+	note "no $ST_BENCH: predicting from the apps' own tables only"
+
+try bsp 2000 20000
+try halo 400 50000
+try transpose 50 128
+
+# A run with a rank missing is refused, naming it.
+cp -r "$ST_TMP/bsp" "$ST_TMP/bsp-cut"
+rm "$ST_TMP/bsp-cut/rank-1.st"
+"$ST_CLI" predict "$ST_TMP/bsp-cut" --table "$ST_TMP/bsp-self.json" \
+	> "$ST_TMP/cut.out" 2> "$ST_TMP/cut.err" &&
+	fail "a run without rank 1's file was predicted"
+grep -q "no trace file for rank 1 of 2" "$ST_TMP/cut.err" ||
+	{ show "$ST_TMP/cut.err"; fail "the refusal does not name rank 1"; }
+exit 0
