@@ -13,22 +13,19 @@
  * show (Hunold and Carpen-Amarie: use 10 to 30).  The summary is the
  * job's stdout; this command adds one line on stderr at the end.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sync/skew.h"
 #include "tools/bench/micro-ops.h"
+#include "tools/spawn.h"
 #include "tools/synctrace.h"
 #include "tools/usage.h"
 #include "writer/reader.h"
@@ -345,52 +342,6 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 	return v;
 }
 
-/* synctrace-bench next to this program, or in ../libexec or ../bin. */
-static char *find_bench(void)
-{
-	static const char *const rel[] = { "/synctrace-bench",
-					   "/../libexec/synctrace-bench",
-					   "/../bin/synctrace-bench" };
-	char self[PATH_MAX], cand[PATH_MAX + 32];
-	char *slash, *found;
-	size_t i;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(cand, sizeof(cand), "%s%s", self, rel[i]);
-		found = realpath(cand, NULL);
-		if (found && !access(found, X_OK))
-			return found;
-		free(found);
-	}
-	return NULL;
-}
-
-/* Is directory 'dir' empty?  1, 0, or -1 with errno when unreadable. */
-static int dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int empty = 1;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			empty = 0;
-			break;
-		}
-	closedir(d);
-	return empty;
-}
-
 /*
  * Create 'dir', or accept it when it exists and is empty ('*created'
  * says which); returns its absolute path.
@@ -409,7 +360,7 @@ static char *make_dir(const char *dir, int *created)
 		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 			die("cannot use '%s' as run directory: not a "
 			    "directory", dir);
-		empty = dir_is_empty(dir);
+		empty = st_dir_is_empty(dir);
 		if (empty < 0)
 			die("cannot read directory '%s': %s", dir,
 			    strerror(errno));
@@ -421,39 +372,6 @@ static char *make_dir(const char *dir, int *created)
 	if (!abs)
 		die("cannot resolve '%s': %s", dir, strerror(errno));
 	return abs;
-}
-
-/* Run 'cmd' and return its wait status; ^C goes to the job, as system(). */
-static int run_command(char **cmd)
-{
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	int status;
-	pid_t pid;
-
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("cannot fork: %s", strerror(errno));
-	if (!pid) {
-		int e;
-
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		execvp(cmd[0], cmd);
-		e = errno;
-		error("cannot run '%s': %s", cmd[0], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("cannot wait for '%s': %s", cmd[0],
-			    strerror(errno));
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	return status;
 }
 
 /* 1 when the run directory 'dir' says complete=1. */
@@ -481,7 +399,7 @@ int cmd_bench(int argc, char **argv)
 	struct tm tm;
 	time_t now;
 	long k, ncomplete = 0;
-	int status = 0, code = 0, created;
+	int code = 0, created;
 
 	if (st_bench_opts_parse(&o, argc, argv, err, sizeof(err)))
 		usage_die(st_bench_usage, "%s", err);
@@ -489,7 +407,7 @@ int cmd_bench(int argc, char **argv)
 		fputs(st_bench_usage, stdout);
 		return 0;
 	}
-	bench = find_bench();
+	bench = st_spawn_find_bench();
 	if (!bench)
 		die("cannot find 'synctrace-bench' next to synctrace or in "
 		    "../libexec or ../bin");
@@ -521,19 +439,15 @@ int cmd_bench(int argc, char **argv)
 			       k, o.runs, sbuf);
 			fflush(stdout);
 		}
-		status = run_command(cmd);
+		code = st_spawn_run(cmd, err, sizeof(err));
+		if (code < 0)
+			die("%s", err);
 		free(cmd);
-		if (WIFEXITED(status))
-			code = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			code = 128 + WTERMSIG(status);
-		else
-			code = ST_EXIT_FAILURE;
 		ncomplete += run_complete(dir);
 		if (code)
 			break;
 	}
-	if (dir_is_empty(top) == 1) {
+	if (st_dir_is_empty(top) == 1) {
 		/* The job never started (mpiexec missing?): leave no trace. */
 		if (created)
 			rmdir(top);

@@ -20,6 +20,7 @@
 
 #include "sync/skew.h"
 #include "sync/sync.h"
+#include "tools/spawn.h"
 #include "tools/synctrace.h"
 #include "tools/usage.h"
 
@@ -381,34 +382,6 @@ char **st_clockcheck_argv(const struct st_clockcheck_opts *o,
 	return v;
 }
 
-/* synctrace-bench next to this program, or in ../libexec or ../bin. */
-static char *find_bench(void)
-{
-	static const char *const rel[] = { "/synctrace-bench",
-					   "/../libexec/synctrace-bench",
-					   "/../bin/synctrace-bench" };
-	char self[PATH_MAX], cand[PATH_MAX + 32];
-	char *slash, *found;
-	size_t i;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(cand, sizeof(cand), "%s%s", self, rel[i]);
-		found = realpath(cand, NULL);
-		if (found && !access(found, X_OK))
-			return found;
-		free(found);
-	}
-	return NULL;
-}
-
 /*
  * The CSV file as an absolute path (the ranks may start elsewhere),
  * checked now so that a path that cannot be written fails before a
@@ -445,7 +418,7 @@ int cmd_clockcheck(int argc, char **argv)
 	struct st_clockcheck_opts o;
 	char err[256], nbuf[32];
 	char *bench, *csv = NULL, **cmd;
-	int e;
+	int code;
 
 	if (st_clockcheck_opts_parse(&o, argc, argv, err, sizeof(err)))
 		usage_die(st_clockcheck_usage, "%s", err);
@@ -453,7 +426,7 @@ int cmd_clockcheck(int argc, char **argv)
 		fputs(st_clockcheck_usage, stdout);
 		return 0;
 	}
-	bench = find_bench();
+	bench = st_spawn_find_bench();
 	if (!bench)
 		die("cannot find 'synctrace-bench' next to synctrace or in "
 		    "../libexec or ../bin");
@@ -464,12 +437,9 @@ int cmd_clockcheck(int argc, char **argv)
 	cmd = st_clockcheck_argv(&o, bench, csv, nbuf, sizeof(nbuf));
 	if (!cmd)
 		die("out of memory");
-	fflush(NULL);
-	execvp(cmd[0], cmd);
-	e = errno;
-	error("cannot run '%s': %s", cmd[0], strerror(e));
+	code = st_spawn_exec(cmd);
 	free(cmd);
 	free(csv);
 	free(bench);
-	return e == ENOENT ? 127 : 126;
+	return code;
 }

@@ -6,19 +6,16 @@
  * command did.  Its only output is one summary line on stderr: the
  * command's stdout belongs to the command.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/spawn.h"
 #include "tools/synctrace.h"
 #include "tools/usage.h"
 #include "writer/event.h"
@@ -258,51 +255,6 @@ void st_rank_list(const int *v, size_t n, char *buf, size_t len)
 	}
 }
 
-/* The library next to this program, or in ../lib; NULL when neither. */
-static char *find_library(void)
-{
-	static const char *const rel[] = { "/libsynctrace.so",
-					   "/../lib/libsynctrace.so" };
-	char self[PATH_MAX], cand[PATH_MAX + 32];
-	char *slash, *found;
-	size_t i;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(cand, sizeof(cand), "%s%s", self, rel[i]);
-		found = realpath(cand, NULL);
-		if (found && !access(found, R_OK))
-			return found;
-		free(found);
-	}
-	return NULL;
-}
-
-/* Is directory 'dir' empty?  1, 0, or -1 with errno when unreadable. */
-static int dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int empty = 1;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			empty = 0;
-			break;
-		}
-	closedir(d);
-	return empty;
-}
-
 /* Create the run directory; '*created' says whether it is new. */
 static void make_run_dir(const char *dir, int given, int *created)
 {
@@ -319,7 +271,7 @@ static void make_run_dir(const char *dir, int given, int *created)
 		    strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		die("cannot use '%s' as run directory: not a directory", dir);
-	empty = dir_is_empty(dir);
+	empty = st_dir_is_empty(dir);
 	if (empty < 0)
 		die("cannot read run directory '%s': %s", dir,
 		    strerror(errno));
@@ -333,62 +285,6 @@ static void set_env(const char *name, const char *value)
 		die("cannot set %s: %s", name, strerror(errno));
 }
 
-static volatile pid_t child_pid;
-
-static void forward_signal(int sig)
-{
-	if (child_pid > 0)
-		kill(child_pid, sig);
-}
-
-/* Run 'cmd' and return its wait status. */
-static int run_command(char **cmd)
-{
-	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { 0 };
-	struct sigaction old_int, old_quit;
-	int status;
-	pid_t pid;
-
-	/*
-	 * As system(3) does: ^C reaches the whole job through the terminal,
-	 * and synctrace must outlive it to report the trace's state.
-	 */
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("cannot fork: %s", strerror(errno));
-	if (!pid) {
-		int e;
-
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		execvp(cmd[0], cmd);
-		e = errno;
-		error("cannot run '%s': %s", cmd[0], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	child_pid = pid;
-	fwd.sa_handler = forward_signal;
-	sigemptyset(&fwd.sa_mask);
-	sigaction(SIGTERM, &fwd, NULL);
-	sigaction(SIGHUP, &fwd, NULL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("cannot wait for '%s': %s", cmd[0],
-			    strerror(errno));
-	/* The pid may be reused now: stop forwarding to it. */
-	child_pid = 0;
-	fwd.sa_handler = SIG_DFL;
-	sigaction(SIGTERM, &fwd, NULL);
-	sigaction(SIGHUP, &fwd, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	return status;
-}
-
 /* The summary line: where the trace is and whether it is whole. */
 static void summarise(const char *dir, int created)
 {
@@ -397,7 +293,7 @@ static void summarise(const char *dir, int created)
 	char err[512], list[256];
 	int *missing, nmissing = 0, n, r;
 
-	if (dir_is_empty(dir) == 1) {
+	if (st_dir_is_empty(dir) == 1) {
 		if (created)
 			rmdir(dir);
 		fprintf(stderr, "synctrace: no trace written%s%s%s (did the "
@@ -434,13 +330,18 @@ static void summarise(const char *dir, int created)
 	st_run_close(run);
 }
 
+/* Where to look for the library, from the directory of this program. */
+static const char *const lib_paths[] = {
+	"libsynctrace.so", "../lib/libsynctrace.so", NULL
+};
+
 int cmd_run(int argc, char **argv)
 {
 	struct st_run_opts o;
 	char err[256], name[128], num[32];
 	const char *dir;
 	char *lib, *absdir, *preload;
-	int created, status;
+	int created, code;
 
 	if (st_run_opts_parse(&o, argc, argv, err, sizeof(err)))
 		usage_die(st_run_usage, "%s", err);
@@ -454,7 +355,7 @@ int cmd_run(int argc, char **argv)
 			die("cannot use '%s' as the synctrace library: %s",
 			    o.lib, strerror(errno));
 	} else {
-		lib = find_library();
+		lib = st_spawn_find(lib_paths, R_OK);
 		if (!lib)
 			die("cannot find 'libsynctrace.so' next to synctrace "
 			    "or in ../lib; give its path with '--lib'");
@@ -488,15 +389,13 @@ int cmd_run(int argc, char **argv)
 		set_env("SYNCTRACE_FAMILIES", o.families);
 	if (o.verbose)
 		set_env("SYNCTRACE_VERBOSE", "1");
-	status = run_command(o.cmd);
+	code = st_spawn_run(o.cmd, err, sizeof(err));
+	if (code < 0)
+		die("%s", err);
 	if (!o.quiet)
 		summarise(dir, created);
 	free(preload);
 	free(absdir);
 	free(lib);
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return ST_EXIT_FAILURE;
+	return code;
 }
