@@ -118,7 +118,7 @@ $(BUILD)/apps/%: tests/integration/apps/%.f90
 	@mkdir -p $(@D)
 	$(call say,MPIFC,$@)$(MPIFC) -O2 -g -J $(@D) -o $@ $<
 
-check-unit: $(UNIT) $(CLI)
+check-unit: $(UNIT) $(CLI) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)$(UNIT) --jobs 2
 
 check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
