@@ -5,7 +5,7 @@
  * figure to check before trusting global time on a machine.
  *
  * Each row of the table is a sync state of its own (a method, refreshed
- * every --refresh seconds or never), synchronised one after another at
+ * as the interposer does, or never), synchronised one after another at
  * the start.  A check of a state is due 't' seconds after that state's
  * own synchronisation ended, so every row's "t = 0" is "just after its
  * sync" and the run lasts about as long as the largest 't', not that
@@ -52,8 +52,11 @@ const char st_bench_clockcheck_usage[] =
 "                        comma-separated (default 0,1,5,10,30,60)\n"
 "    --methods LIST      sync methods: hca, hca2, skampi, skampi-tree, jk\n"
 "                        (default hca,hca2,skampi,jk)\n"
-"    --refresh SECONDS   refresh period of the refresh-on rows (default\n"
-"                        10; 0: no refresh-on rows)\n"
+"    --refresh SECONDS   the longest gap between refreshes of the\n"
+"                        refresh-on rows, which refresh as the interposer\n"
+"                        does: 0.25 s after sync, then after a gap equal to\n"
+"                        the time since sync (0.5, 1, 2 s...) up to this\n"
+"                        (default 10; 0: no refresh-on rows)\n"
 "    --refresh-methods LIST\n"
 "                        methods that get a refresh-on row besides their\n"
 "                        plain one (default hca)\n"
@@ -820,6 +823,24 @@ static void do_check(struct job *j, struct state *st, int ti)
 	free(all);
 }
 
+/*
+ * Seconds after sync of refresh number 'k' (from 1), on the interposer's
+ * schedule (pmpi/sync.c): the first 0.25 s after sync, then each after a
+ * gap equal to the time since sync, at most 'period': 0.25, 0.5, 1, 2...
+ */
+static double refresh_at(double period, int k)
+{
+	double t = 0, gap;
+
+	while (k-- > 0) {
+		gap = t < 0.25 ? 0.25 : t;
+		if (gap > period)
+			gap = period;
+		t += gap;
+	}
+	return t;
+}
+
 static void do_refresh(struct job *j, struct state *st)
 {
 	int rc = st_sync_refresh(st->s, &j->t.tp);
@@ -995,17 +1016,18 @@ static void leader(struct job *j)
 				rc = agenda_push(&a, st->end_ns + secs_ns(
 						 o->times_s[k]), EV_CHECK,
 						 e.state, k);
-			if (!rc && st->refresh && o->refresh_s < last_s)
+			if (!rc && st->refresh &&
+			    refresh_at(o->refresh_s, 1) < last_s)
 				rc = agenda_push(&a, st->end_ns + secs_ns(
-						 o->refresh_s), EV_REFRESH,
-						 e.state, 1);
+						 refresh_at(o->refresh_s, 1)),
+						 EV_REFRESH, e.state, 1);
 			if (!rc && e.state + 1 < j->nstates)
 				rc = agenda_push(&a, st->end_ns, EV_SYNC,
 						 e.state + 1, 0);
 		} else if (e.type == EV_REFRESH &&
-			   (e.index + 1) * o->refresh_s < last_s) {
+			   refresh_at(o->refresh_s, e.index + 1) < last_s) {
 			rc = agenda_push(&a, st->end_ns + secs_ns(
-					 (e.index + 1) * o->refresh_s),
+					 refresh_at(o->refresh_s, e.index + 1)),
 					 EV_REFRESH, e.state, e.index + 1);
 		}
 	}
@@ -1024,7 +1046,7 @@ static const char *refresh_name(const struct job *j, const struct state *st,
 {
 	if (!st->refresh)
 		return "off";
-	snprintf(buf, len, "every %g s", j->o.refresh_s);
+	snprintf(buf, len, "x2 to %g s", j->o.refresh_s);
 	return buf;
 }
 
