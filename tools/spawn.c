@@ -83,30 +83,49 @@ static void forward_signal(int sig)
 int st_spawn_run(char **cmd, char *err, size_t errlen)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { 0 };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct sigaction old_int, old_quit;
+	sigset_t term_hup, old_mask;
 	int status, rc = 0;
 	pid_t pid;
 
 	sigemptyset(&ign.sa_mask);
+	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/*
+	 * SIGTERM and SIGHUP wait (blocked) from before the fork until the
+	 * child's pid is known, so one that comes in between is forwarded,
+	 * not fatal to us.
+	 */
+	sigemptyset(&term_hup);
+	sigaddset(&term_hup, SIGTERM);
+	sigaddset(&term_hup, SIGHUP);
+	sigprocmask(SIG_BLOCK, &term_hup, &old_mask);
+	fwd.sa_handler = forward_signal;
+	sigemptyset(&fwd.sa_mask);
+	sigaction(SIGTERM, &fwd, NULL);
+	sigaction(SIGHUP, &fwd, NULL);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		rc = -1;
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGHUP, &dfl, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		goto restore;
 	}
 	if (!pid) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGHUP, &dfl, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		_exit(st_spawn_exec(cmd));
 	}
 	child_pid = pid;
-	fwd.sa_handler = forward_signal;
-	sigemptyset(&fwd.sa_mask);
-	sigaction(SIGTERM, &fwd, NULL);
-	sigaction(SIGHUP, &fwd, NULL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			snprintf(err, errlen, "cannot wait for '%s': %s",
