@@ -149,7 +149,7 @@ test: deps
 conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
 
-bench: deps all
+bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 
 demo: deps all $(APPS)

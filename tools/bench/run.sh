@@ -90,8 +90,8 @@ command -v "$MPIEXEC" > /dev/null 2>&1 || die "no '$MPIEXEC' in PATH"
 # build: build any that is missing or older than its source.
 for app in bench-calls bench-mix; do
 	src=tests/integration/apps/$app.c
-	[ -x "$build/apps/$app" ] && [ ! "$src" -nt "$build/apps/$app" ] &&
-		continue
+	[ -x "$build/apps/$app" ] &&
+		[ -z "$(find "$src" -newer "$build/apps/$app")" ] && continue
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} \
 		--no-print-directory BUILD="$BUILD" "$BUILD/apps/$app" >&2 ||
 		die "cannot build '$build/apps/$app'"
@@ -106,7 +106,7 @@ unset LD_PRELOAD
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-bench.XXXXXX") ||
 	die "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' HUP INT PIPE TERM
 
 # --- running the programs --------------------------------------------------
 
