@@ -21,6 +21,14 @@ extern const char st_bench_clockcheck_usage[];
 extern const char st_bench_micro_usage[];
 
 /*
+ * Match argv[*i] against "NAME VALUE" or "NAME=VALUE": 1 with '*val' set
+ * (and *i moved past a separate value), 0 when it is another argument,
+ * -1 when NAME comes last without its value.
+ */
+int st_bench_opt_value(int argc, char **argv, int *i, const char *name,
+		       const char **val);
+
+/*
  * Print "synctrace-bench: <msg>" on stderr, as one write so that lines
  * of several ranks do not interleave.
  */

@@ -91,7 +91,7 @@ struct opts {
 	int ntimes;
 	int methods[ST_SYNC_NMETHODS];
 	int nmethods;
-	unsigned refresh_mask;	/* bit m: method m gets a refresh-on row */
+	unsigned refresh_mask;	/* bit m: method m has a refresh-on row */
 	double refresh_s;	/* 0: no refresh-on rows */
 	const char *skew;	/* --skew, or NULL for the environment */
 	const char *csv;
@@ -280,26 +280,6 @@ static int parse_params(struct opts *o, const char *s, char *err,
 	return 0;
 }
 
-/* Matches argv[*i] against "--name VALUE" or "--name=VALUE". */
-static int opt_value(int argc, char **argv, int *i, const char *name,
-		     const char **val)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n))
-		return 0;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 		      size_t errlen)
 {
@@ -323,13 +303,14 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			return 0;
 		} else if (!strcmp(arg, "--node")) {
 			o->node = 1;
-		} else if ((rc = opt_value(argc, argv, &i, "--times", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--times", &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
 					   "list", arg);
 			if (parse_times(o, val, err, errlen))
 				return -1;
-		} else if ((rc = opt_value(argc, argv, &i, "--methods",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--methods",
 					   &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
@@ -337,15 +318,15 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			if (parse_methods(val, "--methods", o->methods,
 					  &o->nmethods, &mask, err, errlen))
 				return -1;
-		} else if ((rc = opt_value(argc, argv, &i, "--refresh-methods",
-					   &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--refresh-methods", &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
 					   "list", arg);
 			if (parse_methods(val, "--refresh-methods", NULL, &n,
 					  &o->refresh_mask, err, errlen))
 				return -1;
-		} else if ((rc = opt_value(argc, argv, &i, "--refresh",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--refresh",
 					   &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
@@ -355,17 +336,19 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 				return bad(err, errlen, "bad period '%s' for "
 					   "'--refresh' (0, or 0.01 to 86400 "
 					   "seconds)", val);
-		} else if ((rc = opt_value(argc, argv, &i, "--skew", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--skew", &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
 					   "skew list", arg);
 			o->skew = val;
-		} else if ((rc = opt_value(argc, argv, &i, "--csv", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--csv", &val))) {
 			if (rc < 0 || !*val)
 				return bad(err, errlen, "option '%s' needs a "
 					   "file name", "--csv");
 			o->csv = val;
-		} else if ((rc = opt_value(argc, argv, &i, "--params",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--params",
 					   &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "

@@ -45,6 +45,25 @@ static void print_usage(FILE *f)
 	fputs("\nSee 'synctrace-bench <mode> --help'.\n", f);
 }
 
+int st_bench_opt_value(int argc, char **argv, int *i, const char *name,
+		       const char **val)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return 0;
+	if (argv[*i][n] == '=') {
+		*val = argv[*i] + n + 1;
+		return 1;
+	}
+	if (argv[*i][n])
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
 void st_bench_msg(const char *fmt, ...)
 {
 	char msg[2048];

@@ -329,26 +329,6 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* Matches argv[*i] against "--name VALUE" or "--name=VALUE". */
-static int opt_value(int argc, char **argv, int *i, const char *name,
-		     const char **val)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n))
-		return 0;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 		      size_t errlen)
 {
@@ -372,12 +352,14 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			return 0;
 		} else if (!strcmp(arg, "--quick")) {
 			quick = 1;
-		} else if ((rc = opt_value(argc, argv, &i, "--dir", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--dir", &val))) {
 			if (rc < 0 || !*val)
 				return bad(err, errlen, "option '%s' needs a "
 					   "directory", "--dir");
 			o->dir = val;
-		} else if ((rc = opt_value(argc, argv, &i, "--ops", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--ops", &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
 					   "list", "--ops");
@@ -386,7 +368,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 				return bad(err, errlen, "unknown operation "
 					   "'%s' for '--ops' (see --help)",
 					   name);
-		} else if ((rc = opt_value(argc, argv, &i, "--sizes",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--sizes",
 					   &val))) {
 			if (rc < 0)
 				return bad(err, errlen, "option '%s' needs a "
@@ -394,46 +376,53 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			if (parse_sizes(o, val, err, errlen))
 				return -1;
 			sizes = 1;
-		} else if ((rc = opt_value(argc, argv, &i, "--min", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--min", &val))) {
 			if (rc < 0 || parse_size(val, strlen(val), &lo) ||
 			    !lo)
 				return bad(err, errlen, "bad size '%s' for "
 					   "'--min' (1 to 1G)", rc < 0 ? "" :
 					   val);
 			min = val;
-		} else if ((rc = opt_value(argc, argv, &i, "--max", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--max", &val))) {
 			if (rc < 0 || parse_size(val, strlen(val), &hi) ||
 			    !hi)
 				return bad(err, errlen, "bad size '%s' for "
 					   "'--max' (1 to 1G)", rc < 0 ? "" :
 					   val);
 			max = val;
-		} else if ((rc = opt_value(argc, argv, &i, "--nrep", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--nrep", &val))) {
 			if (rc < 0 || parse_u64(val, MAX_NREP, &v) || !v)
 				return bad(err, errlen, "bad count '%s' for "
 					   "'--nrep' (1 to 100000)",
 					   rc < 0 ? "" : val);
 			o->nrep = (int)v;
 			nrep = 1;
-		} else if ((rc = opt_value(argc, argv, &i, "--seed", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--seed", &val))) {
 			if (rc < 0 || parse_u64(val, UINT64_MAX, &o->seed))
 				return bad(err, errlen, "bad seed '%s' for "
 					   "'--seed' (a whole number)",
 					   rc < 0 ? "" : val);
-		} else if ((rc = opt_value(argc, argv, &i, "--sync", &val))) {
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--sync", &val))) {
 			if (rc < 0 || (strcmp(val, "window") &&
 				       strcmp(val, "barrier")))
 				return bad(err, errlen, "bad mode '%s' for "
 					   "'--sync' (window or barrier)",
 					   rc < 0 ? "" : val);
 			o->barrier = !strcmp(val, "barrier");
-		} else if ((rc = opt_value(argc, argv, &i, "--window-factor",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--window-factor",
 					   &val))) {
 			if (rc < 0 || parse_double(val, 0.1, 1000, &o->factor))
 				return bad(err, errlen, "bad factor '%s' for "
 					   "'--window-factor' (0.1 to 1000)",
 					   rc < 0 ? "" : val);
-		} else if ((rc = opt_value(argc, argv, &i, "--min-window",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--min-window",
 					   &val))) {
 			if (rc < 0 || parse_double(val, 0, 1e6,
 						   &o->min_window_ns))
@@ -441,7 +430,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 					   "'--min-window' (0 to 1000000 us)",
 					   rc < 0 ? "" : val);
 			o->min_window_ns *= 1e3;
-		} else if ((rc = opt_value(argc, argv, &i, "--refresh",
+		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--refresh",
 					   &val))) {
 			if (rc < 0 || parse_double(val, 0, 86400,
 						   &o->refresh_s))

@@ -21,7 +21,7 @@ struct st_mpi_transport {
 	struct st_transport tp;
 	MPI_Comm comm;		/* the private duplicate */
 	struct st_skew skew;
-	uint64_t skew_base_ns;	/* raw clock value where the drift starts */
+	uint64_t skew_base_ns;	/* raw clock value where drift starts */
 	/*
 	 * Receives test, spin 20 us, then yield the CPU between tests,
 	 * instead of spinning in MPI: for more ranks than CPUs, where a rank
