@@ -101,7 +101,8 @@ static void count_bytes(struct st_call *c, const struct st_fn_info *fi,
 	case ST_BYTES_ALLREDUCE:
 		if (a->count < 0)
 			break;
-		n = (uint64_t)a->count * st_type_size(a->type);
+		/* leave_coll() has looked the size up already. */
+		n = (uint64_t)a->count * ev->tsize;
 		ev->sbytes = ev->rbytes = n;
 		return;
 	}
@@ -219,10 +220,10 @@ static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 	}
 	if (fi->flags & ST_FNF_ROOTED)
 		ev->root = map_rank(a->root);
-	if (rc == MPI_SUCCESS)
-		count_bytes(c, fi, e, ev, -1);
 	if (a->type && !(fi->flags & ST_FNF_ROOTED && a->root == MPI_PROC_NULL))
 		ev->tsize = (uint32_t)st_type_size(a->type);
+	if (rc == MPI_SUCCESS)
+		count_bytes(c, fi, e, ev, -1);
 	if (a->op)
 		ev->op = map_op(a->op);
 	if (rc == MPI_SUCCESS && a->request &&
