@@ -69,40 +69,18 @@ void st_codec_reset(struct st_codec *c)
 	}
 }
 
-static inline struct st_ctx *ctx_slot(struct st_codec *c, uint32_t key)
-{
-	return &c->ctx[(uint32_t)(key * 0x9e3779b1u) >> (32 - ST_CTX_BITS)];
-}
-
-/*
- * The context now holds the record's own fields: advance its counters
- * so that it predicts the next record.
- */
-static inline void ctx_count(struct st_ctx *x, unsigned kind)
-{
-	x->v[ST_F_SEQ] += x->v[ST_F_SEQ] != 0;
-	x->v[ST_F_INST] += x->v[ST_F_INST] != 0;
-	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind != ST_REC_START);
-}
-
-static inline int ctx_valid(const struct st_codec *c,
-			    const struct st_ctx *x, uint32_t key)
-{
-	return x->epoch == c->epoch && x->key == key;
-}
-
 /*
  * Any record: the fields that differ from the prediction are written.
  * Kept out of line so that the hot case in st_enc_record() stays small.
  */
 __attribute__((noinline))
 static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
-		    const struct st_event *ev)
+		    const struct st_event *ev, uint32_t token)
 {
 	uint64_t raw[ST_NFIELDS];
 	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn, mask = 0, m;
-	struct st_ctx *x = ctx_slot(c, key);
-	int valid = ctx_valid(c, x, key);
+	struct st_ctx *x = st_ctx_slot(c, key);
+	int valid = st_ctx_valid(c, x, key);
 	const uint64_t *pred = valid ? x->v : ctx_empty;
 	uint8_t *p = *pp;
 	unsigned tag, i;
@@ -166,7 +144,8 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		i = (unsigned)__builtin_ctz(m);
 		x->v[i] = raw[i];
 	}
-	ctx_count(x, ev->kind);
+	x->token = token;
+	st_ctx_count(x, ev->kind);
 	c->last_fn = ev->fn;
 	if (!(tag & ST_TAG_NOTIME))
 		c->last_t1 = ev->t1;
@@ -180,21 +159,21 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * two timestamps, and only the context's counters move.
  */
 int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
-		  const struct st_event *ev)
+		  const struct st_event *ev, uint32_t token)
 {
 	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn;
-	struct st_ctx *x = ctx_slot(c, key);
+	struct st_ctx *x = st_ctx_slot(c, key);
 	uint64_t diff = 0;
 	uint8_t *p = *pp;
 
 	/* A slot valid for 'key' implies a valid kind: it was encoded. */
-	if (unlikely(!ctx_valid(c, x, key)))
-		return enc_full(c, pp, limit, ev);
+	if (unlikely(!st_ctx_valid(c, x, key)))
+		return enc_full(c, pp, limit, ev, token);
 #define X(bit, name, type) diff |= RAW_##type(ev->name) ^ x->v[bit];
 	ST_FIELD_LIST(X)
 #undef X
 	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
-		return enc_full(c, pp, limit, ev);
+		return enc_full(c, pp, limit, ev, token);
 
 	*p = (uint8_t)(ev->kind - 1);
 	if (ev->fn != c->last_fn) {
@@ -207,7 +186,8 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	p = st_varint_put(p, ev->t1 - ev->t0);
 	if (unlikely(p > limit))
 		return -ENOBUFS;
-	ctx_count(x, ev->kind);
+	x->token = token;
+	st_ctx_count(x, ev->kind);
 	c->last_fn = ev->fn;
 	c->last_t1 = ev->t1;
 	*pp = p;
@@ -237,8 +217,8 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	 * anyway, so a half-updated context does no harm.
 	 */
 	key = (uint32_t)kind << 16 | fn;
-	x = ctx_slot(c, key);
-	if (!ctx_valid(c, x, key)) {
+	x = st_ctx_slot(c, key);
+	if (!st_ctx_valid(c, x, key)) {
 		x->epoch = c->epoch;
 		x->key = key;
 		memcpy(x->v, ctx_empty, sizeof(x->v));
@@ -295,7 +275,7 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	ev->kind = (uint8_t)kind;
 	ev->fn = (uint16_t)fn;
 
-	ctx_count(x, kind);
+	st_ctx_count(x, kind);
 	c->last_fn = (uint16_t)fn;
 	if (!(tag & ST_TAG_NOTIME))
 		c->last_t1 = ev->t1;

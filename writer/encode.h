@@ -8,9 +8,12 @@
 #ifndef ST_WRITER_ENCODE_H
 #define ST_WRITER_ENCODE_H
 
+#include <errno.h>
 #include <stdint.h>
 
+#include "writer/event.h"
 #include "writer/format.h"
+#include "writer/varint.h"
 
 struct st_event;
 
@@ -18,6 +21,7 @@ struct st_event;
 struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
 	uint32_t key;		/* kind << 16 | fn */
+	uint32_t token;		/* the caller's name for v[], 0 when none */
 	uint64_t v[ST_NFIELDS];
 };
 
@@ -34,6 +38,28 @@ struct st_codec {
  */
 #define ST_REC_MAX_FIXED 1024
 
+static inline struct st_ctx *st_ctx_slot(struct st_codec *c, uint32_t key)
+{
+	return &c->ctx[(uint32_t)(key * 0x9e3779b1u) >> (32 - ST_CTX_BITS)];
+}
+
+/*
+ * The context now holds the record's own fields: advance its counters
+ * so that it predicts the next record.
+ */
+static inline void st_ctx_count(struct st_ctx *x, unsigned kind)
+{
+	x->v[ST_F_SEQ] += x->v[ST_F_SEQ] != 0;
+	x->v[ST_F_INST] += x->v[ST_F_INST] != 0;
+	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind != ST_REC_START);
+}
+
+static inline int st_ctx_valid(const struct st_codec *c,
+			    const struct st_ctx *x, uint32_t key)
+{
+	return x->epoch == c->epoch && x->key == key;
+}
+
 /* Set up 'c' for the first chunk. */
 void st_codec_init(struct st_codec *c);
 
@@ -48,9 +74,55 @@ void st_codec_reset(struct st_codec *c);
  * were; or -EINVAL for a record that cannot be encoded (kind out of
  * range, more than ST_MAX_FRAMES frames, text_len without text).
  * 'ev->thread' is not encoded: the chunk says which stream it is.
+ * 'token' is stored in the record's context, for st_enc_repeat().
  */
 int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
-		  const struct st_event *ev);
+		  const struct st_event *ev, uint32_t token);
+
+/*
+ * A repeat: a call record ('kind' ST_REC_CALL) of function 'fn' whose
+ * fields are those last encoded for (ST_REC_CALL, fn) with 'token', but
+ * for its timestamps and its sequence number 'seq', which must be the
+ * one the context predicts.  Encodes it as st_enc_record() would, in
+ * the few instructions the caller saves by not building a struct
+ * st_event.  Returns 0; 1 when the context does not hold 'token' or
+ * predicts another 'seq' (nothing written: encode the full record with
+ * st_enc_record()); or -ENOBUFS as st_enc_record().
+ *
+ * A token names a set of field values on the caller's side; any
+ * st_enc_record() call stores its 'token' (0 for none) in the context,
+ * so a caller must never give one token to records whose fields differ
+ * in anything but 'seq' and the timestamps.
+ */
+static inline int st_enc_repeat(struct st_codec *c, uint8_t **pp,
+				const uint8_t *limit, unsigned fn,
+				uint32_t token, uint64_t seq, uint64_t t0,
+				uint64_t t1)
+{
+	uint32_t key = (uint32_t)ST_REC_CALL << 16 | fn;
+	struct st_ctx *x = st_ctx_slot(c, key);
+	uint8_t *p = *pp;
+
+	if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
+	    x->v[ST_F_SEQ] != seq || !(t0 | t1))
+		return 1;
+	*p = (uint8_t)(ST_REC_CALL - 1);
+	if (fn != c->last_fn) {
+		*p |= ST_TAG_FN;
+		p = st_varint_put(p + 1, fn);
+	} else {
+		p++;
+	}
+	p = st_varint_put(p, st_zigzag(t0 - c->last_t1));
+	p = st_varint_put(p, t1 - t0);
+	if (__builtin_expect(p > limit, 0))
+		return -ENOBUFS;
+	st_ctx_count(x, ST_REC_CALL);
+	c->last_fn = (uint16_t)fn;
+	c->last_t1 = t1;
+	*pp = p;
+	return 0;
+}
 
 /*
  * Decode one record from '*pp', reading nothing at or past 'end', into

@@ -1,16 +1,28 @@
 /*
  * writer/stream.c: one thread's stream of records.  Records are encoded
- * into a buffer allocated once; a flush deflates the buffer into an
- * output buffer also allocated once (compressBound of the whole buffer,
- * with room for the chunk header in front) and hands header and payload
- * to the sink in one call.  The record buffer too has room for a chunk
- * header in front, so a stored chunk is written straight from it, which
- * is what the signal-safe st_stream_flush_raw() does.
+ * into one of two buffers allocated once.  When it is full the owner
+ * either flushes it on the spot (st_stream_flush: deflate, write) or
+ * seals it (st_stream_seal) and goes on filling the other buffer while
+ * some other thread deflates and writes the sealed one
+ * (st_stream_write_sealed); so compression can leave the application's
+ * critical path, with memory still bounded by two buffers and one
+ * deflate output buffer.
+ *
+ * A buffer is FREE, FILLING (the owner's), SEALED (waiting to be
+ * written), or BUSY (being written by whoever claimed it).  Claims are
+ * compare-and-swaps, so the owner, a writer thread and a fatal-signal
+ * handler (st_stream_flush_raw) never write the same records twice, and
+ * a stream's chunks reach the sink in the order they were filled: the
+ * owner writes its filling buffer only once the sealed one is gone.
+ * Every buffer has room for a chunk header in front, so a stored chunk
+ * is written straight from it.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -19,14 +31,25 @@
 #include "writer/format.h"
 #include "writer/writer.h"
 
-struct st_stream {
-	uint8_t *pos;		/* end of the buffered records */
-	uint8_t *limit;		/* end of the record buffer proper */
+enum { BUF_FREE, BUF_FILLING, BUF_SEALED, BUF_BUSY };
+
+struct st_buf {
 	uint8_t *raw;		/* chunk header room, records, slack */
-	uint8_t *out;		/* chunk header room, deflated payload */
-	size_t bound;		/* compressBound() of the record buffer */
-	uint32_t nrec;		/* records buffered */
+	size_t len;		/* SEALED: bytes of records */
+	uint32_t nrec;		/* SEALED: records */
+	atomic_int state;
+};
+
+struct st_stream {
+	uint8_t *pos;		/* end of the filling buffer's records */
+	uint8_t *limit;		/* end of the filling buffer proper */
+	uint32_t nrec;		/* records in the filling buffer */
+	int cur;		/* index of the filling buffer */
 	uint16_t index;
+	size_t cap;		/* record bytes per buffer */
+	struct st_buf buf[2];
+	uint8_t *out;		/* chunk header room, deflated payload */
+	size_t bound;		/* compressBound() of a buffer */
 	const struct st_sink *sink;
 	z_stream z;
 	struct st_codec codec;
@@ -36,6 +59,7 @@ int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 		  uint16_t index, size_t buf_bytes, int level)
 {
 	struct st_stream *s;
+	int i;
 
 	*out = NULL;
 	if (!sink || !sink->write || buf_bytes < ST_STREAM_MIN_BUF ||
@@ -46,35 +70,32 @@ int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 		return -ENOMEM;
 	s->sink = sink;
 	s->index = index;
+	s->cap = buf_bytes;
 	s->bound = compressBound((uLong)buf_bytes);
-	s->raw = malloc(ST_CHUNK_HDR_LEN + buf_bytes + ST_REC_MAX_FIXED);
+	for (i = 0; i < 2; i++)
+		s->buf[i].raw = malloc(ST_CHUNK_HDR_LEN + buf_bytes +
+				       ST_REC_MAX_FIXED);
 	s->out = malloc(ST_CHUNK_HDR_LEN + s->bound);
-	if (!s->raw || !s->out ||
+	if (!s->buf[0].raw || !s->buf[1].raw || !s->out ||
 	    deflateInit(&s->z, level) != Z_OK) {
-		free(s->raw);
+		free(s->buf[0].raw);
+		free(s->buf[1].raw);
 		free(s->out);
 		free(s);
 		return -ENOMEM;
 	}
-	s->pos = s->raw + ST_CHUNK_HDR_LEN;
+	s->cur = 0;
+	atomic_init(&s->buf[0].state, BUF_FILLING);
+	atomic_init(&s->buf[1].state, BUF_FREE);
+	s->pos = s->buf[0].raw + ST_CHUNK_HDR_LEN;
 	s->limit = s->pos + buf_bytes;
 	st_codec_init(&s->codec);
 	*out = s;
 	return 0;
 }
 
-int st_stream_append(struct st_stream *s, const struct st_event *ev)
+static int appended(struct st_stream *s, uint8_t *p)
 {
-	uint8_t *p = s->pos;
-	int rc;
-
-	rc = st_enc_record(&s->codec, &p, s->limit, ev);
-	if (rc) {
-		/* Never fits, even alone: flushing would not help. */
-		if (rc == -ENOBUFS && !s->nrec)
-			rc = -EINVAL;
-		return rc;
-	}
 	/* A signal handler flushing this stream sees whole records only. */
 	atomic_signal_fence(memory_order_release);
 	s->nrec++;
@@ -82,14 +103,47 @@ int st_stream_append(struct st_stream *s, const struct st_event *ev)
 	return 0;
 }
 
+int st_stream_append_token(struct st_stream *s, const struct st_event *ev,
+			   uint32_t token)
+{
+	uint8_t *p = s->pos;
+	int rc;
+
+	rc = st_enc_record(&s->codec, &p, s->limit, ev, token);
+	if (rc) {
+		/* Never fits, even alone: flushing would not help. */
+		if (rc == -ENOBUFS && !s->nrec)
+			rc = -EINVAL;
+		return rc;
+	}
+	return appended(s, p);
+}
+
+int st_stream_append(struct st_stream *s, const struct st_event *ev)
+{
+	return st_stream_append_token(s, ev, 0);
+}
+
+int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
+			    uint64_t seq, uint64_t t0, uint64_t t1)
+{
+	uint8_t *p = s->pos;
+	int rc;
+
+	rc = st_enc_repeat(&s->codec, &p, s->limit, fn, token, seq, t0, t1);
+	if (__builtin_expect(rc != 0, 0))
+		return rc;
+	return appended(s, p);
+}
+
 size_t st_stream_buffered(const struct st_stream *s)
 {
-	return (size_t)(s->pos - (s->raw + ST_CHUNK_HDR_LEN));
+	return (size_t)(s->pos - (s->buf[s->cur].raw + ST_CHUNK_HDR_LEN));
 }
 
 /* Fill the chunk header at 'hdr' for 'len' payload bytes after it. */
 static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
-			 size_t raw_len, size_t len)
+			 size_t raw_len, size_t len, uint32_t nrec)
 {
 	memcpy(hdr, ST_CHUNK_MAGIC, ST_CHUNK_MAGIC_LEN);
 	st_put_le16(hdr + 4, s->index);
@@ -97,64 +151,150 @@ static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
 	hdr[7] = 0;
 	st_put_le32(hdr + 8, (uint32_t)raw_len);
 	st_put_le32(hdr + 12, (uint32_t)len);
-	st_put_le32(hdr + 16, s->nrec);
+	st_put_le32(hdr + 16, nrec);
 	st_put_le32(hdr + 20, (uint32_t)crc32(0, hdr + ST_CHUNK_HDR_LEN,
 					      (uInt)len));
 	st_put_le32(hdr + 24, (uint32_t)crc32(0, hdr, 24));
 }
 
+/* Compress 'len' bytes of records (the 'nrec' in 'raw') and write them. */
+static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
+		       uint32_t nrec)
+{
+	size_t clen;
+	uint8_t *chunk;
+
+	if (deflateReset(&s->z) != Z_OK)
+		return -EIO;
+	s->z.next_in = raw + ST_CHUNK_HDR_LEN;
+	s->z.avail_in = (uInt)len;
+	s->z.next_out = s->out + ST_CHUNK_HDR_LEN;
+	s->z.avail_out = (uInt)s->bound;
+	if (deflate(&s->z, Z_FINISH) != Z_STREAM_END)
+		return -EIO;
+	clen = s->bound - s->z.avail_out;
+	if (clen < len) {
+		chunk = s->out;
+		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen, nrec);
+	} else {
+		/* Incompressible: store it instead. */
+		chunk = raw;
+		clen = len;
+		chunk_header(s, chunk, ST_CHUNK_STORED, len, len, nrec);
+	}
+	return s->sink->write(s->sink->ctx, chunk, ST_CHUNK_HDR_LEN + clen);
+}
+
+/* Empty the filling buffer; a new chunk starts. */
 static void reset(struct st_stream *s)
 {
-	s->pos = s->raw + ST_CHUNK_HDR_LEN;
+	s->pos = s->buf[s->cur].raw + ST_CHUNK_HDR_LEN;
 	s->nrec = 0;
 	st_codec_reset(&s->codec);
 }
 
+int st_stream_write_sealed(struct st_stream *s)
+{
+	struct st_buf *b;
+	int i, want, rc;
+
+	for (i = 0; i < 2; i++) {
+		b = &s->buf[i];
+		want = BUF_SEALED;
+		if (atomic_compare_exchange_strong(&b->state, &want, BUF_BUSY))
+			break;
+	}
+	if (i == 2)
+		return 0;
+	rc = write_chunk(s, b->raw, b->len, b->nrec);
+	atomic_store_explicit(&b->state, BUF_FREE, memory_order_release);
+	return rc ? rc : 1;
+}
+
+int st_stream_sealed(const struct st_stream *s)
+{
+	int o = atomic_load_explicit(&s->buf[!s->cur].state,
+				     memory_order_acquire);
+
+	return o == BUF_SEALED || o == BUF_BUSY;
+}
+
+int st_stream_seal(struct st_stream *s)
+{
+	struct st_buf *b = &s->buf[s->cur], *o = &s->buf[!s->cur];
+
+	if (!s->nrec)
+		return 0;
+	if (atomic_load_explicit(&o->state, memory_order_acquire) != BUF_FREE)
+		return -EBUSY;
+	b->len = st_stream_buffered(s);
+	b->nrec = s->nrec;
+	atomic_store_explicit(&o->state, BUF_FILLING, memory_order_relaxed);
+	s->cur = !s->cur;
+	reset(s);
+	s->limit = s->pos + s->cap;
+	/* Last: from here on a writer may claim it. */
+	atomic_store_explicit(&b->state, BUF_SEALED, memory_order_release);
+	return 1;
+}
+
 int st_stream_flush(struct st_stream *s)
 {
-	size_t len = st_stream_buffered(s), clen;
-	uint8_t *chunk;
-	int rc;
+	struct st_buf *b = &s->buf[s->cur];
+	size_t len = st_stream_buffered(s);
+	int rc = 0, r;
 
-	if (!len)
-		return 0;
-	if (deflateReset(&s->z) != Z_OK) {
-		reset(s);
-		return -EIO;
+	/* The older records first: the sealed buffer, whoever writes it. */
+	while (st_stream_sealed(s)) {
+		r = st_stream_write_sealed(s);
+		if (r < 0 && !rc)
+			rc = r;
+		if (!r)
+			sched_yield();	/* another thread is writing it */
 	}
-	s->z.next_in = s->raw + ST_CHUNK_HDR_LEN;
-	s->z.avail_in = (uInt)len;
-	s->z.next_out = s->out + ST_CHUNK_HDR_LEN;
-	s->z.avail_out = (uInt)s->bound;
-	if (deflate(&s->z, Z_FINISH) != Z_STREAM_END) {
-		reset(s);
-		return -EIO;
+	if (len) {
+		r = write_chunk(s, b->raw, len, s->nrec);
+		if (r && !rc)
+			rc = r;
 	}
-	clen = s->bound - s->z.avail_out;
-	if (clen < len) {
-		chunk = s->out;
-		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen);
-	} else {
-		/* Incompressible: store it instead. */
-		chunk = s->raw;
-		clen = len;
-		chunk_header(s, chunk, ST_CHUNK_STORED, len, len);
-	}
-	rc = s->sink->write(s->sink->ctx, chunk, ST_CHUNK_HDR_LEN + clen);
 	reset(s);
 	return rc;
 }
 
+/* Write 'b' (its 'len' bytes of 'nrec' records) as a stored chunk. */
+static int write_raw(struct st_stream *s, int fd, uint8_t *raw, size_t len,
+		     uint32_t nrec)
+{
+	chunk_header(s, raw, ST_CHUNK_STORED, len, len, nrec);
+	return st_sink_fd_write((void *)(intptr_t)fd, raw,
+				ST_CHUNK_HDR_LEN + len);
+}
+
 int st_stream_flush_raw(struct st_stream *s, int fd)
 {
+	struct st_buf *o = &s->buf[!s->cur];
+	struct timespec pause = { 0, 1000000 };
 	size_t len = st_stream_buffered(s);
-	int saved = errno, rc;
+	int saved = errno, rc = 0, want = BUF_SEALED, i;
 
-	if (!len)
-		return 0;
-	chunk_header(s, s->raw, ST_CHUNK_STORED, len, len);
-	rc = st_sink_fd_write((void *)(intptr_t)fd, s->raw,
-			      ST_CHUNK_HDR_LEN + len);
+	/*
+	 * The sealed buffer first.  Claimed by nobody: write it stored.
+	 * Being written by another thread (which a signal handler does not
+	 * interrupt: the writer thread blocks signals): give it a second,
+	 * so that the chunks stay in order.
+	 */
+	if (atomic_compare_exchange_strong(&o->state, &want, BUF_BUSY)) {
+		rc = write_raw(s, fd, o->raw, o->len, o->nrec);
+		atomic_store(&o->state, BUF_FREE);
+	}
+	for (i = 0; i < 1000 && atomic_load(&o->state) == BUF_BUSY; i++)
+		nanosleep(&pause, NULL);
+	if (len) {
+		int r = write_raw(s, fd, s->buf[s->cur].raw, len, s->nrec);
+
+		if (!rc)
+			rc = r;
+	}
 	reset(s);
 	errno = saved;
 	return rc;
@@ -165,7 +305,8 @@ void st_stream_free(struct st_stream *s)
 	if (!s)
 		return;
 	deflateEnd(&s->z);
-	free(s->raw);
+	free(s->buf[0].raw);
+	free(s->buf[1].raw);
 	free(s->out);
 	free(s);
 }

@@ -3,7 +3,9 @@
  * header (format version and key=value pairs) followed by self-delimiting
  * zlib chunks.  Records are appended to a stream, one per thread, which
  * encodes them into a fixed buffer; when the buffer is full the caller
- * flushes it as one chunk.  Memory is bounded by the buffer size.
+ * flushes it as one chunk, or seals it and fills a second buffer while
+ * another thread compresses and writes the first.  Memory is bounded by
+ * the two buffers and one compression buffer.
  */
 #ifndef ST_WRITER_WRITER_H
 #define ST_WRITER_WRITER_H
@@ -44,8 +46,9 @@ int st_trace_write_header(const struct st_sink *sink, const struct st_kv *kv,
 struct st_stream;
 
 /*
- * Create a stream that encodes records into a buffer of 'buf_bytes'
- * (at least ST_STREAM_MIN_BUF) and writes chunks tagged 'index' at
+ * Create a stream that encodes records into buffers of 'buf_bytes'
+ * (at least ST_STREAM_MIN_BUF; two of them, and a deflate output buffer
+ * of about the same size) and writes chunks tagged 'index' at
  * compression 'level' (zlib 0..9) to 'sink', which must outlive it.
  * All memory is allocated here.  Returns 0, -EINVAL or -ENOMEM.
  */
@@ -53,6 +56,9 @@ int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 		  uint16_t index, size_t buf_bytes, int level);
 
 #define ST_STREAM_MIN_BUF 4096
+
+/* The least memory for a stream's two buffers: SYNCTRACE_BUFFER's minimum. */
+#define ST_STREAM_MIN_PAIR (2 * ST_STREAM_MIN_BUF)
 
 /*
  * Encode 'ev' into the buffer.  Returns 0, or -ENOBUFS when it does not
@@ -65,10 +71,31 @@ int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 int st_stream_append(struct st_stream *s, const struct st_event *ev);
 
 /*
- * Compress the buffered records into one chunk and write it to the sink;
- * a no-op when the buffer is empty.  The encoder's delta state restarts,
- * so every chunk decodes on its own.  Returns 0 or a negative errno; on
- * error the buffered records are dropped and the stream stays usable.
+ * The same, naming the record's fields (all but 'seq' and the timestamps)
+ * 'token' for st_stream_append_repeat(); 0 names nothing.  The caller
+ * must never give one token to records whose other fields differ.
+ */
+int st_stream_append_token(struct st_stream *s, const struct st_event *ev,
+			   uint32_t token);
+
+/*
+ * Append a call record of function 'fn' equal to the last one appended
+ * for 'fn' with 'token', but for sequence number 'seq' and timestamps
+ * 't0', 't1', when the encoder predicts exactly that: the interposer's
+ * hot path, which then needs no struct st_event.  Returns 0; 1 when it
+ * is not such a repeat (nothing written: append the whole record);
+ * -ENOBUFS when the buffer is full, as st_stream_append().
+ */
+int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
+			    uint64_t seq, uint64_t t0, uint64_t t1);
+
+/*
+ * Compress the buffered records into one chunk and write it to the sink,
+ * after the sealed buffer if any (written here unless another thread is
+ * at it, which is then waited for); a no-op when both are empty.  The
+ * encoder's delta state restarts, so every chunk decodes on its own.
+ * Returns 0 or a negative errno; on error the records concerned are
+ * dropped and the stream stays usable.  Only the appending thread.
  */
 int st_stream_flush(struct st_stream *s);
 
@@ -76,10 +103,33 @@ int st_stream_flush(struct st_stream *s);
 size_t st_stream_buffered(const struct st_stream *s);
 
 /*
- * Write the buffered records as an uncompressed chunk using only write(2)
- * on 'fd', for a fatal-signal handler: async-signal-safe, allocates
- * nothing, keeps errno.  The records are dropped either way.  Returns 0
- * or a negative errno.
+ * Hand the buffered records over to st_stream_write_sealed() and go on
+ * in the other buffer, in O(1) and without a system call.  Returns 1
+ * when sealed, 0 when there was nothing to seal, -EBUSY when the other
+ * buffer is still sealed or being written (nothing changed).  Only the
+ * thread that appends may call it.
+ */
+int st_stream_seal(struct st_stream *s);
+
+/* Non-zero while a sealed buffer waits or is being written. */
+int st_stream_sealed(const struct st_stream *s);
+
+/*
+ * Compress and write the sealed buffer, if there is one and no other
+ * thread has claimed it; any thread may call it, concurrently with the
+ * appending thread.  Returns 1 when it wrote a chunk, 0 when there was
+ * nothing to do, or a negative errno (the sealed records are dropped
+ * and the buffer is free again).
+ */
+int st_stream_write_sealed(struct st_stream *s);
+
+/*
+ * Write the buffered records as uncompressed chunks using only write(2)
+ * on 'fd', for a fatal-signal handler: the sealed buffer first if no
+ * thread has claimed it (if one has, up to a second is given it to
+ * finish), then the filling one.  Async-signal-safe, allocates nothing,
+ * keeps errno.  The records are dropped either way.  Returns 0 or a
+ * negative errno.
  */
 int st_stream_flush_raw(struct st_stream *s, int fd);
 

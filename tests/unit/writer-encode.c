@@ -1,8 +1,10 @@
 /*
  * tests/unit/writer-encode.c: the record encoding.  Every kind
  * round-trips with edge values in every field; a repeated call costs the
- * tag and its two timestamps; a record that does not fit changes
- * nothing; and garbage never makes the decoder read out of bounds.
+ * tag and its two timestamps, and the interposer's shortcut for it
+ * (st_enc_repeat) writes the same bytes or declines; a record that does
+ * not fit changes nothing; and garbage never makes the decoder read out
+ * of bounds.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -60,7 +62,7 @@ Test(writer_encode, roundtrip_every_kind_with_edge_values)
 		make_event(&evs[i], ST_REC_CALL + i % ST_REC_MAX, &seed,
 			   text[i], sizeof(text[i]));
 		evs[i].thread = 0;
-		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i]), 0,
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i], 0), 0,
 			     "record %d does not encode", i);
 	}
 	expect_decodes(buf, p, evs, N);
@@ -85,7 +87,7 @@ Test(writer_encode, roundtrip_across_context_collisions)
 		evs[i].req = rng_next(&seed) % 4;
 		evs[i].t0 = 1000 * (uint64_t)i;
 		evs[i].t1 = evs[i].t0 + 300;
-		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i]), 0);
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i], 0), 0);
 	}
 	expect_decodes(buf, p, evs, N);
 	free(buf);
@@ -150,7 +152,7 @@ Test(writer_encode, roundtrip_halo_exchange_loop)
 	cr_assert_eq(n, N);
 	st_codec_init(&enc);
 	for (i = 0; i < N; i++)
-		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i]), 0);
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &evs[i], 0), 0);
 	expect_decodes(buf, p, evs, N);
 	free(buf);
 }
@@ -168,14 +170,14 @@ Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 		ev[i].t0 = 1000000 + 400 * (uint64_t)i;
 		ev[i].t1 = ev[i].t0 + 100;
 	}
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0], 0), 0);
 	q = p;
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1], 0), 0);
 	/* Tag, gap 300 (two bytes zigzagged), duration 100 (one byte). */
 	cr_expect_eq(p - q, 4, "repeated record took %d bytes", (int)(p - q));
 	cr_expect_eq(q[0], ST_REC_CALL - 1, "tag says something differs");
 	q = p;
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2], 0), 0);
 	cr_expect_eq(p - q, 4);
 	expect_decodes(buf, p, ev, 3);
 	free(buf);
@@ -188,9 +190,9 @@ static long repeat_cost(const struct st_event *prev, const struct st_event *ev)
 	struct st_event both[2] = { *prev, *ev };
 
 	st_codec_init(&enc);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, prev), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, prev, 0), 0);
 	q = p;
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, ev), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, ev, 0), 0);
 	expect_decodes(buf, p, both, 2);
 	free(buf);
 	return p - q;
@@ -246,11 +248,11 @@ Test(writer_encode, repeated_record_that_does_not_fit_changes_nothing)
 		ev[i].t1 = ev[i].t0 + 400;
 	}
 	st_codec_init(&enc);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0], 0), 0);
 	/* The hot path must refuse too, without moving the counters. */
-	cr_expect_eq(st_enc_record(&enc, &p, p + 2, &ev[1]), -ENOBUFS);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2]), 0);
+	cr_expect_eq(st_enc_record(&enc, &p, p + 2, &ev[1], 0), -ENOBUFS);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1], 0), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2], 0), 0);
 	expect_decodes(buf, p, ev, 3);
 	free(buf);
 }
@@ -272,10 +274,10 @@ Test(writer_encode, untimed_record_takes_no_timestamps)
 	ev[2].t0 = 5400;
 	ev[2].t1 = 5700;
 	st_codec_init(&enc);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0], 0), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1], 0), 0);
 	q = p;
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2], 0), 0);
 	/* The gap is still taken from the last timed record: 100 ns. */
 	cr_expect_eq(q[0] & ST_TAG_FN, ST_TAG_FN);
 	cr_expect_eq(p - q, 1 + 1 + 2 + 2, "took %d bytes", (int)(p - q));
@@ -295,10 +297,10 @@ Test(writer_encode, chunk_reset_makes_records_self_contained)
 	ev[1].t0 = 1400;
 	ev[1].t1 = 1700;
 	st_codec_init(&enc);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0], 0), 0);
 	mid = p;
 	st_codec_reset(&enc);
-	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1]), 0);
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[1], 0), 0);
 	/* The second record decodes with no knowledge of the first. */
 	expect_decodes(mid, p, &ev[1], 1);
 	free(buf);
@@ -324,14 +326,14 @@ Test(writer_encode, record_that_does_not_fit_changes_nothing)
 	big.text = text;
 	big.text_len = sizeof(text);
 	st_codec_init(&enc);
-	cr_assert_eq(st_enc_record(&enc, &p, limit, &small[0]), 0);
-	cr_expect_eq(st_enc_record(&enc, &p, limit, &big), -ENOBUFS);
+	cr_assert_eq(st_enc_record(&enc, &p, limit, &small[0], 0), 0);
+	cr_expect_eq(st_enc_record(&enc, &p, limit, &big, 0), -ENOBUFS);
 	/* Many frames overrun the limit within the slack: also refused. */
 	big.text_len = 0;
 	big.nframes = ST_MAX_FRAMES;
 	memset(big.frames, 0xff, sizeof(big.frames));
-	cr_expect_eq(st_enc_record(&enc, &p, buf + 20, &big), -ENOBUFS);
-	cr_assert_eq(st_enc_record(&enc, &p, limit, &small[1]), 0);
+	cr_expect_eq(st_enc_record(&enc, &p, buf + 20, &big, 0), -ENOBUFS);
+	cr_assert_eq(st_enc_record(&enc, &p, limit, &small[1], 0), 0);
 	expect_decodes(buf, p, small, 2);
 	free(buf);
 }
@@ -344,16 +346,16 @@ Test(writer_encode, rejects_records_it_cannot_encode)
 	st_codec_init(&enc);
 	make_allreduce(&ev);
 	ev.kind = 0;
-	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev, 0), -EINVAL);
 	ev.kind = ST_REC_MAX + 1;
-	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev, 0), -EINVAL);
 	ev.kind = ST_REC_SITE;
 	ev.nframes = ST_MAX_FRAMES + 1;
-	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev, 0), -EINVAL);
 	ev.nframes = 0;
 	ev.text_len = 4;
 	ev.text = NULL;
-	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev), -EINVAL);
+	cr_expect_eq(st_enc_record(&enc, &p, buf + BUF, &ev, 0), -EINVAL);
 	cr_expect_eq(p, buf);
 	free(buf);
 }
@@ -429,4 +431,72 @@ Test(writer_encode, rejects_out_of_range_field)
 	w = st_varint_put(w, 0);
 	p = buf;
 	cr_expect_eq(st_dec_record(&dec, &p, w, &ev), -EBADMSG);
+}
+
+/*
+ * A repeat (st_enc_repeat) writes exactly the bytes st_enc_record would
+ * for the same record, and declines, writing nothing, whenever the
+ * context does not hold its token or predicts another sequence number.
+ */
+Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
+{
+	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b, *q;
+	struct st_codec ca;
+	struct st_event ev[4];
+	int i;
+
+	st_codec_init(&ca);
+	st_codec_init(&enc);
+	for (i = 0; i < 4; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = 10 + (uint64_t)i;
+		ev[i].t0 = 1000 + 700 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 300 + 40 * (uint64_t)i;
+	}
+	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[0], 7), 0);
+	cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[0], 0), 0);
+	for (i = 1; i < 4; i++) {
+		cr_assert_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[i].fn, 7,
+					   ev[i].seq, ev[i].t0, ev[i].t1), 0);
+		cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[i], 0), 0);
+	}
+	cr_assert_eq(pa - a, pb - b);
+	cr_expect_eq(memcmp(a, b, (size_t)(pb - b)), 0);
+	expect_decodes(a, pa, ev, 4);
+
+	/* Declines: another token, a sequence number off by one, token 0. */
+	q = pa;
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 8, 14, 9000,
+				   9300), 1);
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 15, 9000,
+				   9300), 1);
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 0, 14, 9000,
+				   9300), 1);
+	cr_expect_eq(pa, q, "a declined repeat wrote something");
+
+	/* A record of the same fn without the token takes it away. */
+	ev[0].seq = 14;
+	ev[0].t0 = 9000;
+	ev[0].t1 = 9300;
+	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[0], 0), 0);
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 15, 9400,
+				   9700), 1);
+
+	/* A new chunk predicts nothing. */
+	st_codec_reset(&ca);
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 15, 9400,
+				   9700), 1);
+
+	/* No room: -ENOBUFS, nothing written, the context unchanged. */
+	st_codec_reset(&ca);
+	pa = a;
+	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[1], 5), 0);
+	q = pa;
+	cr_expect_eq(st_enc_repeat(&ca, &pa, pa + 1, ev[1].fn, 5, 12, 5000,
+				   5300), -ENOBUFS);
+	cr_expect_eq(pa, q);
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[1].fn, 5, 12, 5000,
+				   5300), 0);
+	free(a);
+	free(b);
 }

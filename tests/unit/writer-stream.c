@@ -3,11 +3,17 @@
  * record back from, in order, however streams interleave; a record that
  * does not fit writes nothing; a failed flush loses only its own
  * records; a raw (stored) chunk written for a signal handler is readable;
- * and a loop of identical collectives costs at most 4 bytes a record.
+ * a buffer sealed for another thread to write comes out before the
+ * records that follow it, once, also when that thread runs concurrently
+ * or a signal handler gets there first; and a loop of identical
+ * collectives costs at most 4 bytes a record.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,4 +424,162 @@ Test(writer_stream, allreduce_loop_at_level_1_costs_at_most_4_bytes)
 	double b = allreduce_bytes_per_record(1);
 
 	cr_expect_leq(b, 4.0, "%.3f bytes per record at level 1", b);
+}
+
+/* Records 'ev[0..n-1]' of a loop, with seq and timestamps moving on. */
+static void loop_events(struct st_event *ev, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = 5000 + 900 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 300 + (uint64_t)(i * 37 % 101);
+	}
+}
+
+/*
+ * A sealed buffer waits for st_stream_write_sealed() while the other
+ * fills; a second seal must wait for it (-EBUSY); a flush writes the
+ * sealed records before the filling ones.
+ */
+Test(writer_stream, sealed_buffer_is_written_before_the_filling_one)
+{
+	static struct st_event ev[40];
+	struct st_stream *s;
+	int i;
+
+	loop_events(ev, 40);
+	cr_assert_eq(st_stream_new(&s, &sink, 0, 4096, 1), 0);
+	cr_expect_eq(st_stream_seal(s), 0, "an empty stream sealed");
+	for (i = 0; i < 10; i++)
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+	cr_assert_eq(st_stream_seal(s), 1);
+	cr_expect(st_stream_sealed(s));
+	cr_expect_eq(st_stream_buffered(s), 0);
+	for (i = 10; i < 20; i++)
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+	cr_expect_eq(st_stream_seal(s), -EBUSY);
+	cr_expect_gt(st_stream_buffered(s), 0, "a refused seal emptied it");
+	cr_assert_eq(st_stream_write_sealed(s), 1);
+	cr_expect_not(st_stream_sealed(s));
+	cr_expect_eq(st_stream_write_sealed(s), 0, "wrote a chunk twice");
+	cr_assert_eq(st_stream_seal(s), 1);
+	for (i = 20; i < 40; i++)
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+	/* Records 10..19 sealed, 20..39 filling: the flush keeps order. */
+	cr_assert_eq(st_stream_flush(s), 0);
+	cr_expect_not(st_stream_sealed(s));
+	st_stream_free(s);
+	expect_file(mb.buf, mb.len, ev, 40);
+}
+
+struct sealer {
+	struct st_stream *s;
+	atomic_int stop;
+	long written;
+	int err;		/* a failed write; asserted on by the test */
+};
+
+static void *write_sealed_loop(void *arg)
+{
+	struct sealer *w = arg;
+	int rc;
+
+	for (;;) {
+		rc = st_stream_write_sealed(w->s);
+		if (rc < 0) {
+			w->err = rc;
+			break;
+		}
+		w->written += rc;
+		if (!rc) {
+			if (atomic_load(&w->stop))
+				break;
+			sched_yield();
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The interposer's use: one thread appends and seals, another writes
+ * the sealed buffers; every record comes back once, in order.
+ */
+Test(writer_stream, another_thread_writes_sealed_buffers_in_order)
+{
+	enum { N = 20000 };
+	static struct st_event ev[N];
+	struct sealer w = { 0 };
+	pthread_t t;
+	int i, rc;
+
+	loop_events(ev, N);
+	cr_assert_eq(st_stream_new(&w.s, &sink, 0, 4096, 1), 0);
+	cr_assert_eq(pthread_create(&t, NULL, write_sealed_loop, &w), 0);
+	for (i = 0; i < N; i++) {
+		rc = st_stream_append(w.s, &ev[i]);
+		if (rc == -ENOBUFS) {
+			while ((rc = st_stream_seal(w.s)) == -EBUSY)
+				sched_yield();
+			cr_assert_eq(rc, 1);
+			rc = st_stream_append(w.s, &ev[i]);
+		}
+		cr_assert_eq(rc, 0);
+	}
+	atomic_store(&w.stop, 1);
+	pthread_join(t, NULL);
+	cr_assert_eq(w.err, 0, "write_sealed: %s", strerror(-w.err));
+	cr_assert_eq(st_stream_flush(w.s), 0);
+	st_stream_free(w.s);
+	cr_expect_gt(w.written, 10, "the other thread wrote %ld chunks",
+		     w.written);
+	expect_file(mb.buf, mb.len, ev, N);
+}
+
+/*
+ * A fatal signal: the sealed buffer nobody claimed yet goes out stored,
+ * before the filling one.
+ */
+Test(writer_stream, raw_flush_writes_the_sealed_buffer_first)
+{
+	char dir[] = "/tmp/st-stream-XXXXXX", path[64];
+	static struct st_event ev[30];
+	struct st_event got;
+	struct st_sink fds;
+	struct st_stream *s;
+	struct st_reader *r;
+	char err[256];
+	int fd, i;
+
+	loop_events(ev, 30);
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/rank-0.st", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	cr_assert_geq(fd, 0);
+	fds.ctx = (void *)(intptr_t)fd;
+	fds.write = st_sink_fd_write;
+	cr_assert_eq(st_trace_write_header(&fds, hdr, 2), 0);
+	cr_assert_eq(st_stream_new(&s, &fds, 0, 4096, 1), 0);
+	for (i = 0; i < 30; i++) {
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+		if (i == 11)
+			cr_assert_eq(st_stream_seal(s), 1);
+	}
+	cr_assert_eq(st_stream_flush_raw(s, fd), 0);
+	cr_expect_not(st_stream_sealed(s));
+	cr_expect_eq(st_stream_write_sealed(s), 0, "written twice");
+	st_stream_free(s);
+	close(fd);
+	cr_assert_eq(st_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	for (i = 0; i < 30; i++) {
+		cr_assert_eq(st_reader_next(r, &got), 1, "record %d: %s", i,
+			     st_reader_error(r));
+		expect_event_eq(&got, &ev[i], i);
+	}
+	cr_expect_eq(st_reader_next(r, &got), 0);
+	st_reader_close(r);
+	unlink(path);
+	rmdir(dir);
 }
