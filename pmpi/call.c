@@ -5,15 +5,24 @@
  * generated wrapper by role) into records: communicator id and sequence
  * number, bytes by byte class, call site, request tracking from a
  * nonblocking start to the Wait or Test that completes it.
+ *
+ * The hot path: a blocking collective called again from the same call
+ * site with the same arguments makes the same record but for its
+ * sequence number and timestamps.  A small per-thread cache keyed by
+ * return address remembers the record's fields under a token the
+ * encoder also keeps, so such a repeat is written without building a
+ * struct st_event or comparing its fields (st_emit_repeat()).
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen/ops.h"
 #include "pmpi/bytes.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
+#include "writer/writer.h"
 
 /* Per-function facts from ST_FN_LIST, indexed by function id. */
 const struct st_fn_info st_fn_info[ST_FN_COUNT] = {
@@ -205,12 +214,159 @@ static uint64_t count_call(struct st_comm_entry *e)
 	return v;
 }
 
+/* The periodic flush is due ('now' in ns): do it, or start counting. */
+static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
+{
+	if (st_tls.slot < 0)
+		return;
+	if (st_tls.next_flush_ns)
+		st_flush_slot(st_tls.slot, 0);
+	else
+		st_tls.next_flush_ns = now + st_flush_interval_ns;
+}
+
+/*
+ * The repeat cache.  An entry holds a blocking collective's scalar
+ * arguments and the fields of the record they made; it is good while the
+ * communicator table has not changed (st_comm_gen) and is only made for
+ * builtin datatypes, whose sizes never change.  It serves the functions
+ * the generator marks ST_FNF_REPEAT, whose wrappers fill st_call.k:
+ * blocking collectives without count or type arrays, whose contents
+ * could change under the same pointers.
+ */
+#define FAST_SLOTS 64
+
+struct st_fast {
+	void *ra;		/* call site; NULL: empty */
+	int fn;
+	unsigned gen;		/* st_comm_gen when made */
+	uint32_t token;		/* the encoder's name for the fields */
+	int in_place;		/* bit 0: sbuf, bit 1: rbuf is MPI_IN_PLACE */
+	struct st_key k;	/* k.sbuf and k.rbuf unused: see in_place */
+	struct st_comm_entry *e;
+	/* The record's fields. */
+	uint32_t site, comm_size, tsize;
+	uint64_t comm_id, sbytes, rbytes;
+	int32_t root;
+	uint16_t op;
+};
+
+static int builtin_or_none(MPI_Datatype t)
+{
+	return !t || (unsigned)t >> 30 == 1;
+}
+
+static struct st_fast *fast_slot(void *ra, int fn)
+{
+	uintptr_t h = (uintptr_t)ra >> 2 ^ (uintptr_t)fn;
+
+	return &st_tls.fast[(h ^ h >> 6) & (FAST_SLOTS - 1)];
+}
+
+static int in_place(const struct st_key *k)
+{
+	return (k->sbuf == MPI_IN_PLACE) | (k->rbuf == MPI_IN_PLACE) << 1;
+}
+
+/* Remember the record 'ev' of call 'c' on 'e', under a new token. */
+static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
+						    struct st_comm_entry *e,
+						    const struct st_event *ev)
+{
+	const struct st_key *k = &c->k;
+	struct st_fast *f;
+
+	if (!builtin_or_none(k->type) || !builtin_or_none(k->stype) ||
+	    !builtin_or_none(k->rtype))
+		return 0;
+	if (!st_tls.fast) {
+		st_tls.fast = calloc(FAST_SLOTS, sizeof(*st_tls.fast));
+		if (!st_tls.fast)
+			return 0;
+	}
+	f = fast_slot(c->ra, c->fn);
+	if (!++st_tls.next_token)
+		++st_tls.next_token;
+	*f = (struct st_fast){
+		.ra = c->ra, .fn = c->fn,
+		.gen = atomic_load_explicit(&st_comm_gen, memory_order_relaxed),
+		.token = st_tls.next_token, .in_place = in_place(k), .k = *k,
+		.e = e, .site = ev->site, .comm_size = ev->comm_size,
+		.tsize = ev->tsize, .comm_id = ev->comm, .sbytes = ev->sbytes,
+		.rbytes = ev->rbytes, .root = ev->root, .op = ev->op,
+	};
+	return f->token;
+}
+
+/* The whole record of a repeat the encoder did not predict. */
+static __attribute__((noinline)) void fast_emit(const struct st_fast *f,
+						uint64_t seq, uint64_t t0,
+						uint64_t t1)
+{
+	struct st_event ev;
+
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = (uint16_t)f->fn;
+	ev.t0 = t0;
+	ev.t1 = t1;
+	ev.site = f->site;
+	ev.comm = f->comm_id;
+	ev.comm_size = f->comm_size;
+	ev.seq = seq;
+	ev.root = f->root;
+	ev.tsize = f->tsize;
+	ev.sbytes = f->sbytes;
+	ev.rbytes = f->rbytes;
+	ev.op = f->op;
+	st_emit_token(&ev, f->token);
+}
+
+int st_leave_repeat(struct st_call *c, int rc)
+{
+	const struct st_key *k = &c->k;
+	struct st_fast *f;
+	uint64_t seq, t0, t1;
+	int r;
+
+	if (rc != MPI_SUCCESS || !st_tls.fast ||
+	    !atomic_load_explicit(&st_on, memory_order_relaxed))
+		return 0;
+	f = fast_slot(c->ra, c->fn);
+	if (f->ra != c->ra || f->fn != c->fn || f->k.comm != k->comm ||
+	    f->gen != atomic_load_explicit(&st_comm_gen, memory_order_relaxed) ||
+	    f->k.count != k->count || f->k.type != k->type ||
+	    f->k.op != k->op || f->k.root != k->root ||
+	    f->in_place != in_place(k) || f->k.scount != k->scount ||
+	    f->k.stype != k->stype || f->k.rcount != k->rcount ||
+	    f->k.rtype != k->rtype)
+		return 0;
+	seq = count_call(f->e);
+	t0 = st_clock_ns(c->t0);
+	t1 = st_clock_ns(c->t1);
+	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	r = st_stream_append_repeat(st_tls.stream, (unsigned)c->fn, f->token,
+				    seq, t0, t1);
+	if (__builtin_expect(r == -ENOBUFS, 0))
+		st_flush_slot(st_tls.slot, 1);
+	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+	/* Not a repeat to the encoder (a new chunk...): in full. */
+	if (r)
+		fast_emit(f, seq, t0, t1);
+	st_world_seq(f->e, seq);
+	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
+		st_flush_due(t1);
+	st_tls.guard = 0;
+	return 1;
+}
+
 static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 		       struct st_event *ev, int rc)
 {
 	const struct st_args *a = &c->a;
 	struct st_comm_entry *e;
 	struct st_req r;
+	uint32_t token = 0;
 
 	e = rc == MPI_SUCCESS ? st_comm_get(a->comm, 1) : st_comm_find(a->comm);
 	if (e) {
@@ -232,7 +388,9 @@ static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 		request_from(&r, ev, fi->family == ST_FAM_PERSISTENT, 0);
 		ev->req = st_req_add(*a->request, &r);
 	}
-	st_emit(ev);
+	if (rc == MPI_SUCCESS && e && (fi->flags & ST_FNF_REPEAT))
+		token = fast_fill(c, e, ev);
+	st_emit_token(ev, token);
 	if (e)
 		st_world_seq(e, ev->seq);
 }
@@ -539,12 +697,8 @@ void st_leave(struct st_call *c, int rc)
 	default:
 		st_emit(&ev);
 	}
-	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns && st_tls.slot >= 0) {
-		if (st_tls.next_flush_ns)
-			st_flush_slot(st_tls.slot);
-		else
-			st_tls.next_flush_ns = ev.t1 + st_flush_interval_ns;
-	}
+	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns)
+		st_flush_due(ev.t1);
 	st_tls.guard = 0;
 }
 

@@ -31,6 +31,7 @@ static struct st_comm_entry table[CAP];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint_fast32_t next_value = 2;
 static atomic_uint_fast32_t next_local = 1;
+atomic_uint st_comm_gen;
 
 /* Handles are stored +2 so that 0 and 1 can mark free and dead slots. */
 static int key(MPI_Comm c)
@@ -85,6 +86,7 @@ static struct st_comm_entry *insert(MPI_Comm c, const struct st_comm_entry *e)
 		}
 	}
 	if (t) {
+		atomic_fetch_add(&st_comm_gen, 1);
 		atomic_store_explicit(&t->handle, TOMB, memory_order_relaxed);
 		t->id = e->id;
 		t->size = e->size;
@@ -109,8 +111,10 @@ void st_comm_forget(MPI_Comm c)
 
 	pthread_mutex_lock(&lock);
 	e = lookup(c);
-	if (e)
+	if (e) {
+		atomic_fetch_add(&st_comm_gen, 1);
 		atomic_store_explicit(&e->handle, TOMB, memory_order_release);
+	}
 	pthread_mutex_unlock(&lock);
 }
 

@@ -10,9 +10,11 @@
 
 #include "pmpi/internal.h"
 #include "sync/sync.h"
+#include "writer/writer.h"
 
 struct st_settings st_set = {
 	.buffer = 1 << 20,
+	.async = 1,
 	.depth = 8,
 	.level = 1,
 	.families = ST_FAMILY_ALL,
@@ -138,9 +140,10 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 		memcpy(set->dir, s, strlen(s) + 1);
 	}
 	if ((s = getenv("SYNCTRACE_BUFFER"))) {
-		if (parse_size(s, &size) || size < 4096 || size > (1ull << 30))
+		if (parse_size(s, &size) || size < ST_STREAM_MIN_PAIR ||
+		    size > (1ull << 30))
 			return bad(err, errlen, "SYNCTRACE_BUFFER", s,
-				   "not a size from 4K to 1G");
+				   "not a size from 8K to 1G");
 		set->buffer = size;
 	}
 	v = set->depth;
@@ -151,6 +154,10 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 	if ((rc = get_int("SYNCTRACE_LEVEL", 0, 9, &v, err, errlen)))
 		return rc;
 	set->level = (int)v;
+	v = set->async;
+	if ((rc = get_int("SYNCTRACE_ASYNC", 0, 1, &v, err, errlen)))
+		return rc;
+	set->async = (int)v;
 	v = set->yield;
 	if ((rc = get_int("SYNCTRACE_YIELD", 0, 1, &v, err, errlen)))
 		return rc;
@@ -235,10 +242,10 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 void st_config_describe(const struct st_settings *set, char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "buffer=%zu depth=%d level=%d yield=%d families=0x%x "
+		 "buffer=%zu async=%d depth=%d level=%d yield=%d families=0x%x "
 		 "flush_ms=%llu clock=%s sync=%s sync_interval_ms=%llu "
 		 "sync_node=%d%s%s",
-		 set->buffer, set->depth, set->level, set->yield, set->families,
+		 set->buffer, set->async, set->depth, set->level, set->yield, set->families,
 		 (unsigned long long)set->flush_ms,
 		 set->clock_raw ? "raw" : "auto",
 		 set->sync_method < 0 ? "off"

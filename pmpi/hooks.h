@@ -15,6 +15,14 @@
  *	st_leave(&c, rc);
  *	return rc;
  *
+ * except that a blocking collective whose record follows from its scalar
+ * arguments first fills c.k, the few of them that decide the record,
+ * and tries the repeat path before filling c.a:
+ *
+ *	c.k = (struct st_key){ .role = param, ... };
+ *	if (st_leave_repeat(&c, rc))
+ *		return rc;
+ *
  * where <real> is PMPI_X, or ST_REAL(PMPI_X) for functions flagged f08
  * (the pointer the generated st_gen_resolve() looked up), and the
  * st_args fields are filled from the parameter roles in wrappers.def.
@@ -82,11 +90,27 @@ struct st_args {
 	int *provided;		/* role provided: MPI_Init_thread */
 };
 
+/*
+ * The scalar arguments of a blocking collective, by role: all that
+ * decides its record but for the sequence number and the timestamps.
+ * Buffers count only as being MPI_IN_PLACE or not.
+ */
+struct st_key {
+	const void *sbuf;
+	const void *rbuf;
+	MPI_Count scount, rcount, count;
+	MPI_Datatype stype, rtype, type;
+	MPI_Op op;
+	int root;
+	MPI_Comm comm;
+};
+
 /* Per-call state, on the wrapper's stack. */
 struct st_call {
 	int fn;			/* ST_FN_* */
 	void *ra;		/* return address of the wrapper: the call site key */
 	uint64_t t0, t1;	/* local ns around the PMPI call */
+	struct st_key k;	/* repeatable collectives: see above */
 	struct st_args a;
 	MPI_Request yreq;	/* yield mode: the nonblocking twin's request */
 	MPI_Comm oldcomm;	/* MPI_Comm_free: the handle being freed */
@@ -129,6 +153,14 @@ static inline uint64_t st_now(void)
  * requests from 'c->a', append the record(s).  Never fails visibly.
  */
 void st_leave(struct st_call *c, int rc);
+
+/*
+ * The repeat path of a blocking collective, from 'c->k': when this call
+ * site made the same call last time and it succeeded again, count and
+ * record it and finish the call (return 1); otherwise return 0 and the
+ * wrapper goes on with st_leave().
+ */
+int st_leave_repeat(struct st_call *c, int rc);
 
 void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests);
 void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);

@@ -14,10 +14,14 @@
 
 #include "writer/event.h"
 
+struct st_stream;
+struct st_fast;
+
 /* Settings from the environment (pmpi/config.c), fixed at MPI_Init. */
 struct st_settings {
 	char dir[PATH_MAX];	/* SYNCTRACE_DIR, "" for a new directory */
 	size_t buffer;		/* SYNCTRACE_BUFFER: bytes per thread stream */
+	int async;		/* SYNCTRACE_ASYNC: compress on a writer thread */
 	int depth;		/* SYNCTRACE_DEPTH: call-site frames, 0 = off */
 	int level;		/* SYNCTRACE_LEVEL: zlib level */
 	int yield;		/* SYNCTRACE_YIELD */
@@ -104,6 +108,10 @@ struct st_tls {
 	uint64_t next_flush_ns;
 	uint64_t *snap;
 	int snapcap;
+	struct st_stream *stream; /* streams[slot] */
+	atomic_int *busy;	/* its flag: an append or flush is under way */
+	struct st_fast *fast;	/* repeat cache, pmpi/call.c; NULL until used */
+	uint32_t next_token;	/* last token handed out for 'fast' */
 };
 #define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
 extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;
@@ -117,7 +125,11 @@ extern unsigned char st_fn_on[];	/* traced, per SYNCTRACE_FAMILIES */
 
 /* Periodic flush interval, ns (0: only when a buffer is full). */
 extern uint64_t st_flush_interval_ns;
-void st_flush_slot(int slot);
+void st_flush_slot(int slot, int full);
+
+/* Append 'ev' to this thread's stream, naming its fields 'token' (0: none). */
+void st_emit_token(struct st_event *ev, uint32_t token);
+
 
 /*
  * Append 'ev' to this thread's stream (creating it the first time); a
@@ -156,6 +168,12 @@ void st_comm_register(MPI_Comm newcomm, MPI_Comm parent, int fn, uint64_t t0,
 		      uint64_t t1);
 void st_comm_forget(MPI_Comm comm);
 void st_comm_init(void);	/* WORLD and SELF */
+
+/*
+ * Bumped whenever an entry is made, remade or forgotten: what was learnt
+ * of a handle holds while it has not changed.
+ */
+extern atomic_uint st_comm_gen;
 
 /* Neighbourhood degrees of 'e', computed once. */
 void st_comm_degrees(struct st_comm_entry *e, MPI_Comm comm);

@@ -2,9 +2,13 @@
  * pmpi/runtime.c: the interposer's life cycle.  MPI_Init sets up the run
  * directory, this rank's trace file and header, the communicator table
  * and the private communicator; records go to one stream per thread
- * (pmpi/call.c makes them); MPI_Finalize flushes and lets the ranks agree
- * that the trace set is complete; exit and fatal signals flush what they
- * can.  Any trouble of synctrace's own warns
+ * (pmpi/call.c makes them).  A full buffer is sealed and handed to a
+ * writer thread that compresses and writes it while the application
+ * fills the other (SYNCTRACE_ASYNC=1, the default), or compressed on the
+ * spot.  MPI_Finalize flushes and lets the ranks agree that the trace
+ * set is complete; exit and fatal signals flush what they can; a child
+ * forked by the application leaves the trace to its parent.  Any
+ * trouble of synctrace's own warns
  * once and switches tracing off: the application's calls, results and
  * return codes are never touched.
  */
@@ -43,7 +47,23 @@ static char trace_path[PATH_MAX + 32];
 static char run_dir[PATH_MAX];
 static struct st_sink sink = { NULL, st_sink_fd_write };
 static int finalized;
+static pid_t trace_pid;		/* the process that owns the trace */
 uint64_t st_flush_interval_ns;
+
+/*
+ * The writer thread: woken when a buffer is sealed, it writes every
+ * stream's sealed buffer, then tells waiters (wdone).  It makes no MPI
+ * call and blocks every signal, so handlers run on application threads.
+ */
+static struct {
+	pthread_t thread;
+	int up;			/* running: seal instead of flushing */
+	int pending, stop;	/* under 'mu' */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+} wr = { .mu = PTHREAD_MUTEX_INITIALIZER,
+	 .work = PTHREAD_COND_INITIALIZER,
+	 .done = PTHREAD_COND_INITIALIZER };
 
 /* Thread streams, kept in a global list for flushes at exit and signals. */
 #define MAX_STREAMS 1024
@@ -53,7 +73,7 @@ static struct {
 } streams[MAX_STREAMS];
 static atomic_int nstreams;
 
-_Thread_local struct st_tls st_tls ST_TLS_MODEL = { 0, -1, 0, NULL, 0 };
+_Thread_local struct st_tls st_tls ST_TLS_MODEL = { .slot = -1 };
 
 void st_log_print(const char *fmt, ...)
 {
@@ -98,7 +118,8 @@ static __attribute__((cold, noinline)) int stream_open(void)
 		st_disable("more than %d threads made MPI calls", MAX_STREAMS);
 		return -1;
 	}
-	rc = st_stream_new(&s, &sink, (uint16_t)i, st_set.buffer,
+	/* Two halves: one fills while the other is written. */
+	rc = st_stream_new(&s, &sink, (uint16_t)i, st_set.buffer / 2,
 			   st_set.level);
 	if (rc) {
 		st_disable("cannot allocate a %zu-byte trace buffer: %s",
@@ -107,17 +128,131 @@ static __attribute__((cold, noinline)) int stream_open(void)
 	}
 	streams[i].s = s;
 	st_tls.slot = i;
+	st_tls.stream = s;
+	st_tls.busy = &streams[i].busy;
 	return 0;
 }
 
-__attribute__((cold, noinline)) void st_flush_slot(int i)
+static void writer_kick(void)
+{
+	pthread_mutex_lock(&wr.mu);
+	wr.pending = 1;
+	pthread_cond_signal(&wr.work);
+	pthread_mutex_unlock(&wr.mu);
+}
+
+static void *writer_main(void *arg)
+{
+	int i, n, rc;
+
+	(void)arg;
+	pthread_mutex_lock(&wr.mu);
+	for (;;) {
+		while (!wr.pending && !wr.stop)
+			pthread_cond_wait(&wr.work, &wr.mu);
+		if (!wr.pending)
+			break;
+		wr.pending = 0;
+		pthread_mutex_unlock(&wr.mu);
+		n = atomic_load(&nstreams);
+		for (i = 0; i < n && i < MAX_STREAMS; i++) {
+			if (!streams[i].s)
+				continue;
+			rc = st_stream_write_sealed(streams[i].s);
+			if (rc < 0)
+				st_disable("cannot write '%s': %s", trace_path,
+					   strerror(-rc));
+		}
+		pthread_mutex_lock(&wr.mu);
+		pthread_cond_broadcast(&wr.done);
+	}
+	pthread_mutex_unlock(&wr.mu);
+	return NULL;
+}
+
+/* Start the writer thread, with every signal blocked; 0 or -1. */
+static int writer_start(void)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&wr.thread, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -1;
+	wr.up = 1;
+	return 0;
+}
+
+/* Stop it once every stream has been flushed. */
+static void writer_stop(void)
+{
+	if (!wr.up)
+		return;
+	pthread_mutex_lock(&wr.mu);
+	wr.stop = 1;
+	pthread_cond_signal(&wr.work);
+	pthread_mutex_unlock(&wr.mu);
+	pthread_join(wr.thread, NULL);
+	wr.up = 0;
+}
+
+/*
+ * Hand stream 'i''s buffer to the writer thread.  When 'full', room must
+ * be made: if the writer has not finished the previous buffer yet, this
+ * thread writes it itself or waits for it.  Returns 0, or -1 when a
+ * periodic seal found the writer busy (try again later).
+ */
+static int seal(int i, int full)
+{
+	struct st_stream *s = streams[i].s;
+	int rc = st_stream_seal(s);
+
+	if (rc == -EBUSY && !full)
+		return -1;
+	if (rc == -EBUSY) {
+		rc = st_stream_write_sealed(s);
+		if (rc < 0) {
+			st_disable("cannot write '%s': %s", trace_path,
+				   strerror(-rc));
+			return 0;
+		}
+		if (!rc) {
+			pthread_mutex_lock(&wr.mu);
+			while (st_stream_sealed(s))
+				pthread_cond_wait(&wr.done, &wr.mu);
+			pthread_mutex_unlock(&wr.mu);
+		}
+		rc = st_stream_seal(s);
+	}
+	if (rc > 0)
+		writer_kick();
+	return 0;
+}
+
+/*
+ * Make room in, or periodically write out, stream 'i': seal it for the
+ * writer thread, or compress it here.  The time this thread spent is
+ * recorded as a flush mark, which analyses leave out of compute.
+ */
+__attribute__((cold, noinline)) void st_flush_slot(int i, int full)
 {
 	struct st_event ev;
 	uint64_t t0, t1;
-	int rc;
+	int rc = 0;
 
 	t0 = st_now();
-	rc = st_stream_flush(streams[i].s);
+	if (wr.up) {
+		if (seal(i, full)) {
+			/* The writer is still at the last one: soon again. */
+			st_tls.next_flush_ns = st_clock_ns(t0) + 1000000;
+			return;
+		}
+	} else {
+		rc = st_stream_flush(streams[i].s);
+	}
 	t1 = st_now();
 	if (rc) {
 		st_disable("cannot write '%s': %s", trace_path, strerror(-rc));
@@ -132,7 +267,7 @@ __attribute__((cold, noinline)) void st_flush_slot(int i)
 	st_tls.next_flush_ns = ev.t1 + st_flush_interval_ns;
 }
 
-void st_emit(struct st_event *ev)
+void st_emit_token(struct st_event *ev, uint32_t token)
 {
 	int i, rc;
 
@@ -142,15 +277,20 @@ void st_emit(struct st_event *ev)
 		return;
 	i = st_tls.slot;
 	atomic_store_explicit(&streams[i].busy, 1, memory_order_relaxed);
-	rc = st_stream_append(streams[i].s, ev);
+	rc = st_stream_append_token(streams[i].s, ev, token);
 	if (__builtin_expect(rc == -ENOBUFS, 0)) {
-		st_flush_slot(i);
-		rc = st_stream_append(streams[i].s, ev);
+		st_flush_slot(i, 1);
+		rc = st_stream_append_token(streams[i].s, ev, token);
 	}
 	atomic_store_explicit(&streams[i].busy, 0, memory_order_release);
 	if (__builtin_expect(rc != 0, 0))
 		st_disable("BUG: cannot encode a %s record: %s",
 			   st_rec_kind_name(ev->kind), strerror(-rc));
+}
+
+void st_emit(struct st_event *ev)
+{
+	st_emit_token(ev, 0);
 }
 
 /* Flush every stream; returns 0 or -1 if any failed. */
@@ -330,7 +470,7 @@ static int make_run_dir(void)
 
 static int open_trace(int thread_level)
 {
-	char host[256] = "", cfg[256], clk[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	char host[256] = "", cfg[512], clk[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
 	char rank_s[16], size_s[16], pid_s[16], res_s[32], cost_s[32];
 	char start_s[32], level_s[16], cmd[2048];
 	char yield_s[4];
@@ -391,7 +531,7 @@ static int open_trace(int thread_level)
 
 static void on_exit_flush(void)
 {
-	if (finalized || !atomic_load(&st_on))
+	if (finalized || !atomic_load(&st_on) || getpid() != trace_pid)
 		return;
 	atomic_store(&st_on, 0);
 	flush_all();
@@ -402,7 +542,7 @@ static void on_signal(int sig)
 {
 	int i, n = atomic_load(&nstreams);
 
-	if (trace_fd >= 0 && !finalized) {
+	if (trace_fd >= 0 && !finalized && getpid() == trace_pid) {
 		atomic_store(&st_on, 0);
 		for (i = 0; i < n && i < MAX_STREAMS; i++)
 			if (streams[i].s && !atomic_load(&streams[i].busy))
@@ -476,8 +616,12 @@ void st_init_post(struct st_call *c, int rc)
 	 * ranks' id agreements must not wait for it.
 	 */
 	atomic_store(&st_live, 1);
-	if (open_trace(level) == 0)
+	if (open_trace(level) == 0) {
+		trace_pid = getpid();
+		if (st_set.async)
+			writer_start();
 		atomic_store(&st_on, 1);
+	}
 	st_comm_init();
 	st_objects_emit();
 	st_sync_start();
@@ -543,6 +687,7 @@ void st_finalize_post(struct st_call *c, int rc)
 		flush_all();
 		atomic_store(&st_on, 0);
 	}
+	writer_stop();
 	finalized = 1;
 	if (trace_fd >= 0) {
 		close(trace_fd);

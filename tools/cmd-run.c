@@ -117,9 +117,9 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "bad size '%s' for "
 					       "'--buffer' (e.g. 1048576, 64K, "
 					       "4M)", val);
-			if (o->buffer < ST_STREAM_MIN_BUF)
+			if (o->buffer < ST_STREAM_MIN_PAIR)
 				return set_err(err, errlen, "buffer size '%s' "
-					       "is below the minimum of 4096 "
+					       "is below the minimum of 8192 "
 					       "bytes", val);
 		} else if ((rc = st_opt_value(argc, argv, &i, "--depth",
 					      &val))) {

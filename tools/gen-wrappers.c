@@ -231,6 +231,38 @@ static void put_yieldable(FILE *f, const char *real, const char *twin,
 	free(h1);
 }
 
+/*
+ * Blocking collectives whose record follows from scalar arguments (no
+ * count or type arrays): their wrappers try st_leave_repeat() first.
+ * They carry ST_FNF_REPEAT in gen/ops.h.
+ */
+static int repeatable(const struct st_def_fn *fn)
+{
+	switch (fn->bytes) {
+	case ST_BYTES_BARRIER: case ST_BYTES_BCAST: case ST_BYTES_GATHER:
+	case ST_BYTES_SCATTER: case ST_BYTES_ALLGATHER:
+	case ST_BYTES_ALLTOALL: case ST_BYTES_REDUCE:
+	case ST_BYTES_ALLREDUCE: case ST_BYTES_REDUCE_SCATTER_BLOCK:
+	case ST_BYTES_SCAN:
+		return fn->kind == ST_KIND_COLL &&
+		       fn->family == ST_FAM_BLOCKING;
+	}
+	return 0;
+}
+
+/* Roles that make up a struct st_key (pmpi/hooks.h). */
+static int key_role(int role)
+{
+	switch (role) {
+	case ST_ROLE_SBUF: case ST_ROLE_RBUF: case ST_ROLE_SCOUNT:
+	case ST_ROLE_RCOUNT: case ST_ROLE_COUNT: case ST_ROLE_STYPE:
+	case ST_ROLE_RTYPE: case ST_ROLE_TYPE: case ST_ROLE_OP:
+	case ST_ROLE_ROOT: case ST_ROLE_COMM:
+		return 1;
+	}
+	return 0;
+}
+
 static const char *param_of(const struct st_def_fn *fn, int role)
 {
 	int i = st_def_find_role(fn, role);
@@ -306,6 +338,21 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		free(head);
 	}
 	fputs("\tc.t1 = st_now();\n", f);
+	if (repeatable(fn) && !strcmp(post, "st_leave")) {
+		for (i = 0; i < fn->nparams; i++) {
+			const struct st_def_param *prm = &fn->params[i];
+
+			if (key_role(prm->role))
+				sl_push(&sl, xstrfmt(".%s = %s",
+						     st_def_role_name(prm->role),
+						     prm->name));
+		}
+		if (!sl.n)
+			sl_push(&sl, xstrfmt("0"));
+		put_list(f, 1, 1, "c.k = (struct st_key){ ", &sl, " };");
+		fputs("\tif (st_leave_repeat(&c, rc))\n\t\treturn rc;\n", f);
+		sl_clear(&sl);
+	}
 	for (i = 0; i < fn->nparams; i++) {
 		const struct st_def_param *prm = &fn->params[i];
 
@@ -505,6 +552,9 @@ static void flags_str(char *buf, size_t len, const struct st_def_fn *fn,
 	if (fn->flags & ST_DEF_ROOTED)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
 			 buf[0] ? " | " : "", "ST_FNF_ROOTED");
+	if (repeatable(fn))
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_REPEAT");
 	if (!buf[0])
 		snprintf(buf, len, "0");
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/integration/t-crash.sh: a job that dies part-way leaves traces
-# that `synctrace dump` reads up to the last whole chunk.  With a 4 KiB
-# buffer the N collectives fill several chunks before the end, so each
+# that `synctrace dump` reads up to the last whole chunk.  With an 8 KiB
+# buffer (two halves of 4 KiB) the N collectives fill several chunks before the end, so each
 # rank's trace must hold some of them and never more than N.  Rank 0
 # raises SIGKILL, SIGTERM or SIGINT itself and mpiexec kills the others,
 # or every rank waits to be SIGKILLed by this script.  The job's exit
@@ -11,7 +11,7 @@
 
 need_app crash
 n=3000
-SYNCTRACE_BUFFER=4K
+SYNCTRACE_BUFFER=8K
 export SYNCTRACE_BUFFER
 
 # check_trace LABEL DIR: the trace in DIR reads and holds 1..n Allreduce

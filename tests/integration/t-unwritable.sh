@@ -59,7 +59,7 @@ trap 'exit 1' HUP INT TERM
 if mount -t tmpfs -o ro,size=64k synctrace-ro "$mnt/ro" 2>/dev/null &&
    mount -t tmpfs -o size=8k synctrace-full "$mnt/full" 2>/dev/null; then
 	check_unwritable read-only-fs "$mnt/ro/trace" p2p
-	SYNCTRACE_BUFFER=4K
+	SYNCTRACE_BUFFER=8K
 	export SYNCTRACE_BUFFER
 	check_unwritable full-fs "$mnt/full/trace" threads 2 300
 else

@@ -73,7 +73,7 @@ Test(tools_run_opts, usage_errors)
 	static const struct { char *a, *b; const char *msg; } bad[] = {
 		{ "--frob", "x", "unknown option '--frob'" },
 		{ "--buffer", "lots", "bad size 'lots' for '--buffer'" },
-		{ "--buffer", "100", "below the minimum of 4096 bytes" },
+		{ "--buffer", "100", "below the minimum of 8192 bytes" },
 		{ "--depth", "65", "bad depth '65' for '--depth' (0..64)" },
 		{ "--depth", "-1", "bad depth '-1'" },
 		{ "--families", "a b", "bad family list 'a b'" },
