@@ -625,6 +625,13 @@ void st_init_post(struct st_call *c, int rc)
 	st_comm_init();
 	st_objects_emit();
 	st_sync_start();
+	/* What synctrace did since PMPI_Init returned, for analyses. */
+	st_event_clear(&ev);
+	ev.kind = ST_REC_MARK;
+	ev.fn = ST_MARK_INIT;
+	ev.t0 = st_clock_ns(c->t1);
+	ev.t1 = st_clock_ns(st_now());
+	st_emit(&ev);
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;

@@ -42,8 +42,9 @@ const char st_report_usage[] =
 "start to completion of nonblocking and persistent operations, the call\n"
 "sites that spent most time in MPI (symbolised with addr2line), and calls\n"
 "per communicator size.  Run time is, per rank, from the end of MPI_Init\n"
-"to the start of MPI_Finalize (or of synctrace's finalize work, which\n"
-"precedes it; or to the last record when there is no MPI_Finalize).\n"
+"(and of synctrace's own work there) to the start of MPI_Finalize (or of\n"
+"synctrace's finalize work, which precedes it; or to the last record when\n"
+"there is no MPI_Finalize).\n"
 "With clock synchronisation records, blocking collectives are matched\n"
 "across ranks in global time: arrival imbalance, waiting for the last\n"
 "rank, time in the operation after the last arrival and exit skew, per\n"
@@ -250,6 +251,7 @@ struct report {
 	uint64_t run_ns, run_min, run_max;
 	int nrun;			/* ranks with a run time */
 	uint64_t marks, mark_ns;	/* inside the run time */
+	uint64_t inits, init_ns;	/* synctrace's MPI_Init work */
 	uint64_t (*rank_marks)[2];	/* this rank's marks: t0, t1 */
 	size_t nrank_marks, alloc_rank_marks;
 	uint64_t unmatched;		/* DONE records without a start */
@@ -675,8 +677,9 @@ static void note_host(struct report *rp, const char *host)
 /* Read rank 'rank's file 'path'.  Returns 0, or -1 after an error. */
 static int read_rank(struct report *rp, int rank, const char *path)
 {
-	uint64_t t_start = 0, t_end = 0, t_last = 0, t_fin = 0;
+	uint64_t t_start = 0, t_end = 0, t_last = 0, t_fin = 0, t_init_end = 0;
 	int have_start = 0, have_end = 0, have_last = 0, have_fin = 0;
+	int have_init = 0;
 	int rc, ret = 0, nbad = 0;
 	struct st_gclock *clk;
 	struct st_reader *r;
@@ -758,6 +761,17 @@ static int read_rank(struct report *rp, int rank, const char *path)
 				t_fin = ev.t0;
 				have_fin = 1;
 			}
+			/*
+			 * synctrace's own MPI_Init work: the application
+			 * gets control back, and its run starts, after it.
+			 */
+			if (ev.fn == ST_MARK_INIT && ev.t1 >= ev.t0) {
+				t_init_end = ev.t1;
+				have_init = 1;
+				rp->inits++;
+				rp->init_ns += ev.t1 - ev.t0;
+				break;
+			}
 			/* Counted at the end, once the run time is known. */
 			GROW(rp->rank_marks, rp->nrank_marks,
 			     rp->alloc_rank_marks);
@@ -781,6 +795,8 @@ static int read_rank(struct report *rp, int rank, const char *path)
 		t_end = t_last;
 		have_end = 1;
 	}
+	if (have_init && have_start && t_init_end > t_start)
+		t_start = t_init_end;
 	/*
 	 * synctrace's own finalize work runs just before the real
 	 * MPI_Finalize, on the application's behalf: the run ends there.
@@ -956,6 +972,13 @@ static void print_summary(struct report *rp, const char *dir,
 		       st_fmt_ns((double)rp->mark_ns, c, sizeof(c)),
 		       rp->nread, rp->marks,
 		       fmt_pct((double)rp->mark_ns, run_total, d, sizeof(d)));
+	if (rp->inits)
+		printf("%s%s per rank at MPI_Init (set-up, clock "
+		       "synchronisation), before\n"
+		       "             the run: mean over n=%" PRIu64 " ranks\n",
+		       rp->marks ? "             and " : "synctrace:   ",
+		       st_fmt_ns((double)rp->init_ns / (double)rp->inits, a,
+				 sizeof(a)), rp->inits);
 }
 
 static void print_functions(struct report *rp, uint16_t *ids, size_t n)

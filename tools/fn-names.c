@@ -61,6 +61,8 @@ const char *st_mark_name(unsigned mark, char *buf, size_t len)
 		return "finalize";
 	case ST_MARK_COMM_REGISTER:
 		return "comm_register";
+	case ST_MARK_INIT:
+		return "init";
 	}
 	snprintf(buf, len, "mark#%u", mark);
 	return buf;

@@ -66,7 +66,8 @@ enum st_rec_kind {
 enum st_mark {
 	ST_MARK_FLUSH = 1,	/* compress and write a chunk */
 	ST_MARK_FINALIZE = 2,	/* synctrace's own finalize work */
-	ST_MARK_COMM_REGISTER = 3 /* agreeing on a communicator id */
+	ST_MARK_COMM_REGISTER = 3, /* agreeing on a communicator id */
+	ST_MARK_INIT = 4	/* synctrace's own MPI_Init work, after PMPI_Init */
 };
 
 /* Special values of 'root' and 'peer'. */

@@ -595,3 +595,51 @@ Test(tools_cmd_report_sync, a_rank_without_sync_leaves_its_calls_out)
 			 "rank)\n"), "%s", c.out);
 	captured_free(&c);
 }
+
+/*
+ * synctrace's own work inside MPI_Init (an init mark after PMPI_Init's
+ * exit) is not the application's: the run starts where it ends, and the
+ * summary gives it apart.
+ */
+Test(tools_cmd_report, run_starts_after_synctraces_init_work)
+{
+	char run2[320], *argv[] = { "report", run2, NULL };
+	struct fake_rank fr;
+	struct st_event ev;
+	struct captured c;
+	int r;
+
+	snprintf(run2, sizeof(run2), "%s/init", dir);
+	cr_assert_eq(mkdir(run2, 0777), 0);
+	fake_index(run2, 2, 1);
+	for (r = 0; r < 2; r++) {
+		fake_rank_open(&fr, run2, r, "nodeA", "2000");
+		fake_call(&ev, ST_FN_MPI_INIT, 1000, 2000, 0);
+		fake_append(&fr, &ev);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_MARK;
+		ev.fn = ST_MARK_INIT;
+		ev.t0 = 2000;
+		ev.t1 = 6000 + 2000 * (uint64_t)r;
+		fake_append(&fr, &ev);
+		fake_call(&ev, ST_FN_MPI_BARRIER, 9000, 9500, 0);
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.seq = 1;
+		fake_append(&fr, &ev);
+		fake_call(&ev, ST_FN_MPI_FINALIZE, 12000, 13000, 0);
+		fake_append(&fr, &ev);
+		fake_flush(&fr);
+		fake_rank_close(&fr);
+	}
+	c = report(argv);
+	cr_assert_eq(c.status, 0, "stderr: %s", c.err);
+	/* 12000 - 6000 on rank 0, 12000 - 8000 on rank 1. */
+	cr_expect(strstr(c.out, "run time:    mean 5.00 us per rank, min 4.00 "
+			 "us, max 6.00 us (n=2 ranks),\n"), "%s", c.out);
+	cr_expect(strstr(c.out, "synctrace:   5.00 us per rank at MPI_Init "
+			 "(set-up, clock synchronisation), before\n"
+			 "             the run: mean over n=2 ranks\n"),
+		  "%s", c.out);
+	captured_free(&c);
+}

@@ -51,6 +51,8 @@ Test(tools_fn_names, unknown_ids_and_marks)
 			 "flush");
 	cr_expect_str_eq(st_mark_name(ST_MARK_FINALIZE, buf, sizeof(buf)),
 			 "finalize");
+	cr_expect_str_eq(st_mark_name(ST_MARK_INIT, buf, sizeof(buf)),
+			 "init");
 	cr_expect_str_eq(st_mark_name(ST_MARK_COMM_REGISTER, buf,
 				      sizeof(buf)), "comm_register");
 	cr_expect_str_eq(st_mark_name(99, buf, sizeof(buf)), "mark#99");
