@@ -7,10 +7,15 @@
 # same round, the variants of a round in a rotating order so that drift
 # hits them alike.
 #
-#   1. ns per intercepted call: MPI_Barrier, 8-byte MPI_Allreduce and
-#      MPI_Barrier on MPI_COMM_SELF (no communication, so nearly all of it
-#      is interposer work), without the library, with it, and with it and
-#      SYNCTRACE_DEPTH=0 (call sites off);
+#   1. ns per intercepted call.  1a: 2 ranks (both cores busy, so the
+#      writer thread competes with them), MPI_Barrier, 8-byte
+#      MPI_Allreduce and MPI_Barrier on MPI_COMM_SELF (no communication,
+#      so nearly all of it is interposer work); 1b: 1 rank (a free core
+#      for the writer thread), MPI_Allreduce and MPI_Barrier on
+#      MPI_COMM_SELF.  Without the library, with it, and with it and
+#      SYNCTRACE_ASYNC=0 (compression on the calling thread),
+#      SYNCTRACE_LEVEL=0 (no compression: the hot path alone) and, in
+#      1a, SYNCTRACE_DEPTH=0 (call sites off);
 #   2. trace bytes per record: rank files over decoded records, for the
 #      allreduce loop (zlib levels 1 and 9) and a varied workload;
 #   3. peak resident memory (VmHWM) per rank after 10 M cheap calls per
@@ -137,7 +142,7 @@ traced()
 	dir=$2
 	shift 2
 	run "$name" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$dir" "$@"
-	[ -f "$dir/rank-0.st" ] && [ -f "$dir/rank-$((NP - 1)).st" ] ||
+	[ -f "$dir/rank-0.st" ] ||
 		die "'$name' left no rank files in '$dir'"
 }
 
@@ -320,6 +325,8 @@ f1_label()
 	none) echo "no preload" ;;
 	full) echo "synctrace" ;;
 	nosite) echo "synctrace, DEPTH=0" ;;
+	inline) echo "synctrace, ASYNC=0" ;;
+	stored) echo "synctrace, LEVEL=0" ;;
 	esac
 }
 
@@ -329,35 +336,46 @@ f1_opname()
 	barrier) echo "MPI_Barrier" ;;
 	allreduce) echo "MPI_Allreduce 8 B" ;;
 	self-barrier) echo "Barrier on SELF" ;;
+	self-allreduce) echo "Allreduce on SELF" ;;
 	esac
 }
 
-# f1_run ROUND VARIANT: one run of bench-calls, its figures appended to
-# $tmp/f1.dat as "round variant op ns".
+# f1_run NP OPS ROUND VARIANT: one run of bench-calls on NP ranks, its
+# figures appended to $tmp/f1.dat as "round variant op ns".
 f1_run()
 {
-	f1_round=$1
-	f1_var=$2
-	f1_name=f1-$1-$2
-	set -- $MPIEXEC -n $NP "$CALLS_APP" barrier,allreduce,self-barrier \
-		$N $B $W
+	f1_ops=$2
+	f1_round=$3
+	f1_var=$4
+	f1_name=f1-$1-$3-$4
+	set -- $MPIEXEC -n $1 "$CALLS_APP" $f1_ops $N $B $W
 	case $f1_var in
 	none) untraced $f1_name "$@" ;;
 	full) traced $f1_name "$tmp/$f1_name.d" "$@" ;;
 	nosite) traced $f1_name "$tmp/$f1_name.d" SYNCTRACE_DEPTH=0 "$@" ;;
+	inline) traced $f1_name "$tmp/$f1_name.d" SYNCTRACE_ASYNC=0 "$@" ;;
+	stored) traced $f1_name "$tmp/$f1_name.d" SYNCTRACE_LEVEL=0 "$@" ;;
 	esac
 	rm -rf "$tmp/$f1_name.d"
-	for op in barrier allreduce self-barrier; do
+	for op in $(echo $f1_ops | tr , ' '); do
 		x=$(field $f1_name $op ns_mean)
 		[ -n "$x" ] || die "no figure for $op in '$f1_name' output"
 		echo "$f1_round $f1_var $op $x" >> "$tmp/f1.dat"
 	done
 }
 
+# figure1 TITLE NP OPS VARIANTS: R rounds, each running every variant
+# once (the first is "none") in a rotating order; medians per variant and
+# paired differences against "none".
 figure1()
 {
+	f1_title=$1
+	f1_np=$2
+	f1_ops=$3
+	f1_vars=$4
 	echo
-	echo "Figure 1: time per intercepted call, $NP ranks (ns per call)"
+	echo "Figure $f1_title: time per intercepted call, $f1_np" \
+		"rank(s) (ns per call)"
 	echo "  A run times each op in $B blocks of $N calls after $W" \
 		"warm-up calls; a block takes"
 	echo "  the slowest rank's loop time, and the run's figure is the" \
@@ -370,16 +388,16 @@ figure1()
 	snap phase_snap
 	: > "$tmp/f1.dat"
 	disturbed=
+	nv=$(echo $f1_vars | wc -w)
 	round=1
 	while [ $round -le "$R" ]; do
 		snap round_snap
-		case $((round % 3)) in
-		1) order="none full nosite" ;;
-		2) order="full nosite none" ;;
-		0) order="nosite none full" ;;
-		esac
+		# Rotate the order by one variant each round.
+		k=$((round % nv))
+		order=$(echo $f1_vars $f1_vars | tr ' ' '\n' |
+			tail -n +$((k + 1)) | head -n $nv)
 		for v in $order; do
-			f1_run $round $v
+			f1_run $f1_np $f1_ops $round $v
 		done
 		other_since "$round_snap"
 		set -- $other
@@ -390,8 +408,8 @@ figure1()
 	echo
 	printf '  %-18s %-19s %3s %9s %21s %19s\n' op variant n median \
 		"95% CI of median" "min..max"
-	for op in barrier allreduce self-barrier; do
-		for v in none full nosite; do
+	for op in $(echo $f1_ops | tr , ' '); do
+		for v in $f1_vars; do
 			set -- $(awk -v v=$v -v o=$op \
 				'$2 == v && $3 == o { print $4 }' \
 				"$tmp/f1.dat" | stats)
@@ -407,8 +425,9 @@ figure1()
 		"minus the run without."
 	printf '  %-18s %-19s %3s %9s %21s %19s %6s %s\n' op variant n \
 		median "95% CI of median" "min..max" ratio "target <= 50 ns"
-	for op in barrier allreduce self-barrier; do
-		for v in full nosite; do
+	for op in $(echo $f1_ops | tr , ' '); do
+		for v in $f1_vars; do
+			[ $v = none ] && continue
 			set -- $(awk -v v=$v -v o=$op '
 				$3 == o && $2 == "none" { base[$1] = $4 }
 				$3 == o && $2 == v { with[$1] = $4 }
@@ -424,18 +443,19 @@ figure1()
 			verdict="not met"
 			awk -v d="$2" 'BEGIN { exit !(d <= 50) }' &&
 				verdict="met"
-			[ $v = nosite ] && verdict="($verdict; sites off)"
+			[ $v != full ] && verdict="($verdict; $(f1_label $v |
+				sed 's/^synctrace, //'))"
 			printf '  %-18s %-19s %3d %+9.1f %21s %19s %6s %s\n' \
 				"$(f1_opname $op)" "$(f1_label $v)" $1 $2 \
 				"[$3, $4]" "$5..$6" "$ratio" "$verdict"
 		done
 	done
 	echo "  (ratio: median with / median without; the target is judged on" \
-		"the median, with call sites on)"
+		"the median of the default settings)"
 	set -- $disturbed
 	echo "  Rounds in which other processes took over 10 % of a core:" \
 		"$# of $R${1:+ (round$disturbed)}"
-	phase_end "figure 1"
+	phase_end "figure $f1_title"
 }
 
 # --- figure 2: trace bytes per record --------------------------------------
@@ -689,7 +709,15 @@ fi
 
 start=$(now)
 for fig in $FIGURES; do
-	figure$fig
+	case $fig in
+	1)
+		figure1 1a $NP barrier,allreduce,self-barrier \
+			"none full inline stored nosite"
+		figure1 1b 1 self-allreduce,self-barrier \
+			"none full inline stored"
+		;;
+	*) figure$fig ;;
+	esac
 done
 echo
 echo "bench: done in $(awk -v a="$start" -v b="$(now)" \
