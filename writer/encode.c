@@ -109,8 +109,10 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		}
 	}
 	if (ev->t0 | ev->t1) {
-		p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1));
-		p = st_varint_put(p, ev->t1 - ev->t0);
+		p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1 -
+					       (valid ? x->gap : 0)));
+		p = st_varint_put(p, st_zigzag(ev->t1 - ev->t0 -
+					       (valid ? x->dur : 0)));
 	} else {
 		tag |= ST_TAG_NOTIME;
 	}
@@ -138,6 +140,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	if (!valid) {
 		x->epoch = c->epoch;
 		x->key = key;
+		x->gap = x->dur = 0;
 		memcpy(x->v, ctx_empty, sizeof(x->v));
 	}
 	for (m = mask; m; m &= m - 1) {
@@ -147,8 +150,11 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	x->token = token;
 	st_ctx_count(x, ev->kind);
 	c->last_fn = ev->fn;
-	if (!(tag & ST_TAG_NOTIME))
+	if (!(tag & ST_TAG_NOTIME)) {
+		x->gap = ev->t0 - c->last_t1;
+		x->dur = ev->t1 - ev->t0;
 		c->last_t1 = ev->t1;
+	}
 	*pp = p;
 	return 0;
 }
@@ -182,12 +188,14 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	} else {
 		p++;
 	}
-	p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1));
-	p = st_varint_put(p, ev->t1 - ev->t0);
+	p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1 - x->gap));
+	p = st_varint_put(p, st_zigzag(ev->t1 - ev->t0 - x->dur));
 	if (unlikely(p > limit))
 		return -ENOBUFS;
 	x->token = token;
 	st_ctx_count(x, ev->kind);
+	x->gap = ev->t0 - c->last_t1;
+	x->dur = ev->t1 - ev->t0;
 	c->last_fn = ev->fn;
 	c->last_t1 = ev->t1;
 	*pp = p;
@@ -221,6 +229,7 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	if (!st_ctx_valid(c, x, key)) {
 		x->epoch = c->epoch;
 		x->key = key;
+		x->gap = x->dur = 0;
 		memcpy(x->v, ctx_empty, sizeof(x->v));
 	}
 	if (tag & ST_TAG_DIFF) {
@@ -245,8 +254,10 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		if (st_varint_get(&p, end, &gap) ||
 		    st_varint_get(&p, end, &dur))
 			return -EBADMSG;
-		ev->t0 = c->last_t1 + st_unzigzag(gap);
-		ev->t1 = ev->t0 + dur;
+		x->gap += st_unzigzag(gap);
+		x->dur += st_unzigzag(dur);
+		ev->t0 = c->last_t1 + x->gap;
+		ev->t1 = ev->t0 + x->dur;
 	}
 	ev->nframes = 0;
 	if (tag & ST_TAG_FRAMES) {

@@ -22,6 +22,7 @@ struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
 	uint32_t key;		/* kind << 16 | fn */
 	uint32_t token;		/* the caller's name for v[], 0 when none */
+	uint64_t gap, dur;	/* timestamps of its last timed record */
 	uint64_t v[ST_NFIELDS];
 };
 
@@ -113,11 +114,13 @@ static inline int st_enc_repeat(struct st_codec *c, uint8_t **pp,
 	} else {
 		p++;
 	}
-	p = st_varint_put(p, st_zigzag(t0 - c->last_t1));
-	p = st_varint_put(p, t1 - t0);
+	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
+	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
 	if (__builtin_expect(p > limit, 0))
 		return -ENOBUFS;
 	st_ctx_count(x, ST_REC_CALL);
+	x->gap = t0 - c->last_t1;
+	x->dur = t1 - t0;
 	c->last_fn = (uint16_t)fn;
 	c->last_t1 = t1;
 	*pp = p;

@@ -53,10 +53,12 @@
  *			prediction; never 0
  *	deltas		one zigzag varint per bit of 'mask', in increasing
  *			bit order: field value minus prediction, modulo 2^64
- *	gap		zigzag varint, unless ST_TAG_NOTIME: t0 minus the t1
- *			of the previous timed record of the chunk (0 for the
- *			first), modulo 2^64
- *	duration	varint, unless ST_TAG_NOTIME: t1 - t0, modulo 2^64
+ *	gap		zigzag varint, unless ST_TAG_NOTIME: the record's
+ *			gap minus its prediction, modulo 2^64; its gap is t0
+ *			minus the t1 of the previous timed record of the
+ *			chunk (0 for the first)
+ *	duration	zigzag varint, unless ST_TAG_NOTIME: the record's
+ *			duration, t1 - t0, minus its prediction, modulo 2^64
  *	frames		if ST_TAG_FRAMES: varint nframes (1..ST_MAX_FRAMES),
  *			varint frames[0], then for i > 0 the zigzag varint
  *			frames[i] - frames[i - 1]
@@ -96,8 +98,18 @@
  * collective repeated with the same arguments costs the tag and the two
  * timestamp varints, and a fixed neighbour pattern (peer = rank + 1,
  * say) costs nothing, since peers are coded relative to the previous
- * peer of the same function.  All state, slots, previous fn and previous
- * t1, starts empty in every chunk, so every chunk decodes on its own.
+ * peer of the same function.
+ *
+ * Timestamps are predicted from the same context: a record's gap and
+ * duration, from the gap and duration of the last timed record of its
+ * (kind, fn) in the chunk (0 and 0 when there is none).  A loop's
+ * timings jitter around their typical values, so the residuals are
+ * small: a repeated collective mostly costs three bytes before zlib.
+ * All state, slots, previous fn and previous t1, starts empty in every
+ * chunk, so every chunk decodes on its own.
+ *
+ * Version 2 (this one) added the timestamp prediction; version 1 wrote
+ * gap and duration as they are.
  */
 #ifndef ST_WRITER_FORMAT_H
 #define ST_WRITER_FORMAT_H
@@ -105,7 +117,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 1
+#define ST_FORMAT_VERSION 2
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
 #define ST_FILE_MAGIC_LEN 8

@@ -16,6 +16,11 @@
  * owner writes its filling buffer only once the sealed one is gone.
  * Every buffer has room for a chunk header in front, so a stored chunk
  * is written straight from it.
+ *
+ * A buffer that holds mostly repeats (st_stream_append_repeat) is left to
+ * zlib's Huffman coding alone at the fast levels: what remains of a
+ * repeat is its timestamp residuals, noise that string matching cannot
+ * shorten, and matching costs more than half of deflate's time there.
  */
 #include <errno.h>
 #include <sched.h>
@@ -37,6 +42,7 @@ struct st_buf {
 	uint8_t *raw;		/* chunk header room, records, slack */
 	size_t len;		/* SEALED: bytes of records */
 	uint32_t nrec;		/* SEALED: records */
+	uint32_t nrep;		/* SEALED: of which repeats */
 	atomic_int state;
 };
 
@@ -44,7 +50,10 @@ struct st_stream {
 	uint8_t *pos;		/* end of the filling buffer's records */
 	uint8_t *limit;		/* end of the filling buffer proper */
 	uint32_t nrec;		/* records in the filling buffer */
+	uint32_t nrep;		/* of which repeats */
 	int cur;		/* index of the filling buffer */
+	int level;		/* zlib level */
+	int strategy;		/* zlib strategy the stream is set to */
 	uint16_t index;
 	size_t cap;		/* record bytes per buffer */
 	struct st_buf buf[2];
@@ -70,6 +79,8 @@ int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 		return -ENOMEM;
 	s->sink = sink;
 	s->index = index;
+	s->level = level;
+	s->strategy = Z_DEFAULT_STRATEGY;
 	s->cap = buf_bytes;
 	s->bound = compressBound((uLong)buf_bytes);
 	for (i = 0; i < 2; i++)
@@ -133,6 +144,7 @@ int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
 	rc = st_enc_repeat(&s->codec, &p, s->limit, fn, token, seq, t0, t1);
 	if (__builtin_expect(rc != 0, 0))
 		return rc;
+	s->nrep++;
 	return appended(s, p);
 }
 
@@ -157,15 +169,26 @@ static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
 	st_put_le32(hdr + 24, (uint32_t)crc32(0, hdr, 24));
 }
 
-/* Compress 'len' bytes of records (the 'nrec' in 'raw') and write them. */
+/*
+ * Compress 'len' bytes of records (the 'nrec' in 'raw', 'nrep' of them
+ * repeats) and write them.
+ */
 static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
-		       uint32_t nrec)
+		       uint32_t nrec, uint32_t nrep)
 {
+	int strategy = Z_DEFAULT_STRATEGY;
 	size_t clen;
 	uint8_t *chunk;
 
 	if (deflateReset(&s->z) != Z_OK)
 		return -EIO;
+	if (s->level >= 1 && s->level <= 5 && nrep >= nrec / 4 * 3 && nrep)
+		strategy = Z_HUFFMAN_ONLY;
+	if (strategy != s->strategy) {
+		if (deflateParams(&s->z, s->level, strategy) != Z_OK)
+			return -EIO;
+		s->strategy = strategy;
+	}
 	s->z.next_in = raw + ST_CHUNK_HDR_LEN;
 	s->z.avail_in = (uInt)len;
 	s->z.next_out = s->out + ST_CHUNK_HDR_LEN;
@@ -190,6 +213,7 @@ static void reset(struct st_stream *s)
 {
 	s->pos = s->buf[s->cur].raw + ST_CHUNK_HDR_LEN;
 	s->nrec = 0;
+	s->nrep = 0;
 	st_codec_reset(&s->codec);
 }
 
@@ -206,7 +230,7 @@ int st_stream_write_sealed(struct st_stream *s)
 	}
 	if (i == 2)
 		return 0;
-	rc = write_chunk(s, b->raw, b->len, b->nrec);
+	rc = write_chunk(s, b->raw, b->len, b->nrec, b->nrep);
 	atomic_store_explicit(&b->state, BUF_FREE, memory_order_release);
 	return rc ? rc : 1;
 }
@@ -229,6 +253,7 @@ int st_stream_seal(struct st_stream *s)
 		return -EBUSY;
 	b->len = st_stream_buffered(s);
 	b->nrec = s->nrec;
+	b->nrep = s->nrep;
 	atomic_store_explicit(&o->state, BUF_FILLING, memory_order_relaxed);
 	s->cur = !s->cur;
 	reset(s);
@@ -253,7 +278,7 @@ int st_stream_flush(struct st_stream *s)
 			sched_yield();	/* another thread is writing it */
 	}
 	if (len) {
-		r = write_chunk(s, b->raw, len, s->nrec);
+		r = write_chunk(s, b->raw, len, s->nrec, s->nrep);
 		if (r && !rc)
 			rc = r;
 	}

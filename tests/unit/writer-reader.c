@@ -330,12 +330,12 @@ Test(writer_reader, unknown_version_is_named)
 
 	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
 	buf = copy_prefix(mb.len);
-	st_put_le32(buf + 8, 2);
+	st_put_le32(buf + 8, 1);
 	rc = open_text((char *)buf, mb.len, err, sizeof(err));
 	cr_expect_eq(rc, -EBADMSG);
 	cr_expect_str_eq(err, "'x/rank-0.st': unsupported trace format "
-			 "version 2 at offset 8 (this synctrace reads "
-			 "version 1)");
+			 "version 1 at offset 8 (this synctrace reads "
+			 "version 2)");
 	free(buf);
 }
 

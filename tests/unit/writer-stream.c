@@ -583,3 +583,42 @@ Test(writer_stream, raw_flush_writes_the_sealed_buffer_first)
 	unlink(path);
 	rmdir(dir);
 }
+
+/*
+ * Repeats (the interposer's hot path) read back as the records they
+ * stand for, also from chunks compressed with Huffman coding alone,
+ * and cost less than 2 bytes each in a loop with realistic jitter.
+ */
+Test(writer_stream, repeats_read_back_as_whole_records)
+{
+	enum { N = 50000 };
+	static struct st_event ev[N];
+	struct st_stream *s;
+	uint64_t seed = 7, t = 1000;
+	int i, rc;
+
+	for (i = 0; i < N; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = t + 30 + rng_next(&seed) % 8;
+		ev[i].t1 = ev[i].t0 + 580 + rng_next(&seed) % 60;
+		t = ev[i].t1;
+	}
+	cr_assert_eq(st_stream_new(&s, &sink, 0, 1 << 16, 1), 0);
+	for (i = 0; i < N; i++) {
+		rc = st_stream_append_repeat(s, ev[i].fn, 9, ev[i].seq,
+					     ev[i].t0, ev[i].t1);
+		if (rc == -ENOBUFS) {
+			cr_assert_eq(st_stream_flush(s), 0);
+			rc = 1;
+		}
+		if (rc == 1)
+			rc = st_stream_append_token(s, &ev[i], 9);
+		cr_assert_eq(rc, 0, "record %d: %d", i, rc);
+	}
+	cr_assert_eq(st_stream_flush(s), 0);
+	st_stream_free(s);
+	expect_file(mb.buf, mb.len, ev, N);
+	cr_expect_lt((double)mb.len / N, 2.0, "%.3f bytes per record",
+		     (double)mb.len / N);
+}
