@@ -49,6 +49,17 @@ static const uint64_t ctx_empty[ST_NFIELDS] = {
 	[ST_F_PEER2] = RAW_S32(ST_RANK_NONE),
 };
 
+/*
+ * The prediction of 'rbytes' once 'sbytes' is known: the context's ratio
+ * of received to sent bytes, when it is a whole number (1 for an
+ * Allreduce, p for an Allgather, 0 for a Reduce's non-root), applied to
+ * the record's sbytes; otherwise the context's rbytes.
+ */
+static inline uint64_t pred_rbytes(uint64_t s0, uint64_t r0, uint64_t s)
+{
+	return s0 && r0 % s0 == 0 ? r0 / s0 * s : r0;
+}
+
 void st_codec_init(struct st_codec *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -83,6 +94,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	int valid = st_ctx_valid(c, x, key);
 	const uint64_t *pred = valid ? x->v : ctx_empty;
 	uint8_t *p = *pp;
+	uint64_t pr;
 	unsigned tag, i;
 
 	if (ev->kind - 1u >= ST_REC_MAX || ev->nframes > ST_MAX_FRAMES ||
@@ -93,6 +105,10 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	mask |= (uint32_t)(raw[bit] != pred[bit]) << bit;
 	ST_FIELD_LIST(X)
 #undef X
+	pr = pred_rbytes(pred[ST_F_SBYTES], pred[ST_F_RBYTES],
+			 raw[ST_F_SBYTES]);
+	mask = (mask & ~(1u << ST_F_RBYTES)) |
+	       (uint32_t)(raw[ST_F_RBYTES] != pr) << ST_F_RBYTES;
 
 	tag = ev->kind - 1;
 	p++;
@@ -105,7 +121,8 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		p = st_varint_put(p, mask);
 		for (m = mask; m; m &= m - 1) {
 			i = (unsigned)__builtin_ctz(m);
-			p = st_varint_put(p, st_zigzag(raw[i] - pred[i]));
+			p = st_varint_put(p, st_zigzag(raw[i] -
+				(i == ST_F_RBYTES ? pr : pred[i])));
 		}
 	}
 	if (ev->t0 | ev->t1) {
@@ -147,6 +164,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		i = (unsigned)__builtin_ctz(m);
 		x->v[i] = raw[i];
 	}
+	x->v[ST_F_RBYTES] = raw[ST_F_RBYTES];	/* pr when not in 'mask' */
 	x->token = token;
 	st_ctx_count(x, ev->kind);
 	c->last_fn = ev->fn;
@@ -233,14 +251,19 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		memcpy(x->v, ctx_empty, sizeof(x->v));
 	}
 	if (tag & ST_TAG_DIFF) {
+		uint64_t s0 = x->v[ST_F_SBYTES], r0 = x->v[ST_F_RBYTES];
+
 		if (st_varint_get(&p, end, &v) || !v || v >> ST_NFIELDS)
 			return -EBADMSG;
+		/* sbytes (bit 0) comes first: rbytes is predicted from it. */
+		x->v[ST_F_RBYTES] = 0;
 		for (m = (uint32_t)v; m; m &= m - 1) {
 			i = (unsigned)__builtin_ctz(m);
 			if (st_varint_get(&p, end, &v))
 				return -EBADMSG;
 			x->v[i] += st_unzigzag(v);
 		}
+		x->v[ST_F_RBYTES] += pred_rbytes(s0, r0, x->v[ST_F_SBYTES]);
 	}
 #define X(bit, name, type)				\
 	if (!FITS_##type(x->v[bit]))			\

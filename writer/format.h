@@ -90,10 +90,15 @@
  * of a table of 2^ST_CTX_BITS slots that also remembers (kind, fn).  A
  * slot not yet filled in this chunk, or filled for another (kind, fn),
  * predicts the "does not apply" values: 0 for every field but 'peer',
- * 'peer2' and 'root', which are ST_RANK_NONE.  Otherwise a field is predicted equal
- * to its value in the context, except these counters, predicted as the
- * context's value + 1 when it is not 0: 'seq'; 'inst'; 'req' except in
- * ST_REC_START records (a persistent request is started again and again).
+ * 'peer2' and 'root', which are ST_RANK_NONE.  Otherwise a field is
+ * predicted equal to its value in the context, except these counters,
+ * predicted as the context's value + 1 when it is not 0: 'seq'; 'inst';
+ * 'req' except in ST_REC_START records (a persistent request is started
+ * again and again); and except 'rbytes', predicted from the record's own
+ * 'sbytes' s (field 0, decoded first) and the context's sbytes s0 and
+ * rbytes r0: r0 / s0 * s when s0 is not 0 and divides r0, else r0 (so
+ * an Allreduce, Allgather or Reduce of a new size costs its sbytes delta
+ * only).
  * After each record its slot becomes the context of (kind, fn).  So a
  * collective repeated with the same arguments costs the tag and the two
  * timestamp varints, and a fixed neighbour pattern (peer = rank + 1,
@@ -108,8 +113,9 @@
  * All state, slots, previous fn and previous t1, starts empty in every
  * chunk, so every chunk decodes on its own.
  *
- * Version 2 (this one) added the timestamp prediction; version 1 wrote
- * gap and duration as they are.
+ * Version 2 (this one) added the timestamp and rbytes predictions;
+ * version 1 wrote gap and duration as they are and predicted rbytes
+ * like any other field.
  */
 #ifndef ST_WRITER_FORMAT_H
 #define ST_WRITER_FORMAT_H
@@ -171,6 +177,8 @@
 	X(20, tag2, S32)
 
 #define ST_NFIELDS 21
+#define ST_F_SBYTES 0
+#define ST_F_RBYTES 1
 #define ST_F_REQ 4
 #define ST_F_PEER 2
 #define ST_F_SEQ 7

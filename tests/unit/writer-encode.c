@@ -507,3 +507,39 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 	free(a);
 	free(b);
 }
+
+/*
+ * rbytes is predicted from the record's sbytes through the context's
+ * ratio: a collective of a new size costs the sbytes delta only.
+ */
+Test(writer_encode, rbytes_follows_sbytes_in_proportion)
+{
+	struct st_event a, b;
+
+	make_allreduce(&a);
+	a.t0 = 10;
+	a.t1 = 20;
+	a.sbytes = a.rbytes = 8;
+	b = a;
+	b.t0 = 30;
+	b.t1 = 40;
+	b.sbytes = b.rbytes = 48;
+	/* Tag, mask, sbytes delta 40 (one byte), gap, duration. */
+	cr_expect_eq(repeat_cost(&a, &b), 5);
+	/* An Allgather on 4 ranks: receives 4 times what it sends. */
+	a.rbytes = 32;
+	b.rbytes = 4 * 48;
+	cr_expect_eq(repeat_cost(&a, &b), 5);
+	/* A Reduce's non-root receives nothing, whatever it sends. */
+	a.rbytes = b.rbytes = 0;
+	cr_expect_eq(repeat_cost(&a, &b), 5);
+	/* No whole ratio: rbytes predicted unchanged, and coded. */
+	a.sbytes = 3;
+	a.rbytes = 8;
+	b.rbytes = 20;
+	cr_expect_eq(repeat_cost(&a, &b), 6);
+	/* Sends nothing before: rbytes predicted unchanged. */
+	a.sbytes = 0;
+	b.rbytes = a.rbytes;
+	cr_expect_eq(repeat_cost(&a, &b), 5);
+}
