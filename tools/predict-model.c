@@ -622,6 +622,22 @@ double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes)
 	return i < 0 ? -1 : row_eval(m, &m->rows[i], 2, bytes);
 }
 
+double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn)
+{
+	struct row *rw;
+	int i;
+
+	if (fn >= ST_FN_COUNT)
+		return -1;
+	if (m->p2p_row[fn] == UNRESOLVED)
+		m->p2p_row[fn] = find_p2p(m, fn);
+	i = m->p2p_row[fn];
+	if (i < 0)
+		return -1;
+	rw = &m->rows[i];
+	return row_eval(m, rw, 2, rw->use.d_min > 0 ? rw->use.d_min : 0);
+}
+
 static double model_coll(void *ctx, unsigned fn, long p, double d)
 {
 	return st_pmodel_coll(ctx, fn, p, d);
@@ -639,11 +655,18 @@ static int model_p2p(void *ctx, unsigned fn, double bytes, double *local,
 	return 0;
 }
 
+static int model_inject(void *ctx, unsigned fn, double *ns)
+{
+	*ns = st_pmodel_p2p_inject(ctx, fn);
+	return *ns < 0 ? -1 : 0;
+}
+
 void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm)
 {
 	rm->ctx = m;
 	rm->coll = model_coll;
 	rm->p2p = model_p2p;
+	rm->inject = model_inject;
 }
 
 const char *st_pmodel_mpi_library(const struct st_pmodel *m)

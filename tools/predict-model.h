@@ -60,6 +60,14 @@ void st_pmodel_formula_only(struct st_pmodel *m, int on);
  */
 void st_pmodel_mean(struct st_pmodel *m, int on);
 
+/*
+ * The per-message cost of point-to-point function 'fn': its row's cost
+ * at the smallest size the table measured (at 0 bytes when it says
+ * none), which is what starting a nonblocking send costs its sender
+ * (st_replay_model.inject).  Negative when the table has no row for it.
+ */
+double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn);
+
 /* Fill 'rm' with functions over 'm' (which must outlive its use). */
 void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm);
 

@@ -83,6 +83,16 @@ struct st_replay_model {
 	 */
 	int (*p2p)(void *ctx, unsigned fn, double bytes, double *local_ns,
 		   double *xfer_ns);
+	/*
+	 * Time the call that starts nonblocking send 'fn' (MPI_Isend...)
+	 * takes, into '*ns': the per-message cost of a transfer, which the
+	 * sender spends handing its message to the transport, whatever its
+	 * size (an eager message's bytes, or a rendezvous transfer, follow
+	 * in the background, as the request's completion models).  Returns
+	 * 0, or negative when the model does not know 'fn'.  NULL, or
+	 * unknown: the I-call's measured duration, as for a local call.
+	 */
+	int (*inject)(void *ctx, unsigned fn, double *ns);
 };
 
 /*

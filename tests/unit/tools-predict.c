@@ -260,6 +260,26 @@ Test(tools_predict, model_point_to_point_rows)
 	st_pmodel_free(m);
 }
 
+Test(tools_predict, model_charges_a_send_start_its_smallest_message)
+{
+	struct st_pmodel *m = load(table_json);
+	struct st_replay_model rm;
+	double ns = -1;
+
+	/* Send->Recv's smallest measured size is 1 B: 1000 + 0.5. */
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND), 1000.5,
+			   1e-9);
+	/* Sendrecv measured 8 B only: that group's median. */
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_SENDRECV), 3000,
+			   1e-9);
+	st_pmodel_replay_model(m, &rm);
+	cr_assert(rm.inject);
+	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, &ns), 0);
+	cr_expect_float_eq(ns, 1000.5, 1e-9);
+	cr_expect_lt(rm.inject(rm.ctx, ST_FN_MPI_ALLREDUCE, &ns), 0);
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_knows_a_bench_table)
 {
 	static const char bench[] =

@@ -157,6 +157,7 @@ struct consts {
 	double per_byte;	/* added to 'local' per byte */
 	unsigned missing;	/* a function it does not know */
 	int no_p2p;
+	double inject;		/* starting a nonblocking send; 0: none */
 };
 
 static double c_coll(void *ctx, unsigned fn, long p, double d)
@@ -180,6 +181,16 @@ static int c_p2p(void *ctx, unsigned fn, double bytes, double *local,
 	return 0;
 }
 
+static int c_inject(void *ctx, unsigned fn, double *ns)
+{
+	const struct consts *c = ctx;
+
+	if (!(c->inject > 0) || fn == c->missing)
+		return -1;
+	*ns = c->inject;
+	return 0;
+}
+
 static struct consts model_c = { .coll = 50, .local = 5, .xfer = 100 };
 
 /* Replay 'n' scripts; returns st_replay_run()'s result. */
@@ -187,7 +198,7 @@ static int replay(struct script *s, int n, const struct consts *c,
 		  double scale, struct st_replay **out, char *err,
 		  size_t errlen)
 {
-	struct st_replay_model m = { (void *)c, c_coll, c_p2p };
+	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject };
 	struct st_replay_opts o;
 	int r;
 
@@ -837,6 +848,66 @@ Test(tools_replay, nonblocking_without_p2p_model_is_flagged)
 	free_scripts(s, 2);
 }
 
+/* Rank 0: Isend (measured 'isend_ns'), compute 10, Wait; 1: Recv. */
+static void isend_then_wait(const struct consts *c, uint64_t isend_ns,
+			    double *pred0, double *pred1, double *isend_pred,
+			    uint64_t *isend_model)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	const struct st_replay_fn *f;
+	struct st_event *e;
+	uint64_t req = 3;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 8, isend_ns);
+	e->req = req;
+	s_compute(&s[0], 10);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 8, 500);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*pred0 = PRED(rp, 0);
+	*pred1 = PRED(rp, 1);
+	f = fn_of(rp, ST_FN_MPI_ISEND);
+	cr_assert(f);
+	*isend_pred = f->pred_ns;
+	*isend_model = f->n_model;
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, send_start_costs_the_models_injection)
+{
+	struct consts c = model_c;
+	double p0, p1, isend;
+	uint64_t n_model;
+
+	/* No injection cost: the Isend takes its measured 40 ns. */
+	isend_then_wait(&c, 40, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(isend, 40, 1e-9);
+	cr_expect_eq(n_model, 0);
+	cr_expect_float_eq(p0, 40 + 10, 1e-9);
+	/* With one, the sender is busy 30 ns whatever it measured... */
+	c.inject = 30;
+	isend_then_wait(&c, 40, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(isend, 30, 1e-9);
+	cr_expect_eq(n_model, 1);
+	cr_expect_float_eq(p0, 30 + 10, 1e-9);
+	isend_then_wait(&c, 1, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(p0, 30 + 10, 1e-9);
+	/* ...and the message still leaves at the Isend's entry. */
+	cr_expect_float_eq(p1, 100 + 5, 1e-9);
+	/* A function the model lacks: measured again. */
+	c.missing = ST_FN_MPI_ISEND;
+	isend_then_wait(&c, 40, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(isend, 40, 1e-9);
+}
+
 Test(tools_replay, rank_that_ends_early_is_an_error)
 {
 	struct script s[2];
@@ -860,7 +931,7 @@ Test(tools_replay, rank_that_ends_early_is_an_error)
 
 Test(tools_replay, missing_rank_stream_is_an_error)
 {
-	struct st_replay_model m = { &model_c, c_coll, c_p2p };
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL };
 	struct st_replay_source src;
 	struct st_replay *rp;
 	struct script s[1];
@@ -924,7 +995,7 @@ Test(tools_replay, unmatched_receive_does_not_hang)
 
 Test(tools_replay, bad_arguments)
 {
-	struct st_replay_model m = { &model_c, c_coll, c_p2p };
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 
@@ -1082,7 +1153,7 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 {
 	enum { NR = 8 };
 	const long steps = 25000;
-	struct st_replay_model m = { &model_c, c_coll, c_p2p };
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL };
 	struct file_src fs[NR];
 	struct st_replay *rp;
 	const struct st_replay_stats *st;
