@@ -49,6 +49,9 @@ W=$((N / 10))
 TRACE_CALLS=100000
 TRACE_BLOCKS=3
 NP=2
+# The trace format chunk_records() reads (writer/format.h).
+FORMAT_VERSION=$(sed -n 's/^#define ST_FORMAT_VERSION \([0-9]*\)$/\1/p' \
+	"$(dirname "$0")/../../writer/format.h")
 # Hydra kills a run that takes longer than this many seconds.
 export MPIEXEC_TIMEOUT=300
 
@@ -175,7 +178,7 @@ chunk_records()
 	f=$1
 	size=$(wc -c < "$f")
 	set -- $(od -An -v -tu4 -j 8 -N 8 "$f")
-	[ "$1" = 1 ] || return 0
+	[ "$1" = "$FORMAT_VERSION" ] || return 0
 	off=$((20 + $2))
 	recs=0
 	while [ $off -lt "$size" ]; do
