@@ -69,6 +69,7 @@ void st_codec_init(struct st_codec *c)
 void st_codec_reset(struct st_codec *c)
 {
 	c->last_t1 = 0;
+	c->last_req = 0;
 	c->last_fn = 0;
 	/*
 	 * Slots of older epochs read as empty, so a reset costs nothing;
@@ -76,6 +77,7 @@ void st_codec_reset(struct st_codec *c)
 	 */
 	if (!++c->epoch) {
 		memset(c->ctx, 0, sizeof(c->ctx));
+		memset(c->cseq, 0, sizeof(c->cseq));
 		c->epoch = 1;
 	}
 }
@@ -94,7 +96,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	int valid = st_ctx_valid(c, x, key);
 	const uint64_t *pred = valid ? x->v : ctx_empty;
 	uint8_t *p = *pp;
-	uint64_t pr;
+	uint64_t pr, pq, prq;
 	unsigned tag, i;
 
 	if (ev->kind - 1u >= ST_REC_MAX || ev->nframes > ST_MAX_FRAMES ||
@@ -105,10 +107,15 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	mask |= (uint32_t)(raw[bit] != pred[bit]) << bit;
 	ST_FIELD_LIST(X)
 #undef X
+	/* Predictions that depend on other fields or on the chunk so far. */
 	pr = pred_rbytes(pred[ST_F_SBYTES], pred[ST_F_RBYTES],
 			 raw[ST_F_SBYTES]);
-	mask = (mask & ~(1u << ST_F_RBYTES)) |
-	       (uint32_t)(raw[ST_F_RBYTES] != pr) << ST_F_RBYTES;
+	pq = st_pred_seq(c, ev->kind, pred[ST_F_SEQ], raw[ST_F_COMM]);
+	prq = st_pred_req(c, ev->kind, pred[ST_F_REQ]);
+	mask &= ~(1u << ST_F_RBYTES | 1u << ST_F_SEQ | 1u << ST_F_REQ);
+	mask |= (uint32_t)(raw[ST_F_RBYTES] != pr) << ST_F_RBYTES |
+		(uint32_t)(raw[ST_F_SEQ] != pq) << ST_F_SEQ |
+		(uint32_t)(raw[ST_F_REQ] != prq) << ST_F_REQ;
 
 	tag = ev->kind - 1;
 	p++;
@@ -122,7 +129,8 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		for (m = mask; m; m &= m - 1) {
 			i = (unsigned)__builtin_ctz(m);
 			p = st_varint_put(p, st_zigzag(raw[i] -
-				(i == ST_F_RBYTES ? pr : pred[i])));
+				(i == ST_F_RBYTES ? pr : i == ST_F_SEQ ? pq :
+				 i == ST_F_REQ ? prq : pred[i])));
 		}
 	}
 	if (ev->t0 | ev->t1) {
@@ -164,9 +172,14 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		i = (unsigned)__builtin_ctz(m);
 		x->v[i] = raw[i];
 	}
-	x->v[ST_F_RBYTES] = raw[ST_F_RBYTES];	/* pr when not in 'mask' */
+	/* The predicted ones when not in 'mask'. */
+	x->v[ST_F_RBYTES] = raw[ST_F_RBYTES];
+	x->v[ST_F_SEQ] = raw[ST_F_SEQ];
+	x->v[ST_F_REQ] = raw[ST_F_REQ];
 	x->token = token;
 	st_ctx_count(x, ev->kind);
+	st_count_call(c, ev->kind, raw[ST_F_COMM], raw[ST_F_SEQ],
+		      raw[ST_F_REQ]);
 	c->last_fn = ev->fn;
 	if (!(tag & ST_TAG_NOTIME)) {
 		x->gap = ev->t0 - c->last_t1;
@@ -187,13 +200,18 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 {
 	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn;
 	struct st_ctx *x = st_ctx_slot(c, key);
-	uint64_t diff = 0;
+	uint64_t diff = 0, pq, prq;
 	uint8_t *p = *pp;
 
 	/* A slot valid for 'key' implies a valid kind: it was encoded. */
 	if (unlikely(!st_ctx_valid(c, x, key)))
 		return enc_full(c, pp, limit, ev, token);
-#define X(bit, name, type) diff |= RAW_##type(ev->name) ^ x->v[bit];
+	/* With every field as in the context, so is the communicator. */
+	pq = st_pred_seq(c, ev->kind, x->v[ST_F_SEQ], x->v[ST_F_COMM]);
+	prq = st_pred_req(c, ev->kind, x->v[ST_F_REQ]);
+#define X(bit, name, type)						\
+	diff |= RAW_##type(ev->name) ^ (bit == ST_F_SEQ ? pq :		\
+					bit == ST_F_REQ ? prq : x->v[bit]);
 	ST_FIELD_LIST(X)
 #undef X
 	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
@@ -211,7 +229,10 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	if (unlikely(p > limit))
 		return -ENOBUFS;
 	x->token = token;
+	x->v[ST_F_SEQ] = ev->seq;
+	x->v[ST_F_REQ] = ev->req;
 	st_ctx_count(x, ev->kind);
+	st_count_call(c, ev->kind, ev->comm, ev->seq, ev->req);
 	x->gap = ev->t0 - c->last_t1;
 	x->dur = ev->t1 - ev->t0;
 	c->last_fn = ev->fn;
@@ -223,7 +244,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		  struct st_event *ev)
 {
-	uint64_t v, gap, dur;
+	uint64_t v, gap, dur, s0, r0, q0, rq0;
 	const uint8_t *p = *pp;
 	struct st_ctx *x;
 	unsigned kind, tag, fn = c->last_fn, i;
@@ -250,21 +271,29 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		x->gap = x->dur = 0;
 		memcpy(x->v, ctx_empty, sizeof(x->v));
 	}
+	/*
+	 * rbytes, seq and req are predicted from other fields (decoded
+	 * first) or the chunk so far: their deltas are added to 0, their
+	 * predictions after the others'.
+	 */
+	s0 = x->v[ST_F_SBYTES];
+	r0 = x->v[ST_F_RBYTES];
+	q0 = x->v[ST_F_SEQ];
+	rq0 = x->v[ST_F_REQ];
+	x->v[ST_F_RBYTES] = x->v[ST_F_SEQ] = x->v[ST_F_REQ] = 0;
 	if (tag & ST_TAG_DIFF) {
-		uint64_t s0 = x->v[ST_F_SBYTES], r0 = x->v[ST_F_RBYTES];
-
 		if (st_varint_get(&p, end, &v) || !v || v >> ST_NFIELDS)
 			return -EBADMSG;
-		/* sbytes (bit 0) comes first: rbytes is predicted from it. */
-		x->v[ST_F_RBYTES] = 0;
 		for (m = (uint32_t)v; m; m &= m - 1) {
 			i = (unsigned)__builtin_ctz(m);
 			if (st_varint_get(&p, end, &v))
 				return -EBADMSG;
 			x->v[i] += st_unzigzag(v);
 		}
-		x->v[ST_F_RBYTES] += pred_rbytes(s0, r0, x->v[ST_F_SBYTES]);
 	}
+	x->v[ST_F_RBYTES] += pred_rbytes(s0, r0, x->v[ST_F_SBYTES]);
+	x->v[ST_F_SEQ] += st_pred_seq(c, kind, q0, x->v[ST_F_COMM]);
+	x->v[ST_F_REQ] += st_pred_req(c, kind, rq0);
 #define X(bit, name, type)				\
 	if (!FITS_##type(x->v[bit]))			\
 		return -EBADMSG;			\
@@ -310,6 +339,7 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	ev->fn = (uint16_t)fn;
 
 	st_ctx_count(x, kind);
+	st_count_call(c, kind, ev->comm, ev->seq, ev->req);
 	c->last_fn = (uint16_t)fn;
 	if (!(tag & ST_TAG_NOTIME))
 		c->last_t1 = ev->t1;

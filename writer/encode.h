@@ -26,11 +26,19 @@ struct st_ctx {
 	uint64_t v[ST_NFIELDS];
 };
 
+/* The last sequence number of a call record on one communicator. */
+struct st_cseq {
+	uint32_t epoch;		/* valid when equal to the codec's epoch */
+	uint64_t comm, seq;
+};
+
 struct st_codec {
 	uint64_t last_t1;	/* t1 of the previous timed record */
+	uint64_t last_req;	/* last request of a call record, 0: none */
 	uint32_t epoch;		/* bumped at each reset, never 0 */
 	uint16_t last_fn;	/* fn of the previous record */
 	struct st_ctx ctx[ST_CTX_SLOTS];
+	struct st_cseq cseq[ST_CSEQ_SLOTS];
 };
 
 /*
@@ -53,6 +61,60 @@ static inline void st_ctx_count(struct st_ctx *x, unsigned kind)
 	x->v[ST_F_SEQ] += x->v[ST_F_SEQ] != 0;
 	x->v[ST_F_INST] += x->v[ST_F_INST] != 0;
 	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind != ST_REC_START);
+}
+
+static inline struct st_cseq *st_cseq_slot(struct st_codec *c, uint64_t comm)
+{
+	uint32_t h = (uint32_t)(comm ^ comm >> 32) * 0x9e3779b1u;
+
+	return &c->cseq[h >> (32 - ST_CSEQ_BITS)];
+}
+
+/*
+ * The predicted 'seq' of a record of 'kind' on communicator 'comm' whose
+ * context predicts 'seq': a call record's on a communicator a call
+ * record of the chunk used is that one's + 1 (collectives count per
+ * communicator, whatever the function); otherwise the context's.
+ */
+static inline uint64_t st_pred_seq(struct st_codec *c, unsigned kind,
+				   uint64_t seq, uint64_t comm)
+{
+	struct st_cseq *q;
+
+	if (kind != ST_REC_CALL || !seq)
+		return seq;
+	q = st_cseq_slot(c, comm);
+	return q->epoch == c->epoch && q->comm == comm ? q->seq + 1 : seq;
+}
+
+/*
+ * The predicted 'req' of a record of 'kind' whose context predicts 'req':
+ * a call record's that makes a request is the last one's + 1 (requests
+ * count per rank); otherwise the context's.
+ */
+static inline uint64_t st_pred_req(const struct st_codec *c, unsigned kind,
+				   uint64_t req)
+{
+	return kind == ST_REC_CALL && req && c->last_req ? c->last_req + 1
+							 : req;
+}
+
+/* A record of 'kind' with 'seq' and 'req' on 'comm' was coded. */
+static inline void st_count_call(struct st_codec *c, unsigned kind,
+				 uint64_t comm, uint64_t seq, uint64_t req)
+{
+	struct st_cseq *q;
+
+	if (kind != ST_REC_CALL)
+		return;
+	if (seq) {
+		q = st_cseq_slot(c, comm);
+		q->epoch = c->epoch;
+		q->comm = comm;
+		q->seq = seq;
+	}
+	if (req)
+		c->last_req = req;
 }
 
 static inline int st_ctx_valid(const struct st_codec *c,
@@ -105,7 +167,8 @@ static inline int st_enc_repeat(struct st_codec *c, uint8_t **pp,
 	uint8_t *p = *pp;
 
 	if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
-	    x->v[ST_F_SEQ] != seq || !(t0 | t1))
+	    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ], x->v[ST_F_COMM]) !=
+		    seq || x->v[ST_F_REQ] || !(t0 | t1))
 		return 1;
 	*p = (uint8_t)(ST_REC_CALL - 1);
 	if (fn != c->last_fn) {
@@ -118,7 +181,9 @@ static inline int st_enc_repeat(struct st_codec *c, uint8_t **pp,
 	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
 	if (__builtin_expect(p > limit, 0))
 		return -ENOBUFS;
+	x->v[ST_F_SEQ] = seq;
 	st_ctx_count(x, ST_REC_CALL);
+	st_count_call(c, ST_REC_CALL, x->v[ST_F_COMM], seq, 0);
 	x->gap = t0 - c->last_t1;
 	x->dur = t1 - t0;
 	c->last_fn = (uint16_t)fn;

@@ -98,7 +98,19 @@
  * 'sbytes' s (field 0, decoded first) and the context's sbytes s0 and
  * rbytes r0: r0 / s0 * s when s0 is not 0 and divides r0, else r0 (so
  * an Allreduce, Allgather or Reduce of a new size costs its sbytes delta
- * only).
+ * only).  And in ST_REC_CALL records whose context predicts a non-zero
+ * 'seq' or 'req': 'seq' is predicted as the seq of the last call record
+ * of the chunk on the record's own communicator (field 5, decoded first)
+ * + 1, when there is one (sequence numbers count per communicator,
+ * whatever the function; the codec remembers the last one of
+ * 2^ST_CSEQ_BITS communicators, in slot
+ *
+ *	((comm xor comm >> 32) mod 2^32 * 0x9e3779b1 mod 2^32)
+ *	    >> (32 - ST_CSEQ_BITS)
+ *
+ * which holds one communicator at a time); and 'req' as the last non-zero
+ * req of a call record of the chunk + 1, when there is one (requests
+ * count per rank).
  * After each record its slot becomes the context of (kind, fn).  So a
  * collective repeated with the same arguments costs the tag and the two
  * timestamp varints, and a fixed neighbour pattern (peer = rank + 1,
@@ -147,6 +159,8 @@
 
 #define ST_CTX_BITS 9
 #define ST_CTX_SLOTS (1u << ST_CTX_BITS)
+#define ST_CSEQ_BITS 4
+#define ST_CSEQ_SLOTS (1u << ST_CSEQ_BITS)
 
 /*
  * The predicted fields of a record: X(bit, name of the struct st_event
@@ -180,6 +194,7 @@
 #define ST_F_SBYTES 0
 #define ST_F_RBYTES 1
 #define ST_F_REQ 4
+#define ST_F_COMM 5
 #define ST_F_PEER 2
 #define ST_F_SEQ 7
 #define ST_F_ROOT 9

@@ -543,3 +543,41 @@ Test(writer_encode, rbytes_follows_sbytes_in_proportion)
 	b.rbytes = a.rbytes;
 	cr_expect_eq(repeat_cost(&a, &b), 5);
 }
+
+/*
+ * Sequence numbers count per communicator and requests per rank: calls
+ * of different functions taking turns cost no field deltas.
+ */
+Test(writer_encode, seq_and_req_follow_the_communicator_and_the_rank)
+{
+	struct st_event ev[8];
+	uint8_t *buf = new_buf(), *p = buf, *q;
+	int i;
+
+	st_codec_init(&enc);
+	for (i = 0; i < 8; i++) {
+		make_allreduce(&ev[i]);
+		/* Allreduce and Bcast take turns on one communicator... */
+		ev[i].fn = i % 2 ? 21 : 17;
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = 10 + 20 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 10;
+		if (i >= 4) {
+			/* ...then Irecv and Isend, with requests 7, 8... */
+			ev[i].fn = i % 2 ? 31 : 30;
+			ev[i].seq = 0;
+			ev[i].req = (uint64_t)i + 3;
+			ev[i].peer = 1;
+		}
+	}
+	for (i = 0; i < 8; i++) {
+		q = p;
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
+		/* From the second call of a function on: tag, fn, times. */
+		if (i == 2 || i == 3 || i == 6 || i == 7)
+			cr_expect_eq(p - q, 4, "record %d took %d bytes", i,
+				     (int)(p - q));
+	}
+	expect_decodes(buf, p, ev, 8);
+	free(buf);
+}
