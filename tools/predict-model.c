@@ -610,31 +610,29 @@ double st_pmodel_coll(struct st_pmodel *m, unsigned fn, long p, double d)
 	return i < 0 ? -1 : row_eval(m, &m->rows[i], p, d);
 }
 
-double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes)
+/* The row of point-to-point function 'fn', or NULL. */
+static struct row *p2p_row(struct st_pmodel *m, unsigned fn)
 {
-	int i;
-
 	if (fn >= ST_FN_COUNT)
-		return -1;
+		return NULL;
 	if (m->p2p_row[fn] == UNRESOLVED)
 		m->p2p_row[fn] = find_p2p(m, fn);
-	i = m->p2p_row[fn];
-	return i < 0 ? -1 : row_eval(m, &m->rows[i], 2, bytes);
+	return m->p2p_row[fn] < 0 ? NULL : &m->rows[m->p2p_row[fn]];
+}
+
+double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes)
+{
+	struct row *rw = p2p_row(m, fn);
+
+	return rw ? row_eval(m, rw, 2, bytes) : -1;
 }
 
 double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn)
 {
-	struct row *rw;
-	int i;
+	struct row *rw = p2p_row(m, fn);
 
-	if (fn >= ST_FN_COUNT)
+	if (!rw)
 		return -1;
-	if (m->p2p_row[fn] == UNRESOLVED)
-		m->p2p_row[fn] = find_p2p(m, fn);
-	i = m->p2p_row[fn];
-	if (i < 0)
-		return -1;
-	rw = &m->rows[i];
 	return row_eval(m, rw, 2, rw->use.d_min > 0 ? rw->use.d_min : 0);
 }
 

@@ -326,23 +326,56 @@ Test(writer_stream, level_0_writes_stored_chunks)
 	expect_file(mb.buf, mb.len, ev, 50);
 }
 
+/*
+ * A trace file in a new directory 'dir' (a mkdtemp template), its header
+ * written: returns its descriptor, with its name in 'path' and a sink
+ * writing to it in 'fds'.
+ */
+static int file_open(char *dir, char *path, size_t len, struct st_sink *fds)
+{
+	int fd;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, len, "%s/rank-0.st", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	cr_assert_geq(fd, 0);
+	fds->ctx = (void *)(intptr_t)fd;
+	fds->write = st_sink_fd_write;
+	cr_assert_eq(st_trace_write_header(fds, hdr, 2), 0);
+	return fd;
+}
+
+/* The file 'path' holds 'want[0..n-1]', whole; then it and 'dir' go. */
+static void expect_path(const char *dir, const char *path,
+			const struct st_event *want, int n)
+{
+	struct st_reader *r;
+	struct st_event got;
+	char err[256];
+	int i;
+
+	cr_assert_eq(st_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(st_reader_next(r, &got), 1, "record %d: %s", i,
+			     st_reader_error(r));
+		expect_event_eq(&got, &want[i], i);
+	}
+	cr_expect_eq(st_reader_next(r, &got), 0);
+	cr_expect_not(st_reader_truncated(r));
+	st_reader_close(r);
+	unlink(path);
+	rmdir(dir);
+}
+
 Test(writer_stream, raw_flush_writes_readable_stored_chunk)
 {
 	char dir[] = "/tmp/st-stream-XXXXXX", path[64];
-	struct st_event ev[300], got;
+	struct st_event ev[300];
 	struct st_sink fds;
 	struct st_stream *s;
-	struct st_reader *r;
-	char err[256];
 	int fd, i;
 
-	cr_assert(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/rank-0.st", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	cr_assert_geq(fd, 0);
-	fds.ctx = (void *)(intptr_t)fd;
-	fds.write = st_sink_fd_write;
-	cr_assert_eq(st_trace_write_header(&fds, hdr, 2), 0);
+	fd = file_open(dir, path, sizeof(path), &fds);
 	cr_assert_eq(st_stream_new(&s, &fds, 7, 1 << 16, 6), 0);
 	for (i = 0; i < 300; i++) {
 		make_allreduce(&ev[i]);
@@ -368,17 +401,7 @@ Test(writer_stream, raw_flush_writes_readable_stored_chunk)
 	st_stream_free(s);
 	close(fd);
 
-	cr_assert_eq(st_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
-	for (i = 0; i < 300; i++) {
-		cr_assert_eq(st_reader_next(r, &got), 1, "record %d: %s", i,
-			     st_reader_error(r));
-		expect_event_eq(&got, &ev[i], i);
-	}
-	cr_expect_eq(st_reader_next(r, &got), 0);
-	cr_expect_not(st_reader_truncated(r));
-	st_reader_close(r);
-	unlink(path);
-	rmdir(dir);
+	expect_path(dir, path, ev, 300);
 }
 
 /*
@@ -546,21 +569,12 @@ Test(writer_stream, raw_flush_writes_the_sealed_buffer_first)
 {
 	char dir[] = "/tmp/st-stream-XXXXXX", path[64];
 	static struct st_event ev[30];
-	struct st_event got;
 	struct st_sink fds;
 	struct st_stream *s;
-	struct st_reader *r;
-	char err[256];
 	int fd, i;
 
 	loop_events(ev, 30);
-	cr_assert(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/rank-0.st", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	cr_assert_geq(fd, 0);
-	fds.ctx = (void *)(intptr_t)fd;
-	fds.write = st_sink_fd_write;
-	cr_assert_eq(st_trace_write_header(&fds, hdr, 2), 0);
+	fd = file_open(dir, path, sizeof(path), &fds);
 	cr_assert_eq(st_stream_new(&s, &fds, 0, 4096, 1), 0);
 	for (i = 0; i < 30; i++) {
 		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
@@ -572,16 +586,7 @@ Test(writer_stream, raw_flush_writes_the_sealed_buffer_first)
 	cr_expect_eq(st_stream_write_sealed(s), 0, "written twice");
 	st_stream_free(s);
 	close(fd);
-	cr_assert_eq(st_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
-	for (i = 0; i < 30; i++) {
-		cr_assert_eq(st_reader_next(r, &got), 1, "record %d: %s", i,
-			     st_reader_error(r));
-		expect_event_eq(&got, &ev[i], i);
-	}
-	cr_expect_eq(st_reader_next(r, &got), 0);
-	st_reader_close(r);
-	unlink(path);
-	rmdir(dir);
+	expect_path(dir, path, ev, 30);
 }
 
 /*
