@@ -557,6 +557,8 @@ Test(tools_predict, command_usage_errors)
 			      "--compute-scale", "-1", NULL };
 	char *bad_missing[] = { "predict", "x", "--table", "t",
 				"--missing=maybe", NULL };
+	char *bad_send[] = { "predict", "x", "--table", "t",
+			     "--send-start=later", NULL };
 	char *help[] = { "predict", "--help", NULL };
 
 	scratch_dir(dir, sizeof(dir));
@@ -569,6 +571,11 @@ Test(tools_predict, command_usage_errors)
 	captured_free(&c);
 	c = run_cmd(dir, cmd_predict, bad_missing);
 	cr_expect_eq(c.status, 129);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_predict, bad_send);
+	cr_expect_eq(c.status, 129);
+	cr_expect(strstr(c.err, "--send-start=measured or "
+			 "--send-start=table"), "%s", c.err);
 	captured_free(&c);
 	c = run_cmd(dir, cmd_predict, help);
 	cr_expect_eq(c.status, 0);
