@@ -65,21 +65,31 @@ static uint16_t map_op(MPI_Op op)
 	return ST_OP_USER;
 }
 
+/*
+ * MPICH handles: bits 30..31 the kind (0 invalid, 1 builtin), bits 26..29
+ * the object type (3 for datatypes).  Builtins carry their size in bits
+ * 8..15, and never change.
+ */
+static int type_builtin(MPI_Datatype t)
+{
+	unsigned h = (unsigned)t;
+
+	return (h & 0x3c000000u) == 0x0c000000u && h >> 30 == 1;
+}
+
 uint64_t st_type_size(MPI_Datatype t)
 {
 	MPI_Count n = 0;
 	unsigned h = (unsigned)t;
 
 	/*
-	 * MPICH handles: bits 30..31 the kind (0 invalid, 1 builtin), bits
-	 * 26..29 the object type (3 for datatypes).  Anything else would make
-	 * PMPI_Type_size_x call the (fatal) error handler: it is not ours to
-	 * ask about, so it counts 0.  Builtins carry their size in bits 8..15.
+	 * Anything but a datatype would make PMPI_Type_size_x call the
+	 * (fatal) error handler: it is not ours to ask about, so it counts 0.
 	 */
 	if ((h & 0x3c000000u) != 0x0c000000u || (h >> 30) == 0 ||
 	    t == MPI_DATATYPE_NULL)
 		return 0;
-	if ((h >> 30) == 1)
+	if (type_builtin(t))
 		return (h >> 8) & 0xff;
 	if (PMPI_Type_size_x(t, &n) != MPI_SUCCESS || n < 0)
 		return 0;
@@ -253,7 +263,7 @@ struct st_fast {
 
 static int builtin_or_none(MPI_Datatype t)
 {
-	return !t || (unsigned)t >> 30 == 1;
+	return !t || type_builtin(t);
 }
 
 static struct st_fast *fast_slot(void *ra, int fn)
