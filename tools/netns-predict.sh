@@ -10,7 +10,8 @@
 #  1. 'synctrace bench' in the namespaces (small and large sizes apart,
 #     see below), and 'synctrace table' of both: the cost table of the
 #     "network";
-#  2. each app traced in shared memory (plain mpiexec on this machine);
+#  2. each app traced in shared memory (plain mpiexec on this machine),
+#     with SYNCTRACE_YIELD=1 (see below);
 #  3. 'synctrace predict' of that trace with the network's table;
 #  4. the same app run, traced, in the namespaces: what it really takes
 #     (the measured run time, MPI_Init exit to MPI_Finalize entry, as
@@ -40,12 +41,23 @@
 # made an 8 B Allreduce 7.2 to 8.1 us against 5.9 in windows and 5.3 in
 # 'bsp''s loop.
 #
+# The shared-memory trace.  Reverse profiling keeps the compute the trace
+# measured, so the trace must measure compute as the target would see it.
+# In shared memory MPICH's waiting rank spins on memory, and on this
+# machine that slows the rank still computing: 'bsp''s compute measured
+# 42.0 to 43.9 ms per rank with the partner spinning, 39.1 to 40.4 ms
+# with it yielding (4 runs each), and reverse profiling carried the
+# difference into every prediction (+8 to +12 %).  The network's ranks
+# wait in socket calls, which leave the other core alone.  So step 2
+# traces with SYNCTRACE_YIELD=1, whose waiting ranks poll with
+# sched_yield() in between; --shm-yield 0 traces as MPICH spins.
+#
 # Steps 2 to 4 are done --reps times (default 3) and the medians are
 # compared, with the spread of the runs beside them: on a shared 2-core
 # machine a single run is at the mercy of whatever else runs.
 #
 # Usage: sh tools/netns-predict.sh [--rate RATE] [--burst SIZE] [--sync MODE]
-#                                  [--reps N] [--keep DIR]
+#                                  [--reps N] [--shm-yield 0|1] [--keep DIR]
 #   --rate RATE   the link's rate, as tc takes it (default 500mbit)
 #   --burst SIZE  the token bucket's size, as tc takes it (default: the
 #                 rate times 250 us, see above; 16384 bytes at 500mbit)
@@ -54,6 +66,8 @@
 #                 or barrier (after an MPI_Barrier, whose exit skew, half
 #                 a round trip over TCP, lands in every time)
 #   --reps N      runs of each app in each place (default 3)
+#   --shm-yield Y SYNCTRACE_YIELD for the shared-memory traces (default
+#                 1: waiting ranks yield; 0: they spin, see above)
 #   --keep DIR    work in DIR and keep it (default: a temporary directory,
 #                 removed at the end)
 # Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich).
@@ -70,6 +84,7 @@ burst=
 reps=3
 keep=
 syncmode=window
+shmyield=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rate) rate=$2; shift 2 ;;
@@ -80,12 +95,19 @@ while [ $# -gt 0 ]; do
 	--sync=*) syncmode=${1#--sync=}; shift ;;
 	--reps) reps=$2; shift 2 ;;
 	--reps=*) reps=${1#--reps=}; shift ;;
+	--shm-yield) shmyield=$2; shift 2 ;;
+	--shm-yield=*) shmyield=${1#--shm-yield=}; shift ;;
 	--keep) keep=$2; shift 2 ;;
 	--keep=*) keep=${1#--keep=}; shift ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "netns-predict: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
+case $shmyield in
+0|1) ;;
+*) echo "netns-predict: --shm-yield takes 0 or 1, not '$shmyield'" >&2
+   exit 2 ;;
+esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -314,8 +336,8 @@ for case in "bsp 2000 20000" "halo 400 50000" "transpose 50 128"; do
 	while [ "$i" -le "$reps" ]; do
 		# 2. Traced in shared memory.
 		retry 120 "$work/shm-$app-$i.log" "$work/shm-$app-$i" \
-			env -u LD_PRELOAD "$cli" \
-			run -o "$work/shm-$app-$i" -- "$MPIEXEC" -n 2 \
+			env -u LD_PRELOAD SYNCTRACE_YIELD="$shmyield" \
+			"$cli" run -o "$work/shm-$app-$i" -- "$MPIEXEC" -n 2 \
 			"$apps/$app" "$@" ||
 			die "$app in shared memory failed"
 		# 3. Predicted on the network, whose transport sends inside
