@@ -71,6 +71,8 @@ void st_codec_reset(struct st_codec *c)
 	c->last_t1 = 0;
 	c->last_req = 0;
 	c->last_fn = 0;
+	c->run_left = 0;
+	c->run_n = c->run_end = NULL;
 	/*
 	 * Slots of older epochs read as empty, so a reset costs nothing;
 	 * only when the counter wraps must stale slots really go.
@@ -119,7 +121,10 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 
 	tag = ev->kind - 1;
 	p++;
-	if (ev->fn != c->last_fn) {
+	/* Spelled out: ST_TAG_RUN, that record's tag otherwise, is taken. */
+	if (ev->fn != c->last_fn ||
+	    (ev->kind == ST_REC_CALL && !mask && !(ev->t0 | ev->t1) &&
+	     !ev->nframes && !ev->text_len)) {
 		tag |= ST_TAG_FN;
 		p = st_varint_put(p, ev->fn);
 	}
@@ -250,9 +255,21 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	unsigned kind, tag, fn = c->last_fn, i;
 	uint32_t key, m;
 
-	if (p >= end)
-		return -EBADMSG;
-	tag = *p++;
+	if (c->run_left) {
+		/* A run's member: as if tagged a call record of this fn. */
+		c->run_left--;
+		tag = ST_REC_CALL - 1;
+	} else {
+		if (p >= end)
+			return -EBADMSG;
+		tag = *p++;
+		if (tag == ST_TAG_RUN) {
+			if (p >= end || !*p)
+				return -EBADMSG;
+			c->run_left = *p++ - 1u;
+			tag = ST_REC_CALL - 1;
+		}
+	}
 	kind = (tag & ST_TAG_KIND) + 1;
 	if (tag & ST_TAG_FN) {
 		if (st_varint_get(&p, end, &v) || v > UINT16_MAX)

@@ -37,6 +37,12 @@ struct st_codec {
 	uint64_t last_req;	/* last request of a call record, 0: none */
 	uint32_t epoch;		/* bumped at each reset, never 0 */
 	uint16_t last_fn;	/* fn of the previous record */
+	uint32_t run_left;	/* reader: members of the run still to come */
+	uint8_t *run_n;		/* writer: the open run's count, or NULL */
+	uint8_t *run_end;	/* writer: end of the last repeat */
+	struct st_ctx *run_x;	/* writer: the last repeat's context, */
+	struct st_cseq *run_q;	/* its communicator's slot */
+	uint32_t run_token;	/* and its token */
 	struct st_ctx ctx[ST_CTX_SLOTS];
 	struct st_cseq cseq[ST_CSEQ_SLOTS];
 };
@@ -148,7 +154,10 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * for its timestamps and its sequence number 'seq', which must be the
  * one the context predicts.  Encodes it as st_enc_record() would, in
  * the few instructions the caller saves by not building a struct
- * st_event.  Returns 0; 1 when the context does not hold 'token' or
+ * st_event; but a repeat that follows a repeat of the same fn joins a
+ * run (writer/format.h), which drops its tag byte: a loop's repeated
+ * collective costs its two timestamp residuals.  Returns 0; 1 when the
+ * context does not hold 'token' or
  * predicts another 'seq' (nothing written: encode the full record with
  * st_enc_record()); or -ENOBUFS as st_enc_record().
  *
@@ -163,27 +172,61 @@ static inline int st_enc_repeat(struct st_codec *c, uint8_t **pp,
 				uint64_t t1)
 {
 	uint32_t key = (uint32_t)ST_REC_CALL << 16 | fn;
-	struct st_ctx *x = st_ctx_slot(c, key);
-	uint8_t *p = *pp;
+	uint8_t *p = *pp, *n = NULL;
+	struct st_ctx *x;
+	struct st_cseq *q;
 
-	if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
-	    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ], x->v[ST_F_COMM]) !=
-		    seq || x->v[ST_F_REQ] || !(t0 | t1))
-		return 1;
-	*p = (uint8_t)(ST_REC_CALL - 1);
-	if (fn != c->last_fn) {
-		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, fn);
+	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
+		/*
+		 * Right after a repeat with this token: nothing was coded
+		 * since, so its context and communicator slot still hold
+		 * what it left there, and all but 'seq' is as predicted.
+		 */
+		x = c->run_x;
+		q = c->run_q;
+		if (seq != q->seq + 1 || !(t0 | t1))
+			return 1;
+		if (c->run_n && *c->run_n < ST_RUN_MAX) {
+			n = c->run_n;		/* joins the open run */
+		} else {
+			p[0] = ST_TAG_RUN;	/* starts a run */
+			p[1] = 0;
+			n = p + 1;
+			p += 2;
+		}
 	} else {
-		p++;
+		x = st_ctx_slot(c, key);
+		if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
+		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
+				x->v[ST_F_COMM]) != seq ||
+		    !seq || x->v[ST_F_REQ] || !(t0 | t1))
+			return 1;
+		q = st_cseq_slot(c, x->v[ST_F_COMM]);
+		if (fn != c->last_fn) {
+			*p = (uint8_t)(ST_REC_CALL - 1) | ST_TAG_FN;
+			p = st_varint_put(p + 1, fn);
+		} else {
+			*p++ = (uint8_t)(ST_REC_CALL - 1);
+		}
 	}
 	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
 	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
 	if (__builtin_expect(p > limit, 0))
 		return -ENOBUFS;
+	/* Before the caller publishes the record (see format.h). */
+	if (n)
+		++*n;
+	c->run_n = n;
+	c->run_end = p;
+	c->run_x = x;
+	c->run_q = q;
+	c->run_token = token;
 	x->v[ST_F_SEQ] = seq;
 	st_ctx_count(x, ST_REC_CALL);
-	st_count_call(c, ST_REC_CALL, x->v[ST_F_COMM], seq, 0);
+	/* st_count_call(), for a record without a request. */
+	q->epoch = c->epoch;
+	q->comm = x->v[ST_F_COMM];
+	q->seq = seq;
 	x->gap = t0 - c->last_t1;
 	x->dur = t1 - t0;
 	c->last_fn = (uint16_t)fn;

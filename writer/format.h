@@ -75,6 +75,22 @@
  *	6	ST_TAG_FRAMES: frames follow (else nframes = 0)
  *	7	ST_TAG_TEXT: text follows (else text_len = 0)
  *
+ * except the tag ST_TAG_RUN (0x08 alone: a call record without
+ * timestamps, fn or differences, which the writer codes with ST_TAG_FN
+ * instead), which starts a run:
+ *
+ *	tag		ST_TAG_RUN
+ *	count		1 byte, 1..ST_RUN_MAX: the run's members
+ *	members		each a gap and a duration (zigzag varints, as above)
+ *
+ * Each member is a record decoded as if its tag were ST_REC_CALL - 1
+ * (a timed call record of the previous record's fn, every field as
+ * predicted) with those two timestamps.  The writer runs a loop's
+ * repeated collective so: its records then cost their timestamp
+ * residuals and nothing else.  A run also ends where its chunk's record
+ * count does (the count byte may say more when a fatal signal's flush
+ * cut the run short).
+ *
  * A varint is LEB128: 7 bits a byte, low bits first, the high bit set on
  * every byte but the last; at most 10 bytes, and the last byte of a
  * multi-byte varint is never 0.  zigzag(d) = (d << 1) ^ (d >> 63 ? ~0 : 0)
@@ -121,13 +137,14 @@
  * duration, from the gap and duration of the last timed record of its
  * (kind, fn) in the chunk (0 and 0 when there is none).  A loop's
  * timings jitter around their typical values, so the residuals are
- * small: a repeated collective mostly costs three bytes before zlib.
+ * small: a repeated collective mostly costs three bytes before zlib, two
+ * in a run.
  * All state, slots, previous fn and previous t1, starts empty in every
  * chunk, so every chunk decodes on its own.
  *
- * Version 2 (this one) added the timestamp and rbytes predictions;
- * version 1 wrote gap and duration as they are and predicted rbytes
- * like any other field.
+ * Version 3 (this one) added runs.  Version 2 added the timestamp and
+ * rbytes predictions; version 1 wrote gap and duration as they are and
+ * predicted rbytes like any other field.
  */
 #ifndef ST_WRITER_FORMAT_H
 #define ST_WRITER_FORMAT_H
@@ -135,7 +152,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 2
+#define ST_FORMAT_VERSION 3
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
 #define ST_FILE_MAGIC_LEN 8
@@ -156,6 +173,8 @@
 #define ST_TAG_DIFF 0x20
 #define ST_TAG_FRAMES 0x40
 #define ST_TAG_TEXT 0x80
+#define ST_TAG_RUN 0x08
+#define ST_RUN_MAX 255
 
 #define ST_CTX_BITS 9
 #define ST_CTX_SLOTS (1u << ST_CTX_BITS)

@@ -441,20 +441,24 @@ Test(writer_encode, rejects_out_of_range_field)
 }
 
 /*
- * A repeat (st_enc_repeat) writes exactly the bytes st_enc_record would
- * for the same record, and declines, writing nothing, whenever the
- * context does not hold its token or predicts another sequence number.
+ * A repeat (st_enc_repeat) after a full record writes exactly the bytes
+ * st_enc_record would; the repeats after it form a run, which decodes to
+ * the same records without their tag bytes.  It declines, writing
+ * nothing, whenever the context does not hold its token or predicts
+ * another sequence number.
  */
 Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 {
-	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b, *q;
+	enum { N = 6 };
+	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b, *q, *run;
 	struct st_codec ca;
-	struct st_event ev[4];
+	struct st_event ev[N];
+	ptrdiff_t two = 0;
 	int i;
 
 	st_codec_init(&ca);
 	st_codec_init(&enc);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < N; i++) {
 		make_allreduce(&ev[i]);
 		ev[i].seq = 10 + (uint64_t)i;
 		ev[i].t0 = 1000 + 700 * (uint64_t)i;
@@ -462,36 +466,43 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 	}
 	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[0], 7), 0);
 	cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[0], 0), 0);
-	for (i = 1; i < 4; i++) {
+	for (i = 1; i < N; i++) {
 		cr_assert_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[i].fn, 7,
 					   ev[i].seq, ev[i].t0, ev[i].t1), 0);
 		cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[i], 0), 0);
+		if (i == 1) {
+			two = pb - b;
+			cr_assert_eq(pa - a, two);
+			cr_expect_eq(memcmp(a, b, (size_t)two), 0);
+		}
 	}
-	cr_assert_eq(pa - a, pb - b);
-	cr_expect_eq(memcmp(a, b, (size_t)(pb - b)), 0);
-	expect_decodes(a, pa, ev, 4);
+	/* Then a run of N - 2: its tag and count for their N - 2 tags. */
+	cr_expect_eq(a[two], ST_TAG_RUN);
+	cr_expect_eq(a[two + 1], N - 2);
+	cr_expect_eq(pa - a, (pb - b) - (N - 2) + 2);
+	expect_decodes(a, pa, ev, N);
 
 	/* Declines: another token, a sequence number off by one, token 0. */
 	q = pa;
-	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 8, 14, 9000,
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 8, 16, 9000,
 				   9300), 1);
-	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 15, 9000,
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 17, 9000,
 				   9300), 1);
-	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 0, 14, 9000,
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 0, 16, 9000,
 				   9300), 1);
 	cr_expect_eq(pa, q, "a declined repeat wrote something");
 
 	/* A record of the same fn without the token takes it away. */
-	ev[0].seq = 14;
+	ev[0].seq = 16;
 	ev[0].t0 = 9000;
 	ev[0].t1 = 9300;
 	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[0], 0), 0);
-	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 15, 9400,
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 17, 9400,
 				   9700), 1);
 
 	/* A new chunk predicts nothing. */
 	st_codec_reset(&ca);
-	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 15, 9400,
+	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[0].fn, 7, 17, 9400,
 				   9700), 1);
 
 	/* No room: -ENOBUFS, nothing written, the context unchanged. */
@@ -504,8 +515,120 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 	cr_expect_eq(pa, q);
 	cr_expect_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[1].fn, 5, 12, 5000,
 				   5300), 0);
+	/* Nor when a run would start or grow. */
+	q = pa;
+	cr_expect_eq(st_enc_repeat(&ca, &pa, pa + 2, ev[1].fn, 5, 13, 5400,
+				   5700), -ENOBUFS);
+	cr_expect_eq(pa, q);
+	cr_assert_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[1].fn, 5, 13, 5400,
+				   5700), 0);
+	cr_expect_eq(q[0], ST_TAG_RUN);
+	cr_expect_eq(q[1], 1);
+	run = q;
+	q = pa;
+	cr_expect_eq(st_enc_repeat(&ca, &pa, pa + 1, ev[1].fn, 5, 14, 5800,
+				   6100), -ENOBUFS);
+	cr_expect_eq(pa, q);
+	cr_expect_eq(run[1], 1, "a refused member counted in its run");
 	free(a);
 	free(b);
+}
+
+/*
+ * A run holds at most ST_RUN_MAX members; a longer loop takes several.
+ * A repeat of another function, or one after another record, ends it.
+ */
+Test(writer_encode, runs_split_and_end)
+{
+	enum { N = 600 };
+	static struct st_event ev[N + 3];
+	uint8_t *a = new_buf(), *p = a;
+	struct st_codec ca;
+	int i;
+
+	st_codec_init(&ca);
+	for (i = 0; i < N + 3; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = 1 + (uint64_t)i;
+		ev[i].t0 = 1000 + 900 * (uint64_t)i + (uint64_t)(i % 7);
+		ev[i].t1 = ev[i].t0 + 500 + (uint64_t)(i % 13);
+	}
+	/* N repeats, a barrier in between, then two more. */
+	ev[N].fn = 18;		/* another function */
+	ev[N].sbytes = ev[N].rbytes = 0;
+	ev[N].tsize = 0;
+	ev[N].op = 0;
+	cr_assert_eq(st_enc_record(&ca, &p, a + BUF, &ev[0], 3), 0);
+	for (i = 1; i < N; i++)
+		cr_assert_eq(st_enc_repeat(&ca, &p, a + BUF, ev[i].fn, 3,
+					   ev[i].seq, ev[i].t0, ev[i].t1), 0);
+	cr_assert_eq(st_enc_record(&ca, &p, a + BUF, &ev[N], 0), 0);
+	for (i = N + 1; i < N + 3; i++)
+		cr_assert_eq(st_enc_repeat(&ca, &p, a + BUF, ev[i].fn, 3,
+					   ev[i].seq, ev[i].t0, ev[i].t1), 0);
+	expect_decodes(a, p, ev, N + 3);
+	/*
+	 * Members take 2 bytes here: 598 of them in three runs (2 bytes
+	 * each), 3 + 1 plain repeats and the full records.
+	 */
+	cr_expect_lt(p - a, 2 * N + 60, "%d bytes", (int)(p - a));
+	free(a);
+}
+
+/*
+ * The tag a run takes stands for nothing else: a call record without
+ * timestamps whose fields are all predicted spells its fn out.  A run
+ * whose count says more members than its chunk holds (a fatal signal's
+ * flush cuts it) decodes the members there are; a count of 0 is
+ * corrupt.
+ */
+Test(writer_encode, run_tag_is_unambiguous)
+{
+	uint8_t *a = new_buf(), *p = a, *q;
+	const uint8_t *r;
+	struct st_event ev[5], got;
+	struct st_codec ca;
+	int i;
+
+	st_codec_init(&ca);
+	for (i = 0; i < 2; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = 0;
+		ev[i].t0 = ev[i].t1 = 0;
+		cr_assert_eq(st_enc_record(&ca, &p, a + BUF, &ev[i], 0), 0);
+	}
+	q = a;
+	cr_assert_eq(st_dec_record(&ca, (const uint8_t **)&q, p, &got), 0);
+	cr_expect_neq(*q, ST_TAG_RUN, "an untimed record looks like a run");
+	expect_decodes(a, p, ev, 2);
+
+	st_codec_init(&ca);
+	p = a;
+	for (i = 0; i < 5; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = 1 + (uint64_t)i;
+		ev[i].t0 = 100 + 1000 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 400;
+		if (!i)
+			cr_assert_eq(st_enc_record(&ca, &p, a + BUF, &ev[0],
+						   4), 0);
+		else
+			cr_assert_eq(st_enc_repeat(&ca, &p, a + BUF,
+						   ev[i].fn, 4, ev[i].seq,
+						   ev[i].t0, ev[i].t1), 0);
+	}
+	for (q = a; *q != ST_TAG_RUN; q++)
+		;
+	cr_assert_eq(q[1], 3);
+	q[1] = 9;
+	expect_decodes(a, p, ev, 5);
+	q[1] = 0;
+	st_codec_init(&dec);
+	r = a;
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(st_dec_record(&dec, &r, p, &got), 0);
+	cr_expect_eq(st_dec_record(&dec, &r, p, &got), -EBADMSG);
+	free(a);
 }
 
 /*

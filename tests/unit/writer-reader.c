@@ -335,7 +335,7 @@ Test(writer_reader, unknown_version_is_named)
 	cr_expect_eq(rc, -EBADMSG);
 	cr_expect_str_eq(err, "'x/rank-0.st': unsupported trace format "
 			 "version 1 at offset 8 (this synctrace reads "
-			 "version 2)");
+			 "version 3)");
 	free(buf);
 }
 
