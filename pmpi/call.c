@@ -212,7 +212,8 @@ static void event_from(struct st_event *ev, const struct st_req *r)
  * can race here (MPI_THREAD_MULTIPLE); otherwise a plain increment saves
  * the locked instruction, a fifth of the hot path.
  */
-static uint64_t count_call(struct st_comm_entry *e)
+static inline __attribute__((always_inline)) uint64_t
+count_call(struct st_comm_entry *e)
 {
 	uint64_t v;
 

@@ -26,6 +26,17 @@ static struct st_skew skew;		/* SYNCTRACE_CLOCK_SKEW, test hook */
 static uint64_t skew_base;
 static int skewed;
 
+struct st_clock_map st_clock_map = { 0, 0, 1ull << 32, 0 };
+
+/* Show the map to st_clock_ns(). */
+static void publish(void)
+{
+	st_clock_map = (struct st_clock_map){
+		.base_tick = base_tick, .base_ns = base_ns, .mult = mult,
+		.plain = st_clock_tsc && !skewed,
+	};
+}
+
 static uint64_t raw_ns(void)
 {
 	struct timespec ts;
@@ -85,6 +96,7 @@ void st_clock_begin(void)
 	st_clock_tsc = !st_set.clock_raw && tsc_invariant();
 	if (st_clock_tsc)
 		read_pair(&base_tick, &base_ns, &base_width);
+	publish();
 }
 
 void st_clock_end(void)
@@ -107,9 +119,10 @@ void st_clock_end(void)
 	rate_err_ppm = 1e6 * ((double)(base_width + w1) / 2.0 / (double)dt +
 			      60.0 / (double)span_ns);
 	rate_fixed = 1;
+	publish();
 }
 
-uint64_t st_clock_ns(uint64_t ticks)
+uint64_t st_clock_ns_slow(uint64_t ticks)
 {
 	uint64_t ns;
 	int64_t d;
@@ -135,6 +148,7 @@ void st_clock_set_skew(const struct st_skew *k, uint64_t base)
 	skew = *k;
 	skew_base = base;
 	skewed = k->offset_ns != 0 || k->drift_ppm != 0;
+	publish();
 }
 
 void st_clock_export(uint64_t v[3])
@@ -151,6 +165,7 @@ void st_clock_import(const uint64_t v[3])
 	base_tick = v[0];
 	base_ns = v[1];
 	mult = v[2];
+	publish();
 }
 
 void st_clock_describe(char *src, size_t srclen, double *res_ns,

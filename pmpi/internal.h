@@ -66,8 +66,30 @@ void st_config_describe(const struct st_settings *set, char *buf, size_t len);
 extern int st_clock_tsc;
 void st_clock_begin(void);	/* before PMPI_Init */
 void st_clock_end(void);	/* after PMPI_Init: fixes the tick rate */
-/* Ticks of st_now() to this rank's local ns (with any injected skew). */
-uint64_t st_clock_ns(uint64_t ticks);
+/* The tick-to-ns map, as pmpi/clock.c last set it. */
+struct st_clock_map {
+	uint64_t base_tick, base_ns;
+	uint64_t mult;		/* ns per tick, 32.32 fixed point */
+	int plain;		/* the TSC, no injected skew: the map is all */
+};
+extern struct st_clock_map st_clock_map;
+uint64_t st_clock_ns_slow(uint64_t ticks);
+
+/*
+ * Ticks of st_now() to this rank's local ns (with any injected skew);
+ * inline, since the hot path converts two timestamps a call.
+ */
+static inline __attribute__((always_inline)) uint64_t
+st_clock_ns(uint64_t ticks)
+{
+	uint64_t d = ticks - st_clock_map.base_tick;
+
+	if (__builtin_expect(st_clock_map.plain && (int64_t)d >= 0, 1))
+		return st_clock_map.base_ns +
+		       (uint64_t)(((unsigned __int128)d *
+				   st_clock_map.mult) >> 32);
+	return st_clock_ns_slow(ticks);
+}
 struct st_skew;
 /* Distort the clock from local ns 'base' on (SYNCTRACE_CLOCK_SKEW). */
 void st_clock_set_skew(const struct st_skew *k, uint64_t base);
