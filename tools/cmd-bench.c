@@ -69,6 +69,9 @@ const char st_bench_usage[] =
 "                        operation and size (default 3)\n"
 "    --quick             a small, fast configuration: sizes 1,1K,64K and\n"
 "                        5 measurements (unless given)\n"
+"    --reuse-buffers     send the same data every time, as it sits in the\n"
+"                        caches; by default each measurement's send data\n"
+"                        is written just before, as an application's is\n"
 "    --skew SPEC         distort each rank's clock by a known offset and\n"
 "                        drift, e.g. 0,+0.5s@+100ppm (sets\n"
 "                        SYNCTRACE_CLOCK_SKEW), to test synchronisation\n"
@@ -175,6 +178,8 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 			return 0;
 		} else if (!strcmp(arg, "--quick")) {
 			o->quick = 1;
+		} else if (!strcmp(arg, "--reuse-buffers")) {
+			o->reuse = 1;
 		} else if ((rc = st_opt_value(argc, argv, &i, "-n", &val))) {
 			if (rc < 0 || st_parse_int(val, 2, 1 << 20,
 						   &o->nranks))
@@ -305,8 +310,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
 		     char *sbuf, size_t slen)
 {
-	/* mpiexec -n N, extra, bench micro, 9 options with values, quick. */
-	size_t max = 3 + (size_t)o->nextra + 2 + 2 * 9 + 1 + 1, n = 0;
+	/* mpiexec -n N, extra, bench micro, 9 options with values, 2 flags. */
+	size_t max = 3 + (size_t)o->nextra + 2 + 2 * 9 + 2 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -338,6 +343,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 #undef PASS
 	if (o->quick)
 		v[n++] = "--quick";
+	if (o->reuse)
+		v[n++] = "--reuse-buffers";
 	v[n] = NULL;
 	return v;
 }

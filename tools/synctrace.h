@@ -152,6 +152,7 @@ struct st_bench_opts {
 	const char *skew;	/* --skew SPEC */
 	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
 	int quick;		/* --quick */
+	int reuse;		/* --reuse-buffers */
 	int help;		/* -h/--help was given */
 	char **extra;		/* 'nextra' mpiexec arguments after "--" */
 	int nextra;

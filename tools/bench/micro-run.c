@@ -107,6 +107,16 @@ void st_micro_ctx_release(struct st_micro_ctx *c)
 	c->types = NULL;
 }
 
+void st_micro_fresh(struct st_micro_ctx *c, int op, size_t n)
+{
+	size_t sb, rb;
+
+	st_micro_buffers(op, c->size, n, &sb, &rb);
+	if (sb > c->sbuf_bytes)
+		sb = c->sbuf_bytes;
+	memset(c->sbuf, ++c->fresh & 0x7f, sb);
+}
+
 void st_micro_prepare(struct st_micro_ctx *c, size_t n)
 {
 	int i;

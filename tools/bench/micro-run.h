@@ -44,6 +44,7 @@ struct st_micro_ctx {
 	int *scounts, *sdispls, *rcounts, *rdispls;	/* 'size' entries */
 	MPI_Datatype *types;	/* MPI_BYTE, 'size' entries */
 	size_t prepared_n;	/* the size the arrays hold, SIZE_MAX none */
+	unsigned fresh;		/* st_micro_fresh()'s calls */
 };
 
 /*
@@ -57,6 +58,15 @@ int st_micro_ctx_init(struct st_micro_ctx *c, MPI_Comm comm,
 		      size_t max_n);
 
 void st_micro_ctx_release(struct st_micro_ctx *c);
+
+/*
+ * Write new data where operation 'op' at size 'n' sends from, as an
+ * application computes what it sends: a benchmark that sends the same
+ * buffer again finds it in the caches, clean, where an application's
+ * data is modified in its own core's (an Alltoall of 128 KiB blocks on
+ * 2 ranks here: 10 us against 15.5 us with fresh data).
+ */
+void st_micro_fresh(struct st_micro_ctx *c, int op, size_t n);
 
 /*
  * Make 'c' ready to run any operation at size 'n' (the count and

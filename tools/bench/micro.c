@@ -103,6 +103,9 @@ const char st_bench_micro_usage[] =
 "                        after the first, then at twice the last\n"
 "                        interval up to SECONDS (default 5; 0: only at\n"
 "                        the end)\n"
+"    --reuse-buffers     send the same data every time (it stays in the\n"
+"                        caches); by default the send data is written\n"
+"                        before each measurement, as an application's is\n"
 "    --quick             a small configuration: sizes 1,1K,64K and\n"
 "                        5 measurements (unless given)\n"
 "    -h, --help          show this help\n"
@@ -142,6 +145,7 @@ struct opts {
 	int nrep;
 	unsigned ops;		/* bit per enum st_micro_op */
 	int barrier;		/* --sync barrier */
+	int reuse;		/* --reuse-buffers */
 	uint64_t seed;
 	double factor;
 	double min_window_ns;
@@ -352,6 +356,8 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			return 0;
 		} else if (!strcmp(arg, "--quick")) {
 			quick = 1;
+		} else if (!strcmp(arg, "--reuse-buffers")) {
+			o->reuse = 1;
 		} else if ((rc = st_bench_opt_value(argc, argv, &i,
 					    "--dir", &val))) {
 			if (rc < 0 || !*val)
@@ -731,6 +737,8 @@ static void pilot(struct job *j)
 
 		st_micro_prepare(&j->mc, p->n);
 		for (k = -1; k < PILOT_RUNS; k++) {
+			if (!j->o.reuse)
+				st_micro_fresh(&j->mc, p->op, p->n);
 			MPI_Barrier(j->bench);
 			st_micro_call(&j->mc, p->op, p->n, &s);
 			if (k >= 0)
@@ -829,6 +837,8 @@ static void run_batch(struct job *j, int n)
 		double *r = &j->red[i * NF];
 
 		st_micro_prepare(&j->mc, p->n);
+		if (!j->o.reuse)
+			st_micro_fresh(&j->mc, p->op, p->n);
 		if (j->o.barrier) {
 			MPI_Barrier(j->bench);
 		} else {
@@ -1118,6 +1128,12 @@ static void print_summary(struct job *j)
 	       "  call, entry to exit on its own clock (ping-pong: "
 	       "MPI_Send + MPI_Recv, the round\n"
 	       "  trip; one way is about half)\n");
+	printf("data: %s\n", o->reuse ?
+	       "the same send data every time (--reuse-buffers): it may be "
+	       "in the caches" :
+	       "each measurement's send data written just before it, as "
+	       "an application's\n  freshly computed data is (in this "
+	       "core's cache, modified)");
 	if (o->barrier) {
 		printf("sync: MPI_Barrier before each measurement (barrier "
 		       "mode, for comparison: nothing\n"
