@@ -23,8 +23,8 @@
  * shorten.  At level 1, the default, such a buffer is stored as it is:
  * Huffman coding would take a quarter off its 2.2 bytes a record, at
  * some 200 instructions a record, which ranks that keep every core busy
- * pay in full.  At levels 2 to 5 it is Huffman-coded (Z_HUFFMAN_ONLY), skipping
- * the string matching, more than half of deflate's time there.
+ * pay in full.  At levels 2 to 5 it is Huffman-coded (Z_HUFFMAN_ONLY),
+ * skipping the string matching, more than half of deflate's time there.
  */
 #include <errno.h>
 #include <sched.h>
@@ -174,25 +174,16 @@ static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
 }
 
 /*
- * Compress 'len' bytes of records (the 'nrec' in 'raw', 'nrep' of them
- * repeats) and write them.
+ * Deflate 'len' bytes of records at 'raw' into s->out, Huffman coding
+ * alone when 'huffman'; '*clen' the payload's length.  Returns 0 or -EIO.
  */
-static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
-		       uint32_t nrec, uint32_t nrep)
+static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
+			 int huffman, size_t *clen)
 {
-	int strategy = Z_DEFAULT_STRATEGY;
-	size_t clen;
-	uint8_t *chunk;
+	int strategy = huffman ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY;
 
-	if (s->level == 1 && nrep >= nrec / 4 * 3 && nrep) {
-		chunk_header(s, raw, ST_CHUNK_STORED, len, len, nrec);
-		return s->sink->write(s->sink->ctx, raw,
-				      ST_CHUNK_HDR_LEN + len);
-	}
 	if (deflateReset(&s->z) != Z_OK)
 		return -EIO;
-	if (s->level >= 1 && s->level <= 5 && nrep >= nrec / 4 * 3 && nrep)
-		strategy = Z_HUFFMAN_ONLY;
 	if (strategy != s->strategy) {
 		if (deflateParams(&s->z, s->level, strategy) != Z_OK)
 			return -EIO;
@@ -204,15 +195,35 @@ static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 	s->z.avail_out = (uInt)s->bound;
 	if (deflate(&s->z, Z_FINISH) != Z_STREAM_END)
 		return -EIO;
-	clen = s->bound - s->z.avail_out;
-	if (clen < len) {
-		chunk = s->out;
-		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen, nrec);
-	} else {
-		/* Incompressible: store it instead. */
-		chunk = raw;
+	*clen = s->bound - s->z.avail_out;
+	return 0;
+}
+
+/*
+ * Compress 'len' bytes of records (the 'nrec' in 'raw', 'nrep' of them
+ * repeats) and write them.
+ */
+static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
+		       uint32_t nrec, uint32_t nrep)
+{
+	int runs = nrep && nrep >= nrec / 4 * 3;
+	size_t clen = len;
+	uint8_t *chunk = raw;
+
+	/* Mostly runs at level 1: stored (see above). */
+	if (!(s->level == 1 && runs)) {
+		if (deflate_chunk(s, raw, len, runs && s->level <= 5 &&
+				  s->level >= 1, &clen))
+			return -EIO;
+		if (clen < len)
+			chunk = s->out;
+	}
+	if (chunk == raw) {
+		/* Stored, or incompressible. */
 		clen = len;
 		chunk_header(s, chunk, ST_CHUNK_STORED, len, len, nrec);
+	} else {
+		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen, nrec);
 	}
 	return s->sink->write(s->sink->ctx, chunk, ST_CHUNK_HDR_LEN + clen);
 }
