@@ -27,6 +27,7 @@
 #include "tools/symbols.h"
 #include "tools/synctrace.h"
 #include "tools/table.h"
+#include "tools/timeline.h"
 #include "tools/usage.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
@@ -97,6 +98,7 @@ struct rsrc {
 	struct st_reader *r;
 	const char *path;
 	int rank;
+	struct st_gclock *clk;	/* the sync epochs read so far */
 };
 
 /* Call sites: per rank, site id -> symbol table index. */
@@ -240,7 +242,21 @@ static int src_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
 			 s->rank);
 		return -EBADMSG;
 	}
+	/* A record that does not fit leaves the epochs as they were. */
+	if (rc > 0 && ev->kind == ST_REC_SYNC &&
+	    st_gclock_add_event(s->clk, ev, NULL) == -ENOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	return rc;
+}
+
+/* Global time of the rank's local 't_ns' by the epochs read so far. */
+static double src_global(void *ctx, uint64_t t_ns)
+{
+	const struct rsrc *s = ctx;
+
+	return st_gclock_global(s->clk, t_ns);
 }
 
 /* Where site record 'ev' of 'rank' is: its first frame outside MPI. */
@@ -998,12 +1014,15 @@ int cmd_predict(int argc, char **argv)
 		die("out of memory");
 	res.st = &st;
 	for (r = 0; r < res.nranks; r++) {
-		struct st_replay_source src = { &srcs[r], src_next };
+		struct st_replay_source src = { &srcs[r], src_next,
+						src_global };
 		const char *fnt;
 
 		st_objmap_init(&st.objs[r]);
 		srcs[r].path = st_run_rank_path(res.run, r);
 		srcs[r].rank = r;
+		if (st_gclock_new(&srcs[r].clk, r))
+			die("out of memory");
 		rc = st_reader_open(&srcs[r].r, srcs[r].path, err,
 				    sizeof(err));
 		if (rc == -EMFILE || rc == -ENFILE)
@@ -1061,6 +1080,7 @@ int cmd_predict(int argc, char **argv)
 
 	for (r = 0; r < res.nranks; r++) {
 		st_reader_close(srcs[r].r);
+		st_gclock_free(srcs[r].clk);
 		st_objmap_release(&st.objs[r]);
 		free(st.sym[r]);
 	}

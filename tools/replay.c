@@ -84,6 +84,13 @@ struct unit {
 	uint32_t op_site;
 	uint64_t op_comm, op_seq;	/* what it waits for, for messages */
 	int op_coll;
+	/*
+	 * A receive side (blocking receive, Wait/Test) that may complete
+	 * messages the model lacked: its measured global entry and exit,
+	 * and the latest measured arrival of those messages (-inf: none).
+	 */
+	int op_tail;
+	double op_g0, op_g1, op_gm;
 
 	/* The last call, for the START records that follow MPI_Start. */
 	double last_entry;
@@ -141,6 +148,8 @@ struct msg {
 	int32_t w;			/* receiver; sync sender */
 	double t;			/* send entry, or receive post */
 	double xfer, bytes;		/* send: transfer time, size */
+	double gm;			/* send: measured global time of its
+					   exit, NaN unknown */
 	struct cpv cp;
 };
 
@@ -168,6 +177,9 @@ struct req {
 	int32_t root, peer, tag;
 	/* A wildcard receive, matched at completion. */
 	double post;
+	/* Measured global arrival of its message, when the model lacked
+	   its cost (-inf: none). */
+	double gm;
 	struct cpv post_cp;
 	uint32_t next_free;
 };
@@ -625,14 +637,47 @@ static int note_site(struct st_replay *r, const struct unit *u, double dt)
 	return 0;
 }
 
+/* Rank 'rank''s local time 't' in measured global time, or NaN. */
+static double gtime(const struct st_replay *r, int rank, uint64_t t)
+{
+	const struct st_replay_source *src = &r->ranks[rank].src;
+
+	return src->global ? src->global(src->ctx, t) : NAN;
+}
+
+/*
+ * The own work of receive side 'u' after its last message the model
+ * lacked was there, as measured: from the later of its entry and that
+ * arrival to its exit, in global time; 0 when unknown.
+ */
+static double op_tail(const struct unit *u)
+{
+	double from, tail;
+
+	if (!u->op_tail || !isfinite(u->op_gm) || !isfinite(u->op_g0) ||
+	    !isfinite(u->op_g1))
+		return 0;
+	from = u->op_gm > u->op_g0 ? u->op_gm : u->op_g0;
+	tail = u->op_g1 - from;
+	if (tail < 0)
+		return 0;
+	return tail < u->op_meas ? tail : u->op_meas;
+}
+
 /* The op of 'u' has all its results: it ends at op_T. */
 static void op_finish(struct st_replay *r, struct unit *u)
 {
 	struct st_replay_fn *f = &r->fns[u->op_fn];
 	struct rank *rk = &r->ranks[u->rank];
-	double dt = u->op_T - u->op_entry;
-	double wait = dt - u->op_busy;
+	double tail = op_tail(u), dt, wait;
 
+	if (tail > 0) {
+		u->op_T += tail;
+		u->op_busy += tail;
+		u->op_cp = cp_add(u->op_cp, tail);
+	}
+	dt = u->op_T - u->op_entry;
+	wait = dt - u->op_busy;
 	if (wait < 0)
 		wait = 0;
 	u->now = u->op_T;
@@ -669,6 +714,8 @@ static void op_begin(struct unit *u, const struct rrec *x, double busy,
 	u->op_nwait = 0;
 	u->op_src = src;
 	u->op_coll = 0;
+	u->op_tail = 0;
+	u->op_gm = -INFINITY;
 	u->last_entry = u->now;
 	u->last_cp = u->cp;
 }
@@ -689,6 +736,22 @@ static void unit_result(struct st_replay *r, struct unit *u, double T,
 }
 
 static void req_release(struct st_replay *r, uint32_t qi);
+
+/* A receive side 'x' of 'u' (after op_begin): see op_tail(). */
+static void op_receives(struct st_replay *r, struct unit *u,
+			const struct rrec *x)
+{
+	u->op_tail = 1;
+	u->op_g0 = gtime(r, u->rank, x->t0);
+	u->op_g1 = gtime(r, u->rank, x->t1);
+}
+
+/* Unit 'u' learns of request 'q''s measured arrival. */
+static void op_learn(struct unit *u, const struct req *q)
+{
+	if (q->gm > u->op_gm)
+		u->op_gm = q->gm;
+}
 
 /* The operation of request 'qi' is complete at 'T' along 'cp'. */
 static void req_result(struct st_replay *r, uint32_t qi, double T,
@@ -711,6 +774,7 @@ static void req_result(struct st_replay *r, uint32_t qi, double T,
 		q->waiter = WNONE;
 		T = q->T;
 		cp = q->cp;
+		op_learn(u, q);
 		req_release(r, qi);
 		unit_result(r, u, T, cp);
 	}
@@ -778,6 +842,7 @@ static uint32_t req_new(struct st_replay *r, int rank, uint64_t id)
 	q->state = Q_PENDING;
 	q->waiter = waiter;
 	q->cp.rank = rank;
+	q->gm = -INFINITY;
 	q->next_free = NIL;
 	return qi;
 }
@@ -1224,18 +1289,29 @@ static int recv_cost(struct st_replay *r, unsigned fn, double bytes,
 	return SRC_MISSING;
 }
 
-/* What the receive 'w' waits in learns of its cost at the match. */
-static void note_recv(struct st_replay *r, int32_t w, int src, double local)
+/*
+ * What the receive 'w' waits in learns of its cost at the match, and,
+ * when the model lacked it, of its message's measured arrival 'gm'.
+ */
+static void note_recv(struct st_replay *r, int32_t w, int src, double local,
+		      double gm)
 {
 	if (w >= 0) {
 		struct unit *u = r->units[w];
 
 		if (local > u->op_busy)
 			u->op_busy = local;
-		if (src == SRC_MISSING)
+		if (src == SRC_MISSING) {
 			u->op_src = SRC_MISSING;
+			if (gm > u->op_gm)
+				u->op_gm = gm;
+		}
 	} else if (w != WNONE && src == SRC_MISSING) {
-		r->reqs[-2 - w].missing = 1;
+		struct req *q = &r->reqs[-2 - w];
+
+		q->missing = 1;
+		if (gm > q->gm)
+			q->gm = gm;
 	}
 }
 
@@ -1259,7 +1335,7 @@ static void match(struct st_replay *r, const struct msg *s,
 		T = v->t;
 		cp = v->cp;
 	}
-	note_recv(r, v->w, src, local);
+	note_recv(r, v->w, src, local, s->gm);
 	resolve(r, v->w, T + local, cp_add(cp, local));
 }
 
@@ -1390,13 +1466,18 @@ static int peer_ok(int32_t peer)
 	return peer >= 0;
 }
 
-/* A send of 'bytes' to 'peer', 'tag' by 'sw' (sync) from 'u' at now. */
+/*
+ * A send of 'bytes' to 'peer', 'tag' by 'sw' (sync) from 'u' at 't',
+ * whose call ended at measured global time 'gm'.
+ */
 static void do_send(struct st_replay *r, struct unit *u, uint64_t comm,
 		    int32_t peer, int32_t tag, int sync, int32_t sw,
-		    double xfer, double bytes, struct cpv cp, double t)
+		    double xfer, double bytes, struct cpv cp, double t,
+		    double gm)
 {
 	struct msg s = { .type = M_SEND, .sync = (uint8_t)sync, .w = sw,
-			 .t = t, .xfer = xfer, .bytes = bytes, .cp = cp };
+			 .t = t, .xfer = xfer, .bytes = bytes, .gm = gm,
+			 .cp = cp };
 	uint64_t k[3];
 
 	send_key(r, u->rank, comm, peer, tag, k);
@@ -1437,7 +1518,7 @@ static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		op_begin(u, x, ls, src);
 		do_send(r, u, x->comm, x->peer, x->tag, is_sync_send(x->fn),
 			is_sync_send(x->fn) ? w_unit(u) : WNONE, xs,
-			(double)x->sbytes, cp0, t);
+			(double)x->sbytes, cp0, t, gtime(r, u->rank, x->t1));
 		return;
 	case ST_BYTES_RECV:
 		if (!peer_ok(x->peer)) {
@@ -1446,6 +1527,7 @@ static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		}
 		/* Its cost comes with the message it matches. */
 		op_begin(u, x, 0, SRC_MODEL);
+		op_receives(r, u, x);
 		do_recv(r, u->rank, x->comm, x->peer, x->tag, M_RECV,
 			w_unit(u), x->fn, cp0, t);
 		return;
@@ -1462,7 +1544,8 @@ static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		op_begin(u, x, ls, src);
 		if (peer_ok(x->peer))
 			do_send(r, u, x->comm, x->peer, x->tag, 0, WNONE, xs,
-				(double)x->sbytes, cp0, t);
+				(double)x->sbytes, cp0, t,
+				gtime(r, u->rank, x->t1));
 		if (peer_ok(x->peer2))
 			do_recv(r, u->rank, x->comm, x->peer2, x->tag2,
 				M_RECV, w_unit(u), x->fn, cp0, t);
@@ -1482,18 +1565,20 @@ static void call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 
 /*
  * Start nonblocking point-to-point operation 'fn' as request 'qi' at
- * time 't' along 'cp' (an I-call, or a START of a persistent one).
+ * time 't' along 'cp' (an I-call, or a START of a persistent one), by a
+ * call that ended at measured global time 'gm'.
  */
 static void start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		      unsigned fn, uint64_t comm, int32_t peer, int32_t tag,
 		      uint64_t sbytes, uint64_t rbytes, double meas, double t,
-		      struct cpv cp)
+		      struct cpv cp, double gm)
 {
 	double local = 0, xfer = 0;
 	struct req *q = &r->reqs[qi];
 	int bytes = r->fbytes[fn];
 
 	q->T = t;
+	q->gm = -INFINITY;
 	q->cp = cp;
 	q->fn = (uint16_t)fn;
 	q->nwait = 1;		/* held until set up */
@@ -1506,7 +1591,7 @@ static void start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		q->cp = cp_add(cp, local);
 		do_send(r, u, comm, peer, tag, is_sync_send(fn),
 			is_sync_send(fn) ? w_req(r, qi) : WNONE, xfer,
-			(double)sbytes, cp, t);
+			(double)sbytes, cp, t, gm);
 	} else if (bytes == ST_BYTES_RECV) {
 		/* Its cost comes with the message it matches. */
 		(void)rbytes;
@@ -1587,7 +1672,8 @@ static void call_nonblocking(struct st_replay *r, struct unit *u,
 	}
 	if (kind == ST_KIND_P2P) {
 		start_p2p(r, u, qi, x->fn, x->comm, x->peer, x->tag,
-			  x->sbytes, x->rbytes, meas, t, cp0);
+			  x->sbytes, x->rbytes, meas, t, cp0,
+			  gtime(r, u->rank, x->t1));
 		return;
 	}
 	r->reqs[qi].is_coll = 1;
@@ -1627,7 +1713,8 @@ static void on_start(struct st_replay *r, struct unit *u, const struct rrec *x)
 	q->deferred = 0;
 	if (!q->is_coll) {
 		start_p2p(r, u, qi, q->fn, q->comm, q->peer, q->tag,
-			  q->sbytes, q->rbytes, 0, t, cp);
+			  q->sbytes, q->rbytes, 0, t, cp,
+			  gtime(r, u->rank, x->t1));
 		return;
 	}
 	y = *x;
@@ -1657,6 +1744,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 		return;
 	}
 	op_begin(u, x, 0, SRC_MODEL);
+	op_receives(r, u, x);
 	for (i = 0; i < u->ndone; i++) {
 		const struct pdone *d = &u->done[i];
 		uint32_t *v = h_get(&r->req_of, (uint64_t)u->rank, d->req, 0);
@@ -1704,6 +1792,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			double T = q->T;
 			struct cpv cp = q->cp;
 
+			op_learn(u, q);
 			req_release(r, qi);
 			u->op_nwait++;
 			unit_result(r, u, T, cp);

@@ -26,6 +26,13 @@
  *    its message arrives, which starts once both sides are there;
  *    a receive completes its 'local' (at the size of the message it
  *    matched) after max(its entry, arrival);
+ *  - a message whose costs the model lacks is replayed from measured
+ *    times: the send takes what it took and its message is there at the
+ *    send's exit; the blocking receive, or the Wait/Test call, that
+ *    completes its receive takes, after the later of its entry and the
+ *    last such arrival, the time it measured after that same point in
+ *    global time (the sources' clocks), its own work of taking the
+ *    messages in; without global time, nothing;
  *  - a nonblocking operation (I-call, or an instance of a persistent one
  *    started by MPI_Start) starts at its call and completes at the Wait or
  *    Test that completed it (its DONE record), no earlier than its
@@ -103,6 +110,13 @@ struct st_replay_model {
 struct st_replay_source {
 	void *ctx;
 	int (*next)(void *ctx, struct st_event *ev, char *err, size_t errlen);
+	/*
+	 * Optional: the global time (ns, any origin common to all ranks)
+	 * of this rank's local time 't_ns' as measured, NaN when unknown.
+	 * With it, a receive the model has no cost for is charged its own
+	 * measured work after its message was there (see below).
+	 */
+	double (*global)(void *ctx, uint64_t t_ns);
 };
 
 struct st_replay_opts {

@@ -33,6 +33,7 @@ struct script {
 	size_t n, alloc, next;
 	uint64_t t;
 	int rank, size;
+	uint64_t origin;
 };
 
 static struct st_event *s_add(struct script *s)
@@ -54,6 +55,7 @@ static void s_init(struct script *s, int rank, int size, uint64_t origin)
 	memset(s, 0, sizeof(*s));
 	s->rank = rank;
 	s->size = size;
+	s->origin = origin;
 	e = s_add(s);
 	e->kind = ST_REC_COMM;
 	e->comm = WORLD;
@@ -150,6 +152,14 @@ static int s_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
 	return 1;
 }
 
+/* Global time: every rank's origin is global 0. */
+static double s_global(void *ctx, uint64_t t_ns)
+{
+	const struct script *s = ctx;
+
+	return (double)t_ns - (double)s->origin;
+}
+
 /* The test cost model: constants. */
 struct consts {
 	double coll;		/* every collective */
@@ -193,10 +203,10 @@ static int c_inject(void *ctx, unsigned fn, double *ns)
 
 static struct consts model_c = { .coll = 50, .local = 5, .xfer = 100 };
 
-/* Replay 'n' scripts; returns st_replay_run()'s result. */
-static int replay(struct script *s, int n, const struct consts *c,
-		  double scale, struct st_replay **out, char *err,
-		  size_t errlen)
+/* Replay 'n' scripts, with global time if 'global'. */
+static int replay_g(struct script *s, int n, const struct consts *c,
+		    double scale, int global, struct st_replay **out,
+		    char *err, size_t errlen)
 {
 	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject };
 	struct st_replay_opts o;
@@ -206,12 +216,21 @@ static int replay(struct script *s, int n, const struct consts *c,
 	o.compute_scale = scale;
 	cr_assert_eq(st_replay_new(out, n, &m, &o), 0);
 	for (r = 0; r < n; r++) {
-		struct st_replay_source src = { &s[r], s_next };
+		struct st_replay_source src = { &s[r], s_next,
+						global ? s_global : NULL };
 
 		s[r].next = 0;
 		cr_assert_eq(st_replay_set_source(*out, r, &src), 0);
 	}
 	return st_replay_run(*out, err, errlen);
+}
+
+/* Replay 'n' scripts; returns st_replay_run()'s result. */
+static int replay(struct script *s, int n, const struct consts *c,
+		  double scale, struct st_replay **out, char *err,
+		  size_t errlen)
+{
+	return replay_g(s, n, c, scale, 0, out, err, errlen);
 }
 
 static const struct st_replay_fn *fn_of(const struct st_replay *rp,
@@ -848,6 +867,79 @@ Test(tools_replay, nonblocking_without_p2p_model_is_flagged)
 	free_scripts(s, 2);
 }
 
+/*
+ * Rank 0 computes 'late', then Isends (40 ns) and Waits; rank 1 Irecvs
+ * (10 ns), computes 100 and Waits 'wait_ns' (blocking: one MPI_Recv of
+ * 'wait_ns' instead), on local clocks with different origins.  No p2p
+ * model: the replay falls back on measured times.  Rank 1's predicted
+ * run time, and its Wait's (Recv's) predicted waiting into '*wait'.
+ */
+static double measured_tail(uint64_t late, uint64_t wait_ns, int blocking,
+			    int global, double *wait)
+{
+	struct consts c = model_c;
+	struct st_replay *rp;
+	struct script s[2];
+	struct st_event *e;
+	uint64_t req = 4;
+	char err[256];
+	double pred;
+	unsigned fn = blocking ? ST_FN_MPI_RECV : ST_FN_MPI_WAIT;
+
+	c.no_p2p = 1;
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], late);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 8, 40);
+	e->req = req;
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 5);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 7000);
+	if (!blocking) {
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 8, 10);
+		e->req = req;
+		s_compute(&s[1], 100);
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, wait_ns);
+	} else {
+		s_compute(&s[1], 110);
+		s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 8, wait_ns);
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay_g(s, 2, &c, 1, global, &rp, err, sizeof(err)),
+		     0, "%s", err);
+	pred = PRED(rp, 1);
+	cr_assert(fn_of(rp, fn));
+	*wait = fn_of(rp, fn)->wait_ns;
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return pred;
+}
+
+Test(tools_replay, missing_receive_keeps_its_measured_work)
+{
+	double wait;
+
+	/*
+	 * The message was there (global 1040) before the Wait began (1110):
+	 * all of its 70 ns were its own work.  Without global time the
+	 * replay cannot tell, and charges nothing.
+	 */
+	cr_expect_float_eq(measured_tail(0, 70, 0, 1, &wait), 110 + 70,
+			   1e-9);
+	cr_expect_float_eq(wait, 0, 1e-9);
+	cr_expect_float_eq(measured_tail(0, 70, 0, 0, &wait), 110, 1e-9);
+	/*
+	 * It came at 1240 into a Wait of 1110..1270: 130 ns waiting, then
+	 * 30 of work, which is what the replay reproduces, blocking or not.
+	 */
+	cr_expect_float_eq(measured_tail(200, 160, 0, 1, &wait), 270, 1e-9);
+	cr_expect_float_eq(wait, 130, 1e-9);
+	cr_expect_float_eq(measured_tail(200, 160, 1, 1, &wait), 270, 1e-9);
+	cr_expect_float_eq(wait, 130, 1e-9);
+	cr_expect_float_eq(measured_tail(200, 160, 0, 0, &wait), 240, 1e-9);
+	/* A sender later than the receiver measured: the tail is 0. */
+	cr_expect_float_eq(measured_tail(300, 160, 0, 1, &wait), 340, 1e-9);
+}
+
 /* Rank 0: Isend (measured 'isend_ns'), compute 10, Wait; 1: Recv. */
 static void isend_then_wait(const struct consts *c, uint64_t isend_ns,
 			    double *pred0, double *pred1, double *isend_pred,
@@ -940,7 +1032,7 @@ Test(tools_replay, missing_rank_stream_is_an_error)
 	s_init(&s[0], 0, 2, 0);
 	s_finalize(&s[0]);
 	cr_assert_eq(st_replay_new(&rp, 2, &m, NULL), 0);
-	src = (struct st_replay_source){ &s[0], s_next };
+	src = (struct st_replay_source){ &s[0], s_next, NULL };
 	st_replay_set_source(rp, 0, &src);
 	cr_expect_eq(st_replay_run(rp, err, sizeof(err)), -EBADMSG);
 	cr_expect(strstr(err, "rank 1's trace has no MPI_Init"), "%s", err);
@@ -1183,7 +1275,7 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 
 	cr_assert_eq(st_replay_new(&rp, NR, &m, NULL), 0);
 	for (r = 0; r < NR; r++) {
-		struct st_replay_source src = { &fs[r], file_next };
+		struct st_replay_source src = { &fs[r], file_next, NULL };
 
 		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);
 		cr_assert_eq(st_reader_open(&fs[r].r, path, err, sizeof(err)),
