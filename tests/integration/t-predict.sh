@@ -6,18 +6,17 @@
 # tables: one made from its own trace (`synctrace table`), and one from
 # `synctrace bench` on the same machine.  Then the prediction of the
 # traced run is compared with what it measured.  Targets: run time
-# within 5 %, per-function totals within 15 %; asserted: run time within
-# 25 %, and functions that hold at least 10 % of the measured MPI time
-# within 50 % (a broken replay is off by far more: it drops the waiting
-# or double-counts it), among those the prediction costed from the table
-# or as local calls.  A completion call whose operations no table row
-# covers (halo's MPI_Waitall from its own table: no row for its
-# messages, so they are replayed from measured times) is predicted as
-# pure waiting, without its own work on arrival; its error (-21 to -59 %
-# on this machine) is printed, not asserted.  Every figure is printed.  The machine may be
-# busy with other jobs, so a case gets up to three runs.  Error paths:
-# a table lacking an operation is refused with its name, and a run with
-# a rank file missing is refused.
+# within 5 %, per-function totals within 15 %, which is what is asserted
+# for the own table, on the functions that hold at least 10 % of the
+# measured MPI time, whether the table costed them or they were replayed
+# from measured times (halo's messages: its own table has no row for
+# them).  From the bench table, whose small operations cost 10-25 % more
+# than inside the apps' loops (see README, predict, Limits), 25 % on the
+# run time and 50 % per function (a broken replay is off by far more: it
+# drops the waiting or double-counts it).  Every figure is printed.  The
+# machine may be busy with other jobs, so a case gets up to three runs.
+# Error paths: a table lacking an operation is refused with its name,
+# and a run with a rank file missing is refused.
 . "$(dirname "$0")/lib.sh"
 
 need_app bsp
@@ -65,7 +64,8 @@ pct()
 	}'
 }
 
-# check NAME JSON: the bounds above; prints the figures.
+# check NAME JSON RUN-BOUND FN-BOUND: the bounds above, as fractions;
+# prints the figures.
 check()
 {
 	e=$(total_err "$2")
@@ -78,22 +78,23 @@ check()
 		note "$1:   $fn predicted $p ns, measured $m ns:" \
 			"error $(pct "$err")"
 	done < "$2.fns"
-	awk -v e="$e" 'BEGIN { exit !(e > -0.25 && e < 0.25) }' || {
-		note "$1: run time off by more than 25 %"
+	awk -v e="$e" -v b="$3" 'BEGIN { exit !(e > -b && e < b) }' || {
+		note "$1: run time off by more than" \
+			"$(awk -v b="$3" 'BEGIN { printf "%d %%", 100 * b }')"
 		return 1
 	}
-	awk -v name="$1" '
+	awk -v name="$1" -v b="$4" '
 		{ fn[NR] = $1; p[NR] = $2; m[NR] = $3; e[NR] = $4; all += $3
-		  costed[NR] = $5 + $6 }
+		}
 		END {
 			bad = 0
 			for (i = 1; i <= NR; i++) {
-				if (m[i] < 0.1 * all || e[i] == "null" ||
-				    !costed[i])
+				if (m[i] < 0.1 * all || e[i] == "null")
 					continue
-				if (e[i] <= -0.5 || e[i] >= 0.5) {
+				if (e[i] <= -b || e[i] >= b) {
 					printf "t-predict: %s: %s off by " \
-					       "more than 50 %%\n", name, fn[i]
+					       "more than %d %%\n", name, fn[i],
+					       100 * b
 					bad = 1
 				}
 			}
@@ -114,12 +115,14 @@ bench_table()
 		note "SAN build: no bench table (it would measure the sanitizer)"
 		return 0
 	fi
-	env -u LD_PRELOAD "$ST_CLI" bench -n 2 -o "$b" \
+	# Three launches of 100 measurements each (about 1.5 s): with 20 in
+	# one launch, the 8 B rows came out 20 % above those of 100.
+	env -u LD_PRELOAD "$ST_CLI" bench -n 2 -o "$b" --runs 3 \
 		--ops allreduce,alltoall,reduce,pingpong \
-		--sizes 1,8,64,512,4K,32K,128K,256K --nrep 20 \
+		--sizes 1,8,64,512,4K,32K,128K,256K --nrep 100 \
 		< /dev/null > "$b.out" 2> "$b.err" ||
 		{ show "$b.err"; fail "synctrace bench failed"; }
-	"$ST_CLI" table --json "$b.json" "$b" > "$b-table.txt" \
+	"$ST_CLI" table --json "$b.json" "$b"/run-* > "$b-table.txt" \
 		2> "$b-table.err" ||
 		{ show "$b-table.err"; fail "table of the bench run failed"; }
 }
@@ -153,14 +156,15 @@ one_case()
 	"$ST_CLI" predict "$run" --table "$run-self.json" --validate --json \
 		$missing > "$run-self.pred" 2> "$run-self.pred.err" ||
 		{ show "$run-self.pred.err"; fail "$app: predict failed"; }
-	check "$app (own table)" "$run-self.pred" || return 1
+	check "$app (own table)" "$run-self.pred" 0.05 0.15 || return 1
 	if [ -f "$ST_TMP/bench.json" ]; then
 		"$ST_CLI" predict "$run" --table "$ST_TMP/bench.json" \
 			--validate --json > "$run-bench.pred" \
 			2> "$run-bench.pred.err" ||
 			{ show "$run-bench.pred.err"
 			  fail "$app: predict with the bench table failed"; }
-		check "$app (bench table)" "$run-bench.pred" || return 1
+		check "$app (bench table)" "$run-bench.pred" 0.25 0.5 ||
+			return 1
 	fi
 	return 0
 }
