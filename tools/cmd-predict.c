@@ -5,8 +5,10 @@
  * MPI call re-timed by the table (tools/predict-model.h) and each compute
  * segment kept, or scaled by --compute-scale; the output is the predicted
  * run time per rank, per MPI function and per call site, and the split of
- * the critical path into compute and communication.  --validate sets the
- * run's own measured times beside the prediction.  A run that is not
+ * the critical path into compute and communication.  Two more replays,
+ * with the costs at the ends of the table's confidence intervals, bound
+ * the prediction.  --validate sets the run's own measured times beside
+ * the prediction.  A run that is not
  * whole (a rank file missing, a rank killed) is refused: a replay needs
  * every rank's part of every collective and message.
  */
@@ -47,7 +49,9 @@ const char st_predict_usage[] =
 "nonblocking operation at its Wait or Test but no earlier than its\n"
 "modelled end.  Prints the predicted run time (MPI_Init exit to\n"
 "MPI_Finalize entry) per rank, per MPI function and per call site, and\n"
-"how the critical path splits into compute and communication.\n"
+"how the critical path splits into compute and communication.  Two more\n"
+"replays, with every cost at the low and the high end of its table\n"
+"row's confidence interval, bound the predicted run time.\n"
 "\n"
 "    --table FILE          the cost table (required)\n"
 "    --compute-scale X     multiply compute between MPI calls by X\n"
@@ -218,6 +222,30 @@ static void parse_options(struct popts *o, int argc, char **argv)
 		usage_die(st_predict_usage, "no run directory given");
 	if (!o->table)
 		usage_die(st_predict_usage, "no cost table given (--table)");
+}
+
+/* Open rank 'r''s file of 'run' (of 'nranks') as replay source 's'. */
+static void open_source(struct rsrc *s, struct st_run *run, int r, int nranks)
+{
+	char err[1024] = "";
+	int rc;
+
+	s->path = st_run_rank_path(run, r);
+	s->rank = r;
+	if (st_gclock_new(&s->clk, r))
+		die("out of memory");
+	rc = st_reader_open(&s->r, s->path, err, sizeof(err));
+	if (rc == -EMFILE || rc == -ENFILE)
+		die("cannot open '%s': too many open files (raise 'ulimit -n' "
+		    "above %d)", s->path, nranks + 16);
+	if (rc)
+		die("%s", *err ? err : strerror_neg(rc));
+}
+
+static void close_source(struct rsrc *s)
+{
+	st_reader_close(s->r);
+	st_gclock_free(s->clk);
 }
 
 static int src_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
@@ -432,9 +460,23 @@ struct result {
 	struct sites *st;
 	const char *cmdline, *trace_mpi;
 	double replay_s;
+	double lo_ns, hi_ns;		/* run time with the table's bounds */
+	double *fn_lo, *fn_hi;		/* [ST_FN_COUNT], per function */
 	double mean_ns, min_ns;
 	double meas_max, meas_mean;
 };
+
+/* "table row's 95 % CI" or, with no level given, without it. */
+static const char *ci_name(const struct result *res, char *buf, size_t len)
+{
+	double lv = st_pmodel_ci_level(res->pm);
+
+	if (isfinite(lv))
+		snprintf(buf, len, "table row's %g %% CI", 100 * lv);
+	else
+		snprintf(buf, len, "table row's CI");
+	return buf;
+}
 
 static void summary_numbers(struct result *res)
 {
@@ -554,6 +596,12 @@ static void print_text(struct result *res)
 	       st_fmt_ns(s->end_ns, a, sizeof(a)), s->end_rank,
 	       st_fmt_ns(res->mean_ns, b, sizeof(b)),
 	       st_fmt_ns(res->min_ns, c, sizeof(c)));
+	printf("  %s to %s (%s to %s) with every cost at the low or the "
+	       "high\n  end of its %s\n", st_fmt_ns(res->lo_ns, a, sizeof(a)),
+	       st_fmt_ns(res->hi_ns, b, sizeof(b)),
+	       fmt_err(res->lo_ns, s->end_ns, c, sizeof(c)),
+	       fmt_err(res->hi_ns, s->end_ns, d, sizeof(d)),
+	       ci_name(res, line, sizeof(line)));
 	if (o->validate)
 		printf("  measured %s (max over ranks, synctrace's own work "
 		       "left out): error %s\n",
@@ -738,6 +786,14 @@ static void print_json(struct result *res)
 	json_num(res->mean_ns);
 	printf(", \"min_ns\": ");
 	json_num(res->min_ns);
+	printf(", \"run_time_lo_ns\": ");
+	json_num(res->lo_ns);
+	printf(", \"run_time_hi_ns\": ");
+	json_num(res->hi_ns);
+	printf(", \"ci_level\": ");
+	json_num(st_pmodel_ci_level(res->pm));
+	printf(", \"bounds\": \"run_time_lo_ns (hi): every cost at the low "
+	       "(high) end of its table row's confidence interval\"");
 	printf("},\n  \"critical_path\": {\"compute_ns\": ");
 	json_num(s->path.compute_ns);
 	printf(", \"comm_ns\": ");
@@ -802,6 +858,12 @@ static void print_json(struct result *res)
 		       PRIu64 ", \"local\": %" PRIu64 ", \"operations_"
 		       "from_measured\": %" PRIu64, x->n_model, x->n_missing,
 		       x->n_local, x->n_op_missing);
+		if (x->fn < ST_FN_COUNT) {
+			printf(", \"predicted_lo_ns\": ");
+			json_num(res->fn_lo[x->fn]);
+			printf(", \"predicted_hi_ns\": ");
+			json_num(res->fn_hi[x->fn]);
+		}
 		if (o->validate) {
 			printf(", \"error\": ");
 			json_err(x->pred_ns, x->meas_ns);
@@ -960,6 +1022,51 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/*
+ * Replay again with every cost at the low ('side' < 0) or high end of
+ * the table's confidence intervals: the run time into '*end', each
+ * function's predicted time into 'fn_ns'.  The replay is monotone in
+ * every cost, so the two passes bound the prediction.
+ */
+static void bound_pass(struct result *res, const struct st_replay_model *m,
+		       const struct st_replay_opts *ro, int side, double *end,
+		       double *fn_ns)
+{
+	const struct st_replay_fn *f;
+	struct st_replay *rp;
+	struct rsrc *srcs = calloc((size_t)res->nranks, sizeof(*srcs));
+	char err[1024];
+	size_t n, i;
+	int r, rc;
+
+	if (!srcs || st_replay_new(&rp, res->nranks, m, ro))
+		die("out of memory");
+	st_pmodel_bound(res->pm, side);
+	for (r = 0; r < res->nranks; r++) {
+		struct st_replay_source src = { &srcs[r], src_next,
+						src_global };
+
+		open_source(&srcs[r], res->run, r, res->nranks);
+		st_replay_set_source(rp, r, &src);
+	}
+	rc = st_replay_run(rp, err, sizeof(err));
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc)
+		die("cannot predict '%s' with the table's bounds: %s",
+		    res->o->run, err);
+	*end = st_replay_stats(rp)->end_ns;
+	f = st_replay_fns(rp, &n);
+	for (i = 0; i < n; i++)
+		if (f[i].fn < ST_FN_COUNT)
+			fn_ns[f[i].fn] = f[i].pred_ns;
+	for (r = 0; r < res->nranks; r++)
+		close_source(&srcs[r]);
+	free(srcs);
+	st_replay_free(rp);
+	st_pmodel_bound(res->pm, 0);
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	struct st_replay_model model;
@@ -1019,18 +1126,7 @@ int cmd_predict(int argc, char **argv)
 		const char *fnt;
 
 		st_objmap_init(&st.objs[r]);
-		srcs[r].path = st_run_rank_path(res.run, r);
-		srcs[r].rank = r;
-		if (st_gclock_new(&srcs[r].clk, r))
-			die("out of memory");
-		rc = st_reader_open(&srcs[r].r, srcs[r].path, err,
-				    sizeof(err));
-		if (rc == -EMFILE || rc == -ENFILE)
-			die("cannot open '%s': too many open files (raise "
-			    "'ulimit -n' above %d)", srcs[r].path,
-			    res.nranks + 16);
-		if (rc)
-			die("%s", *err ? err : strerror_neg(rc));
+		open_source(&srcs[r], res.run, r, res.nranks);
 		fnt = st_reader_get(srcs[r].r, "fn_table");
 		if (!r && st_fn_table_differs(fnt))
 			die("'%s' was written with another function table "
@@ -1060,6 +1156,12 @@ int cmd_predict(int argc, char **argv)
 	if (!o.missing_measured)
 		check_missing(res.rp, o.table);
 	check_ranges(res.pm, o.table, res.nranks);
+	res.fn_lo = calloc(ST_FN_COUNT, sizeof(*res.fn_lo));
+	res.fn_hi = calloc(ST_FN_COUNT, sizeof(*res.fn_hi));
+	if (!res.fn_lo || !res.fn_hi)
+		die("out of memory");
+	bound_pass(&res, &model, &ropts, -1, &res.lo_ns, res.fn_lo);
+	bound_pass(&res, &model, &ropts, 1, &res.hi_ns, res.fn_hi);
 	{
 		const struct st_replay_stats *s = st_replay_stats(res.rp);
 
@@ -1079,12 +1181,13 @@ int cmd_predict(int argc, char **argv)
 		print_text(&res);
 
 	for (r = 0; r < res.nranks; r++) {
-		st_reader_close(srcs[r].r);
-		st_gclock_free(srcs[r].clk);
+		close_source(&srcs[r]);
 		st_objmap_release(&st.objs[r]);
 		free(st.sym[r]);
 	}
 	free(srcs);
+	free(res.fn_lo);
+	free(res.fn_hi);
 	free(st.objs);
 	free(st.sym);
 	free(st.nsym);

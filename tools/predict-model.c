@@ -32,6 +32,7 @@ struct piece {
 struct group {
 	long p;
 	double d, median;
+	double ci_lo, ci_hi;	/* the median's CI, NaN when not given */
 	double n_in;		/* samples before the fences */
 };
 
@@ -46,13 +47,15 @@ struct row {
 	double d_below, d_split;
 	struct group *g;
 	size_t ng;
+	double f_lo, f_hi;	/* cost bounds over the cost, see bounds() */
 	struct st_pmodel_use use;
 };
 
 struct st_pmodel {
 	struct row *rows;
 	size_t nrows;
-	int formula_only, mean, bench;
+	int formula_only, mean, bench, bound;
+	double ci_level;
 	char *mpi, *hosts, *date;
 	long p_min, p_max;
 	int *coll_row, *p2p_row;	/* [ST_FN_COUNT] */
@@ -151,6 +154,50 @@ static void mean_factor(struct row *rw, double call_ns, double wait_ns)
 	rw->use.mean_factor = (after / ranks) / (med / samples);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The row's bounds as factors on its cost: the median over its groups of
+ * each group's CI ends over its median; 1 when no group gives them.
+ */
+static int bounds(struct row *rw)
+{
+	double *lo, *hi;
+	size_t i, n = 0;
+
+	rw->f_lo = rw->f_hi = 1;
+	if (!rw->ng)
+		return 0;
+	lo = malloc(2 * rw->ng * sizeof(*lo));
+	if (!lo)
+		return -ENOMEM;
+	hi = lo + rw->ng;
+	for (i = 0; i < rw->ng; i++) {
+		const struct group *g = &rw->g[i];
+
+		if (!(g->median > 0) || !(g->ci_lo <= g->median) ||
+		    !(g->ci_hi >= g->median) || !isfinite(g->ci_hi))
+			continue;
+		lo[n] = g->ci_lo / g->median;
+		hi[n++] = g->ci_hi / g->median;
+	}
+	if (n) {
+		qsort(lo, n, sizeof(*lo), cmp_double);
+		qsort(hi, n, sizeof(*hi), cmp_double);
+		rw->f_lo = n % 2 ? lo[n / 2] : (lo[n / 2 - 1] + lo[n / 2]) / 2;
+		rw->f_hi = n % 2 ? hi[n / 2] : (hi[n / 2 - 1] + hi[n / 2]) / 2;
+		if (rw->f_lo < 0)
+			rw->f_lo = 0;
+	}
+	free(lo);
+	return 0;
+}
+
 static int read_row(const struct st_json *j, struct row *rw,
 		    const char *name, char *err, size_t errlen)
 {
@@ -215,6 +262,10 @@ static int read_row(const struct st_json *j, struct row *rw,
 				st_json_get(g, "d_bytes"), 0);
 			rw->g[rw->ng].n_in = st_json_num(
 				st_json_get(g, "n_in"), 0);
+			rw->g[rw->ng].ci_lo = st_json_num(
+				st_json_get(g, "ci_lo_ns"), NAN);
+			rw->g[rw->ng].ci_hi = st_json_num(
+				st_json_get(g, "ci_hi_ns"), NAN);
 			rw->g[rw->ng++].median = med;
 		}
 	}
@@ -223,6 +274,8 @@ static int read_row(const struct st_json *j, struct row *rw,
 			   "formula nor a group median", name, op);
 	if (rw->ng)
 		qsort(rw->g, rw->ng, sizeof(*rw->g), cmp_group);
+	if (bounds(rw))
+		return -ENOMEM;
 	mean_factor(rw, st_json_num(st_json_get(j, "call_ns"), NAN),
 		    st_json_num(st_json_get(j, "wait_ns"), NAN));
 	rw->use.p_lo = -1;
@@ -290,6 +343,7 @@ int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
 	m->mpi = dup_or_null(st_json_str(st_json_get(meta, "mpi_library"),
 					 NULL));
 	m->date = dup_or_null(st_json_str(st_json_get(meta, "date"), NULL));
+	m->ci_level = st_json_num(st_json_get(meta, "ci_level"), NAN);
 	m->p_min = m->p_max = -1;
 	v = st_json_get(meta, "process_counts");
 	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++) {
@@ -522,13 +576,10 @@ static int interpolate(const struct row *rw, long p, double d, double *t)
 	return 1;
 }
 
-/* The row's cost at (p, d), counting the lookup. */
-static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
-		       double d)
+/* Count a lookup of row 'rw' at (p, d). */
+static void count_use(struct row *rw, long p, double d)
 {
 	struct st_pmodel_use *u = &rw->use;
-	double t, best = INFINITY;
-	size_t i;
 
 	u->lookups++;
 	if (!rw->p2p && (p < u->p_min || p > u->p_max))
@@ -543,6 +594,17 @@ static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
 		u->d_lo = d;
 	if (d > u->d_hi)
 		u->d_hi = d;
+}
+
+/* The row's cost at (p, d), counting the lookup (not under a bound). */
+static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
+		       double d)
+{
+	double t, best = INFINITY;
+	size_t i;
+
+	if (!m->bound)
+		count_use(rw, p, d);
 	if (p == rw->last_p && d == rw->last_d)
 		return rw->last_t;
 	if (!m->formula_only && interpolate(rw, p, d, &t)) {
@@ -571,7 +633,9 @@ static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
 		}
 	}
 	if (m->mean)
-		t *= u->mean_factor;
+		t *= rw->use.mean_factor;
+	if (m->bound)
+		t *= m->bound < 0 ? rw->f_lo : rw->f_hi;
 	if (!(t > 0) || !isfinite(t))
 		t = 0;
 	rw->last_p = p;
@@ -585,6 +649,15 @@ void st_pmodel_formula_only(struct st_pmodel *m, int on)
 	size_t i;
 
 	m->formula_only = on;
+	for (i = 0; i < m->nrows; i++)
+		m->rows[i].last_p = -1;
+}
+
+void st_pmodel_bound(struct st_pmodel *m, int side)
+{
+	size_t i;
+
+	m->bound = side < 0 ? -1 : side > 0;
 	for (i = 0; i < m->nrows; i++)
 		m->rows[i].last_p = -1;
 }
@@ -680,6 +753,11 @@ const char *st_pmodel_hosts(const struct st_pmodel *m)
 const char *st_pmodel_date(const struct st_pmodel *m)
 {
 	return m->date;
+}
+
+double st_pmodel_ci_level(const struct st_pmodel *m)
+{
+	return m->ci_level;
 }
 
 int st_pmodel_from_bench(const struct st_pmodel *m)

@@ -61,6 +61,15 @@ void st_pmodel_formula_only(struct st_pmodel *m, int on);
 void st_pmodel_mean(struct st_pmodel *m, int on);
 
 /*
+ * 'side' < 0 (> 0): every cost at the low (high) end of the table's
+ * confidence intervals: multiplied by the row's median, over its groups,
+ * of each group's CI end over its median (1 where the table gives no
+ * CI).  0: the costs themselves (the default).  Lookups made while a
+ * bound is set do not count in st_pmodel_use.
+ */
+void st_pmodel_bound(struct st_pmodel *m, int side);
+
+/*
  * The per-message cost of point-to-point function 'fn': its row's cost
  * at the smallest size the table measured (at 0 bytes when it says
  * none), which is what starting a nonblocking send costs its sender
@@ -76,6 +85,8 @@ const char *st_pmodel_mpi_library(const struct st_pmodel *m);
 const char *st_pmodel_hosts(const struct st_pmodel *m);	/* "a, b" */
 const char *st_pmodel_date(const struct st_pmodel *m);
 long st_pmodel_p_min(const struct st_pmodel *m);
+/* The level of the table's confidence intervals (0.95), NaN unknown. */
+double st_pmodel_ci_level(const struct st_pmodel *m);
 /* Non-zero when a run behind the table was a 'synctrace bench' run. */
 int st_pmodel_from_bench(const struct st_pmodel *m);
 long st_pmodel_p_max(const struct st_pmodel *m);

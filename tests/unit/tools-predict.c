@@ -21,13 +21,14 @@
  * with group medians that disagree, and totals that make its mean time
  * after the last arrival 1712 ns per rank (171200 ns over 100 rank
  * samples) against a mean median of 856 ns (34240 over 40 samples);
- * Barrier as one group's median; Send->Recv 1000 + 0.5 d; Sendrecv 3000.
+ * Barrier as one group's median (95 % CI 630..840); Send->Recv 1000 +
+ * 0.5 d; Sendrecv 3000.
  */
 static const char table_json[] =
 "{\"format\": \"synctrace-table\", \"version\": 1,\n"
 " \"metadata\": {\"mpi_library\": \"MPICH Version: 4.0.2\",\n"
 "   \"hosts\": [\"nodeA\", \"nodeB\"], \"process_counts\": [2, 4],\n"
-"   \"date\": \"2026-01-01 00:00:00 UTC\"},\n"
+"   \"date\": \"2026-01-01 00:00:00 UTC\", \"ci_level\": 0.95},\n"
 " \"operations\": [\n"
 "  {\"op\": \"MPI_Allreduce\", \"kind\": \"collective\",\n"
 "   \"fn\": \"MPI_Allreduce\", \"recv_fn\": null, \"p_min\": 2,\n"
@@ -55,7 +56,8 @@ static const char table_json[] =
 "   \"fn\": \"MPI_Barrier\", \"recv_fn\": null, \"p_min\": 2,\n"
 "   \"p_max\": 2, \"d_min_bytes\": 0, \"d_max_bytes\": 0,\n"
 "   \"model\": null, \"no_model\": \"one group\",\n"
-"   \"groups\": [{\"p\": 2, \"d_bytes\": 0, \"median_ns\": 700}]},\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 0, \"median_ns\": 700,\n"
+"     \"ci_lo_ns\": 630, \"ci_hi_ns\": 840}]},\n"
 "  {\"op\": \"MPI_Send->MPI_Recv\", \"kind\": \"p2p\",\n"
 "   \"fn\": \"MPI_Send\", \"recv_fn\": \"MPI_Recv\", \"p_min\": 2,\n"
 "   \"p_max\": 2, \"d_min_bytes\": 1, \"d_max_bytes\": 4096,\n"
@@ -227,6 +229,37 @@ Test(tools_predict, model_scales_to_the_mean)
 	cr_expect_float_eq(v, 216, 1e-9);
 	v = cost(m, ST_FN_MPI_ALLREDUCE, 2, 8);
 	cr_expect_float_eq(v, 1516, 1e-9);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_bounds_costs_by_the_tables_intervals)
+{
+	struct st_pmodel *m = load(table_json);
+	size_t i;
+	double v;
+
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 700, 1e-9);
+	st_pmodel_bound(m, -1);
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 630, 1e-9);
+	/* A row without intervals stays as it is. */
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 500, 1e-9);
+	st_pmodel_bound(m, 1);
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 840, 1e-9);
+	st_pmodel_mean(m, 1);
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 1000, 1e-9);
+	st_pmodel_bound(m, 0);
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 700, 1e-9);
+	/* Lookups under a bound are not counted again. */
+	for (i = 0; i < st_pmodel_nrows(m); i++)
+		if (!strcmp(st_pmodel_use(m, i)->op, "MPI_Barrier"))
+			cr_expect_eq(st_pmodel_use(m, i)->lookups, 2);
+	cr_expect_float_eq(st_pmodel_ci_level(m), 0.95, 1e-12);
 	st_pmodel_free(m);
 }
 
@@ -423,6 +456,11 @@ Test(tools_predict, command_predicts_a_run)
 	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
 			   1e-6, "%s", c.out);
 	cr_expect_float_eq(json_at(c.out, "predicted", "rank"), 1, 1e-9);
+	/* No row it used gives intervals: the bounds are the prediction. */
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_lo_ns"),
+			   5066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_hi_ns"),
+			   5066, 1e-6, "%s", c.out);
 	cr_expect_float_eq(json_at(c.out, "critical_path", "compute_ns"),
 			   2000 + 200 + 300, 1e-6);
 	cr_expect_float_eq(json_at(c.out, "critical_path", "comm_ns"),
