@@ -246,6 +246,79 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	return 0;
 }
 
+int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		  unsigned fn, uint32_t token, uint64_t seq, uint64_t t0,
+		  uint64_t t1)
+{
+	uint32_t key = (uint32_t)ST_REC_CALL << 16 | fn;
+	uint8_t *p = *pp, *n = NULL;
+	struct st_ctx *x;
+	struct st_cseq *q;
+
+	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
+		/*
+		 * Right after a repeat with this token: nothing was coded
+		 * since, so its context and communicator slot still hold
+		 * what it left there, and all but 'seq' is as predicted.
+		 */
+		x = c->run_x;
+		q = c->run_q;
+		if (seq != q->seq + 1 || !(t0 | t1))
+			return 1;
+		if (c->run_n && *c->run_n < ST_RUN_MAX) {
+			n = c->run_n;		/* joins the open run */
+		} else {
+			p[0] = ST_TAG_RUN;	/* starts a run */
+			p[1] = 0;
+			n = p + 1;
+			p += 2;
+		}
+	} else {
+		/*
+		 * 'req' and 'inst' are counted from one record to the next,
+		 * which a repeat's fields, those of the token's record,
+		 * are not.
+		 */
+		x = st_ctx_slot(c, key);
+		if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
+		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
+				x->v[ST_F_COMM]) != seq ||
+		    !seq || x->v[ST_F_REQ] || x->v[ST_F_INST] || !(t0 | t1))
+			return 1;
+		q = st_cseq_slot(c, x->v[ST_F_COMM]);
+		if (fn != c->last_fn) {
+			*p = (uint8_t)(ST_REC_CALL - 1) | ST_TAG_FN;
+			p = st_varint_put(p + 1, fn);
+		} else {
+			*p++ = (uint8_t)(ST_REC_CALL - 1);
+		}
+	}
+	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
+	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
+	if (unlikely(p > limit))
+		return -ENOBUFS;
+	/* Before the caller publishes the record (see format.h). */
+	if (n)
+		++*n;
+	c->run_n = n;
+	c->run_end = p;
+	c->run_x = x;
+	c->run_q = q;
+	c->run_token = token;
+	x->v[ST_F_SEQ] = seq;
+	st_ctx_count(x, ST_REC_CALL);
+	/* st_count_call(), for a record without a request. */
+	q->epoch = c->epoch;
+	q->comm = x->v[ST_F_COMM];
+	q->seq = seq;
+	x->gap = t0 - c->last_t1;
+	x->dur = t1 - t0;
+	c->last_fn = (uint16_t)fn;
+	c->last_t1 = t1;
+	*pp = p;
+	return 0;
+}
+
 int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		  struct st_event *ev)
 {

@@ -157,8 +157,8 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * st_event; but a repeat that follows a repeat of the same fn joins a
  * run (writer/format.h), which drops its tag byte: a loop's repeated
  * collective costs its two timestamp residuals.  Returns 0; 1 when the
- * context does not hold 'token' or
- * predicts another 'seq' (nothing written: encode the full record with
+ * context does not hold 'token', predicts another 'seq', or counts
+ * 'req' or 'inst' (nothing written: encode the full record with
  * st_enc_record()); or -ENOBUFS as st_enc_record().
  *
  * A token names a set of field values on the caller's side; any
@@ -166,70 +166,58 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * so a caller must never give one token to records whose fields differ
  * in anything but 'seq' and the timestamps.
  */
-static inline int st_enc_repeat(struct st_codec *c, uint8_t **pp,
-				const uint8_t *limit, unsigned fn,
-				uint32_t token, uint64_t seq, uint64_t t0,
-				uint64_t t1)
-{
-	uint32_t key = (uint32_t)ST_REC_CALL << 16 | fn;
-	uint8_t *p = *pp, *n = NULL;
-	struct st_ctx *x;
-	struct st_cseq *q;
+int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		  unsigned fn, uint32_t token, uint64_t seq, uint64_t t0,
+		  uint64_t t1);
 
-	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
-		/*
-		 * Right after a repeat with this token: nothing was coded
-		 * since, so its context and communicator slot still hold
-		 * what it left there, and all but 'seq' is as predicted.
-		 */
-		x = c->run_x;
-		q = c->run_q;
-		if (seq != q->seq + 1 || !(t0 | t1))
-			return 1;
-		if (c->run_n && *c->run_n < ST_RUN_MAX) {
-			n = c->run_n;		/* joins the open run */
-		} else {
-			p[0] = ST_TAG_RUN;	/* starts a run */
-			p[1] = 0;
-			n = p + 1;
-			p += 2;
-		}
-	} else {
-		x = st_ctx_slot(c, key);
-		if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
-		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
-				x->v[ST_F_COMM]) != seq ||
-		    !seq || x->v[ST_F_REQ] || !(t0 | t1))
-			return 1;
-		q = st_cseq_slot(c, x->v[ST_F_COMM]);
-		if (fn != c->last_fn) {
-			*p = (uint8_t)(ST_REC_CALL - 1) | ST_TAG_FN;
-			p = st_varint_put(p + 1, fn);
-		} else {
-			*p++ = (uint8_t)(ST_REC_CALL - 1);
-		}
-	}
-	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
-	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
-	if (__builtin_expect(p > limit, 0))
-		return -ENOBUFS;
-	/* Before the caller publishes the record (see format.h). */
-	if (n)
-		++*n;
-	c->run_n = n;
+/*
+ * Non-zero when a repeat of 'fn' with 'token' at 'p' would join the open
+ * run: right after a repeat (p == run_end: nothing was coded since, no
+ * chunk began) with this token and fn, whose run has room.
+ */
+static inline int st_enc_run_open(const struct st_codec *c, const uint8_t *p,
+				  unsigned fn, uint32_t token)
+{
+	return p == c->run_end && token == c->run_token &&
+	       fn == c->last_fn && c->run_n && *c->run_n < ST_RUN_MAX;
+}
+
+/*
+ * The commonest st_enc_repeat(), inline: where st_enc_run_open(), the
+ * next member of the run, with c->run_token and c->last_fn, when its
+ * residuals take at most two bytes each.  Returns 0 having done just
+ * what st_enc_repeat() would have done, or 1 having done nothing, for
+ * the caller to call st_enc_repeat().
+ *
+ * The repeat before left its context run_x and communicator slot run_q
+ * as they are, so only what changes from one member to the next is
+ * stored: not run_n, run_x, run_q, run_token or last_fn, nor the slot's
+ * epoch and comm; nor the context's 'inst' and 'req', which the run's
+ * first repeat found to be 0, and which stay 0.
+ */
+static inline int st_enc_run_next(struct st_codec *c, uint8_t **pp,
+				  const uint8_t *limit, uint64_t seq,
+				  uint64_t t0, uint64_t t1)
+{
+	uint8_t *p = *pp;
+	struct st_ctx *x = c->run_x;
+	uint64_t rg, rd;
+
+	/* Room for the longest member first: then nothing can fail. */
+	if (seq != c->run_q->seq + 1 || !(t0 | t1) || limit - p < 4)
+		return 1;
+	rg = st_zigzag(t0 - c->last_t1 - x->gap);
+	rd = st_zigzag(t1 - t0 - x->dur);
+	if ((rg | rd) >= 0x4000)
+		return 1;
+	p = st_varint_put14(p, rg);
+	p = st_varint_put14(p, rd);
+	++*c->run_n;		/* before the caller publishes the record */
 	c->run_end = p;
-	c->run_x = x;
-	c->run_q = q;
-	c->run_token = token;
-	x->v[ST_F_SEQ] = seq;
-	st_ctx_count(x, ST_REC_CALL);
-	/* st_count_call(), for a record without a request. */
-	q->epoch = c->epoch;
-	q->comm = x->v[ST_F_COMM];
-	q->seq = seq;
+	x->v[ST_F_SEQ] = seq + (seq != 0);	/* and st_ctx_count() */
+	c->run_q->seq = seq;
 	x->gap = t0 - c->last_t1;
 	x->dur = t1 - t0;
-	c->last_fn = (uint16_t)fn;
 	c->last_t1 = t1;
 	*pp = p;
 	return 0;

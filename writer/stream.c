@@ -139,15 +139,49 @@ int st_stream_append(struct st_stream *s, const struct st_event *ev)
 	return st_stream_append_token(s, ev, 0);
 }
 
-int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
-			    uint64_t seq, uint64_t t0, uint64_t t1)
+/* Any repeat: see st_stream_append_repeat(). */
+static __attribute__((noinline)) int append_repeat(struct st_stream *s,
+						   unsigned fn, uint32_t token,
+						   uint64_t seq, uint64_t t0,
+						   uint64_t t1)
 {
 	uint8_t *p = s->pos;
 	int rc;
 
 	rc = st_enc_repeat(&s->codec, &p, s->limit, fn, token, seq, t0, t1);
-	if (__builtin_expect(rc != 0, 0))
+	if (rc)
 		return rc;
+	s->nrep++;
+	return appended(s, p);
+}
+
+/*
+ * append_repeat() of a repeat that joins the open run, whose fn and
+ * token are therefore the codec's: the caller need not keep them.
+ */
+static __attribute__((noinline)) int append_run_repeat(struct st_stream *s,
+						       uint64_t seq,
+						       uint64_t t0,
+						       uint64_t t1)
+{
+	return append_repeat(s, s->codec.last_fn, s->codec.run_token, seq, t0,
+			     t1);
+}
+
+/*
+ * The next member of a run takes no call and no register that must be
+ * saved; anything else goes to append_repeat().
+ */
+int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
+			    uint64_t seq, uint64_t t0, uint64_t t1)
+{
+	uint8_t *p = s->pos;
+
+	if (!st_enc_run_open(&s->codec, p, fn, token))
+		return append_repeat(s, fn, token, seq, t0, t1);
+	if (__builtin_expect(st_enc_run_next(&s->codec, &p, s->limit, seq, t0,
+					     t1), 0))
+		return append_run_repeat(s, seq, t0, t1);
 	s->nrep++;
 	return appended(s, p);
 }

@@ -29,21 +29,29 @@ static inline uint64_t st_unzigzag(uint64_t u)
 uint8_t *st_varint_put_slow(uint8_t *p, uint64_t v);
 
 /*
+ * st_varint_put() of a 'v' below 2^14, which takes one or two bytes: two
+ * are written, the second left over when it is not needed, with no
+ * branch on the length: jitter around 128 would make such a branch
+ * unpredictable.
+ */
+static inline uint8_t *st_varint_put14(uint8_t *p, uint64_t v)
+{
+	unsigned two = v >= 0x80;
+
+	p[0] = (uint8_t)(v | two << 7);
+	p[1] = (uint8_t)(v >> 7);
+	return p + 1 + two;
+}
+
+/*
  * Write 'v' at 'p', which must have room for ST_VARINT_MAX bytes, and
  * return the byte after it.  Values below 2^14 (timestamp gaps and
- * durations, mostly) take no branch on their length: jitter around 128
- * would make such a branch unpredictable.
+ * durations, mostly) are st_varint_put14()'s.
  */
 static inline uint8_t *st_varint_put(uint8_t *p, uint64_t v)
 {
-	unsigned two;
-
-	if (v < 0x4000) {
-		two = v >= 0x80;
-		p[0] = (uint8_t)(v | two << 7);
-		p[1] = (uint8_t)(v >> 7);
-		return p + 1 + two;
-	}
+	if (v < 0x4000)
+		return st_varint_put14(p, v);
 	return st_varint_put_slow(p, v);
 }
 

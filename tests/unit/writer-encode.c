@@ -1,8 +1,9 @@
 /*
  * tests/unit/writer-encode.c: the record encoding.  Every kind
  * round-trips with edge values in every field; a repeated call costs the
- * tag and its two timestamps, and the interposer's shortcut for it
- * (st_enc_repeat) writes the same bytes or declines; a record that does
+ * tag and its two timestamps, and the interposer's shortcuts for it
+ * (st_enc_repeat, st_enc_run_next) write the same bytes or decline; a
+ * record that does
  * not fit changes nothing; and garbage never makes the decoder read out
  * of bounds.
  */
@@ -532,6 +533,148 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 	cr_expect_eq(run[1], 1, "a refused member counted in its run");
 	free(a);
 	free(b);
+}
+
+/*
+ * Codecs 'x' and 'y', writing at 'xb' and 'yb', are in the same state:
+ * every slot, counter and pointer, the latter relative to their own
+ * codec or buffer.
+ */
+static void expect_same_codec(const struct st_codec *x, const uint8_t *xb,
+			      const struct st_codec *y, const uint8_t *yb,
+			      int i)
+{
+	cr_assert_eq(memcmp(x->ctx, y->ctx, sizeof(x->ctx)), 0, "%d: ctx", i);
+	cr_assert_eq(memcmp(x->cseq, y->cseq, sizeof(x->cseq)), 0,
+		     "%d: cseq", i);
+	cr_assert(x->last_t1 == y->last_t1 && x->last_req == y->last_req &&
+		  x->epoch == y->epoch && x->last_fn == y->last_fn &&
+		  x->run_token == y->run_token, "%d: counters", i);
+	cr_assert_eq(!x->run_n, !y->run_n, "%d: run_n", i);
+	cr_assert(!x->run_n || x->run_n - xb == y->run_n - yb, "%d", i);
+	cr_assert_eq(!x->run_end, !y->run_end, "%d: run_end", i);
+	cr_assert(!x->run_end || x->run_end - xb == y->run_end - yb, "%d", i);
+	cr_assert_eq(!x->run_x, !y->run_x, "%d: run_x", i);
+	cr_assert(!x->run_x || x->run_x - x->ctx == y->run_x - y->ctx, "%d",
+		  i);
+	cr_assert_eq(!x->run_q, !y->run_q, "%d: run_q", i);
+	cr_assert(!x->run_q || x->run_q - x->cseq == y->run_q - y->cseq, "%d",
+		  i);
+}
+
+/*
+ * st_enc_run_next() does just what st_enc_repeat() does when it takes a
+ * repeat, and nothing when it declines.  One codec tries it first, the
+ * other never does; through runs that fill up, residuals of two bytes
+ * and more, records without timestamps, skipped sequence numbers,
+ * another function, tight limits and new chunks, both write the same
+ * bytes and keep the same state, and it takes most of the repeats.
+ */
+Test(writer_encode, run_next_does_what_repeat_does)
+{
+	enum { N = 30000 };
+	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b, *q;
+	struct st_codec ca, cb, before;
+	struct st_event ev;
+	uint64_t seed = 11, t = 1000, seq = 0, r;
+	int i, ra, rb, taken = 0, declined = 0;
+	uint32_t token;
+	size_t room;
+
+	st_codec_init(&ca);
+	st_codec_init(&cb);
+	make_allreduce(&ev);
+	for (i = 0; i < N; i++) {
+		r = rng_next(&seed) % 1000;
+		if (pa - a > BUF - 4096 || r >= 995) {
+			st_codec_reset(&ca);
+			st_codec_reset(&cb);
+			if (pa - a > BUF - 4096)
+				pa = a, pb = b;
+		}
+		room = r < 20 ? r % 6 : BUF / 2;
+		seq += 1 + (r >= 980 && r < 985);
+		ev.fn = r >= 970 && r < 975 ? 18 : 17;
+		token = ev.fn;
+		ev.seq = seq;
+		ev.t0 = t + 300 + rng_next(&seed) % (r < 60 ? 40000 : 200);
+		ev.t1 = ev.t0 + 500 + rng_next(&seed) % 100;
+		t = ev.t1;
+		if (r >= 960 && r < 962)
+			ev.t0 = ev.t1 = 0;
+
+		ra = 1;
+		if (st_enc_run_open(&ca, pa, ev.fn, token)) {
+			before = ca;
+			q = pa;
+			ra = st_enc_run_next(&ca, &pa, pa + room, ev.seq,
+					     ev.t0, ev.t1);
+			if (ra) {
+				declined++;
+				cr_assert_eq(pa, q, "a declined member moved");
+				cr_assert_eq(memcmp(&before, &ca, sizeof(ca)),
+					     0, "a declined member changed "
+					     "the codec");
+			} else {
+				taken++;
+			}
+		}
+		if (ra)
+			ra = st_enc_repeat(&ca, &pa, pa + room, ev.fn, token,
+					   ev.seq, ev.t0, ev.t1);
+		rb = st_enc_repeat(&cb, &pb, pb + room, ev.fn, token, ev.seq,
+				   ev.t0, ev.t1);
+		cr_assert_eq(ra, rb, "record %d: %d, %d", i, ra, rb);
+		if (ra) {
+			cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev,
+						   token), 0);
+			cr_assert_eq(st_enc_record(&cb, &pb, b + BUF, &ev,
+						   token), 0);
+		}
+		cr_assert_eq(pa - a, pb - b, "record %d", i);
+		expect_same_codec(&ca, a, &cb, b, i);
+	}
+	cr_expect_eq(memcmp(a, b, (size_t)(pa - a)), 0);
+	cr_expect_gt(taken, N / 2, "%d members taken", taken);
+	cr_expect_gt(declined, 0);
+	free(a);
+	free(b);
+}
+
+/*
+ * A repeat stands for its token's record with the next seq, but 'inst'
+ * and 'req' would count on: where the context holds one, it declines,
+ * and the full record keeps it.
+ */
+Test(writer_encode, repeat_declines_a_context_that_counts)
+{
+	uint8_t *a = new_buf(), *p = a;
+	struct st_event ev[4];
+	int i;
+
+	st_codec_init(&enc);
+	for (i = 0; i < 4; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].fn = (uint16_t)(17 + i / 2);
+		ev[i].seq = 5 + (uint64_t)i;
+		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 400;
+		if (i < 2)
+			ev[i].inst = 3;
+		else
+			ev[i].req = 9;
+	}
+	for (i = 0; i < 4; i += 2) {
+		cr_assert_eq(st_enc_record(&enc, &p, a + BUF, &ev[i], 9), 0);
+		cr_expect_eq(st_enc_repeat(&enc, &p, a + BUF, ev[i + 1].fn, 9,
+					   ev[i + 1].seq, ev[i + 1].t0,
+					   ev[i + 1].t1), 1,
+			     "a repeat of record %d would count", i);
+		cr_assert_eq(st_enc_record(&enc, &p, a + BUF, &ev[i + 1], 9),
+			     0);
+	}
+	expect_decodes(a, p, ev, 4);
+	free(a);
 }
 
 /*

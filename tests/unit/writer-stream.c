@@ -5,8 +5,9 @@
  * records; a raw (stored) chunk written for a signal handler is readable;
  * a buffer sealed for another thread to write comes out before the
  * records that follow it, once, also when that thread runs concurrently
- * or a signal handler gets there first; and a loop of identical
- * collectives costs at most 4 bytes a record.
+ * or a signal handler gets there first; a loop of identical
+ * collectives costs at most 4 bytes a record, and its repeats are the
+ * bytes the codec writes for them.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "writer/encode.h"
 #include "writer/event.h"
 #include "writer/format.h"
 #include "writer/reader.h"
@@ -659,4 +661,57 @@ Test(writer_stream, repeats_read_back_as_whole_records)
 	huff_b = (double)(mb.len - hdr) / N;
 	cr_expect_lt(huff_b, stored_b, "Huffman %.3f, stored %.3f bytes",
 		     huff_b, stored_b);
+}
+
+/*
+ * The stream's repeats are the codec's: a loop with outliers (residuals
+ * past two bytes, skipped sequence numbers) makes, at level 0 and in one
+ * stored chunk, the bytes that st_enc_repeat() and st_enc_record()
+ * write, and reads back.
+ */
+Test(writer_stream, repeats_write_what_the_codec_writes)
+{
+	enum { N = 3000, CAP = 1 << 16 };
+	static struct st_event ev[N];
+	uint8_t *want = malloc(CAP + ST_REC_MAX_FIXED), *p = want;
+	struct st_codec c;
+	struct st_stream *s;
+	uint64_t seed = 5, t = 1000, seq = 0, r;
+	size_t off, len;
+	int i, rc;
+
+	cr_assert(want);
+	for (i = 0; i < N; i++) {
+		r = rng_next(&seed) % 100;
+		make_allreduce(&ev[i]);
+		seq += 1 + (r == 0);
+		ev[i].seq = seq;
+		ev[i].t0 = t + 30 + rng_next(&seed) % (r < 5 ? 100000 : 8);
+		ev[i].t1 = ev[i].t0 + 580 + rng_next(&seed) % 60;
+		t = ev[i].t1;
+	}
+	cr_assert_eq(st_stream_new(&s, &sink, 0, CAP, 0), 0);
+	st_codec_init(&c);
+	for (i = 0; i < N; i++) {
+		rc = st_stream_append_repeat(s, ev[i].fn, 9, ev[i].seq,
+					     ev[i].t0, ev[i].t1);
+		if (rc == 1)
+			rc = st_stream_append_token(s, &ev[i], 9);
+		cr_assert_eq(rc, 0, "record %d: %d", i, rc);
+		rc = st_enc_repeat(&c, &p, want + CAP, ev[i].fn, 9, ev[i].seq,
+				   ev[i].t0, ev[i].t1);
+		if (rc == 1)
+			rc = st_enc_record(&c, &p, want + CAP, &ev[i], 9);
+		cr_assert_eq(rc, 0);
+	}
+	cr_assert_eq(st_stream_flush(s), 0);
+	st_stream_free(s);
+	cr_assert_eq(mb.nwrites, 2, "one chunk");
+	cr_assert_eq(chunk_method(1), ST_CHUNK_STORED);
+	off = mb.ends[0] + ST_CHUNK_HDR_LEN;
+	len = mb.ends[1] - off;
+	cr_assert_eq(len, (size_t)(p - want));
+	cr_expect_eq(memcmp(mb.buf + off, want, len), 0);
+	expect_file(mb.buf, mb.len, ev, N);
+	free(want);
 }

@@ -52,6 +52,25 @@ Test(writer_varint, lengths_grow_every_seven_bits)
 	cr_expect_eq(st_varint_len(UINT64_MAX), 10);
 }
 
+/* Below 2^14, st_varint_put14() writes the varint, of its length. */
+Test(writer_varint, put14_writes_one_or_two_bytes)
+{
+	uint8_t buf[ST_VARINT_MAX];
+	const uint8_t *p;
+	uint8_t *end;
+	uint64_t v, got;
+
+	for (v = 0; v < 0x4000; v++) {
+		end = st_varint_put14(buf, v);
+		cr_assert_eq((size_t)(end - buf), st_varint_len(v), "%lu",
+			     (unsigned long)v);
+		p = buf;
+		cr_assert_eq(st_varint_get(&p, end, &got), 0);
+		cr_assert_eq(got, v);
+		cr_assert_eq(p, end);
+	}
+}
+
 Test(writer_varint, zigzag_roundtrip_signed_edges)
 {
 	static const int64_t s[] = {
