@@ -10,8 +10,10 @@
  * site with the same arguments makes the same record but for its
  * sequence number and timestamps.  A small per-thread cache keyed by
  * return address remembers the record's fields under a token the
- * encoder also keeps, so such a repeat is written without building a
- * struct st_event or comparing its fields (st_emit_repeat()).
+ * encoder also keeps; the wrapper finds its entry before the call
+ * (st_key_find(), pmpi/hooks.h), and st_leave_key() writes the repeat
+ * without building a struct st_event or comparing its fields
+ * (st_stream_append_repeat()).
  */
 #include <errno.h>
 #include <sched.h>
@@ -237,46 +239,17 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 }
 
 /*
- * The repeat cache.  An entry holds a blocking collective's scalar
- * arguments and the fields of the record they made; it is good while the
- * communicator table has not changed (st_comm_gen) and is only made for
- * builtin datatypes, whose sizes never change.  It serves the functions
- * the generator marks ST_FNF_REPEAT, whose wrappers fill st_call.k:
- * blocking collectives without count or type arrays, whose contents
- * could change under the same pointers.
+ * The repeat cache (struct st_fast, pmpi/hot.h).  It serves the functions
+ * the generator marks ST_FNF_REPEAT, whose wrappers look their key up
+ * with st_key_find() and leave through st_leave_key(): blocking
+ * collectives without count or type arrays, whose contents could change
+ * under the same pointers.
  */
-#define FAST_SLOTS 64
-
-struct st_fast {
-	void *ra;		/* call site; NULL: empty */
-	int fn;
-	unsigned gen;		/* st_comm_gen when made */
-	uint32_t token;		/* the encoder's name for the fields */
-	int in_place;		/* bit 0: sbuf, bit 1: rbuf is MPI_IN_PLACE */
-	struct st_key k;	/* k.sbuf and k.rbuf unused: see in_place */
-	struct st_comm_entry *e;
-	/* The record's fields. */
-	uint32_t site, comm_size, tsize;
-	uint64_t comm_id, sbytes, rbytes;
-	int32_t root;
-	uint16_t op;
-};
+#define FAST_SLOTS (1 << ST_FAST_BITS)
 
 static int builtin_or_none(MPI_Datatype t)
 {
 	return !t || type_builtin(t);
-}
-
-static struct st_fast *fast_slot(void *ra, int fn)
-{
-	uintptr_t h = (uintptr_t)ra >> 2 ^ (uintptr_t)fn;
-
-	return &st_tls.fast[(h ^ h >> 6) & (FAST_SLOTS - 1)];
-}
-
-static int in_place(const struct st_key *k)
-{
-	return (k->sbuf == MPI_IN_PLACE) | (k->rbuf == MPI_IN_PLACE) << 1;
 }
 
 /* Remember the record 'ev' of call 'c' on 'e', under a new token. */
@@ -295,14 +268,14 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 		if (!st_tls.fast)
 			return 0;
 	}
-	f = fast_slot(c->ra, c->fn);
+	f = st_fast_slot(st_tls.fast, c->ra);
 	if (!++st_tls.next_token)
 		++st_tls.next_token;
 	*f = (struct st_fast){
 		.ra = c->ra, .fn = c->fn,
 		.gen = atomic_load_explicit(&st_comm_gen, memory_order_relaxed),
-		.token = st_tls.next_token, .in_place = in_place(k), .k = *k,
-		.e = e, .site = ev->site, .comm_size = ev->comm_size,
+		.token = st_tls.next_token, .k = *k, .e = e,
+		.site = ev->site, .comm_size = ev->comm_size,
 		.tsize = ev->tsize, .comm_id = ev->comm, .sbytes = ev->sbytes,
 		.rbytes = ev->rbytes, .root = ev->root, .op = ev->op,
 	};
@@ -333,42 +306,110 @@ static __attribute__((noinline)) void fast_emit(const struct st_fast *f,
 	st_emit_token(&ev, f->token);
 }
 
-int st_leave_repeat(struct st_call *c, int rc)
+/*
+ * A call that is no repeat: 'c->a' from 'c->k' (which holds every role
+ * of a repeatable function; 'large' matters only for count arrays,
+ * which they do not take), then the general path.  When st_key_find()
+ * found the key, c->k holds only its buffers: the rest is the entry's.
+ */
+static __attribute__((noinline)) int leave_args(struct st_call *c, int rc)
 {
-	const struct st_key *k = &c->k;
-	struct st_fast *f;
-	uint64_t seq, t0, t1;
-	int r;
+	struct st_key k;
 
-	if (rc != MPI_SUCCESS || !st_tls.fast ||
-	    !atomic_load_explicit(&st_on, memory_order_relaxed))
-		return 0;
-	f = fast_slot(c->ra, c->fn);
-	if (f->ra != c->ra || f->fn != c->fn || f->k.comm != k->comm ||
-	    f->gen != atomic_load_explicit(&st_comm_gen, memory_order_relaxed) ||
-	    f->k.count != k->count || f->k.type != k->type ||
-	    f->k.op != k->op || f->k.root != k->root ||
-	    f->in_place != in_place(k) || f->k.scount != k->scount ||
-	    f->k.stype != k->stype || f->k.rcount != k->rcount ||
-	    f->k.rtype != k->rtype)
-		return 0;
-	seq = count_call(f->e);
-	t0 = st_clock_ns(c->t0);
-	t1 = st_clock_ns(c->t1);
-	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
-	r = st_stream_append_repeat(st_tls.stream, (unsigned)c->fn, f->token,
-				    seq, t0, t1);
-	if (__builtin_expect(r == -ENOBUFS, 0))
+	if (c->fast) {
+		k = c->fast->k;
+		k.sbuf = c->k.sbuf;
+		k.rbuf = c->k.rbuf;
+		k.buf = c->k.buf;
+		c->k = k;
+	}
+	c->a = (struct st_args){
+		.sbuf = c->k.sbuf, .rbuf = c->k.rbuf, .buf = c->k.buf,
+		.scount = c->k.scount, .rcount = c->k.rcount,
+		.count = c->k.count, .stype = c->k.stype,
+		.rtype = c->k.rtype, .type = c->k.type, .op = c->k.op,
+		.root = c->k.root, .comm = c->k.comm,
+	};
+	st_leave(c, rc);
+	return rc;
+}
+
+/*
+ * The rest of a repeat whose append returned 'r', this thread's busy
+ * flag still set: what st_leave_key() leaves out of its common case, in
+ * the same order.
+ */
+static __attribute__((cold, noinline)) int repeat_rest(struct st_call *c,
+						       int r)
+{
+	const struct st_fast *f = c->fast;
+
+	if (r == -ENOBUFS)
 		st_flush_slot(st_tls.slot, 1);
 	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
 	/* Not a repeat to the encoder (a new chunk...): in full. */
 	if (r)
-		fast_emit(f, seq, t0, t1);
-	st_world_seq(f->e, seq);
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+		fast_emit(f, c->rep.seq, c->rep.t0, c->rep.t1);
+	st_world_seq(f->e, c->rep.seq);
+	if (st_flush_interval_ns && c->rep.t1 > st_tls.next_flush_ns)
+		st_flush_due(c->rep.t1);
 	st_tls.guard = 0;
-	return 1;
+	return MPI_SUCCESS;
+}
+
+/* A repeat that may be due a clock refresh or a periodic flush. */
+static __attribute__((cold, noinline)) int repeat_append(struct st_call *c)
+{
+	const struct st_fast *f = c->fast;
+	int r;
+
+	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	r = st_stream_append_repeat(st_tls.stream, (unsigned)c->fn, f->token,
+				    c->rep.seq, c->rep.t0, c->rep.t1);
+	return repeat_rest(c, r);
+}
+
+/* A repeat whose timestamps the tick-to-ns map alone does not give. */
+static __attribute__((cold, noinline)) int repeat_clock(struct st_call *c)
+{
+	c->rep.t0 = st_clock_ns(c->t0);
+	c->rep.t1 = st_clock_ns(c->t1);
+	return repeat_append(c);
+}
+
+/*
+ * The common case of a repeat makes no call but the append, and keeps
+ * nothing but 'c' across it: the record's seq and timestamps are in
+ * c->rep for the uncommon ones, and whether a refresh or a flush follows
+ * the record is known before it.
+ */
+int st_leave_key(struct st_call *c, int rc)
+{
+	struct st_fast *f = c->fast;
+	uint64_t seq, t0, t1;
+	int r;
+
+	if (!f || rc != MPI_SUCCESS ||
+	    !atomic_load_explicit(&st_on, memory_order_relaxed))
+		return leave_args(c, rc);
+	seq = count_call(f->e);
+	c->rep.seq = seq;
+	if (__builtin_expect(!st_clock_ns_map(c->t0, c->t1, &t0, &t1), 0))
+		return repeat_clock(c);
+	c->rep.t0 = t0;
+	c->rep.t1 = t1;
+	if (__builtin_expect(st_world_due(f->e, seq) ||
+			     (st_flush_interval_ns &&
+			      t1 > st_tls.next_flush_ns), 0))
+		return repeat_append(c);
+	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	r = st_stream_append_repeat(st_tls.stream, (unsigned)c->fn, f->token,
+				    seq, t0, t1);
+	if (__builtin_expect(r != 0, 0))
+		return repeat_rest(c, r);
+	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+	st_tls.guard = 0;
+	return MPI_SUCCESS;
 }
 
 static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
@@ -631,17 +672,6 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	    a->newcomm && *a->newcomm != MPI_COMM_NULL)
 		st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL,
 				 c->fn, c->t0, c->t1);
-}
-
-int st_enter(struct st_call *c, int fn, void *ra)
-{
-	if (!atomic_load_explicit(&st_live, memory_order_relaxed) ||
-	    st_tls.guard || !st_fn_on[fn])
-		return 0;
-	st_tls.guard = 1;
-	c->fn = fn;
-	c->ra = ra;
-	return 1;
 }
 
 /*

@@ -16,16 +16,22 @@
  *	return rc;
  *
  * except that a blocking collective whose record follows from its scalar
- * arguments first fills c.k, the few of them that decide the record,
- * and tries the repeat path before filling c.a:
+ * arguments (ST_FNF_REPEAT) hands them all to st_key_find() before t0,
+ * which looks them up in the repeat cache, and leaves through
+ * st_leave_key(), which makes the record from the cache entry found, or
+ * else fills c.a from c.k and goes on as st_leave():
  *
- *	c.k = (struct st_key){ .role = param, ... };
- *	if (st_leave_repeat(&c, rc))
- *		return rc;
+ *	st_key_find(&c, (struct st_key){ .role = param, ... });
+ *	c.t0 = st_now();
+ *	rc = <real>(args);
+ *	c.t1 = st_now();
+ *	return st_leave_key(&c, rc);
  *
- * where <real> is PMPI_X, or ST_REAL(PMPI_X) for functions flagged f08
- * (the pointer the generated st_gen_resolve() looked up), and the
- * st_args fields are filled from the parameter roles in wrappers.def.
+ * so that nothing of the arguments need survive the PMPI call in
+ * registers.  Here <real> is PMPI_X, or ST_REAL(PMPI_X) for functions
+ * flagged f08 (the pointer the generated st_gen_resolve() looked up),
+ * and the st_args and st_key fields are filled from the parameter roles
+ * in wrappers.def.
  * The generated code holds no other logic: what a role means is decided
  * here, from the function id's entry in ST_FN_LIST.
  *
@@ -52,9 +58,13 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "pmpi/hot.h"
 #include "writer/event.h"
 
 #define ST_EXPORT __attribute__((visibility("default")))
+
+/* Defined in libsynctrace.so: see pmpi/internal.h. */
+#pragma GCC visibility push(hidden)
 
 /* Statuses a completion call can substitute without allocating. */
 #define ST_MAX_STATUSES 64
@@ -90,27 +100,16 @@ struct st_args {
 	int *provided;		/* role provided: MPI_Init_thread */
 };
 
-/*
- * The scalar arguments of a blocking collective, by role: all that
- * decides its record but for the sequence number and the timestamps.
- * Buffers count only as being MPI_IN_PLACE or not.
- */
-struct st_key {
-	const void *sbuf;
-	const void *rbuf;
-	MPI_Count scount, rcount, count;
-	MPI_Datatype stype, rtype, type;
-	MPI_Op op;
-	int root;
-	MPI_Comm comm;
-};
-
 /* Per-call state, on the wrapper's stack. */
 struct st_call {
 	int fn;			/* ST_FN_* */
 	void *ra;		/* return address of the wrapper: the call site key */
-	uint64_t t0, t1;	/* local ns around the PMPI call */
-	struct st_key k;	/* repeatable collectives: see above */
+	uint64_t t0, t1;	/* st_now() ticks around the PMPI call */
+	struct st_key k;	/* repeatable collectives: st_key_find() */
+	struct st_fast *fast;	/* st_key_find()'s cache entry, or NULL */
+	struct {
+		uint64_t seq, t0, t1;
+	} rep;			/* st_leave_key(): a repeat's seq, local ns */
 	struct st_args a;
 	MPI_Request yreq;	/* yield mode: the nonblocking twin's request */
 	MPI_Comm oldcomm;	/* MPI_Comm_free: the handle being freed */
@@ -129,9 +128,20 @@ extern struct st_config st_cfg;
 /*
  * Begin a call of 'fn' from return address 'ra'.  Returns 1 when it is to
  * be traced (tracing on, not re-entered from synctrace's own MPI traffic,
- * the function's family enabled); 0 to pass straight through.
+ * the function's family enabled); 0 to pass straight through.  Inline:
+ * it is a few loads, and every wrapper runs it.
  */
-int st_enter(struct st_call *c, int fn, void *ra);
+static inline __attribute__((always_inline)) int
+st_enter(struct st_call *c, int fn, void *ra)
+{
+	if (!atomic_load_explicit(&st_live, memory_order_relaxed) ||
+	    st_tls.guard || !st_fn_on[fn])
+		return 0;
+	st_tls.guard = 1;
+	c->fn = fn;
+	c->ra = ra;
+	return 1;
+}
 
 /*
  * This rank's raw clock in its own ticks (TSC, or ns of
@@ -139,7 +149,6 @@ int st_enter(struct st_call *c, int fn, void *ra);
  */
 static inline uint64_t st_now(void)
 {
-	extern int st_clock_tsc;
 	struct timespec ts;
 
 	if (__builtin_expect(st_clock_tsc, 1))
@@ -149,18 +158,73 @@ static inline uint64_t st_now(void)
 }
 
 /*
+ * Whether field 'x' of a call's key differs from 'y', the cache entry's.
+ * A field that is a constant 0 in the wrapper (ST_KEY_ZERO) is 0 in
+ * every key that wrapper makes, and so in every entry its function
+ * made: it is not compared.  (A compiler that cannot tell compares it.)
+ * Buffers count only as being MPI_IN_PLACE or not: the same pointer, as
+ * in a loop, settles it in one comparison.
+ */
+#define ST_KEY_ZERO(x) (__builtin_constant_p(!(x)) && !(x))
+#define ST_KEY_DIFF(x, y) (!ST_KEY_ZERO(x) && (x) != (y))
+#define ST_BUF_DIFF(x, y)                                                   \
+	(ST_KEY_DIFF(x, y) && ((x) == MPI_IN_PLACE) != ((y) == MPI_IN_PLACE))
+
+/*
+ * The key 'k' of a repeatable call that st_enter() let in, before the
+ * call: look it up in the repeat cache, where its call site left its
+ * last call's, and keep the entry in c->fast when the two are the same
+ * (every argument but the buffers, which count only as MPI_IN_PLACE or
+ * not) and still good; c->k gets 'k', or on a hit only its buffers, the
+ * rest being the entry's.  Inline, with 'k' a compound literal, so that
+ * the arguments are compared as they come, before they are stored.
+ */
+static inline __attribute__((always_inline)) void
+st_key_find(struct st_call *c, const struct st_key k)
+{
+	struct st_fast *f = st_tls.fast;
+
+	c->k.sbuf = k.sbuf;
+	c->k.rbuf = k.rbuf;
+	c->k.buf = k.buf;
+	if (f) {
+		f = st_fast_slot(f, c->ra);
+		if (f->ra == c->ra && f->fn == c->fn &&
+		    f->gen == atomic_load_explicit(&st_comm_gen,
+						   memory_order_relaxed) &&
+		    !ST_BUF_DIFF(k.sbuf, f->k.sbuf) &&
+		    !ST_BUF_DIFF(k.rbuf, f->k.rbuf) &&
+		    !ST_KEY_DIFF(k.count, f->k.count) &&
+		    !ST_KEY_DIFF(k.type, f->k.type) &&
+		    !ST_KEY_DIFF(k.comm, f->k.comm) &&
+		    !ST_KEY_DIFF(k.op, f->k.op) &&
+		    !ST_KEY_DIFF(k.root, f->k.root) &&
+		    !ST_KEY_DIFF(k.scount, f->k.scount) &&
+		    !ST_KEY_DIFF(k.stype, f->k.stype) &&
+		    !ST_KEY_DIFF(k.rcount, f->k.rcount) &&
+		    !ST_KEY_DIFF(k.rtype, f->k.rtype)) {
+			c->fast = f;
+			return;
+		}
+	}
+	c->fast = NULL;
+	c->k = k;
+}
+
+/*
  * Finish a traced call: resolve communicator, bytes, call site and
  * requests from 'c->a', append the record(s).  Never fails visibly.
  */
 void st_leave(struct st_call *c, int rc);
 
 /*
- * The repeat path of a blocking collective, from 'c->k': when this call
- * site made the same call last time and it succeeded again, count and
- * record it and finish the call (return 1); otherwise return 0 and the
- * wrapper goes on with st_leave().
+ * Finish a traced call of a repeatable collective from 'c->k'.  When
+ * this call site made the same call last time and it succeeded again,
+ * the record is made from what that call left in a per-thread cache;
+ * otherwise 'c->a' is filled from 'c->k' and st_leave() does the rest.
+ * Returns 'rc', so that the wrapper need not keep it across the call.
  */
-int st_leave_repeat(struct st_call *c, int rc);
+int st_leave_key(struct st_call *c, int rc);
 
 void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests);
 void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);
@@ -199,5 +263,7 @@ void *st_dlsym_next(const char *name);
  * anywhere else it is some library's own PMPI traffic and passes through.
  */
 int st_from_fortran(void *ra);
+
+#pragma GCC visibility pop
 
 #endif

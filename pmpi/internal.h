@@ -1,7 +1,8 @@
 /*
  * pmpi/internal.h: what the interposer's own files share: settings, the
  * clock, the record output, and the communicator, request and call-site
- * tables.  Nothing here is seen by the application.
+ * tables, besides pmpi/hot.h, the part the wrappers read inline.  Nothing
+ * here is seen by the application.
  */
 #ifndef ST_PMPI_INTERNAL_H
 #define ST_PMPI_INTERNAL_H
@@ -12,10 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmpi/hot.h"
 #include "writer/event.h"
 
-struct st_stream;
-struct st_fast;
+/*
+ * Everything declared here is defined in libsynctrace.so itself, so
+ * declare it hidden: a hidden extern is one rip-relative access, not a
+ * load of its address from the GOT first (-fvisibility=hidden only marks
+ * definitions).
+ */
+#pragma GCC visibility push(hidden)
 
 /* Settings from the environment (pmpi/config.c), fixed at MPI_Init. */
 struct st_settings {
@@ -62,8 +69,7 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen);
 /* "buffer=1048576 depth=8 ..." for the trace header. */
 void st_config_describe(const struct st_settings *set, char *buf, size_t len);
 
-/* Clock (pmpi/clock.c). */
-extern int st_clock_tsc;
+/* Clock (pmpi/clock.c); st_clock_tsc is in pmpi/hot.h. */
 void st_clock_begin(void);	/* before PMPI_Init */
 void st_clock_end(void);	/* after PMPI_Init: fixes the tick rate */
 /* The tick-to-ns map, as pmpi/clock.c last set it. */
@@ -90,6 +96,27 @@ st_clock_ns(uint64_t ticks)
 				   st_clock_map.mult) >> 32);
 	return st_clock_ns_slow(ticks);
 }
+
+/*
+ * st_clock_ns() of both 'ticks0' and 'ticks1', in '*ns0' and '*ns1',
+ * when the map alone gives them; 0 (nothing stored) when
+ * st_clock_ns_slow() is needed for either.  One test for the two.
+ */
+static inline __attribute__((always_inline)) int
+st_clock_ns_map(uint64_t ticks0, uint64_t ticks1, uint64_t *ns0,
+		uint64_t *ns1)
+{
+	uint64_t d0 = ticks0 - st_clock_map.base_tick;
+	uint64_t d1 = ticks1 - st_clock_map.base_tick;
+
+	if (!st_clock_map.plain || (int64_t)(d0 | d1) < 0)
+		return 0;
+	*ns0 = st_clock_map.base_ns +
+	       (uint64_t)(((unsigned __int128)d0 * st_clock_map.mult) >> 32);
+	*ns1 = st_clock_map.base_ns +
+	       (uint64_t)(((unsigned __int128)d1 * st_clock_map.mult) >> 32);
+	return 1;
+}
 struct st_skew;
 /* Distort the clock from local ns 'base' on (SYNCTRACE_CLOCK_SKEW). */
 void st_clock_set_skew(const struct st_skew *k, uint64_t base);
@@ -102,9 +129,8 @@ void st_clock_import(const uint64_t v[3]);
 void st_clock_describe(char *src, size_t srclen, double *res_ns,
 		       double *cost_ns);
 
-/* State (pmpi/runtime.c). */
+/* State (pmpi/runtime.c); st_live and st_tls are in pmpi/hot.h. */
 extern atomic_int st_on;	/* this rank writes records */
-extern atomic_int st_live;	/* ids kept in step (MPI_Init..MPI_Finalize) */
 extern int st_rank, st_size;
 extern MPI_Comm st_comm;	/* synctrace's private duplicate of WORLD */
 extern int st_mt;		/* MPI_THREAD_MULTIPLE was provided */
@@ -120,30 +146,11 @@ void st_log_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 			st_log_print(__VA_ARGS__);                          \
 	} while (0)
 
-/*
- * Per-thread state.  Initial-exec TLS: the library is loaded at start-up,
- * so a thread-local access is one %fs-relative load, not a call.
- */
-struct st_tls {
-	int guard;		/* inside a traced call or synctrace's own */
-	int slot;		/* this thread's stream, -1 before the first */
-	uint64_t next_flush_ns;
-	uint64_t *snap;
-	int snapcap;
-	struct st_stream *stream; /* streams[slot] */
-	atomic_int *busy;	/* its flag: an append or flush is under way */
-	struct st_fast *fast;	/* repeat cache, pmpi/call.c; NULL until used */
-	uint32_t next_token;	/* last token handed out for 'fast' */
-};
-#define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
-extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;
-
 /* Per-function facts from ST_FN_LIST, indexed by function id. */
 struct st_fn_info {
 	uint8_t kind, family, bytes, flags;
 };
 extern const struct st_fn_info st_fn_info[];
-extern unsigned char st_fn_on[];	/* traced, per SYNCTRACE_FAMILIES */
 
 /* Periodic flush interval, ns (0: only when a buffer is full). */
 extern uint64_t st_flush_interval_ns;
@@ -191,11 +198,7 @@ void st_comm_register(MPI_Comm newcomm, MPI_Comm parent, int fn, uint64_t t0,
 void st_comm_forget(MPI_Comm comm);
 void st_comm_init(void);	/* WORLD and SELF */
 
-/*
- * Bumped whenever an entry is made, remade or forgotten: what was learnt
- * of a handle holds while it has not changed.
- */
-extern atomic_uint st_comm_gen;
+/* st_comm_gen is in pmpi/hot.h. */
 
 /* Neighbourhood degrees of 'e', computed once. */
 void st_comm_degrees(struct st_comm_entry *e, MPI_Comm comm);
@@ -252,10 +255,16 @@ void st_sync_refresh_at(uint64_t seq);
 /* The last synchronisation, at MPI_Finalize; frees the state. */
 void st_sync_finish(void);
 
+/* Non-zero when a collective on 'e' numbered 'seq' is due a refresh. */
+static inline int st_world_due(const struct st_comm_entry *e, uint64_t seq)
+{
+	return seq >= st_refresh_seq && e->id == ST_WORLD_ID;
+}
+
 /* A WORLD collective got sequence number 'seq': refresh when it is due. */
 static inline void st_world_seq(const struct st_comm_entry *e, uint64_t seq)
 {
-	if (__builtin_expect(e->id == ST_WORLD_ID && seq >= st_refresh_seq, 0))
+	if (__builtin_expect(st_world_due(e, seq), 0))
 		st_sync_refresh_at(seq);
 }
 
@@ -264,5 +273,7 @@ int st_run_index_append(const char *text);
 
 /* Datatype size in bytes, fast for MPICH's builtin types. */
 uint64_t st_type_size(MPI_Datatype t);
+
+#pragma GCC visibility pop
 
 #endif

@@ -233,8 +233,10 @@ static void put_yieldable(FILE *f, const char *real, const char *twin,
 
 /*
  * Blocking collectives whose record follows from scalar arguments (no
- * count or type arrays): their wrappers try st_leave_repeat() first.
- * They carry ST_FNF_REPEAT in gen/ops.h.
+ * count or type arrays): their wrappers hand a struct st_key to
+ * st_key_find() before the call and finish with st_leave_key(), which
+ * takes the repeat path when the key was found.  They carry
+ * ST_FNF_REPEAT in gen/ops.h.
  */
 static int repeatable(const struct st_def_fn *fn)
 {
@@ -250,14 +252,17 @@ static int repeatable(const struct st_def_fn *fn)
 	return 0;
 }
 
-/* Roles that make up a struct st_key (pmpi/hooks.h). */
+/*
+ * Roles that make up a struct st_key (pmpi/hooks.h): every role a
+ * repeatable function may have, since its wrapper fills nothing else.
+ */
 static int key_role(int role)
 {
 	switch (role) {
-	case ST_ROLE_SBUF: case ST_ROLE_RBUF: case ST_ROLE_SCOUNT:
-	case ST_ROLE_RCOUNT: case ST_ROLE_COUNT: case ST_ROLE_STYPE:
-	case ST_ROLE_RTYPE: case ST_ROLE_TYPE: case ST_ROLE_OP:
-	case ST_ROLE_ROOT: case ST_ROLE_COMM:
+	case ST_ROLE_SBUF: case ST_ROLE_RBUF: case ST_ROLE_BUF:
+	case ST_ROLE_SCOUNT: case ST_ROLE_RCOUNT: case ST_ROLE_COUNT:
+	case ST_ROLE_STYPE: case ST_ROLE_RTYPE: case ST_ROLE_TYPE:
+	case ST_ROLE_OP: case ST_ROLE_ROOT: case ST_ROLE_COMM:
 		return 1;
 	}
 	return 0;
@@ -268,6 +273,55 @@ static const char *param_of(const struct st_def_fn *fn, int role)
 	int i = st_def_find_role(fn, role);
 
 	return i < 0 ? NULL : fn->params[i].name;
+}
+
+/*
+ * "st_key_find(&c, (struct st_key){ .role = param, ... });" for
+ * repeatable 'fn', whose every role must be a key role: st_leave_key()
+ * knows the call from its key alone.
+ */
+static void put_key(FILE *f, const struct st_def_fn *fn)
+{
+	struct strlist sl = { 0 };
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++) {
+		const struct st_def_param *prm = &fn->params[i];
+
+		if (prm->role == ST_ROLE_NONE)
+			continue;
+		if (!key_role(prm->role))
+			die("%s: role %s is not in struct st_key", fn->name,
+			    st_def_role_name(prm->role));
+		sl_push(&sl, xstrfmt(".%s = %s", st_def_role_name(prm->role),
+				     prm->name));
+	}
+	if (!sl.n)
+		sl_push(&sl, xstrfmt("0"));
+	put_list(f, 1, 1, "st_key_find(&c, (struct st_key){ ", &sl, " });");
+	sl_clear(&sl);
+}
+
+/* "c.a = (struct st_args){ .role = param, ... };" for form 'large' of 'fn'. */
+static void put_args(FILE *f, const struct st_def_fn *fn, int large)
+{
+	struct strlist sl = { 0 };
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++) {
+		const struct st_def_param *prm = &fn->params[i];
+
+		if (prm->role != ST_ROLE_NONE)
+			sl_push(&sl, xstrfmt(".%s = %s",
+					     st_def_role_name(prm->role),
+					     prm->name));
+	}
+	if (large)
+		sl_push(&sl, xstrfmt(".large = 1"));
+	if (!sl.n)
+		sl_push(&sl, xstrfmt("0"));
+	put_list(f, 1, 1, "c.a = (struct st_args){ ", &sl, " };");
+	sl_clear(&sl);
 }
 
 /*
@@ -285,7 +339,7 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	char *id = fn_id(form_name(fn, large));
 	struct strlist args = { 0 }, sl = { 0 };
 	const char *post = "st_leave";
-	size_t i;
+	int keyed = repeatable(fn);
 
 	args_of(&args, fn, 0, NULL);
 	fputs("\tstruct st_call c;\n\tint rc;\n\n", f);
@@ -320,6 +374,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	if (statuses)
 		fprintf(f, "\t%s = st_statuses(&c, %s, %s);\n", statuses,
 			nreq, statuses);
+	if (keyed)
+		put_key(f, fn);
 	fputs("\tc.t0 = st_now();\n", f);
 	if (fn->twin) {
 		char *twin = xstrfmt(fn->twin_f08 ? "ST_REAL(P%s%s)" : "P%s%s",
@@ -338,36 +394,12 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		free(head);
 	}
 	fputs("\tc.t1 = st_now();\n", f);
-	if (repeatable(fn) && !strcmp(post, "st_leave")) {
-		for (i = 0; i < fn->nparams; i++) {
-			const struct st_def_param *prm = &fn->params[i];
-
-			if (key_role(prm->role))
-				sl_push(&sl, xstrfmt(".%s = %s",
-						     st_def_role_name(prm->role),
-						     prm->name));
-		}
-		if (!sl.n)
-			sl_push(&sl, xstrfmt("0"));
-		put_list(f, 1, 1, "c.k = (struct st_key){ ", &sl, " };");
-		fputs("\tif (st_leave_repeat(&c, rc))\n\t\treturn rc;\n", f);
-		sl_clear(&sl);
+	if (keyed) {
+		fputs("\treturn st_leave_key(&c, rc);\n", f);
+	} else {
+		put_args(f, fn, large);
+		fprintf(f, "\t%s(&c, rc);\n\treturn rc;\n", post);
 	}
-	for (i = 0; i < fn->nparams; i++) {
-		const struct st_def_param *prm = &fn->params[i];
-
-		if (prm->role != ST_ROLE_NONE)
-			sl_push(&sl, xstrfmt(".%s = %s",
-					     st_def_role_name(prm->role),
-					     prm->name));
-	}
-	if (large)
-		sl_push(&sl, xstrfmt(".large = 1"));
-	if (!sl.n)
-		sl_push(&sl, xstrfmt("0"));
-	put_list(f, 1, 1, "c.a = (struct st_args){ ", &sl, " };");
-	fprintf(f, "\t%s(&c, rc);\n\treturn rc;\n", post);
-	sl_clear(&sl);
 	sl_clear(&args);
 	free(id);
 }

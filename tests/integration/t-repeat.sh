@@ -3,7 +3,8 @@
 # general path would.  The app repeat makes long runs of identical
 # blocking collectives from a few call sites and changes one argument at
 # a time between them (count, type, op, MPI_IN_PLACE, root, a derived
-# datatype, a communicator freed and remade, two sites taking turns),
+# datatype, a communicator freed and remade, two sites taking turns,
+# one site calling two functions through a pointer),
 # printing what each call must record.  With a small buffer, so that the
 # runs cross many chunk boundaries, and with the default one, the trace
 # must hold exactly those calls per rank, in order, with those bytes,
@@ -27,7 +28,8 @@ for buf in 8K 1M; do
 		st_awk "$t.csv" '
 			rank == r && kind == "call" &&
 			    (fn == "MPI_Allreduce" || fn == "MPI_Bcast" ||
-			     fn == "MPI_Reduce" || fn == "MPI_Barrier") {
+			     fn == "MPI_Reduce" || fn == "MPI_Barrier" ||
+			     fn == "MPI_Scan") {
 				if (root == "") root = -1
 				if (op == "") op = "-"
 				print fn "," comm "," root "," sbytes "," \

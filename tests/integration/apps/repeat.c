@@ -6,12 +6,15 @@
  * so a stale cache entry would record wrong bytes, roots, ops or
  * communicators:
  *
- *	count, datatype, op, MPI_IN_PLACE, root and communicator changes;
+ *	count, datatype, op, MPI_IN_PLACE, root and communicator changes,
+ *	also to 0;
  *	derived datatypes (never cached), one freed and another made,
  *	likely under the same handle, then a builtin one;
  *	a communicator freed and a new one made, likely under the same
  *	handle, from the same call site;
- *	two call sites taking turns with different arguments.
+ *	two call sites taking turns with different arguments;
+ *	one call site calling MPI_Allreduce and MPI_Scan, which take the
+ *	same arguments, through a pointer, by turns.
  *
  *	repeat [N]	(N repeats per step, default 300)
  *
@@ -49,34 +52,55 @@ static void check(int ok, const char *what)
 	exit(1);
 }
 
+/*
+ * The call sites.  Each is one call instruction, whoever calls it: not
+ * inlined, cloned or merged with another (noipa), and not a tail call
+ * (its result is checked), so that the repeat cache, keyed by return
+ * address, sees one site.
+ */
+#define SITE static __attribute__((noipa)) void
+
 /* One call site for MPI_Allreduce, whatever the arguments. */
-static void allreduce_site(const void *s, void *r, int n, MPI_Datatype t,
-			   MPI_Op op, MPI_Comm c)
+SITE allreduce_site(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
+		    MPI_Comm c)
 {
-	MPI_Allreduce(s, r, n, t, op, c);
+	check(MPI_Allreduce(s, r, n, t, op, c) == MPI_SUCCESS, "allreduce");
 }
 
 /* Another call site, taking turns with the first. */
-static void allreduce_other(const void *s, void *r, int n, MPI_Datatype t,
-			    MPI_Op op, MPI_Comm c)
+SITE allreduce_other(const void *s, void *r, int n, MPI_Datatype t,
+		     MPI_Op op, MPI_Comm c)
 {
-	MPI_Allreduce(s, r, n, t, op, c);
+	check(MPI_Allreduce(s, r, n, t, op, c) == MPI_SUCCESS, "allreduce");
 }
 
-static void bcast_site(void *b, int n, MPI_Datatype t, int root, MPI_Comm c)
+SITE bcast_site(void *b, int n, MPI_Datatype t, int root, MPI_Comm c)
 {
-	MPI_Bcast(b, n, t, root, c);
+	check(MPI_Bcast(b, n, t, root, c) == MPI_SUCCESS, "bcast");
 }
 
-static void reduce_site(const void *s, void *r, int n, MPI_Datatype t,
-			MPI_Op op, int root, MPI_Comm c)
+SITE reduce_site(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
+		 int root, MPI_Comm c)
 {
-	MPI_Reduce(s, r, n, t, op, root, c);
+	check(MPI_Reduce(s, r, n, t, op, root, c) == MPI_SUCCESS, "reduce");
 }
 
-static void barrier_site(MPI_Comm c)
+SITE barrier_site(MPI_Comm c)
 {
-	MPI_Barrier(c);
+	check(MPI_Barrier(c) == MPI_SUCCESS, "barrier");
+}
+
+/*
+ * One call site for whichever function 'coll' points to: volatile, so
+ * that the compiler cannot make one call of each function.
+ */
+static int (*volatile coll)(const void *, void *, int, MPI_Datatype, MPI_Op,
+			    MPI_Comm);
+
+SITE pointer_site(const void *s, void *r)
+{
+	check(coll(s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+	      "pointer_site");
 }
 
 /* n repeats of MPI_Allreduce of 'count' ints (sum) from allreduce_site. */
@@ -137,7 +161,7 @@ int main(int argc, char **argv)
 	MPI_Datatype pair;
 	MPI_Comm d;
 	double x[4];
-	int s[4], r[4], k, root;
+	int s[4], r[4], i, k, root;
 
 	MPI_Init(&argc, &argv);
 	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));	/* whole lines */
@@ -193,9 +217,12 @@ int main(int argc, char **argv)
 	}
 	MPI_Comm_free(&d);
 
-	/* Rooted: the root moves, so do the bytes. */
-	for (root = 0; root < wsize; root++)
-		for (k = 0; k < n; k++) {
+	/*
+	 * Rooted: the root moves, so do the bytes; last back to 0, an
+	 * argument that changes to 0.
+	 */
+	for (i = 0; i <= wsize; i++)
+		for (root = i % wsize, k = 0; k < n; k++) {
 			x[0] = wrank == root ? 42.0 + k : -1;
 			bcast_site(x, 4, MPI_DOUBLE, root, MPI_COMM_WORLD);
 			expect("MPI_Bcast", "world", root,
@@ -209,6 +236,21 @@ int main(int argc, char **argv)
 			       wrank == root ? 4 : 0, "sum");
 			check(wrank != root || r[0] == wsize, "MPI_Reduce");
 		}
+
+	/*
+	 * One site, two functions with the same arguments: runs of three
+	 * of each, so that some calls repeat and some follow the other.
+	 */
+	for (k = 0; k < n; k++) {
+		int scan = k / 3 % 2;
+
+		s[0] = 1;
+		coll = scan ? MPI_Scan : MPI_Allreduce;
+		pointer_site(s, r);
+		expect(scan ? "MPI_Scan" : "MPI_Allreduce", "world", -1, 4, 4,
+		       "sum");
+		check(r[0] == (scan ? wrank + 1 : wsize), "pointer_site");
+	}
 
 	MPI_Finalize();
 	return 0;
