@@ -30,7 +30,7 @@
 # figures.
 #
 # Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich);
-# BENCH_RUNS (runs per variant in figure 1, default 13), BENCH_CALLS
+# BENCH_RUNS (runs per variant in figure 1, default 25), BENCH_CALLS
 # (calls per timed block, 100000), BENCH_BLOCKS (blocks per run, 5),
 # BENCH_TRACE_RUNS (runs per row in figure 2, 3), BENCH_MIX_ITERS (10000),
 # BENCH_MEM_EVENTS (calls per rank in figure 3, 10000000), BENCH_FIGURES
@@ -38,7 +38,7 @@
 
 BUILD=${BUILD:-build}
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-R=${BENCH_RUNS:-13}
+R=${BENCH_RUNS:-25}
 N=${BENCH_CALLS:-100000}
 B=${BENCH_BLOCKS:-5}
 TRACE_RUNS=${BENCH_TRACE_RUNS:-3}
