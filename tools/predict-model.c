@@ -19,6 +19,7 @@
 #include "tools/predict-json.h"
 #include "tools/predict-model.h"
 #include "tools/replay.h"
+#include "tools/stats.h"
 #include "writer/fn-info.h"
 
 #define UNRESOLVED (-2)
@@ -154,13 +155,6 @@ static void mean_factor(struct row *rw, double call_ns, double wait_ns)
 	rw->use.mean_factor = (after / ranks) / (med / samples);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The row's bounds as factors on its cost: the median over its groups of
  * each group's CI ends over its median; 1 when no group gives them.
@@ -181,16 +175,15 @@ static int bounds(struct row *rw)
 		const struct group *g = &rw->g[i];
 
 		if (!(g->median > 0) || !(g->ci_lo <= g->median) ||
-		    !(g->ci_hi >= g->median) || !isfinite(g->ci_hi))
+		    !(g->ci_hi >= g->median) || !isfinite(g->ci_lo) ||
+		    !isfinite(g->ci_hi))
 			continue;
 		lo[n] = g->ci_lo / g->median;
 		hi[n++] = g->ci_hi / g->median;
 	}
-	if (n) {
-		qsort(lo, n, sizeof(*lo), cmp_double);
-		qsort(hi, n, sizeof(*hi), cmp_double);
-		rw->f_lo = n % 2 ? lo[n / 2] : (lo[n / 2 - 1] + lo[n / 2]) / 2;
-		rw->f_hi = n % 2 ? hi[n / 2] : (hi[n / 2 - 1] + hi[n / 2]) / 2;
+	if (n && !st_stats_sort(lo, n) && !st_stats_sort(hi, n)) {
+		st_stats_median(lo, n, &rw->f_lo);
+		st_stats_median(hi, n, &rw->f_hi);
 		if (rw->f_lo < 0)
 			rw->f_lo = 0;
 	}

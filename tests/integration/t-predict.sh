@@ -50,9 +50,8 @@ fn_rows()
 {
 	sed -n 's/.*{"fn": "\([^"]*\)", "calls": [0-9]*, '\
 '"predicted_ns": \([^,]*\), "wait_ns": [^,]*, '\
-'"measured_ns": \([^,]*\), "from_table": \([0-9]*\), '\
-'"from_measured": [0-9]*, "local": \([0-9]*\),'\
-'.*"error": \([^}]*\)}.*/\1 \2 \3 \6 \4 \5/p' "$1"
+'"measured_ns": \([^,]*\), '\
+'.*"error": \([^}]*\)}.*/\1 \2 \3 \4/p' "$1"
 }
 
 # pct E: the fraction E as "+1.2%" ("-" for null).
@@ -74,7 +73,7 @@ check()
 		"measured $(meas_ns "$2") ns: error $(pct "$e")"
 	fn_rows "$2" > "$2.fns"
 	[ -s "$2.fns" ] || { show "$2"; fail "$1: no functions in the output"; }
-	while read -r fn p m err t l; do
+	while read -r fn p m err; do
 		note "$1:   $fn predicted $p ns, measured $m ns:" \
 			"error $(pct "$err")"
 	done < "$2.fns"
