@@ -119,4 +119,40 @@ static inline int st_micro_ops_parse(const char *s, unsigned *mask,
 	return 0;
 }
 
+/* At most this many items in a --pairs list. */
+#define ST_MICRO_MAX_PAIRS 256
+
+/*
+ * The operation of one "op:size" item of a --pairs list: the 'len'
+ * bytes at 'item'.  The operation is one name as st_micro_ops_parse()
+ * takes it, but not a group.  Returns its enum st_micro_op and points
+ * '*size' at the size text (its length in '*size_len'), which the caller
+ * parses; -EINVAL when the item has no ':' or names no single operation.
+ */
+static inline int st_micro_pair_split(const char *item, size_t len,
+				      const char **size, size_t *size_len)
+{
+	const char *colon = memchr(item, ':', len);
+	char name[32];
+	unsigned mask;
+	size_t n;
+	int op;
+
+	if (!colon)
+		return -EINVAL;
+	n = (size_t)(colon - item);
+	if (!n || n >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, item, n);
+	name[n] = '\0';
+	if (strchr(name, ',') || st_micro_ops_parse(name, &mask, NULL, 0) ||
+	    !mask || (mask & (mask - 1)))
+		return -EINVAL;
+	for (op = 0; !(mask & 1u << op); op++)
+		;
+	*size = colon + 1;
+	*size_len = len - n - 1;
+	return op;
+}
+
 #endif

@@ -90,6 +90,8 @@ const char st_bench_micro_usage[] =
 "                        (binary), e.g. 0,1,64,4K,1M (at most 1G)\n"
 "    --min SIZE, --max SIZE\n"
 "                        powers of two from SIZE to SIZE (default 1 to 4M)\n"
+"    --pairs LIST        only these operations at these sizes, instead of\n"
+"                        --ops and --sizes: OP:SIZE,... (at most 256)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --seed N            seed of the shuffled order (default 1)\n"
@@ -144,6 +146,9 @@ struct opts {
 	int nsizes;
 	int nrep;
 	unsigned ops;		/* bit per enum st_micro_op */
+	int npairs;		/* --pairs: only these (op, size) */
+	int pair_op[ST_MICRO_MAX_PAIRS];
+	size_t pair_n[ST_MICRO_MAX_PAIRS];
 	int barrier;		/* --sync barrier */
 	int reuse;		/* --reuse-buffers */
 	uint64_t seed;
@@ -304,6 +309,69 @@ static int parse_sizes(struct opts *o, const char *s, char *err,
 	return 0;
 }
 
+/* --pairs: the (operation, size) list, and the sizes it names. */
+static int parse_pairs(struct opts *o, const char *s, char *err,
+		       size_t errlen)
+{
+	const char *p = s, *size;
+	size_t len, size_len, k;
+	uint64_t v;
+	int op, i, n = 0;
+
+	for (;;) {
+		len = strcspn(p, ",");
+		op = st_micro_pair_split(p, len, &size, &size_len);
+		if (op < 0 || parse_size(size, size_len, &v)) {
+			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
+				 "(OP:SIZE, e.g. allreduce:8,alltoall:128K)",
+				 (int)len, p);
+			return -1;
+		}
+		if (op == ST_MICRO_BARRIER)
+			v = 0;
+		for (i = 0; i < n; i++)
+			if (o->pair_op[i] == op && o->pair_n[i] == v)
+				break;
+		if (i == n) {
+			if (n == ST_MICRO_MAX_PAIRS)
+				return bad(err, errlen, "too many items in "
+					   "'--pairs' (at most %s)", "256");
+			o->pair_op[n] = op;
+			o->pair_n[n++] = (size_t)v;
+			o->ops |= 1u << op;
+			for (k = 0; k < (size_t)o->nsizes; k++)
+				if (o->sizes[k] == (size_t)v)
+					break;
+			if (k == (size_t)o->nsizes) {
+				if (o->nsizes == MAX_SIZES)
+					return bad(err, errlen, "too many "
+						   "sizes in '--pairs' (at "
+						   "most %s)", "64");
+				o->sizes[o->nsizes++] = (size_t)v;
+			}
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	qsort(o->sizes, (size_t)o->nsizes, sizeof(size_t), cmp_size);
+	o->npairs = n;
+	return 0;
+}
+
+/* 1 when --pairs is not given or names (op, n). */
+static int pair_wanted(const struct opts *o, int op, size_t n)
+{
+	int i;
+
+	if (!o->npairs)
+		return 1;
+	for (i = 0; i < o->npairs; i++)
+		if (o->pair_op[i] == op && o->pair_n[i] == n)
+			return 1;
+	return 0;
+}
+
 static int parse_double(const char *s, double min, double max, double *out)
 {
 	char *end;
@@ -338,7 +406,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 {
 	const char *val, *min = NULL, *max = NULL;
 	uint64_t lo = 1, hi = 4u << 20, v;
-	int i, rc, quick = 0, sizes = 0, nrep = 0;
+	int i, rc, quick = 0, sizes = 0, nrep = 0, ops = 0, pairs = 0;
 	char name[64];
 
 	memset(o, 0, sizeof(*o));
@@ -374,6 +442,19 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 				return bad(err, errlen, "unknown operation "
 					   "'%s' for '--ops' (see --help)",
 					   name);
+			ops = 1;
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--pairs", &val))) {
+			if (rc < 0)
+				return bad(err, errlen, "option '%s' needs a "
+					   "list", "--pairs");
+			if (pairs)
+				return bad(err, errlen, "%s", "'--pairs' "
+					   "given twice");
+			o->ops = 0;
+			if (parse_pairs(o, val, err, errlen))
+				return -1;
+			pairs = 1;
 		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--sizes",
 					   &val))) {
 			if (rc < 0)
@@ -447,6 +528,11 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			return bad(err, errlen, "unknown option '%s'", arg);
 		}
 	}
+	if (pairs && (ops || sizes || min || max || quick))
+		return bad(err, errlen, "%s", "'--pairs' excludes '--ops', "
+			   "'--sizes', '--min', '--max' and '--quick'");
+	if (pairs)
+		return 0;
 	if (!o->ops)
 		return bad(err, errlen, "%s", "no operation to measure");
 	if (sizes && (min || max))
@@ -678,6 +764,9 @@ static void make_pairs(struct job *j)
 			/* Barrier moves nothing: one size, 0 bytes. */
 			if (op == ST_MICRO_BARRIER && k)
 				break;
+			if (!pair_wanted(o, op, op == ST_MICRO_BARRIER ? 0 :
+					 o->sizes[k]))
+				continue;
 			p->op = op;
 			p->n = op == ST_MICRO_BARRIER ? 0 : o->sizes[k];
 			p->queued = o->nrep;
@@ -1208,15 +1297,18 @@ static void print_summary(struct job *j)
 static void print_header(const struct job *j)
 {
 	const struct opts *o = &j->o;
-	char a[32], b[32];
+	char a[32], b[32], what[64] = "";
 	int nops = 0, op;
 
 	for (op = 0; op < ST_MICRO_NOPS; op++)
 		nops += !!(o->ops & (1u << op));
-	printf("synctrace bench: %d ranks on %d host%s, %d operation%s, "
+	if (o->npairs)
+		snprintf(what, sizeof(what), "%d (operation, size) pair%s of ",
+			 o->npairs, o->npairs == 1 ? "" : "s");
+	printf("synctrace bench: %d ranks on %d host%s, %s%d operation%s, "
 	       "%d size%s (%s to %s),\n"
 	       "  %d measurements each, seed %llu; %s\n",
-	       j->size, j->nhosts, j->nhosts == 1 ? "" : "s", nops,
+	       j->size, j->nhosts, j->nhosts == 1 ? "" : "s", what, nops,
 	       nops == 1 ? "" : "s", o->nsizes, o->nsizes == 1 ? "" : "s",
 	       fmt_size(a, sizeof(a), o->sizes[0]),
 	       fmt_size(b, sizeof(b), o->sizes[o->nsizes - 1]), o->nrep,
@@ -1249,6 +1341,19 @@ static void list_sizes(const struct opts *o, char *buf, size_t len)
 					 i ? "," : "", o->sizes[i]);
 }
 
+static void list_pairs(const struct opts *o, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < o->npairs && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s:%zu",
+					 i ? "," : "",
+					 st_micro_op_name(o->pair_op[i]),
+					 o->pair_n[i]);
+}
+
 static void list_ops(const struct opts *o, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -1268,8 +1373,9 @@ static int open_trace(struct job *j)
 	const struct opts *o = &j->o;
 	char index[4096], cmd[2048], err[512], note[300];
 	char sizes[1024], ops[512], nrep[16], seed[32], factor[32];
+	char pairs[ST_MICRO_MAX_PAIRS * 32];
 	char minw[32], refresh[32], config[512], run_id[192], t_init[32];
-	struct st_kv kv[15];
+	struct st_kv kv[16];
 	const char *sync = o->barrier ? "barrier" : "window";
 	size_t n = 0;
 	int rc, ok, all;
@@ -1297,6 +1403,7 @@ static int open_trace(struct job *j)
 	}
 	list_sizes(o, sizes, sizeof(sizes));
 	list_ops(o, ops, sizeof(ops));
+	list_pairs(o, pairs, sizeof(pairs));
 	snprintf(nrep, sizeof(nrep), "%d", o->nrep);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
 	snprintf(factor, sizeof(factor), "%g", o->factor);
@@ -1323,6 +1430,8 @@ static int open_trace(struct job *j)
 	kv[n++] = (struct st_kv){ "seed", seed };
 	kv[n++] = (struct st_kv){ "sizes", sizes };
 	kv[n++] = (struct st_kv){ "ops", ops };
+	if (o->npairs)
+		kv[n++] = (struct st_kv){ "pairs", pairs };
 	kv[n++] = (struct st_kv){ "window_factor", factor };
 	kv[n++] = (struct st_kv){ "min_window_ns", minw };
 	kv[n++] = (struct st_kv){ "data", "MPI_BYTE; reductions MPI_SUM "
