@@ -25,6 +25,7 @@
 
 #include "sync/skew.h"
 #include "tools/bench/micro-ops.h"
+#include "tools/like.h"
 #include "tools/spawn.h"
 #include "tools/synctrace.h"
 #include "tools/usage.h"
@@ -59,6 +60,12 @@ const char st_bench_usage[] =
 "                        (binary), e.g. 0,1,64,4K,1M (at most 1G)\n"
 "    --min SIZE, --max SIZE\n"
 "                        powers of two from SIZE to SIZE (default 1 to 4M)\n"
+"    --pairs LIST        only these operations at these sizes, instead of\n"
+"                        --ops and --sizes: OP:SIZE,... (at most 256),\n"
+"                        e.g. allreduce:8,alltoall:128K,pingpong:512\n"
+"    --like RUN          the pairs the traced run RUN called, on as many\n"
+"                        ranks as it had (unless -n): a table in the\n"
+"                        application's own mix of operations (see README)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --seed N            seed of the shuffled order of the first run;\n"
@@ -136,6 +143,40 @@ static int check_sizes(const char *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* A --pairs list: OP:SIZE items, each one operation and a size. */
+static int check_pairs(const char *s, char *err, size_t errlen)
+{
+	const char *size;
+	char item[64];
+	size_t len, size_len;
+	uint64_t v;
+	int n = 0;
+
+	for (;;) {
+		len = strcspn(s, ",");
+		if (st_micro_pair_split(s, len, &size, &size_len) >= 0 &&
+		    size_len < sizeof(item)) {
+			memcpy(item, size, size_len);
+			item[size_len] = '\0';
+		} else {
+			item[0] = '\0';
+		}
+		if (!item[0] || parse_size(item, &v)) {
+			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
+				 "(OP:SIZE, e.g. allreduce:8,alltoall:128K)",
+				 (int)len, s);
+			return -1;
+		}
+		if (++n > ST_MICRO_MAX_PAIRS)
+			return set_err(err, errlen, "too many items in "
+				       "'--pairs' (at most %s)", "256");
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	return 0;
+}
+
 /* A plain decimal number, 'min' to 'max'. */
 static int parse_number(const char *s, double min, double max)
 {
@@ -186,6 +227,7 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "bad number of "
 					       "ranks '%s' for '-n' (2 or "
 					       "more)", rc < 0 ? "" : val);
+			o->nranks_set = 1;
 		} else if ((rc = st_opt_value(argc, argv, &i, "-o", &val)) ||
 			   (rc = st_opt_value(argc, argv, &i, "--output",
 					      &val))) {
@@ -224,6 +266,20 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 					"(bytes, suffix K, M or G, at most 1G, "
 					"e.g. 1,64,4K,1M)", val);
 			o->sizes = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--pairs",
+					      &val))) {
+			if (rc < 0)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a list", "--pairs");
+			if (check_pairs(val, err, errlen))
+				return -1;
+			o->pairs = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--like",
+					      &val))) {
+			if (rc < 0 || !*val)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a run directory", "--like");
+			o->like = val;
 		} else if ((rc = st_opt_value(argc, argv, &i, "--min",
 					      &val))) {
 			if (rc < 0 || st_size_parse(val, &lo) || lo > MAX_SIZE)
@@ -298,6 +354,14 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	if (o->sizes && (o->min || o->max))
 		return set_err(err, errlen, "%s", "'--sizes' and '--min'/"
 			       "'--max' exclude each other");
+	if ((o->pairs || o->like) &&
+	    (o->ops || o->sizes || o->min || o->max || o->quick))
+		return set_err(err, errlen, "'%s' excludes '--ops', '--sizes', "
+			       "'--min', '--max' and '--quick'",
+			       o->like ? "--like" : "--pairs");
+	if (o->pairs && o->like)
+		return set_err(err, errlen, "%s", "'--pairs' and '--like' "
+			       "exclude each other");
 	if (lo > hi)
 		return set_err(err, errlen, "'--min' %s is above '--max'",
 			       o->min);
@@ -310,8 +374,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
 		     char *sbuf, size_t slen)
 {
-	/* mpiexec -n N, extra, bench micro, 9 options with values, 2 flags. */
-	size_t max = 3 + (size_t)o->nextra + 2 + 2 * 9 + 2 + 1, n = 0;
+	/* mpiexec -n N, extra, bench micro, 10 options with values, 2 flags. */
+	size_t max = 3 + (size_t)o->nextra + 2 + 2 * 10 + 2 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -336,6 +400,7 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 	PASS("--sizes", o->sizes);
 	PASS("--min", o->min);
 	PASS("--max", o->max);
+	PASS("--pairs", o->pairs);
 	PASS("--nrep", o->nrep);
 	PASS("--seed", sbuf);
 	PASS("--sync", o->sync);
@@ -400,7 +465,9 @@ static int run_complete(const char *dir)
 int cmd_bench(int argc, char **argv)
 {
 	struct st_bench_opts o;
-	char err[256], nbuf[32], sbuf[32], name[128], stamp[32];
+	struct st_like like;
+	char err[768], nbuf[32], sbuf[32], name[128], stamp[32];
+	char pairs[ST_MICRO_MAX_PAIRS * 32];
 	char *bench, *top, *dir, **cmd;
 	size_t len;
 	struct tm tm;
@@ -413,6 +480,28 @@ int cmd_bench(int argc, char **argv)
 	if (o.help) {
 		fputs(st_bench_usage, stdout);
 		return 0;
+	}
+	if (o.like) {
+		if (st_like_pairs(o.like, pairs, sizeof(pairs), &like, err,
+				  sizeof(err)))
+			die("--like: %s", err);
+		o.pairs = pairs;
+		if (!o.nranks_set)
+			o.nranks = like.nranks < 2 ? 2 : like.nranks;
+		printf("like %s: %d (operation, size) pair%s from %llu of "
+		       "%llu calls%s:\n  %s\n", o.like, like.npairs,
+		       like.npairs == 1 ? "" : "s",
+		       (unsigned long long)like.mapped,
+		       (unsigned long long)like.calls,
+		       like.binned ? " (sizes rounded to powers of two)" : "",
+		       pairs);
+		if (like.unmapped)
+			printf("  not measured: %llu collective or send "
+			       "call%s the bench has no operation for (such "
+			       "as %s)\n", (unsigned long long)like.unmapped,
+			       like.unmapped == 1 ? "" : "s",
+			       like.unmapped_fn);
+		fflush(stdout);
 	}
 	bench = st_spawn_find_bench();
 	if (!bench)

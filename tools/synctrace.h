@@ -145,6 +145,9 @@ struct st_bench_opts {
 	const char *ops;	/* --ops LIST */
 	const char *sizes;	/* --sizes LIST */
 	const char *min, *max;	/* --min SIZE, --max SIZE */
+	const char *pairs;	/* --pairs LIST, or what --like made */
+	const char *like;	/* --like RUN */
+	int nranks_set;		/* -n was given */
 	const char *nrep;	/* --nrep N */
 	uint64_t seed;		/* --seed, default 1; run k has seed + k - 1 */
 	const char *sync;	/* --sync window|barrier */

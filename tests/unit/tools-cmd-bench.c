@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gen/ops.h"
 #include "tools/bench/micro-ops.h"
 #include "tools/synctrace.h"
 #include "tools-test.h"
@@ -143,6 +144,13 @@ Test(tools_bench_opts, usage_errors)
 		{ "--skew", "0,fast", "bad '--skew': SYNCTRACE_CLOCK_SKEW "
 				      "entry 1 'fast'" },
 		{ "--mpiexec", NULL, "option '--mpiexec' needs a program" },
+		{ "--pairs", "allreduce", "bad item 'allreduce' in "
+					  "'--pairs'" },
+		{ "--pairs", "allreduce:8,coll:8", "bad item 'coll:8'" },
+		{ "--pairs", "frob:8", "bad item 'frob:8'" },
+		{ "--pairs", "bcast:2G", "bad item 'bcast:2G'" },
+		{ "--pairs", "bcast:", "bad item 'bcast:'" },
+		{ "--like", "", "option '--like' needs a run directory" },
 	};
 	size_t i;
 
@@ -196,6 +204,32 @@ Test(tools_bench_ops, names_groups_and_case)
 }
 
 static char dir[256];
+
+Test(tools_bench_opts, pairs_reach_the_program_and_exclude_the_grid)
+{
+	char *argv[] = { "bench", "--pairs", "MPI_Allreduce:8,alltoall:128K",
+			 NULL };
+	char *grid[] = { "bench", "--pairs", "bcast:8", "--sizes", "8",
+			 NULL };
+	char *like[] = { "bench", "--like", "run", "--ops", "bcast", NULL };
+	char *both[] = { "bench", "--like", "run", "--pairs", "bcast:8",
+			 NULL };
+	char line[1024];
+
+	cr_assert_eq(parse(argv), 0, "%s", err);
+	joined("/d", 1, line, sizeof(line));
+	cr_expect_str_eq(line, "mpiexec.mpich -n 2 /b/synctrace-bench micro "
+			 "--dir /d --pairs MPI_Allreduce:8,alltoall:128K "
+			 "--seed 1");
+	cr_expect_eq(parse(grid), -1);
+	cr_expect(strstr(err, "'--pairs' excludes '--ops', '--sizes'"), "%s",
+		  err);
+	cr_expect_eq(parse(like), -1);
+	cr_expect(strstr(err, "'--like' excludes '--ops'"), "%s", err);
+	cr_expect_eq(parse(both), -1);
+	cr_expect(strstr(err, "'--pairs' and '--like' exclude each other"),
+		  "%s", err);
+}
 
 static void setup(void)
 {
@@ -302,6 +336,77 @@ Test(tools_cmd_bench, runs_make_their_own_directories_and_seeds)
 	cr_expect_str_eq(c.err, want);
 	cr_expect_eq(c.status, 0);
 	free(real);
+	captured_free(&c);
+}
+
+/* Run 'app' in 'dir': 'nranks' ranks, each an Allreduce of 8 B, an
+ * MPI_Isend of 512 B and an MPI_Waitall. */
+static void traced_app(const char *app, int nranks)
+{
+	static const unsigned fn[] = { ST_FN_MPI_ALLREDUCE, ST_FN_MPI_ISEND,
+				       ST_FN_MPI_WAITALL };
+	static const uint64_t sb[] = { 8, 512, 0 };
+	struct fake_rank fr;
+	struct st_event ev;
+	int k, i;
+
+	cr_assert_eq(mkdir(app, 0777), 0);
+	fake_index(app, nranks, 1);
+	for (k = 0; k < nranks; k++) {
+		fake_rank_open(&fr, app, k, "h", "0");
+		for (i = 0; i < 3; i++) {
+			fake_call(&ev, fn[i], 100 * (uint64_t)i,
+				  100 * (uint64_t)i + 50, 1);
+			ev.comm = 1ull << 32;
+			ev.comm_size = (uint32_t)nranks;
+			ev.seq = fn[i] == ST_FN_MPI_ALLREDUCE;
+			ev.sbytes = ev.rbytes = sb[i];
+			fake_append(&fr, &ev);
+		}
+		fake_rank_close(&fr);
+	}
+}
+
+Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
+{
+	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
+	char app[300], want[4 * PATH_MAX], *real;
+	char *argv[] = { "bench", "--like", app, "-o", out, "--nrep", "5",
+			 mpiexec, NULL };
+	struct captured c;
+
+	need_bench(bench, sizeof(bench));
+	fake_mpiexec(fake, sizeof(fake), 0);
+	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
+	snprintf(out, sizeof(out), "%s/costs", dir);
+	snprintf(app, sizeof(app), "%s/app", dir);
+	traced_app(app, 3);
+	c = run_cmd(dir, cmd_bench, argv);
+	real = realpath(out, NULL);
+	cr_assert(real, "no directory '%s'", out);
+	snprintf(want, sizeof(want), "like %s: 2 (operation, size) pairs "
+		 "from 6 of 9 calls:\n  allreduce:8,pingpong:512\n"
+		 "skew=\n"
+		 "-n 3 %s micro --dir %s --pairs allreduce:8,pingpong:512 "
+		 "--nrep 5 --seed 1\n", app, bench, real);
+	cr_expect_str_eq(c.out, want);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	free(real);
+	captured_free(&c);
+}
+
+Test(tools_cmd_bench, like_refuses_what_is_not_a_run)
+{
+	char app[300];
+	char *argv[] = { "bench", "--like", app, NULL };
+	struct captured c;
+
+	snprintf(app, sizeof(app), "%s/nothing", dir);
+	c = run_cmd(dir, cmd_bench, argv);
+	cr_expect_neq(c.status, 0);
+	cr_expect(strstr(c.err, "synctrace: fatal: --like: "), "%s", c.err);
+	cr_expect(strstr(c.err, "not a synctrace run"), "%s", c.err);
+	cr_expect_str_eq(c.out, "");
 	captured_free(&c);
 }
 
