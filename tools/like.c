@@ -14,6 +14,7 @@
 #include "tools/bench/micro-ops.h"
 #include "tools/fn-names.h"
 #include "tools/like.h"
+#include "tools/table.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
 #include "writer/reader.h"
@@ -70,7 +71,9 @@ static int op_of_name(const struct st_fn_desc *d)
 int st_like_map(const struct st_event *ev, uint64_t *size)
 {
 	const struct st_fn_desc *d = st_fn_desc(ev->fn);
-	uint64_t p = ev->comm_size ? ev->comm_size : 1;
+	uint64_t p = ev->comm_size ? ev->comm_size : 1, s;
+	double v;
+	int op;
 
 	if (ev->kind != ST_REC_CALL || !d)
 		return -1;
@@ -88,42 +91,23 @@ int st_like_map(const struct st_event *ev, uint64_t *size)
 			return -1;
 		}
 	}
-	if (d->kind != ST_KIND_COLL)
-		return -1;
+	if (d->kind != ST_KIND_COLL || (op = op_of_name(d)) < 0)
+		return -1;	/* neighbourhood collectives among them */
 	/* An inter-communicator's root side moves no block of its own. */
 	if (ev->root == ST_RANK_ROOT || ev->root == ST_RANK_PROC_NULL)
 		return -2;
-	switch (d->bytes) {
-	case ST_BYTES_BARRIER:
-		*size = 0;
-		break;
-	case ST_BYTES_BCAST:
-		*size = ev->sbytes > ev->rbytes ? ev->sbytes : ev->rbytes;
-		break;
-	case ST_BYTES_REDUCE:
-	case ST_BYTES_ALLREDUCE:
-	case ST_BYTES_SCAN:
-	case ST_BYTES_GATHER:
-	case ST_BYTES_GATHERV:
-	case ST_BYTES_ALLGATHER:
-	case ST_BYTES_ALLGATHERV:
-		*size = ev->sbytes;
-		break;
-	case ST_BYTES_SCATTER:
-	case ST_BYTES_SCATTERV:
-	case ST_BYTES_REDUCE_SCATTER:
-	case ST_BYTES_REDUCE_SCATTER_BLOCK:
-		*size = ev->rbytes;
-		break;
-	case ST_BYTES_ALLTOALL:
-	case ST_BYTES_ALLTOALLV:
-	case ST_BYTES_ALLTOALLW:
-		*size = ev->sbytes / p;
-		break;
-	default:
-		return -1;	/* neighbourhood collectives */
-	}
-	return op_of_name(d);
+	/*
+	 * The table's d of an instance whose every member sent and got
+	 * what this one did; a broadcast's S is the message, which only
+	 * the root sends.
+	 */
+	s = d->bytes == ST_BYTES_BCAST ? (ev->sbytes > ev->rbytes ?
+					  ev->sbytes : ev->rbytes) :
+					 ev->sbytes * p;
+	if (st_table_coll_size(d->bytes, (long)p, s, ev->rbytes * p, &v))
+		return -1;
+	*size = (uint64_t)(v + 0.5);
+	return op;
 }
 
 /* 'v' rounded to the nearest power of two (in log scale); 0 stays. */

@@ -150,6 +150,17 @@ like_table()
 		{ show "$l-table.err"; fail "table of the like run failed"; }
 }
 
+# predict_check NAME TABLE RUN-BOUND FN-BOUND: predict $run (of $app)
+# from TABLE into $run-NAME.pred and check it.
+predict_check()
+{
+	"$ST_CLI" predict "$run" --table "$2" --validate --json \
+		> "$run-$1.pred" 2> "$run-$1.pred.err" ||
+		{ show "$run-$1.pred.err"
+		  fail "$app: predict with the $1 table failed"; }
+	check "$app ($1 table)" "$run-$1.pred" "$3" "$4"
+}
+
 # one_case APP ARGS...: measure a bench table, trace APP once, measure a
 # bench table like it, predict it from its own table and from the two
 # bench tables (when there are).  Returns non-zero on a miss.
@@ -181,23 +192,11 @@ one_case()
 		{ show "$run-self.pred.err"; fail "$app: predict failed"; }
 	check "$app (own table)" "$run-self.pred" 0.05 0.15 || return 1
 	if [ -f "$ST_TMP/bench.json" ]; then
-		"$ST_CLI" predict "$run" --table "$ST_TMP/bench.json" \
-			--validate --json > "$run-bench.pred" \
-			2> "$run-bench.pred.err" ||
-			{ show "$run-bench.pred.err"
-			  fail "$app: predict with the bench table failed"; }
-		check "$app (bench table)" "$run-bench.pred" 0.25 0.5 ||
-			return 1
+		predict_check bench "$ST_TMP/bench.json" 0.25 0.5 || return 1
 	fi
 	like_table "$run"
 	if [ -f "$run-like.json" ]; then
-		"$ST_CLI" predict "$run" --table "$run-like.json" \
-			--validate --json > "$run-like.pred" \
-			2> "$run-like.pred.err" ||
-			{ show "$run-like.pred.err"
-			  fail "$app: predict with the like table failed"; }
-		check "$app (like table)" "$run-like.pred" 0.05 0.25 ||
-			return 1
+		predict_check like "$run-like.json" 0.05 0.25 || return 1
 	fi
 	return 0
 }
