@@ -1,12 +1,15 @@
 /*
  * writer/encode.c: records to bytes and back (writer/format.h).  Each
- * record is compared with the prediction of its (kind, fn) context, and
- * only what differs is written, as small zigzag deltas; timestamps are a
- * gap from the previous record and a duration.  A repeated collective
- * thus costs three or five bytes before zlib, whose job is then easy.
- * The encoder runs on the interposer's hot path: no allocation, no
- * system call, one bounds check per record (the caller leaves slack past
- * the limit), and nothing committed until the record is known to fit.
+ * record is compared with the prediction of its (kind, fn, site)
+ * context, and only what differs is written, as small zigzag deltas;
+ * fn and site are predicted from the order calls came in before, and
+ * timestamps are a gap from the previous record and a duration, each
+ * against the last of its context and size class.  A repeated
+ * collective thus costs three or five bytes before zlib, whose job is
+ * then easy.  The encoder runs on the interposer's hot path: no
+ * allocation, no system call, one bounds check per record (the caller
+ * leaves slack past the limit), and nothing committed until the record
+ * is known to fit.
  */
 #include <errno.h>
 #include <string.h>
@@ -34,11 +37,11 @@
 #define CAST_S32(v) ((int32_t)(int64_t)(v))
 
 /*
- * The most a record writes besides its text: tag, fn, mask, every field,
- * the timestamps, nframes and the frames, and text_len, each varint at
- * its longest (st_varint_put() touches at least two bytes).
+ * The most a record writes besides its text: tag, fn, site, mask, every
+ * field, the timestamps, nframes and the frames, and text_len, each
+ * varint at its longest (st_varint_put() touches at least two bytes).
  */
-_Static_assert(1 + 3 + 3 + ST_NFIELDS * 10 + 2 * 10 + 2 +
+_Static_assert(1 + 3 + 10 + 3 + ST_NFIELDS * 10 + 2 * 10 + 2 +
 	       ST_MAX_FRAMES * 10 + 5 <= ST_REC_MAX_FIXED,
 	       "ST_REC_MAX_FIXED too small");
 
@@ -60,19 +63,107 @@ static inline uint64_t pred_rbytes(uint64_t s0, uint64_t r0, uint64_t s)
 	return s0 && r0 % s0 == 0 ? r0 / s0 * s : r0;
 }
 
+/* The size class of a record that sends 's' and receives 'r' bytes. */
+static inline unsigned size_class(uint64_t s, uint64_t r)
+{
+	return s | r ? 64 - (unsigned)__builtin_clzll(s | r) : 0;
+}
+
+static inline uint64_t tcls_key(uint64_t key, unsigned cls)
+{
+	return key | (uint64_t)cls << 20;
+}
+
+static inline struct st_tcls *tcls_slot(struct st_codec *c, uint64_t tkey)
+{
+	return &c->tcls[tkey * 0x9e3779b97f4a7c15u >> (64 - ST_TCLS_BITS)];
+}
+
+/*
+ * The timing ('*gap', '*dur') slot 'x' takes for a record of context
+ * 'key' and size class 'cls' ('valid': 'x' holds 'key'): its own when
+ * it has that class, else the table's for it, else its own, or none.
+ */
+static inline void class_timing(struct st_codec *c, const struct st_ctx *x,
+				int valid, uint64_t key, unsigned cls,
+				uint64_t *gap, uint64_t *dur)
+{
+	const struct st_tcls *t;
+
+	if (!valid || x->cls != cls) {
+		t = tcls_slot(c, tcls_key(key, cls));
+		if (t->epoch == c->epoch && t->key == tcls_key(key, cls)) {
+			*gap = t->gap;
+			*dur = t->dur;
+			return;
+		}
+	}
+	*gap = valid ? x->gap : 0;
+	*dur = valid ? x->dur : 0;
+}
+
+/*
+ * Slot 'x' (which held its key before the record when 'valid') takes
+ * class 'cls' and the timing class_timing() gave; the timing of its old
+ * class goes to the table.
+ */
+static inline void class_set(struct st_codec *c, struct st_ctx *x,
+			     int valid, unsigned cls, uint64_t gap,
+			     uint64_t dur)
+{
+	struct st_tcls *t;
+
+	if (valid && x->cls == cls)
+		return;
+	if (valid) {
+		t = tcls_slot(c, tcls_key(x->key, x->cls));
+		t->epoch = c->epoch;
+		t->key = tcls_key(x->key, x->cls);
+		t->gap = x->gap;
+		t->dur = x->dur;
+	}
+	x->cls = cls;
+	x->gap = gap;
+	x->dur = dur;
+}
+
+/* Fill slot 'x' for context 'key': it predicts "does not apply". */
+static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
+{
+	x->epoch = c->epoch;
+	x->key = key;
+	x->next = key & ST_KEY_FN_SITE;
+	x->gap = x->dur = 0;
+	memcpy(x->v, ctx_empty, sizeof(x->v));
+}
+
+/* After a timed record of 'kind', 'fn' and duration 'dur'. */
+static inline void timed(struct st_codec *c, unsigned kind, unsigned fn,
+			 uint64_t dur, uint64_t t1)
+{
+	c->done_fn = kind == ST_REC_DONE ? fn : ST_DONE_NONE;
+	c->done_dur = dur;
+	c->last_t1 = t1;
+}
+
 void st_codec_init(struct st_codec *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->epoch = 1;
+	c->prev = &c->start;
+	c->done_fn = ST_DONE_NONE;
 }
 
 void st_codec_reset(struct st_codec *c)
 {
 	c->last_t1 = 0;
 	c->last_req = 0;
+	c->done_fn = ST_DONE_NONE;
 	c->last_fn = 0;
 	c->run_left = 0;
 	c->run_n = c->run_end = NULL;
+	c->prev = &c->start;
+	c->start.key = c->start.next = 0;
 	/*
 	 * Slots of older epochs read as empty, so a reset costs nothing;
 	 * only when the counter wraps must stale slots really go.
@@ -80,26 +171,28 @@ void st_codec_reset(struct st_codec *c)
 	if (!++c->epoch) {
 		memset(c->ctx, 0, sizeof(c->ctx));
 		memset(c->cseq, 0, sizeof(c->cseq));
+		memset(c->tcls, 0, sizeof(c->tcls));
 		c->epoch = 1;
 	}
 }
 
 /*
- * Any record: the fields that differ from the prediction are written.
- * Kept out of line so that the hot case in st_enc_record() stays small.
+ * Any record, of context 'key' in slot 'x', which holds it when 'valid':
+ * the fields that differ from the prediction are written.  Kept out of
+ * line so that the hot case in st_enc_record() stays small.
  */
 __attribute__((noinline))
 static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
-		    const struct st_event *ev, uint32_t token)
+		    const struct st_event *ev, uint32_t token,
+		    struct st_ctx *x, uint64_t key, int valid)
 {
 	uint64_t raw[ST_NFIELDS];
-	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn, mask = 0, m;
-	struct st_ctx *x = st_ctx_slot(c, key);
-	int valid = st_ctx_valid(c, x, key);
 	const uint64_t *pred = valid ? x->v : ctx_empty;
 	uint8_t *p = *pp;
-	uint64_t pr, pq, prq;
-	unsigned tag, i;
+	uint64_t pr, pq, prq, cg, cd, gap = 0, dur = 0;
+	int same = 0;
+	unsigned tag, cls, i;
+	uint32_t mask = 0, m;
 
 	if (ev->kind - 1u >= ST_REC_MAX || ev->nframes > ST_MAX_FRAMES ||
 	    (ev->text_len && !ev->text))
@@ -118,15 +211,19 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	mask |= (uint32_t)(raw[ST_F_RBYTES] != pr) << ST_F_RBYTES |
 		(uint32_t)(raw[ST_F_SEQ] != pq) << ST_F_SEQ |
 		(uint32_t)(raw[ST_F_REQ] != prq) << ST_F_REQ;
+	cls = size_class(raw[ST_F_SBYTES], raw[ST_F_RBYTES]);
+	class_timing(c, x, valid, key, cls, &cg, &cd);
 
 	tag = ev->kind - 1;
 	p++;
 	/* Spelled out: ST_TAG_RUN, that record's tag otherwise, is taken. */
-	if (ev->fn != c->last_fn ||
+	if ((key & ST_KEY_FN_SITE) != c->prev->next ||
 	    (ev->kind == ST_REC_CALL && !mask && !(ev->t0 | ev->t1) &&
 	     !ev->nframes && !ev->text_len)) {
 		tag |= ST_TAG_FN;
 		p = st_varint_put(p, ev->fn);
+		p = st_varint_put(p, st_zigzag(ev->site -
+					       (c->prev->key >> 32)));
 	}
 	if (mask) {
 		tag |= ST_TAG_DIFF;
@@ -139,10 +236,14 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		}
 	}
 	if (ev->t0 | ev->t1) {
-		p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1 -
-					       (valid ? x->gap : 0)));
-		p = st_varint_put(p, st_zigzag(ev->t1 - ev->t0 -
-					       (valid ? x->dur : 0)));
+		/* A completion call's records share its timestamps. */
+		same = c->done_fn == ev->fn;
+		gap = ev->t0 - c->last_t1;
+		dur = ev->t1 - ev->t0;
+		p = st_varint_put(p, st_zigzag(gap - (same ? 0 - c->done_dur
+							   : cg)));
+		p = st_varint_put(p, st_zigzag(dur - (same ? c->done_dur
+							   : cd)));
 	} else {
 		tag |= ST_TAG_NOTIME;
 	}
@@ -167,12 +268,9 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	**pp = (uint8_t)tag;
 
 	/* It fits: now the context may change. */
-	if (!valid) {
-		x->epoch = c->epoch;
-		x->key = key;
-		x->gap = x->dur = 0;
-		memcpy(x->v, ctx_empty, sizeof(x->v));
-	}
+	if (!valid)
+		ctx_claim(c, x, key);
+	class_set(c, x, valid, cls, cg, cd);
 	for (m = mask; m; m &= m - 1) {
 		i = (unsigned)__builtin_ctz(m);
 		x->v[i] = raw[i];
@@ -182,35 +280,43 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	x->v[ST_F_SEQ] = raw[ST_F_SEQ];
 	x->v[ST_F_REQ] = raw[ST_F_REQ];
 	x->token = token;
+	c->tok[st_tok_index(token)] = x;
 	st_ctx_count(x, ev->kind);
 	st_count_call(c, ev->kind, raw[ST_F_COMM], raw[ST_F_SEQ],
 		      raw[ST_F_REQ]);
-	c->last_fn = ev->fn;
-	if (!(tag & ST_TAG_NOTIME)) {
-		x->gap = ev->t0 - c->last_t1;
-		x->dur = ev->t1 - ev->t0;
-		c->last_t1 = ev->t1;
+	if (tag & ST_TAG_NOTIME) {
+		c->done_fn = ST_DONE_NONE;
+	} else {
+		if (!same) {
+			x->gap = gap;
+			x->dur = dur;
+		}
+		timed(c, ev->kind, ev->fn, dur, ev->t1);
 	}
+	st_ctx_follow(c, x, key);
+	c->last_fn = ev->fn;
 	*pp = p;
 	return 0;
 }
 
 /*
  * The hot case: the context predicts every field and the record has
- * timestamps but no frames or text, so it is the tag, maybe fn, and the
- * two timestamps, and only the context's counters move.
+ * timestamps but no frames or text, so it is the tag, maybe fn and
+ * site, and the two timestamps, and only the context's counters move.
+ * Its fields, sizes included, are the context's: so is its size class.
  */
 int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  const struct st_event *ev, uint32_t token)
 {
-	uint32_t key = (uint32_t)ev->kind << 16 | ev->fn;
+	uint64_t key = st_ctx_key(ev->kind, ev->fn, ev->site);
 	struct st_ctx *x = st_ctx_slot(c, key);
-	uint64_t diff = 0, pq, prq;
+	uint64_t diff = 0, pq, prq, gap, dur, pg, pd;
 	uint8_t *p = *pp;
+	int same;
 
 	/* A slot valid for 'key' implies a valid kind: it was encoded. */
 	if (unlikely(!st_ctx_valid(c, x, key)))
-		return enc_full(c, pp, limit, ev, token);
+		return enc_full(c, pp, limit, ev, token, x, key, 0);
 	/* With every field as in the context, so is the communicator. */
 	pq = st_pred_seq(c, ev->kind, x->v[ST_F_SEQ], x->v[ST_F_COMM]);
 	prq = st_pred_req(c, ev->kind, x->v[ST_F_REQ]);
@@ -220,28 +326,39 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	ST_FIELD_LIST(X)
 #undef X
 	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
-		return enc_full(c, pp, limit, ev, token);
+		return enc_full(c, pp, limit, ev, token, x, key, 1);
 
 	*p = (uint8_t)(ev->kind - 1);
-	if (ev->fn != c->last_fn) {
+	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
 		*p |= ST_TAG_FN;
 		p = st_varint_put(p + 1, ev->fn);
+		p = st_varint_put(p, st_zigzag(ev->site -
+					       (c->prev->key >> 32)));
 	} else {
 		p++;
 	}
-	p = st_varint_put(p, st_zigzag(ev->t0 - c->last_t1 - x->gap));
-	p = st_varint_put(p, st_zigzag(ev->t1 - ev->t0 - x->dur));
+	same = c->done_fn == ev->fn;
+	gap = ev->t0 - c->last_t1;
+	dur = ev->t1 - ev->t0;
+	pg = same ? 0 - c->done_dur : x->gap;
+	pd = same ? c->done_dur : x->dur;
+	p = st_varint_put(p, st_zigzag(gap - pg));
+	p = st_varint_put(p, st_zigzag(dur - pd));
 	if (unlikely(p > limit))
 		return -ENOBUFS;
 	x->token = token;
+	c->tok[st_tok_index(token)] = x;
 	x->v[ST_F_SEQ] = ev->seq;
 	x->v[ST_F_REQ] = ev->req;
 	st_ctx_count(x, ev->kind);
 	st_count_call(c, ev->kind, ev->comm, ev->seq, ev->req);
-	x->gap = ev->t0 - c->last_t1;
-	x->dur = ev->t1 - ev->t0;
+	if (!same) {
+		x->gap = gap;
+		x->dur = dur;
+	}
+	timed(c, ev->kind, ev->fn, dur, ev->t1);
+	st_ctx_follow(c, x, key);
 	c->last_fn = ev->fn;
-	c->last_t1 = ev->t1;
 	*pp = p;
 	return 0;
 }
@@ -250,7 +367,6 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  unsigned fn, uint32_t token, uint64_t seq, uint64_t t0,
 		  uint64_t t1)
 {
-	uint32_t key = (uint32_t)ST_REC_CALL << 16 | fn;
 	uint8_t *p = *pp, *n = NULL;
 	struct st_ctx *x;
 	struct st_cseq *q;
@@ -275,22 +391,33 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		}
 	} else {
 		/*
-		 * 'req' and 'inst' are counted from one record to the next,
-		 * which a repeat's fields, those of the token's record,
-		 * are not.
+		 * The slot the token's record was coded in, if it still
+		 * holds the token: then it holds that record's fields, call
+		 * site included.  The map forgets (tokens share its
+		 * entries), but in a loop the slot is the one the previous
+		 * record predicts.  'req' and 'inst' are counted from one
+		 * record to the next, which a repeat's fields, those of the
+		 * token's record, are not.
 		 */
-		x = st_ctx_slot(c, key);
-		if (!st_ctx_valid(c, x, key) || x->token != token || !token ||
+		x = c->tok[st_tok_index(token)];
+		if (!x || x->token != token)
+			x = st_ctx_slot(c, c->prev->next | ST_REC_CALL << 16);
+		if (x->token != token || !token || x->epoch != c->epoch ||
+		    (x->key & 0xfffff) != (ST_REC_CALL << 16 | fn) ||
 		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
 				x->v[ST_F_COMM]) != seq ||
-		    !seq || x->v[ST_F_REQ] || x->v[ST_F_INST] || !(t0 | t1))
+		    !seq || x->v[ST_F_REQ] || x->v[ST_F_INST] ||
+		    !(t0 | t1) || c->done_fn == fn)
 			return 1;
 		q = st_cseq_slot(c, x->v[ST_F_COMM]);
-		if (fn != c->last_fn) {
-			*p = (uint8_t)(ST_REC_CALL - 1) | ST_TAG_FN;
+		*p = (uint8_t)(ST_REC_CALL - 1);
+		if ((x->key & ST_KEY_FN_SITE) != c->prev->next) {
+			*p |= ST_TAG_FN;
 			p = st_varint_put(p + 1, fn);
+			p = st_varint_put(p, st_zigzag((x->key >> 32) -
+						       (c->prev->key >> 32)));
 		} else {
-			*p++ = (uint8_t)(ST_REC_CALL - 1);
+			p++;
 		}
 	}
 	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
@@ -313,8 +440,10 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	q->seq = seq;
 	x->gap = t0 - c->last_t1;
 	x->dur = t1 - t0;
-	c->last_fn = (uint16_t)fn;
+	c->done_fn = ST_DONE_NONE;
 	c->last_t1 = t1;
+	st_ctx_follow(c, x, x->key);
+	c->last_fn = (uint16_t)fn;
 	*pp = p;
 	return 0;
 }
@@ -322,16 +451,18 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		  struct st_event *ev)
 {
-	uint64_t v, gap, dur, s0, r0, q0, rq0;
+	uint64_t v, gap, dur, s0, r0, q0, rq0, key, site, cg, cd;
 	const uint8_t *p = *pp;
 	struct st_ctx *x;
-	unsigned kind, tag, fn = c->last_fn, i;
-	uint32_t key, m;
+	unsigned kind, tag, fn, cls, i;
+	int run = 0, valid, same;
+	uint32_t m;
 
 	if (c->run_left) {
 		/* A run's member: as if tagged a call record of this fn. */
 		c->run_left--;
 		tag = ST_REC_CALL - 1;
+		run = 1;
 	} else {
 		if (p >= end)
 			return -EBADMSG;
@@ -341,26 +472,36 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 				return -EBADMSG;
 			c->run_left = *p++ - 1u;
 			tag = ST_REC_CALL - 1;
+			run = 1;
 		}
 	}
 	kind = (tag & ST_TAG_KIND) + 1;
-	if (tag & ST_TAG_FN) {
+	if (run) {
+		/* The previous record's context, whatever it predicts. */
+		fn = c->last_fn;
+		site = c->prev->key >> 32;
+	} else if (tag & ST_TAG_FN) {
 		if (st_varint_get(&p, end, &v) || v > UINT16_MAX)
 			return -EBADMSG;
 		fn = (unsigned)v;
+		if (st_varint_get(&p, end, &v))
+			return -EBADMSG;
+		site = (c->prev->key >> 32) + st_unzigzag(v);
+		if (site > UINT32_MAX)
+			return -EBADMSG;
+	} else {
+		fn = (unsigned)(c->prev->next & 0xffff);
+		site = c->prev->next >> 32;
 	}
 	/*
 	 * Decode in place into the context: on error the chunk is given up
 	 * anyway, so a half-updated context does no harm.
 	 */
-	key = (uint32_t)kind << 16 | fn;
+	key = st_ctx_key(kind, fn, (uint32_t)site);
 	x = st_ctx_slot(c, key);
-	if (!st_ctx_valid(c, x, key)) {
-		x->epoch = c->epoch;
-		x->key = key;
-		x->gap = x->dur = 0;
-		memcpy(x->v, ctx_empty, sizeof(x->v));
-	}
+	valid = st_ctx_valid(c, x, key);
+	if (!valid)
+		ctx_claim(c, x, key);
 	/*
 	 * rbytes, seq and req are predicted from other fields (decoded
 	 * first) or the chunk so far: their deltas are added to 0, their
@@ -390,16 +531,27 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	ev->name = CAST_##type(x->v[bit]);
 	ST_FIELD_LIST(X)
 #undef X
+	ev->site = (uint32_t)site;
+	cls = size_class(x->v[ST_F_SBYTES], x->v[ST_F_RBYTES]);
+	class_timing(c, x, valid, key, cls, &cg, &cd);
+	class_set(c, x, valid, cls, cg, cd);
 	if (tag & ST_TAG_NOTIME) {
 		ev->t0 = ev->t1 = 0;
+		c->done_fn = ST_DONE_NONE;
 	} else {
 		if (st_varint_get(&p, end, &gap) ||
 		    st_varint_get(&p, end, &dur))
 			return -EBADMSG;
-		x->gap += st_unzigzag(gap);
-		x->dur += st_unzigzag(dur);
-		ev->t0 = c->last_t1 + x->gap;
-		ev->t1 = ev->t0 + x->dur;
+		same = c->done_fn == fn;
+		gap = st_unzigzag(gap) + (same ? 0 - c->done_dur : x->gap);
+		dur = st_unzigzag(dur) + (same ? c->done_dur : x->dur);
+		if (!same) {
+			x->gap = gap;
+			x->dur = dur;
+		}
+		ev->t0 = c->last_t1 + gap;
+		ev->t1 = ev->t0 + dur;
+		timed(c, kind, fn, dur, ev->t1);
 	}
 	ev->nframes = 0;
 	if (tag & ST_TAG_FRAMES) {
@@ -430,9 +582,8 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 
 	st_ctx_count(x, kind);
 	st_count_call(c, kind, ev->comm, ev->seq, ev->req);
+	st_ctx_follow(c, x, key);
 	c->last_fn = (uint16_t)fn;
-	if (!(tag & ST_TAG_NOTIME))
-		c->last_t1 = ev->t1;
 	*pp = p;
 	return 0;
 }

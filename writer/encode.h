@@ -1,9 +1,10 @@
 /*
  * writer/encode.h: private; the record encoding of writer/format.h, both
  * ways.  A codec holds the per-chunk prediction state: the context table
- * of (kind, fn) slots, the previous fn and the previous t1.  Writer and
- * reader each keep one and reset it at every chunk, so both sides make
- * the same predictions.
+ * of (kind, fn, site) slots, the timings of other size classes, the
+ * previous record's slot and the previous t1.  Writer and reader each
+ * keep one and reset it at every chunk, so both sides make the same
+ * predictions.
  */
 #ifndef ST_WRITER_ENCODE_H
 #define ST_WRITER_ENCODE_H
@@ -17,13 +18,31 @@
 
 struct st_event;
 
-/* One (kind, fn) context: the prediction of the next record's fields. */
+/* The fn and site bits of a context key (st_ctx_key()). */
+#define ST_KEY_FN_SITE 0xffffffff0000ffffull
+
+/* Slots of the writer's token map (st_enc_repeat()). */
+#define ST_TOK_SLOTS 64
+
+/* st_codec.done_fn when the previous record is not a timed done record. */
+#define ST_DONE_NONE UINT32_MAX
+
+/* One (kind, fn, site) context: the prediction of its next record. */
 struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
-	uint32_t key;		/* kind << 16 | fn */
 	uint32_t token;		/* the caller's name for v[], 0 when none */
-	uint64_t gap, dur;	/* timestamps of its last timed record */
+	uint64_t key;		/* st_ctx_key() */
+	uint64_t next;		/* fn and site of its successor */
+	uint64_t gap, dur;	/* the timing of its size class */
+	uint32_t cls;		/* size class of its last record */
 	uint64_t v[ST_NFIELDS];
+};
+
+/* The timing of a context's size class other than its slot's. */
+struct st_tcls {
+	uint32_t epoch;		/* valid when equal to the codec's epoch */
+	uint64_t key;		/* context key | class << 20 */
+	uint64_t gap, dur;
 };
 
 /* The last sequence number of a call record on one communicator. */
@@ -35,16 +54,22 @@ struct st_cseq {
 struct st_codec {
 	uint64_t last_t1;	/* t1 of the previous timed record */
 	uint64_t last_req;	/* last request of a call record, 0: none */
+	uint64_t done_dur;	/* duration of the previous record, */
+	uint32_t done_fn;	/* its fn if a timed done one, or none */
 	uint32_t epoch;		/* bumped at each reset, never 0 */
 	uint16_t last_fn;	/* fn of the previous record */
 	uint32_t run_left;	/* reader: members of the run still to come */
+	struct st_ctx *prev;	/* slot of the previous record, or &start */
 	uint8_t *run_n;		/* writer: the open run's count, or NULL */
 	uint8_t *run_end;	/* writer: end of the last repeat */
 	struct st_ctx *run_x;	/* writer: the last repeat's context, */
 	struct st_cseq *run_q;	/* its communicator's slot */
 	uint32_t run_token;	/* and its token */
+	struct st_ctx start;	/* 'prev' of a chunk's first record */
+	struct st_ctx *tok[ST_TOK_SLOTS + 1]; /* writer: st_tok_index() */
 	struct st_ctx ctx[ST_CTX_SLOTS];
 	struct st_cseq cseq[ST_CSEQ_SLOTS];
+	struct st_tcls tcls[ST_TCLS_SLOTS];
 };
 
 /*
@@ -53,9 +78,27 @@ struct st_codec {
  */
 #define ST_REC_MAX_FIXED 1024
 
-static inline struct st_ctx *st_ctx_slot(struct st_codec *c, uint32_t key)
+/* The key of the context (kind, fn, site). */
+static inline uint64_t st_ctx_key(unsigned kind, unsigned fn, uint32_t site)
 {
-	return &c->ctx[(uint32_t)(key * 0x9e3779b1u) >> (32 - ST_CTX_BITS)];
+	return (uint64_t)site << 32 | kind << 16 | fn;
+}
+
+static inline struct st_ctx *st_ctx_slot(struct st_codec *c, uint64_t key)
+{
+	return &c->ctx[key * 0x9e3779b97f4a7c15u >> (64 - ST_CTX_BITS)];
+}
+
+/*
+ * The record of context 'key', now in slot 'x', follows the previous
+ * record: it is the successor of that one's context, and the next
+ * record's fn and site are predicted from 'x'.
+ */
+static inline void st_ctx_follow(struct st_codec *c, struct st_ctx *x,
+				 uint64_t key)
+{
+	c->prev->next = key & ST_KEY_FN_SITE;
+	c->prev = x;
 }
 
 /*
@@ -123,8 +166,18 @@ static inline void st_count_call(struct st_codec *c, unsigned kind,
 		c->last_req = req;
 }
 
+/*
+ * Where the writer's token map keeps the slot a record with 'token' was
+ * coded in; token 0, no name, has an entry of its own that is never
+ * looked up.  Several tokens share an entry: a lookup checks the slot.
+ */
+static inline unsigned st_tok_index(uint32_t token)
+{
+	return token ? token % ST_TOK_SLOTS : ST_TOK_SLOTS;
+}
+
 static inline int st_ctx_valid(const struct st_codec *c,
-			    const struct st_ctx *x, uint32_t key)
+			       const struct st_ctx *x, uint64_t key)
 {
 	return x->epoch == c->epoch && x->key == key;
 }
@@ -150,21 +203,24 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 
 /*
  * A repeat: a call record ('kind' ST_REC_CALL) of function 'fn' whose
- * fields are those last encoded for (ST_REC_CALL, fn) with 'token', but
- * for its timestamps and its sequence number 'seq', which must be the
- * one the context predicts.  Encodes it as st_enc_record() would, in
- * the few instructions the caller saves by not building a struct
- * st_event; but a repeat that follows a repeat of the same fn joins a
- * run (writer/format.h), which drops its tag byte: a loop's repeated
- * collective costs its two timestamp residuals.  Returns 0; 1 when the
- * context does not hold 'token', predicts another 'seq', or counts
- * 'req' or 'inst' (nothing written: encode the full record with
+ * fields are those last encoded with 'token' in its context, but for
+ * its timestamps and its sequence number 'seq', which must be the one
+ * the context predicts.  Encodes it as st_enc_record() would, in the
+ * few instructions the caller saves by not building a struct st_event;
+ * but a repeat that follows a repeat of the same fn joins a run
+ * (writer/format.h), which drops its tag byte: a loop's repeated
+ * collective costs its two timestamp residuals.  The call site is not
+ * passed: the context is the one that holds 'token', found through a
+ * small map, or else as the one the previous record predicts.  Returns
+ * 0; 1 when no context of 'fn' found so holds 'token', when it predicts
+ * another 'seq' or counts 'req' or 'inst', or when the record follows a
+ * done record of 'fn' (nothing written: encode the full record with
  * st_enc_record()); or -ENOBUFS as st_enc_record().
  *
  * A token names a set of field values on the caller's side; any
  * st_enc_record() call stores its 'token' (0 for none) in the context,
- * so a caller must never give one token to records whose fields differ
- * in anything but 'seq' and the timestamps.
+ * so a caller must never give one token to records whose fields or
+ * call sites differ in anything but 'seq' and the timestamps.
  */
 int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  unsigned fn, uint32_t token, uint64_t seq, uint64_t t0,
@@ -193,7 +249,10 @@ static inline int st_enc_run_open(const struct st_codec *c, const uint8_t *p,
  * as they are, so only what changes from one member to the next is
  * stored: not run_n, run_x, run_q, run_token or last_fn, nor the slot's
  * epoch and comm; nor the context's 'inst' and 'req', which the run's
- * first repeat found to be 0, and which stay 0.
+ * first repeat found to be 0, and which stay 0; nor 'prev' and the
+ * context's successor, which are run_x and its own fn and site, nor
+ * 'done_fn', ST_DONE_NONE after a repeat; nor the size class, which the
+ * fields decide.
  */
 static inline int st_enc_run_next(struct st_codec *c, uint8_t **pp,
 				  const uint8_t *limit, uint64_t seq,

@@ -46,8 +46,10 @@
  * Records.  The records of a chunk are concatenated; each is:
  *
  *	tag		1 byte, bits below
- *	fn		varint, if ST_TAG_FN; else fn of the previous record
- *			of the chunk (0 for the first)
+ *	fn		varint, if ST_TAG_FN; else the predicted fn (below)
+ *	site		zigzag varint, if ST_TAG_FN: the record's call site
+ *			minus that of the previous record of the chunk (0
+ *			for the first), modulo 2^64; else the predicted site
  *	mask		varint, if ST_TAG_DIFF: the set of fields (bit i =
  *			field i of ST_FIELD_LIST) that differ from their
  *			prediction; never 0
@@ -69,7 +71,7 @@
  *	0..2	kind - 1 (enum st_rec_kind, 1..8)
  *	3	ST_TAG_NOTIME: t0 = t1 = 0, no gap or duration; the previous
  *		t1 is left as it was
- *	4	ST_TAG_FN: fn follows
+ *	4	ST_TAG_FN: fn and site follow
  *	5	ST_TAG_DIFF: mask and deltas follow; without it every field
  *		equals its prediction
  *	6	ST_TAG_FRAMES: frames follow (else nframes = 0)
@@ -84,42 +86,60 @@
  *	members		each a gap and a duration (zigzag varints, as above)
  *
  * Each member is a record decoded as if its tag were ST_REC_CALL - 1
- * (a timed call record of the previous record's fn, every field as
- * predicted) with those two timestamps.  The writer runs a loop's
- * repeated collective so: its records then cost their timestamp
- * residuals and nothing else.  A run also ends where its chunk's record
- * count does (the count byte may say more when a fatal signal's flush
- * cut the run short).
+ * with the fn and site of the previous record of the chunk, whatever
+ * the prediction (a timed call record of the previous record's
+ * context, every field as predicted), and those two timestamps.  The
+ * writer runs a loop's repeated collective so: its records then cost
+ * their timestamp residuals and nothing else.  A run also ends where
+ * its chunk's record count does (the count byte may say more when a
+ * fatal signal's flush cut the run short).
  *
  * A varint is LEB128: 7 bits a byte, low bits first, the high bit set on
  * every byte but the last; at most 10 bytes, and the last byte of a
  * multi-byte varint is never 0.  zigzag(d) = (d << 1) ^ (d >> 63 ? ~0 : 0)
- * maps small signed numbers to small unsigned ones.
+ * maps small signed numbers to small unsigned ones.  A site, fn or field
+ * whose value does not fit its type (ST_FIELD_LIST; site: 32 bits
+ * unsigned, fn: 16) is corrupt.
+ *
+ * Contexts.  A record's context is its (kind, fn, site), as the key
+ *
+ *	site << 32 | kind << 16 | fn
+ *
+ * held in slot
+ *
+ *	(key * 0x9e3779b97f4a7c15 mod 2^64) >> (64 - ST_CTX_BITS)
+ *
+ * of a table of 2^ST_CTX_BITS slots that also remembers the key.  So the
+ * calls of one function from several call sites (a halo exchange's
+ * receives from the left and from the right) are predicted apart.  A
+ * slot not yet filled in this chunk, or filled for another key, is
+ * empty; a record whose slot is empty fills it, evicting what it held.
+ *
+ * Fn and site.  A slot also remembers a successor: the fn and site of
+ * the record that came after the last record of its context, or its own
+ * until one has.  A record's fn and site are predicted as the successor
+ * in the slot of the previous record of the chunk (fn 0 and site 0 for
+ * the first record): in a loop, where calls follow each other in the
+ * same order, neither is coded.
  *
  * Fields and predictions.  Every field of ST_FIELD_LIST is taken as a
  * 64-bit number (signed fields sign-extended) and predicted from the
- * context of the record's (kind, fn): the previous record of the chunk
- * with that kind and fn, held in slot
- *
- *	((kind << 16 | fn) * 0x9e3779b1 mod 2^32) >> (32 - ST_CTX_BITS)
- *
- * of a table of 2^ST_CTX_BITS slots that also remembers (kind, fn).  A
- * slot not yet filled in this chunk, or filled for another (kind, fn),
- * predicts the "does not apply" values: 0 for every field but 'peer',
- * 'peer2' and 'root', which are ST_RANK_NONE.  Otherwise a field is
- * predicted equal to its value in the context, except these counters,
- * predicted as the context's value + 1 when it is not 0: 'seq'; 'inst';
- * 'req' except in ST_REC_START records (a persistent request is started
- * again and again); and except 'rbytes', predicted from the record's own
- * 'sbytes' s (field 0, decoded first) and the context's sbytes s0 and
- * rbytes r0: r0 / s0 * s when s0 is not 0 and divides r0, else r0 (so
- * an Allreduce, Allgather or Reduce of a new size costs its sbytes delta
- * only).  And in ST_REC_CALL records whose context predicts a non-zero
- * 'seq' or 'req': 'seq' is predicted as the seq of the last call record
- * of the chunk on the record's own communicator (field 5, decoded first)
- * + 1, when there is one (sequence numbers count per communicator,
- * whatever the function; the codec remembers the last one of
- * 2^ST_CSEQ_BITS communicators, in slot
+ * record's context: equal to its value in the previous record of the
+ * context, or for an empty slot the "does not apply" value: 0 for every
+ * field but 'peer', 'peer2' and 'root', which are ST_RANK_NONE.  Except
+ * these counters, predicted as the context's value + 1 when it is not 0:
+ * 'seq'; 'inst'; 'req' except in ST_REC_START records (a persistent
+ * request is started again and again); and except 'rbytes', predicted
+ * from the record's own 'sbytes' s (field 0, decoded first) and the
+ * context's sbytes s0 and rbytes r0: r0 / s0 * s when s0 is not 0 and
+ * divides r0, else r0 (so an Allreduce, Allgather or Reduce of a new
+ * size costs its sbytes delta only).  And in ST_REC_CALL records whose
+ * context predicts a non-zero 'seq' or 'req': 'seq' is predicted as the
+ * seq of the last call record of the chunk on the record's own
+ * communicator (field 7: every delta is read before these three
+ * predictions are made) + 1, when there is one (sequence numbers count
+ * per communicator, whatever the function; the codec remembers the last
+ * one of 2^ST_CSEQ_BITS communicators, in slot
  *
  *	((comm xor comm >> 32) mod 2^32 * 0x9e3779b1 mod 2^32)
  *	    >> (32 - ST_CSEQ_BITS)
@@ -127,24 +147,44 @@
  * which holds one communicator at a time); and 'req' as the last non-zero
  * req of a call record of the chunk + 1, when there is one (requests
  * count per rank).
- * After each record its slot becomes the context of (kind, fn).  So a
- * collective repeated with the same arguments costs the tag and the two
- * timestamp varints, and a fixed neighbour pattern (peer = rank + 1,
- * say) costs nothing, since peers are coded relative to the previous
- * peer of the same function.
+ * After each record its slot holds its context's fields, counted on.
+ * So a collective repeated with the same arguments costs the tag and
+ * the two timestamp varints, and a fixed neighbour pattern (peer = rank
+ * + 1, say) costs nothing, since peers are coded relative to the
+ * previous peer of the same call site.
  *
- * Timestamps are predicted from the same context: a record's gap and
- * duration, from the gap and duration of the last timed record of its
- * (kind, fn) in the chunk (0 and 0 when there is none).  A loop's
- * timings jitter around their typical values, so the residuals are
- * small: a repeated collective mostly costs three bytes before zlib, two
- * in a run.
- * All state, slots, previous fn and previous t1, starts empty in every
- * chunk, so every chunk decodes on its own.
+ * Timestamps.  A slot also holds a timing, a gap and a duration, and a
+ * size class: that of its context's last record, the bit length of
+ * (sbytes | rbytes), 0..64 (a collective of 4096 doubles takes far
+ * longer than one of 1).  The timings of a context's other classes are
+ * kept in a table of 2^ST_TCLS_BITS entries, class k of key K in entry
  *
- * Version 3 (this one) added runs.  Version 2 added the timestamp and
- * rbytes predictions; version 1 wrote gap and duration as they are and
- * predicted rbytes like any other field.
+ *	((K | k << 20) * 0x9e3779b97f4a7c15 mod 2^64) >> (64 - ST_TCLS_BITS)
+ *
+ * which remembers K | k << 20 and holds one class at a time.  Once a
+ * record's fields are known, if its class k is not its slot's, or its
+ * slot was empty: the slot's new timing is that of the entry for k if
+ * the entry holds it, else the slot's own (0 and 0 in an empty slot);
+ * then, unless the slot was empty, its old timing is stored in the entry
+ * for its old class; and the slot takes class k and the new timing.  A
+ * timed record's gap and duration are predicted as its slot's timing,
+ * which then becomes the record's gap and duration; except right after
+ * a timed ST_REC_DONE record of the same fn (a completion call's
+ * records, its ST_REC_DONE records and then its call record, all carry
+ * its t0 and t1): there they are predicted as that record's t0 and t1
+ * (the gap as minus its duration, the duration as its duration), and
+ * the slot's timing is left as it was.  A loop's timings jitter around
+ * their typical values, so the residuals are small: a repeated
+ * collective mostly costs three bytes before zlib, two in a run.
+ * All state, slots, table entries, previous record and previous t1,
+ * starts empty in every chunk, so every chunk decodes on its own.
+ *
+ * Version 4 (this one) added the call site to the context, coded with
+ * fn, the successor prediction of both, the size classes of timings and
+ * the prediction of a completion call's shared timestamps, and took
+ * 'site' out of ST_FIELD_LIST.  Version 3 added runs.  Version 2 added
+ * the timestamp and rbytes predictions; version 1 wrote gap and
+ * duration as they are and predicted rbytes like any other field.
  */
 #ifndef ST_WRITER_FORMAT_H
 #define ST_WRITER_FORMAT_H
@@ -152,7 +192,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 3
+#define ST_FORMAT_VERSION 4
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
 #define ST_FILE_MAGIC_LEN 8
@@ -180,6 +220,8 @@
 #define ST_CTX_SLOTS (1u << ST_CTX_BITS)
 #define ST_CSEQ_BITS 4
 #define ST_CSEQ_SLOTS (1u << ST_CSEQ_BITS)
+#define ST_TCLS_BITS 10
+#define ST_TCLS_SLOTS (1u << ST_TCLS_BITS)
 
 /*
  * The predicted fields of a record: X(bit, name of the struct st_event
@@ -192,33 +234,32 @@
 	X(2, peer, S32)			\
 	X(3, tag, S32)			\
 	X(4, req, U64)			\
-	X(5, comm, U64)			\
-	X(6, site, U32)			\
-	X(7, seq, U64)			\
+	X(5, seq, U64)			\
+	X(6, root, S32)			\
+	X(7, comm, U64)			\
 	X(8, rc, S32)			\
-	X(9, root, S32)			\
+	X(9, op, U16)			\
 	X(10, tsize, U32)		\
-	X(11, op, U16)			\
-	X(12, comm_size, U32)		\
-	X(13, inst, U32)		\
-	X(14, rank, S32)		\
-	X(15, remote_size, U32)		\
-	X(16, parent, U64)		\
-	X(17, addr, U64)		\
-	X(18, len, U64)			\
-	X(19, peer2, S32)		\
-	X(20, tag2, S32)
+	X(11, comm_size, U32)		\
+	X(12, inst, U32)		\
+	X(13, rank, S32)		\
+	X(14, remote_size, U32)		\
+	X(15, parent, U64)		\
+	X(16, addr, U64)		\
+	X(17, len, U64)			\
+	X(18, peer2, S32)		\
+	X(19, tag2, S32)
 
-#define ST_NFIELDS 21
+#define ST_NFIELDS 20
 #define ST_F_SBYTES 0
 #define ST_F_RBYTES 1
-#define ST_F_REQ 4
-#define ST_F_COMM 5
 #define ST_F_PEER 2
-#define ST_F_SEQ 7
-#define ST_F_ROOT 9
-#define ST_F_INST 13
-#define ST_F_PEER2 19
+#define ST_F_REQ 4
+#define ST_F_SEQ 5
+#define ST_F_ROOT 6
+#define ST_F_COMM 7
+#define ST_F_INST 12
+#define ST_F_PEER2 18
 
 /* Non-zero when the 'n' bytes at 'k' are a valid header key. */
 static inline int st_header_key_ok(const char *k, size_t n)

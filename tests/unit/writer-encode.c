@@ -2,10 +2,11 @@
  * tests/unit/writer-encode.c: the record encoding.  Every kind
  * round-trips with edge values in every field; a repeated call costs the
  * tag and its two timestamps, and the interposer's shortcuts for it
- * (st_enc_repeat, st_enc_run_next) write the same bytes or decline; a
- * record that does
- * not fit changes nothing; and garbage never makes the decoder read out
- * of bounds.
+ * (st_enc_repeat, st_enc_run_next) write the same bytes or decline; call
+ * sites, the order of calls, size classes and a completion call's shared
+ * timestamps are predicted, and save the bytes they should; a record
+ * that does not fit changes nothing; and garbage never makes the decoder
+ * read out of bounds.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -188,7 +189,7 @@ Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 	free(buf);
 }
 
-/* Encode 'ev' after 'prev' (same kind and fn); return its size. */
+/* Encode 'ev' after 'prev' (same kind, fn and site); return its size. */
 static long repeat_cost(const struct st_event *prev, const struct st_event *ev)
 {
 	uint8_t *buf = new_buf(), *p = buf, *q;
@@ -286,9 +287,12 @@ Test(writer_encode, untimed_record_takes_no_timestamps)
 	/*
 	 * The gap is still taken from the last timed record: 100 ns,
 	 * against 5000 predicted (two bytes); the duration as predicted.
+	 * fn and site (the site record's, a delta of 0) are spelled out:
+	 * the site record's context predicts itself.
 	 */
 	cr_expect_eq(q[0] & ST_TAG_FN, ST_TAG_FN);
-	cr_expect_eq(p - q, 1 + 1 + 2 + 1, "took %d bytes", (int)(p - q));
+	cr_expect_eq(p - q, 1 + 1 + 1 + 2 + 1, "took %d bytes",
+		     (int)(p - q));
 	expect_decodes(buf, p, ev, 3);
 	free(buf);
 }
@@ -419,7 +423,7 @@ Test(writer_encode, rejects_out_of_range_field)
 	struct st_event ev;
 
 	*w++ = (ST_REC_CALL - 1) | ST_TAG_DIFF | ST_TAG_NOTIME;
-	w = st_varint_put(w, 1u << 6);			/* site */
+	w = st_varint_put(w, 1u << 10);			/* tsize */
 	w = st_varint_put(w, st_zigzag(1ull << 32));
 	st_codec_init(&dec);
 	cr_expect_eq(st_dec_record(&dec, &p, w, &ev), -EBADMSG);
@@ -427,11 +431,29 @@ Test(writer_encode, rejects_out_of_range_field)
 	/* The same with a delta in range decodes (in a fresh chunk). */
 	st_codec_init(&dec);
 	w = buf + 1;
-	w = st_varint_put(w, 1u << 6);
+	w = st_varint_put(w, 1u << 10);
 	w = st_varint_put(w, st_zigzag(0xffffffffull));
 	p = buf;
 	cr_assert_eq(st_dec_record(&dec, &p, w, &ev), 0);
+	cr_expect_eq(ev.tsize, 0xffffffffu);
+
+	/* So with a site: 2^32 - 1 is one; above it or below 0 is not. */
+	w = buf;
+	*w++ = (ST_REC_CALL - 1) | ST_TAG_FN | ST_TAG_NOTIME;
+	w = st_varint_put(w, 17);
+	w = st_varint_put(w, st_zigzag(0xffffffffull));
+	p = buf;
+	st_codec_init(&dec);
+	cr_assert_eq(st_dec_record(&dec, &p, w, &ev), 0);
 	cr_expect_eq(ev.site, 0xffffffffu);
+	/* Relative to the previous record's site, now 2^32 - 1. */
+	p = buf;
+	cr_expect_eq(st_dec_record(&dec, &p, w, &ev), -EBADMSG);
+	w = buf + 2;
+	w = st_varint_put(w, st_zigzag((uint64_t)-1));
+	p = buf;
+	st_codec_init(&dec);
+	cr_expect_eq(st_dec_record(&dec, &p, w, &ev), -EBADMSG);
 
 	/* A mask naming a field that does not exist is corrupt. */
 	w = buf + 1;
@@ -544,12 +566,26 @@ static void expect_same_codec(const struct st_codec *x, const uint8_t *xb,
 			      const struct st_codec *y, const uint8_t *yb,
 			      int i)
 {
+	unsigned k;
+
 	cr_assert_eq(memcmp(x->ctx, y->ctx, sizeof(x->ctx)), 0, "%d: ctx", i);
 	cr_assert_eq(memcmp(x->cseq, y->cseq, sizeof(x->cseq)), 0,
 		     "%d: cseq", i);
+	cr_assert_eq(memcmp(x->tcls, y->tcls, sizeof(x->tcls)), 0,
+		     "%d: tcls", i);
+	cr_assert_eq(memcmp(&x->start, &y->start, sizeof(x->start)), 0,
+		     "%d: start", i);
 	cr_assert(x->last_t1 == y->last_t1 && x->last_req == y->last_req &&
 		  x->epoch == y->epoch && x->last_fn == y->last_fn &&
-		  x->run_token == y->run_token, "%d: counters", i);
+		  x->run_token == y->run_token && x->done_fn == y->done_fn &&
+		  x->done_dur == y->done_dur, "%d: counters", i);
+	cr_assert(x->prev == &x->start ? y->prev == &y->start
+				       : x->prev - x->ctx == y->prev - y->ctx,
+		  "%d: prev", i);
+	for (k = 0; k <= ST_TOK_SLOTS; k++)
+		cr_assert(!x->tok[k] ? !y->tok[k]
+				     : x->tok[k] - x->ctx == y->tok[k] - y->ctx,
+			  "%d: tok[%u]", i, k);
 	cr_assert_eq(!x->run_n, !y->run_n, "%d: run_n", i);
 	cr_assert(!x->run_n || x->run_n - xb == y->run_n - yb, "%d", i);
 	cr_assert_eq(!x->run_end, !y->run_end, "%d: run_end", i);
@@ -839,11 +875,269 @@ Test(writer_encode, seq_and_req_follow_the_communicator_and_the_rank)
 	for (i = 0; i < 8; i++) {
 		q = p;
 		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
-		/* From the second call of a function on: tag, fn, times. */
-		if (i == 2 || i == 3 || i == 6 || i == 7)
-			cr_expect_eq(p - q, 4, "record %d took %d bytes", i,
+		/*
+		 * From the second call of a function on: tag, fn and site
+		 * (a delta of 0), times; from the second after another
+		 * function on, fn and site are predicted too.
+		 */
+		if (i == 2 || i == 6)
+			cr_expect_eq(p - q, 5, "record %d took %d bytes", i,
+				     (int)(p - q));
+		if (i == 3 || i == 7)
+			cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
 				     (int)(p - q));
 	}
 	expect_decodes(buf, p, ev, 8);
 	free(buf);
+}
+
+/*
+ * One function called from two call sites with different peers (a halo
+ * exchange's receives from the left and the right) has a context per
+ * site, and a loop's order predicts fn and site: from the second
+ * iteration on, each record is its tag and two timestamp bytes.
+ */
+Test(writer_encode, call_sites_and_their_order_are_predicted)
+{
+	enum { IT = 50, PER = 6 };
+	static struct st_event ev[IT * PER];
+	uint8_t *buf = new_buf(), *p = buf, *q;
+	uint64_t t = 1000;
+	int it, i, n = 0;
+
+	for (it = 0; it < IT; it++) {
+		for (i = 0; i < PER; i++) {
+			make_allreduce(&ev[n]);
+			ev[n].seq = 0;
+			ev[n].op = 0;
+			ev[n].fn = (uint16_t)(i < 2 ? 30 : i < 4 ? 31 : 40);
+			ev[n].site = (uint32_t)(10 + i);
+			ev[n].peer = i % 2 ? 3 : 1;
+			ev[n].tag = 5;
+			ev[n].t0 = t + 100;
+			ev[n].t1 = t = ev[n].t0 + 200;
+			n++;
+		}
+	}
+	st_codec_init(&enc);
+	for (i = 0; i < n; i++) {
+		q = p;
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
+		/* The second round learnt what follows the first's end. */
+		if (i >= 2 * PER)
+			cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
+				     (int)(p - q));
+	}
+	expect_decodes(buf, p, ev, n);
+	free(buf);
+}
+
+/*
+ * Encode 'n' Allreduce records whose sizes take turns over 'sizes' (of
+ * 'nsizes'), each size with its own gap and duration, as collectives of
+ * very different sizes have; return the bytes the records after the
+ * first two rounds took (the first record's gap is from 0).
+ */
+static long size_turns(const uint64_t *sizes, int nsizes, int n)
+{
+	static struct st_event ev[600];
+	uint8_t *buf = new_buf(), *p = buf, *mid = buf;
+	uint64_t t = 1ull << 40;
+	int i;
+
+	cr_assert_leq(n, 600);
+	for (i = 0; i < n; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = 1 + (uint64_t)i;
+		ev[i].sbytes = ev[i].rbytes = sizes[i % nsizes];
+		ev[i].t0 = t + 50 + sizes[i % nsizes] / 16;
+		ev[i].t1 = t = ev[i].t0 + 400 + sizes[i % nsizes] * 2;
+	}
+	st_codec_init(&enc);
+	for (i = 0; i < n; i++) {
+		if (i == 2 * nsizes)
+			mid = p;
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
+	}
+	expect_decodes(buf, p, ev, n);
+	free(buf);
+	return p - mid;
+}
+
+/*
+ * Timings are kept per size class: once a loop has seen each size, a
+ * record's gap and duration are predicted exactly however far its size
+ * is from the last one's.  Each record costs its tag, mask, sbytes
+ * delta and two timestamp bytes; taking the timing of the last record
+ * of the context instead would add bytes to nearly every one.
+ */
+Test(writer_encode, timings_follow_the_size_class)
+{
+	static const uint64_t two[] = { 8, 65536 };
+	static const uint64_t three[] = { 8, 512, 1 << 20 };
+	long want = 0;
+	int i;
+
+	/* 8 <-> 65536: sbytes deltas of 3 bytes. */
+	cr_expect_eq(size_turns(two, 2, 400), 396 * (1 + 1 + 3 + 1 + 1));
+	/* Three classes: the other two are in the table. */
+	for (i = 6; i < 600; i++)
+		want += 1 + 1 + 1 + 1 +
+			(long)st_varint_len(st_zigzag(three[i % 3] -
+						      three[(i + 2) % 3]));
+	cr_expect_eq(size_turns(three, 3, 600), want);
+}
+
+/*
+ * A completion call's done records and its call record share its t0
+ * and t1: after the first, each is predicted to repeat them, so its
+ * timestamps cost a zero byte each however the call's duration varies;
+ * and the first done record's timing stays that of the first done
+ * record before it.
+ */
+Test(writer_encode, completion_records_share_the_call_timestamps)
+{
+	enum { IT = 40, PER = 6 };
+	static struct st_event ev[IT * PER];
+	uint8_t *buf = new_buf(), *p = buf, *q;
+	uint64_t seed = 3, t = 5000, req = 1, dur;
+	int it, i, n = 0;
+
+	for (it = 0; it < IT; it++) {
+		/* An Isend, then its Waitall: 4 done records and the call. */
+		make_allreduce(&ev[n]);
+		ev[n].fn = 31;
+		ev[n].seq = 0;
+		ev[n].op = 0;
+		ev[n].peer = 1;
+		ev[n].req = req;
+		ev[n].t0 = t + 100;
+		ev[n].t1 = t = ev[n].t0 + 300;
+		n++;
+		dur = 500 + rng_next(&seed) % 5000;
+		for (i = 0; i < 5; i++) {
+			st_event_clear(&ev[n]);
+			ev[n].kind = i < 4 ? ST_REC_DONE : ST_REC_CALL;
+			ev[n].fn = 60;
+			ev[n].site = 9;
+			ev[n].req = i < 4 ? req + (uint64_t)i : 0;
+			ev[n].t0 = t + 80;
+			ev[n].t1 = ev[n].t0 + dur;
+			n++;
+		}
+		t = ev[n - 1].t1;
+		req += 4;
+	}
+	st_codec_init(&enc);
+	for (i = 0; i < n; i++) {
+		q = p;
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
+		if (i < PER || i % PER < 2)
+			continue;
+		/* Tag, then gap and duration as predicted. */
+		cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
+			     (int)(p - q));
+		cr_expect(!q[1] && !q[2], "record %d: residuals", i);
+	}
+	expect_decodes(buf, p, ev, n);
+	free(buf);
+}
+
+/*
+ * The new predictions at their edges round-trip: sites 0 and 2^32 - 1
+ * next to each other, size classes 0 to 64, durations that wrap, done
+ * records of one fn with and without timestamps, more contexts and
+ * classes than the tables hold.
+ */
+Test(writer_encode, roundtrip_sites_classes_and_completions_at_edges)
+{
+	enum { N = 20000 };
+	static const uint32_t sites[] = { 0, 1, 0xffffffffu, 0x80000000u, 7 };
+	static struct st_event ev[N];
+	uint8_t *buf = new_buf(), *p = buf;
+	uint64_t seed = 21, r;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		r = rng_next(&seed);
+		make_allreduce(&ev[i]);
+		ev[i].kind = (uint8_t)(r % 4 == 0 ? ST_REC_CALL : ST_REC_DONE);
+		ev[i].fn = (uint16_t)(60 + (r >> 2) % 3);
+		ev[i].site = sites[(r >> 4) % 5];
+		ev[i].seq = (uint64_t)i;
+		ev[i].req = (r >> 8) % 3 ? (uint64_t)i : 0;
+		/* Classes 0..64, and many of them in each context. */
+		ev[i].sbytes = (r >> 12) % 8 ? (1ull << ((r >> 16) % 64)) : 0;
+		ev[i].rbytes = (r >> 22) % 4 ? ev[i].sbytes
+					     : rng_edge(&seed);
+		if ((r >> 24) % 16 == 0) {
+			ev[i].t0 = ev[i].t1 = 0;
+		} else if ((r >> 24) % 16 == 1) {
+			ev[i].t0 = rng_edge(&seed);
+			ev[i].t1 = rng_edge(&seed);	/* may wrap */
+		} else {
+			ev[i].t0 = 1000 * (uint64_t)i + (r >> 32) % 500;
+			ev[i].t1 = ev[i].t0 + (r >> 40) % 100000;
+		}
+	}
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++)
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0,
+			     "record %d", i);
+	expect_decodes(buf, p, ev, N);
+	free(buf);
+}
+
+/*
+ * A repeat finds the context that holds its token, wherever it comes
+ * in a chunk: not where the previous record predicts, it spells fn and
+ * site out, as st_enc_record() would; and when the token map has lost
+ * the token to another it takes the predicted context.
+ */
+Test(writer_encode, repeat_finds_its_context_wherever_it_comes)
+{
+	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b;
+	struct st_codec ca;
+	struct st_event ev[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = 10 + (uint64_t)i;
+		ev[i].t0 = 1000 + 700 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 300;
+	}
+	/* A barrier from another site between two Allreduce repeats. */
+	ev[1].fn = 16;
+	ev[1].site = 8;
+	ev[1].sbytes = ev[1].rbytes = 0;
+	ev[1].tsize = 0;
+	ev[1].op = 0;
+	st_codec_init(&ca);
+	st_codec_init(&enc);
+	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[0], 7), 0);
+	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[1], 0), 0);
+	cr_assert_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[2].fn, 7, ev[2].seq,
+				   ev[2].t0, ev[2].t1), 0);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[i], 0), 0);
+	cr_assert_eq(pa - a, pb - b);
+	cr_expect_eq(memcmp(a, b, (size_t)(pb - b)), 0);
+
+	/* Token 7 + 64 takes token 7's entry in the map. */
+	ev[1].seq = 13;
+	cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[1],
+				   7 + ST_TOK_SLOTS), 0);
+	cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[1], 0), 0);
+	/* After it, the Allreduce's context is the predicted one. */
+	cr_assert_eq(st_enc_repeat(&ca, &pa, a + BUF, ev[3].fn, 7, 14,
+				   ev[3].t0 + 700, ev[3].t1 + 700), 0);
+	ev[3].seq = 14;
+	ev[3].t0 += 700;
+	ev[3].t1 += 700;
+	cr_assert_eq(st_enc_record(&enc, &pb, b + BUF, &ev[3], 0), 0);
+	cr_assert_eq(pa - a, pb - b);
+	cr_expect_eq(memcmp(a, b, (size_t)(pb - b)), 0);
+	free(a);
+	free(b);
 }

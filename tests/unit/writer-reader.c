@@ -335,7 +335,7 @@ Test(writer_reader, unknown_version_is_named)
 	cr_expect_eq(rc, -EBADMSG);
 	cr_expect_str_eq(err, "'x/rank-0.st': unsupported trace format "
 			 "version 1 at offset 8 (this synctrace reads "
-			 "version 3)");
+			 "version 4)");
 	free(buf);
 }
 
@@ -377,8 +377,11 @@ static int read_all(int *nrec, char *err, size_t errlen)
 
 Test(writer_reader, checksummed_nonsense_is_refused)
 {
-	/* A CALL record: tag, fn 1, gap 2, duration 3. */
-	static const uint8_t rec[] = { 0x10, 0x01, 0x04, 0x03 };
+	/*
+	 * A CALL record of fn 0 and site 0, as a chunk's first record is
+	 * predicted to be: tag, gap 2, duration 67 (two bytes).
+	 */
+	static const uint8_t rec[] = { 0x00, 0x04, 0x86, 0x01 };
 	uint8_t two[8], z[64];
 	uLongf zlen = sizeof(z);
 	char err[256];
