@@ -13,7 +13,8 @@
  * a reduction, each rank's block of a reduce-scatter.  Data moves as
  * MPI_BYTE, reductions are MPI_SUM over MPI_UINT8_T, the root is rank 0.
  * Buffers are allocated and touched once, for the largest size, and
- * reused (no cache control).
+ * reused; the send data is written anew before each measurement unless
+ * --reuse-buffers (no other cache control).
  */
 #ifndef ST_TOOLS_BENCH_MICRO_RUN_H
 #define ST_TOOLS_BENCH_MICRO_RUN_H

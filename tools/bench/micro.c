@@ -1434,9 +1434,13 @@ static int open_trace(struct job *j)
 		kv[n++] = (struct st_kv){ "pairs", pairs };
 	kv[n++] = (struct st_kv){ "window_factor", factor };
 	kv[n++] = (struct st_kv){ "min_window_ns", minw };
-	kv[n++] = (struct st_kv){ "data", "MPI_BYTE; reductions MPI_SUM "
-				  "over MPI_UINT8_T; root 0; buffers reused "
-				  "(no cache control)" };
+	kv[n++] = (struct st_kv){ "data", o->reuse ?
+				  "MPI_BYTE; reductions MPI_SUM over "
+				  "MPI_UINT8_T; root 0; send data reused "
+				  "(--reuse-buffers)" :
+				  "MPI_BYTE; reductions MPI_SUM over "
+				  "MPI_UINT8_T; root 0; send data written "
+				  "before each measurement" };
 	rc = st_bench_trace_open(&j->tr, j->rank, j->size, &j->t, note, kv,
 				 n);
 	ok = !rc;
