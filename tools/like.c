@@ -139,16 +139,6 @@ static void add(struct pairs *ps, int op, uint64_t size)
 	ps->size[ps->n++] = size;
 }
 
-static int cmp_pair(const void *a, const void *b, void *ctx)
-{
-	const struct pairs *ps = ctx;
-	int x = *(const int *)a, y = *(const int *)b;
-
-	if (ps->op[x] != ps->op[y])
-		return ps->op[x] - ps->op[y];
-	return (ps->size[x] > ps->size[y]) - (ps->size[x] < ps->size[y]);
-}
-
 /* Distinct sizes among the pairs. */
 static int nsizes(const struct pairs *ps)
 {
@@ -214,7 +204,6 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 {
 	struct pairs *exact, *binned, *ps;
 	struct st_run *run;
-	int order[ST_MICRO_MAX_PAIRS];
 	char rerr[512];
 	size_t used = 0;
 	int rc, k, i;
@@ -260,14 +249,11 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 			  dir, ST_MICRO_MAX_PAIRS, MAX_SIZES);
 		goto done;
 	}
-	for (i = 0; i < ps->n; i++)
-		order[i] = i;
-	qsort_r(order, (size_t)ps->n, sizeof(*order), cmp_pair, ps);
 	buf[0] = '\0';
 	for (i = 0; i < ps->n; i++) {
 		int w = snprintf(buf + used, len - used, "%s%s:%llu",
-				 i ? "," : "", st_micro_op_name(ps->op[order[i]]),
-				 (unsigned long long)ps->size[order[i]]);
+				 i ? "," : "", st_micro_op_name(ps->op[i]),
+				 (unsigned long long)ps->size[i]);
 
 		if (w < 0 || (size_t)w >= len - used) {
 			rc = fail(err, errlen, -E2BIG, "%s", "the pair list "

@@ -46,9 +46,11 @@ int st_like_map(const struct st_event *ev, uint64_t *size);
 
 /*
  * Read every rank file of run directory 'dir' and write its pairs as
- * "op:size,..." to 'buf' ('len' bytes), operations in the bench's order,
- * sizes ascending.  When they name more than 64 sizes, each size is
- * rounded to the nearest power of two first.  Returns 0, or a negative
+ * "op:size,..." to 'buf' ('len' bytes) in the order rank 0 first called
+ * them (then those only other ranks called, in their order): the bench
+ * makes each pair's first call in that order, so that each pays the
+ * first-call cost it paid in the run.  When they name more than 64
+ * sizes, each size is rounded to the nearest power of two first.  Returns 0, or a negative
  * errno with a message in 'err': the run's or a file's error, -ENOENT
  * ("no operation the bench measures"), -E2BIG (too many pairs even so,
  * or 'buf' too short).

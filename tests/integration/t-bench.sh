@@ -82,9 +82,16 @@ summary()
 # calls NAME: the call records of NAME's trace, one per line, as
 # "rank seq fn d sbytes rbytes t0 g0" with d the size of the measurement
 # (bytes of one block) worked out from the record by README.md's rules.
+# calls NAME: NAME.calls, one line per call record of the measurements
+# (rank seq fn d sbytes rbytes t0_ns g0_ns), and NAME.first the same for
+# the pilot's first calls: seq 1 to the count the summary gives.
 calls()
 {
 	dump_csv "$ST_TMP/$1" "$ST_TMP/$1.csv"
+	c_first=$(sed -n 's/.*(trace seq 1 to \([0-9]*\))$/\1/p' \
+		"$ST_TMP/$1.out")
+	[ -n "$c_first" ] ||
+		{ show "$ST_TMP/$1.out"; fail "$1: no first-call line"; }
 	st_awk "$ST_TMP/$1.csv" '
 		kind == "call" {
 			d = sbytes
@@ -94,7 +101,27 @@ calls()
 			    fn == "MPI_Recv")
 				d = rbytes
 			print rank, seq, fn, d, sbytes, rbytes, t0_ns, g0_ns
-		}' > "$ST_TMP/$1.calls"
+		}' > "$ST_TMP/$1.all"
+	awk -v n="$c_first" '$2 <= n' "$ST_TMP/$1.all" > "$ST_TMP/$1.first"
+	awk -v n="$c_first" '$2 > n' "$ST_TMP/$1.all" > "$ST_TMP/$1.calls"
+}
+
+# first_calls NAME PAIRS: NAME.first holds one first call of each of the
+# PAIRS (operation, size) pairs on each rank, seq 1 to PAIRS, the same
+# on both ranks.
+first_calls()
+{
+	awk '{ f = $3 ~ /^MPI_(Send|Recv)$/ ? "pingpong" : $3
+		print $2, f, $4 > (FILENAME "." $1) }' "$ST_TMP/$1.first"
+	cmp -s "$ST_TMP/$1.first.0" "$ST_TMP/$1.first.1" ||
+		fail "$1: first calls differ between ranks"
+	[ "$(sort -u "$ST_TMP/$1.first.0" | wc -l)" = "$2" ] &&
+		[ "$(awk '{ print $2, $3 }' "$ST_TMP/$1.first.0" |
+			sort -u | wc -l)" = "$2" ] &&
+		[ "$(sort -u "$ST_TMP/$1.first.0" | sort -n | tail -n 1 |
+			awk '{ print $1 }')" = "$2" ] ||
+		{ show "$ST_TMP/$1.first.0"
+		  fail "$1: not one first call for each of $2 pairs"; }
 }
 
 # spread NAME: "median max n" of the spread of the ranks' global entry
@@ -140,6 +167,7 @@ judge_quick()
 	done
 	calls "$1"
 	[ -s "$D.calls" ] || fail "no call records in $D"
+	first_calls "$1" $((18 * 3 + 1))
 
 	# The README's bytes for each record's size (p = 2, root 0), and
 	# every operation at every size on both ranks.
@@ -208,8 +236,10 @@ judge_quick()
 	[ "$nseq" = "$valid" ] ||
 		fail "summary says $valid valid measurements, the trace has $nseq"
 	# Discarded measurements keep their numbers, so the last seq lies
-	# between the valid count and the count of all measurements.
-	[ "$last" -ge "$valid" ] && [ "$last" -le $((valid + discarded)) ] ||
+	# between the valid count and the count of all measurements, after
+	# the first calls.
+	[ "$last" -ge $((valid + c_first)) ] &&
+		[ "$last" -le $((valid + discarded + c_first)) ] ||
 		fail "last seq $last; summary: $valid valid, $discarded" \
 			"discarded"
 	grep -q '^    late start  *[0-9][0-9]*$' "$D.out" &&
@@ -283,6 +313,18 @@ judge_small()
 
 attempt small judge_small --ops alltoall --sizes 1M --nrep 8 \
 	--window-factor 0.3
+
+# --- --pairs: the first calls in the list's order --------------------------
+bench pairs --pairs alltoall:1K,allreduce:8,bcast:64 --nrep 3
+expect_rc "$ST_TMP/pairs" 0
+calls pairs
+first_calls pairs 3
+[ "$(awk '$1 == 0 { printf "%s:%s ", $3, $4 }' "$ST_TMP/pairs.first")" = \
+	"MPI_Alltoall:1024 MPI_Allreduce:8 MPI_Bcast:64 " ] ||
+	{ show "$ST_TMP/pairs.first"; fail "first calls not in --pairs order"; }
+[ "$(wc -l < "$ST_TMP/pairs.calls")" = 18 ] ||
+	fail "--pairs: $(wc -l < "$ST_TMP/pairs.calls") call records, not 3 x 3 x 2"
+note "pairs: first calls in the order of --pairs, then 3 x 3 measurements"
 
 # --- barrier mode ---------------------------------------------------------
 bench barrier --quick --sync barrier --ops barrier,allreduce,sendrecv

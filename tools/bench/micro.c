@@ -12,10 +12,18 @@
  *     0.25 s, 0.5 s, 1 s... up to every --refresh seconds) and once more
  *     at the end; each epoch goes into the trace as a sync record, so the
  *     tools get global time.
- *  2. A pilot per (operation, size): one untimed call, then 3 timed
- *     ones after a barrier.  The window of that (operation, size) is
+ *  2. A pilot per (operation, size): a first call, then 3 timed ones,
+ *     each after a barrier.  The window of that (operation, size) is
  *     --window-factor times the median over the 3 of the longest time
- *     on any rank, at least --min-window.
+ *     on any rank, at least --min-window.  The first call is the
+ *     process's first of that (operation, size), which costs more than
+ *     the rest (lazy set-up in the MPI library, cold code paths): it is
+ *     recorded, as measurement number 1, 2... in pilot order, so that
+ *     the table can give a first-call cost.  Pilots run in the order of
+ *     --pairs when it is given (synctrace bench --like lists pairs in
+ *     the order the application first called them, so that each pays
+ *     what it paid there), else operation by operation, sizes
+ *     ascending.
  *  3. nrep measurements of every (operation, size), in one list shuffled
  *     with --seed, so the order of operations, sizes and repetitions is
  *     random but the same on every rank and in every run with that seed.
@@ -41,7 +49,7 @@
  *  5. Every valid measurement becomes ST_REC_CALL records (one per MPI
  *     call) on every rank, with the same 'seq' on all ranks: the number
  *     of the measurement in the run, discarded ones included, so gaps
- *     show the discards.
+ *     show the discards; the first calls of step 2 come first.
  *
  * --sync barrier replaces step 4's start times by an MPI_Barrier before
  * each measurement and discards nothing, for comparison; the output and
@@ -807,22 +815,39 @@ static double span_of(const struct st_micro_stamps *s)
 	return (double)(int64_t)(s->t1[s->ncalls - 1] - s->t0[0]);
 }
 
+/* The pair of the i-th pilot: in the order of --pairs when given. */
+static int pilot_pair(const struct job *j, int i)
+{
+	int k;
+
+	if (!j->o.npairs)
+		return i;
+	for (k = 0; k < j->npairs; k++)
+		if (j->pairs[k].op == j->o.pair_op[i] &&
+		    j->pairs[k].n == j->o.pair_n[i])
+			return k;
+	return i;
+}
+
 /*
- * Step 2: warm up and time every (operation, size) a few times after a
- * barrier; set the first windows from the median over the pilot runs of
- * the longest time on any rank (the median, so that one run a rank was
- * descheduled in does not set a window for nothing).
+ * Step 2: a first call of every (operation, size), recorded, then a few
+ * timed ones, each after a barrier; set the first windows from the
+ * median over the timed pilot runs of the longest time on any rank (the
+ * median, so that one run a rank was descheduled in does not set a
+ * window for nothing).
  */
 static void pilot(struct job *j)
 {
 	struct st_micro_stamps s;
+	struct st_event ev;
 	double *d = calloc((size_t)j->npairs * PILOT_RUNS, sizeof(double));
-	int i, k;
+	int i, k, c;
 
 	if (!d)
 		fail(j, "pilot", -ENOMEM);
 	for (i = 0; i < j->npairs; i++) {
-		struct pair *p = &j->pairs[i];
+		int pi = pilot_pair(j, i);
+		struct pair *p = &j->pairs[pi];
 
 		st_micro_prepare(&j->mc, p->n);
 		for (k = -1; k < PILOT_RUNS; k++) {
@@ -830,8 +855,16 @@ static void pilot(struct job *j)
 				st_micro_fresh(&j->mc, p->op, p->n);
 			MPI_Barrier(j->bench);
 			st_micro_call(&j->mc, p->op, p->n, &s);
-			if (k >= 0)
-				d[i * PILOT_RUNS + k] = span_of(&s);
+			if (k >= 0) {
+				d[pi * PILOT_RUNS + k] = span_of(&s);
+				continue;
+			}
+			j->seq++;
+			for (c = 0; c < s.ncalls; c++) {
+				st_micro_event(&j->mc, p->op, p->n, &s, c,
+					       BENCH_COMM_ID, j->seq, &ev);
+				st_bench_trace_append(&j->tr, &ev);
+			}
 		}
 	}
 	MPI_Allreduce(MPI_IN_PLACE, d, j->npairs * PILOT_RUNS, MPI_DOUBLE,
@@ -1223,6 +1256,11 @@ static void print_summary(struct job *j)
 	       "each measurement's send data written just before it, as "
 	       "an application's\n  freshly computed data is (in this "
 	       "core's cache, modified)");
+	printf("first calls: the first call of each operation and size, "
+	       "made in the pilot after a\n  barrier%s, is recorded apart "
+	       "(trace seq 1 to %d)\n  for the table's first-call cost; it "
+	       "is not among the measurements above\n",
+	       o->npairs ? " in the order of --pairs" : "", j->npairs);
 	if (o->barrier) {
 		printf("sync: MPI_Barrier before each measurement (barrier "
 		       "mode, for comparison: nothing\n"
@@ -1432,6 +1470,7 @@ static int open_trace(struct job *j)
 	kv[n++] = (struct st_kv){ "ops", ops };
 	if (o->npairs)
 		kv[n++] = (struct st_kv){ "pairs", pairs };
+	kv[n++] = (struct st_kv){ "first_calls", "1" };
 	kv[n++] = (struct st_kv){ "window_factor", factor };
 	kv[n++] = (struct st_kv){ "min_window_ns", minw };
 	kv[n++] = (struct st_kv){ "data", o->reuse ?
