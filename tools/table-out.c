@@ -461,6 +461,49 @@ static void print_groups(FILE *f, const struct st_table *t)
 			"resolved by the synchronised clocks.\n");
 }
 
+/* Each group's first calls: the first instance of it in each run. */
+static void print_first(FILE *f, const struct st_table *t)
+{
+	char d[32], fm[32], lo[32], hi[32], med[32], range[80], n[32];
+	size_t i, ng = st_table_ngroups(t), any = 0;
+	int w = 8;
+
+	for (i = 0; i < ng; i++)
+		any += st_table_group(t, i)->first_n > 0;
+	if (!any)
+		return;
+	for (i = 0; i < st_table_nops(t); i++)
+		if ((int)strlen(st_table_op(t, i)->name) > w)
+			w = (int)strlen(st_table_op(t, i)->name);
+	fprintf(f, "\nFirst calls: the cost of each group's first instance "
+		"in a run (the process's first\ncall of that operation and "
+		"size), median over the runs, their range, and how many\n"
+		"times the group median it is.  A bench run's first calls are "
+		"its pilot's, not\namong its samples; an application's are "
+		"among them too.\n\n");
+	fprintf(f, "%-*s %4s %9s %7s %9s  %-22s %8s\n", w, "function", "p",
+		"d", "runs", "first", "range", "x median");
+	for (i = 0; i < ng; i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+
+		if (!g->first_n)
+			continue;
+		snprintf(range, sizeof(range), "[%s, %s]",
+			 st_fmt_ns(g->first_min_ns, lo, sizeof(lo)),
+			 st_fmt_ns(g->first_max_ns, hi, sizeof(hi)));
+		snprintf(n, sizeof(n), "n=%zu", g->first_n);
+		if (g->s.median > 0)
+			snprintf(med, sizeof(med), "%.1f",
+				 g->first_ns / g->s.median);
+		else
+			snprintf(med, sizeof(med), "-");
+		fprintf(f, "%-*s %4ld %9s %7s %9s  %-22s %8s\n", w,
+			st_table_op(t, g->op)->name, g->p,
+			fmt_size(g->d, d, sizeof(d)), n,
+			st_fmt_ns(g->first_ns, fm, sizeof(fm)), range, med);
+	}
+}
+
 static void print_left_out(FILE *f, const struct st_table_meta *m)
 {
 	struct {
@@ -513,6 +556,7 @@ int st_table_write_text(FILE *f, const struct st_table *t,
 	print_details(f, t);
 	print_waiting(f, t);
 	print_groups(f, t);
+	print_first(f, t);
 	print_left_out(f, m);
 	return ferror(f) ? -EIO : 0;
 }
@@ -633,7 +677,8 @@ static void csv_groups(FILE *f, const struct st_table *t)
 	      "ci_hi_ns,ci_level,se_median_ns,q1_ns,q3_ns,min_ns,max_ns,"
 	      "mean_ns,fence_lo_ns,fence_hi_ns,wait_ns,runs,"
 	      "run_median_min_ns,run_median_max_ns,run_spread_pct,"
-	      "clock_err_median_ns,below_clock_err\n", f);
+	      "clock_err_median_ns,below_clock_err,first_ns,first_min_ns,"
+	      "first_max_ns,first_runs\n", f);
 	for (i = 0; i < ng; i++) {
 		const struct st_table_group *g = st_table_group(t, i);
 		const struct st_table_op *op = st_table_op(t, g->op);
@@ -660,7 +705,11 @@ static void csv_groups(FILE *f, const struct st_table *t)
 		csv_num(f, g->run_med_max);
 		csv_num(f, 100 * g->run_spread);
 		csv_num(f, g->err_median_ns);
-		fprintf(f, ",%zu\n", g->n_below_err);
+		fprintf(f, ",%zu", g->n_below_err);
+		csv_num(f, g->first_ns);
+		csv_num(f, g->first_min_ns);
+		csv_num(f, g->first_max_ns);
+		fprintf(f, ",%zu\n", g->first_n);
 	}
 }
 
@@ -800,6 +849,11 @@ static void json_meta(FILE *f, const struct st_table *t,
 	json_num(f, dmax);
 	fputs("],\n    \"cost\": ", f);
 	json_s(f, cost_text);
+	fputs(",\n    \"first_call\": \"a group's first_ns: the median over "
+	      "runs of the cost of its first instance in each run (the "
+	      "process's first call of that operation and size); a bench "
+	      "run's first calls are its pilot's, not among its samples\"",
+	      f);
 	fputs(",\n    \"statistic\": \"median\",\n    \"ci_level\": ", f);
 	json_num(f, o->ci_level);
 	fputs(",\n    \"ci_method\": \"order statistics (exact binomial for "
@@ -1015,7 +1069,17 @@ static void json_op(FILE *f, const struct st_table *t,
 		json_num(f, g->run_spread);
 		fputs(", \"clock_err_median_ns\": ", f);
 		json_num(f, g->err_median_ns);
-		fprintf(f, ", \"below_clock_err\": %zu}", g->n_below_err);
+		fprintf(f, ", \"below_clock_err\": %zu", g->n_below_err);
+		if (g->first_n) {
+			fputs(", \"first_ns\": ", f);
+			json_num(f, g->first_ns);
+			fputs(", \"first_min_ns\": ", f);
+			json_num(f, g->first_min_ns);
+			fputs(", \"first_max_ns\": ", f);
+			json_num(f, g->first_max_ns);
+			fprintf(f, ", \"first_runs\": %zu", g->first_n);
+		}
+		fputc('}', f);
 	}
 	fputs("]}", f);
 }

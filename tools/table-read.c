@@ -78,6 +78,7 @@ struct inst {
 struct endpoint {
 	double a, e, err_a, err_e;	/* global entry, exit and errors */
 	uint64_t bytes;
+	uint64_t seq;		/* a bench's measurement number, or 0 */
 	unsigned fn;
 	int blocking;
 	int rank;
@@ -102,6 +103,7 @@ struct reading {
 	struct st_table *t;
 	struct st_table_meta *m;
 	uint32_t run;
+	uint64_t first_upto;	/* a bench's first calls: seq 1 to this */
 	int nranks;
 	struct st_gclock **clk;	/* [nranks], NULL: no file read */
 
@@ -248,6 +250,8 @@ static int note_header(struct reading *rd, struct st_table_run *run,
 	}
 	if ((v = st_reader_get(r, "bench")) && !strcmp(v, "1"))
 		run->bench = 1;
+	if ((v = st_reader_get(r, "first_calls")))
+		run->first_calls = strtol(v, NULL, 10);
 	if (!run->run_id && (v = st_reader_get(r, "run_id")) &&
 	    !(run->run_id = strdup(v)))
 		return -ENOMEM;
@@ -447,6 +451,9 @@ static int inst_complete(struct reading *rd, struct inst *in)
 	if (!desc || st_table_coll_size(desc->bytes, (long)in->size,
 					in->sbytes, in->rbytes, &d))
 		return 0;
+	if (in->seq <= rd->first_upto)
+		return st_table_add_first(rd->t, ST_TABLE_COLL, in->fn, 0,
+					  (long)in->size, d, rd->run, cost);
 	return st_table_add(rd->t, ST_TABLE_COLL, in->fn, 0, (long)in->size,
 			    d, rd->run, cost, wait, call, err);
 }
@@ -590,6 +597,9 @@ static int pair(struct reading *rd, const struct endpoint *s,
 		return 0;
 	}
 	wait = (r->e < later ? r->e : later) - r->a;
+	if (s->seq && s->seq <= rd->first_upto)
+		return st_table_add_first(rd->t, ST_TABLE_P2P, s->fn, r->fn,
+					  2, (double)r->bytes, rd->run, cost);
 	return st_table_add(rd->t, ST_TABLE_P2P, s->fn, r->fn, 2,
 			    (double)r->bytes, rd->run, cost, wait,
 			    r->e - r->a, err);
@@ -686,6 +696,7 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	memset(&ep, 0, sizeof(ep));
 	ep.a = g0;
 	ep.e = g1;
+	ep.seq = ev->seq;
 	ep.err_a = st_gclock_err(clk, ev->t0);
 	ep.err_e = st_gclock_err(clk, ev->t1);
 	ep.fn = ev->fn;
@@ -951,8 +962,12 @@ int st_table_read_run(struct st_table *t, struct st_table_meta *m,
 	if (!tr->nsynced)
 		warning("'%s' has no clock synchronisation records: nothing "
 			"can be matched across ranks in global time", dir);
-	else
+	else {
+		/* A bench's first calls are not among its measurements. */
+		rd.first_upto = tr->bench && tr->first_calls > 0 ?
+				(uint64_t)tr->first_calls : 0;
 		rc = walk(&rd, run);
+	}
 out:
 	reading_release(&rd);
 	st_run_close(run);

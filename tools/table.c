@@ -25,9 +25,24 @@ struct st_table {
 	size_t ngroups, alloc_groups;
 	struct st_tmap op_of;	/* (kind, fn, fn2) -> op index */
 	struct st_tmap group_of; /* (op, p, size key) -> group index */
+	struct st_tmap first_of; /* (kind|fn|fn2, p, size key) -> the
+				    last run (+ 1) whose first it has */
+	struct first_smp *first;  /* first-call samples, to be matched to
+				     their groups by st_table_finish() */
+	size_t nfirst, alloc_first;
 	uint64_t nsamples;
 	double err_median, err_max;
 	int finished;
+};
+
+/* A first-call sample, by its group's key. */
+struct first_smp {
+	int kind;
+	unsigned fn, fn2;
+	long p;
+	uint64_t key;
+	double x;
+	size_t group;		/* set by st_table_finish() */
 };
 
 static const struct {
@@ -159,6 +174,8 @@ void st_table_free(struct st_table *t)
 	free(t->ops);
 	st_tmap_release(&t->op_of);
 	st_tmap_release(&t->group_of);
+	st_tmap_release(&t->first_of);
+	free(t->first);
 	free(t);
 }
 
@@ -237,6 +254,52 @@ static uint64_t size_key(const struct st_table *t, double d)
 	return k;
 }
 
+/*
+ * Keep the sample as its group's first-call sample when it is the
+ * group's first in 'run': 1 when it is, 0 when not, or -ENOMEM.
+ */
+static int note_first(struct st_table *t, int kind, unsigned fn,
+		      unsigned fn2, long p, double d, uint32_t run,
+		      double cost_ns)
+{
+	uint64_t a = (uint64_t)kind | (uint64_t)fn << 8 |
+		     (uint64_t)fn2 << 32, key = size_key(t, d), *slot;
+	struct first_smp *f;
+	int added;
+
+	if (st_tmap_put(&t->first_of, a, (uint64_t)p, key, 0, &slot, &added))
+		return -ENOMEM;
+	if (*slot == (uint64_t)run + 1)
+		return 0;
+	if (grow((void **)&t->first, t->nfirst, &t->alloc_first,
+		 sizeof(*t->first)))
+		return -ENOMEM;
+	*slot = (uint64_t)run + 1;
+	f = &t->first[t->nfirst++];
+	f->kind = kind;
+	f->fn = fn;
+	f->fn2 = fn2;
+	f->p = p;
+	f->key = key;
+	f->x = cost_ns > 0 ? cost_ns : 0;
+	return 1;
+}
+
+int st_table_add_first(struct st_table *t, int kind, unsigned fn,
+		       unsigned fn2, long p, double d, uint32_t run,
+		       double cost_ns)
+{
+	int rc;
+
+	if (t->finished || !isfinite(cost_ns) || p < 1 || !(d >= 0) ||
+	    !isfinite(d) || !st_fn_desc(fn) ||
+	    (kind == ST_TABLE_P2P && !st_fn_desc(fn2)) ||
+	    (kind != ST_TABLE_COLL && kind != ST_TABLE_P2P))
+		return -EINVAL;
+	rc = note_first(t, kind, fn, fn2, p, d, run, cost_ns);
+	return rc < 0 ? rc : 0;
+}
+
 int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 		 long p, double d, uint32_t run, double cost_ns,
 		 double wait_ns, double call_ns, double err_ns)
@@ -251,6 +314,8 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 	    !isfinite(d))
 		return -EINVAL;
 	if ((rc = op_get(t, kind, fn, fn2, &oi)))
+		return rc;
+	if ((rc = note_first(t, kind, fn, fn2, p, d, run, cost_ns)) < 0)
 		return rc;
 	if (st_tmap_put(&t->group_of, oi, (uint64_t)p, size_key(t, d),
 			t->ngroups, &slot, &added))
@@ -547,6 +612,58 @@ static int fit_op(const struct st_table *t, struct st_table_op *op)
 	return op->fit_rc == -ENOMEM ? -ENOMEM : 0;
 }
 
+static int cmp_first(const void *a, const void *b)
+{
+	const struct first_smp *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+/*
+ * Each group's first-call summary from the first-call samples of its
+ * key (those of a key with no group, every measurement of which was
+ * left out, are dropped).
+ */
+static void summarise_first(struct st_table *t)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < t->ngroups; i++) {
+		t->groups[i].first_n = 0;
+		t->groups[i].first_ns = NAN;
+		t->groups[i].first_min_ns = t->groups[i].first_max_ns = NAN;
+	}
+	for (i = 0; i < t->nfirst; i++) {
+		struct first_smp *f = &t->first[i];
+		uint64_t *op = st_tmap_get(&t->op_of, (uint64_t)f->kind, f->fn,
+					   f->fn2), *g;
+
+		if (!op || !(g = st_tmap_get(&t->group_of, *op,
+					      (uint64_t)f->p, f->key)))
+			continue;
+		f->group = (size_t)*g;
+		t->first[n++] = *f;
+	}
+	qsort(t->first, n, sizeof(*t->first), cmp_first);
+	for (i = 0; i < n; i = j) {
+		struct st_table_group *g = &t->groups[t->first[i].group];
+		size_t k;
+
+		for (j = i; j < n && t->first[j].group == t->first[i].group;
+		     j++)
+			;
+		k = j - i;
+		g->first_n = k;
+		g->first_min_ns = t->first[i].x;
+		g->first_max_ns = t->first[j - 1].x;
+		g->first_ns = k % 2 ? t->first[i + k / 2].x :
+			      (t->first[i + k / 2 - 1].x +
+			       t->first[i + k / 2].x) / 2;
+	}
+}
+
 int st_table_finish(struct st_table *t)
 {
 	double *errs;
@@ -555,6 +672,7 @@ int st_table_finish(struct st_table *t)
 
 	if (t->finished)
 		return 0;
+	summarise_first(t);
 	errs = malloc((t->nsamples + 1) * sizeof(*errs));
 	if (!errs)
 		return -ENOMEM;

@@ -104,6 +104,11 @@ struct st_table_group {
 	double run_med_min, run_med_max; /* per-run medians, ns */
 	double run_spread;	/* (max - min) / min of the per-run
 				   medians; NaN with fewer than 2 runs */
+	/* The first instance of the group in each run (its first call
+	   there), set by st_table_finish(): */
+	size_t first_n;		/* runs that gave one */
+	double first_ns;	/* their median cost; NaN when none */
+	double first_min_ns, first_max_ns;
 	size_t alloc;
 };
 
@@ -151,6 +156,20 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 		 double wait_ns, double call_ns, double err_ns);
 
 /*
+ * The first sample of each group in each run is also its first-call
+ * sample: the cost of the process's first instance of that operation
+ * and size, which lazy set-up in the MPI library and cold code paths
+ * make dearer than the rest.  st_table_add_first() adds a first call
+ * that is not a sample (a bench's pilot call, apart from its
+ * measurements): the group's first-call sample for 'run' unless it has
+ * one already.  Its group must get samples too, or it is dropped.
+ * Returns 0, -EINVAL as st_table_add(), -ENOMEM.
+ */
+int st_table_add_first(struct st_table *t, int kind, unsigned fn,
+		       unsigned fn2, long p, double d, uint32_t run,
+		       double cost_ns);
+
+/*
  * Summarise every group and fit every operation.  Operations are then
  * in order: collectives by name, then point-to-point by name; groups by
  * operation, p, d.  Returns 0 or -ENOMEM (a fit that fails for want of
@@ -184,6 +203,8 @@ struct st_table_run {
 	int bench;		/* written by synctrace bench (bench=1) */
 	char *run_id;		/* its run_id, or NULL */
 	char *sync_check;	/* "init=.. end=.. final=.." ns, or NULL */
+	long first_calls;	/* a bench run's first calls, seq 1 to
+				   this (header first_calls=N), or 0 */
 };
 
 /* Where the samples came from, and what was left out. */

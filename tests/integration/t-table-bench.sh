@@ -110,6 +110,13 @@ awk '
 	show "$t/table-groups.csv"
 	fail "the table does not follow the benchmark"
 }
+# The bench's first calls are not samples (at most 12 per group, two
+# transfers per point-to-point measurement) but each group's first call
+# (one run: first_runs 1).
+awk -F, 'NR > 1 && ($5 > ($2 == "p2p" ? 24 : 12) || $NF != 1)' \
+	"$t/table-groups.csv" > "$t/firsts"
+[ ! -s "$t/firsts" ] || { show "$t/firsts"
+	fail "groups with more than 12 measurements or not one first call"; }
 # Every operation has a formula row.
 for op in $(awk '{ print $1 }' "$t/want"); do
 	grep -q "^$op " "$t/table.txt" || fail "no formula row for $op"

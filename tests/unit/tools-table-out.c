@@ -289,6 +289,9 @@ Test(tools_table_out, json_parses_and_holds_models_and_metadata)
 	cr_expect(!strstr(p2p, "\"q\": 1"), "never a made-up Q of 1");
 	cr_expect(strstr(s, "\"model\": null, \"no_model\": \"one group\""));
 	cr_expect_eq(count(s, "\"median_ns\": "), 8 + 1 + 3);
+	/* Each group's first sample is its run's first call. */
+	cr_expect_eq(count(s, "\"first_runs\": 1"), 8 + 1 + 3);
+	cr_expect(strstr(s, "\"first_call\": \"a group's first_ns"));
 	free(s);
 }
 
@@ -385,6 +388,7 @@ Test(tools_table_out, text_states_units_counts_and_identifiability)
 	cr_expect(strstr(s, "n=3 point-to-point transfers with a nonblocking"
 			    " side"));
 	cr_expect(strstr(s, "MPICH Version: 4.0.2"), "tab flattened");
+	cr_expect(strstr(s, "\nFirst calls: the cost of each group's first"));
 	for (line = s; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		cr_assert(nl);

@@ -92,6 +92,9 @@ Test(tools_table_read, collectives_cost_from_last_arrival_to_last_exit)
 	cr_expect_float_eq(g->x[1], 1000.0, 1e-6);
 	cr_expect_float_eq(g->x[2], 1200.0, 1e-6);
 	cr_expect_float_eq(g->s.median, 1000.0, 1e-6);
+	/* An application's first instance: its first call, and a sample. */
+	cr_expect_eq(g->first_n, 1);
+	cr_expect_float_eq(g->first_ns, 1200.0, 1e-6, "seq 1");
 	op = op_of(t, "MPI_Allreduce");
 	cr_expect_float_eq(op->wait_ns, 5000.0 + 3000.0 + 10.0, 1e-6);
 	cr_expect_float_eq(op->call_ns, 6000 + 1200 + 1000 + 4000 + 1000 +

@@ -125,6 +125,13 @@ static void add(struct st_table *t, unsigned fn, long p, double d,
 				  10, 100, 0), 0);
 }
 
+static void add_first(struct st_table *t, unsigned fn, long p, double d,
+		      uint32_t run, double cost)
+{
+	cr_assert_eq(st_table_add_first(t, ST_TABLE_COLL, fn, 0, p, d, run,
+					cost), 0);
+}
+
 /* The group of 'fn' at (p, d), or NULL. */
 static const struct st_table_group *find(const struct st_table *t,
 					 const char *name, long p, double d)
@@ -251,6 +258,69 @@ Test(tools_table, per_run_medians_give_the_spread)
 	cr_expect_eq(g->nruns, 1);
 	cr_expect(isnan(g->run_spread), "one run: no spread");
 	cr_expect(!g->s.ci_ok, "one sample: no CI");
+	st_table_free(t);
+}
+
+Test(tools_table, first_instance_of_each_run_is_the_first_call)
+{
+	struct st_table *t = table_with(0, 0);
+	const struct st_table_group *g;
+	int run, i;
+
+	/*
+	 * Application runs: each run's first sample of a group is its first
+	 * call and stays a sample.  Firsts 500, 300, 400: median 400.
+	 */
+	for (run = 0; run < 3; run++) {
+		add(t, ST_FN_MPI_ALLREDUCE, 2, 8, (uint32_t)run,
+		    500 - 200 * (run == 1) - 100 * (run == 2));
+		for (i = 0; i < 4; i++)
+			add(t, ST_FN_MPI_ALLREDUCE, 2, 8, (uint32_t)run, 10);
+	}
+	/* A bench run: its first calls are apart, not samples. */
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 8, 3, 900);
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 8, 3, 5000);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 3, 10);
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 16, 3, 700);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 16, 3, 20);
+	/* A first call whose group has no sample is dropped. */
+	add_first(t, ST_FN_MPI_BCAST, 2, 8, 3, 800);
+	cr_expect_eq(st_table_add_first(t, ST_TABLE_COLL, ST_FN_MPI_BCAST, 0,
+					0, 8, 3, 800), -EINVAL);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_expect_eq(st_table_nsamples(t), 15 + 2);
+
+	g = find(t, "MPI_Allreduce", 2, 8);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 16, "the three application firsts and 13");
+	cr_expect_eq(g->first_n, 4);
+	cr_expect_float_eq(g->first_ns, 450.0, 1e-9,
+			   "of 300 400 500 900, not the second first 5000");
+	cr_expect_float_eq(g->first_min_ns, 300.0, 1e-9);
+	cr_expect_float_eq(g->first_max_ns, 900.0, 1e-9);
+	g = find(t, "MPI_Allreduce", 2, 16);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 1);
+	cr_expect_eq(g->first_n, 1);
+	cr_expect_float_eq(g->first_ns, 700.0, 1e-9);
+	cr_expect_null(find(t, "MPI_Bcast", 2, 8));
+	st_table_free(t);
+}
+
+Test(tools_table, a_first_call_before_the_samples_is_the_runs_first)
+{
+	struct st_table *t = table_with(0, 0);
+	const struct st_table_group *g;
+
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 900);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 10);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 12);
+	cr_assert_eq(st_table_finish(t), 0);
+	g = find(t, "MPI_Allreduce", 2, 8);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 2, "the samples after it are samples only");
+	cr_expect_eq(g->first_n, 1);
+	cr_expect_float_eq(g->first_ns, 900.0, 1e-9);
 	st_table_free(t);
 }
 

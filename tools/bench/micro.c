@@ -1410,7 +1410,7 @@ static int open_trace(struct job *j)
 {
 	const struct opts *o = &j->o;
 	char index[4096], cmd[2048], err[512], note[300];
-	char sizes[1024], ops[512], nrep[16], seed[32], factor[32];
+	char sizes[1024], ops[512], nrep[16], npairs[16], seed[32], factor[32];
 	char pairs[ST_MICRO_MAX_PAIRS * 32];
 	char minw[32], refresh[32], config[512], run_id[192], t_init[32];
 	struct st_kv kv[16];
@@ -1443,6 +1443,7 @@ static int open_trace(struct job *j)
 	list_ops(o, ops, sizeof(ops));
 	list_pairs(o, pairs, sizeof(pairs));
 	snprintf(nrep, sizeof(nrep), "%d", o->nrep);
+	snprintf(npairs, sizeof(npairs), "%d", j->npairs);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
 	snprintf(factor, sizeof(factor), "%g", o->factor);
 	snprintf(minw, sizeof(minw), "%.0f", o->min_window_ns);
@@ -1470,7 +1471,7 @@ static int open_trace(struct job *j)
 	kv[n++] = (struct st_kv){ "ops", ops };
 	if (o->npairs)
 		kv[n++] = (struct st_kv){ "pairs", pairs };
-	kv[n++] = (struct st_kv){ "first_calls", "1" };
+	kv[n++] = (struct st_kv){ "first_calls", npairs };
 	kv[n++] = (struct st_kv){ "window_factor", factor };
 	kv[n++] = (struct st_kv){ "min_window_ns", minw };
 	kv[n++] = (struct st_kv){ "data", o->reuse ?
@@ -1617,6 +1618,7 @@ int st_bench_micro(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
+	make_pairs(j);
 	if (open_trace(j)) {
 		status = 1;
 		goto out;
@@ -1624,7 +1626,6 @@ int st_bench_micro(int argc, char **argv)
 	if (!j->rank)
 		print_header(j);
 	emit_comm(j);
-	make_pairs(j);
 	make_queue(j);
 	if (!j->rank && !(j->spread = malloc(
 		(size_t)j->npairs * (size_t)j->o.nrep * sizeof(double))))
