@@ -7,8 +7,10 @@
  * run time per rank, per MPI function and per call site, and the split of
  * the critical path into compute and communication.  Two more replays,
  * with the costs at the ends of the table's confidence intervals, bound
- * the prediction.  --validate sets the run's own measured times beside
- * the prediction.  A run that is not
+ * the prediction.  The first instance of each collective at a process
+ * count and size is charged what the table says a first call costs
+ * beyond its median (--no-first: not).  --validate sets the run's own
+ * measured times beside the prediction.  A run that is not
  * whole (a rank file missing, a rank killed) is refused: a replay needs
  * every rank's part of every collective and message.
  */
@@ -51,7 +53,10 @@ const char st_predict_usage[] =
 "MPI_Finalize entry) per rank, per MPI function and per call site, and\n"
 "how the critical path splits into compute and communication.  Two more\n"
 "replays, with every cost at the low and the high end of its table\n"
-"row's confidence interval, bound the predicted run time.\n"
+"row's confidence interval, bound the predicted run time.  The first\n"
+"instance of each collective at a process count and size also costs what\n"
+"the table measured a first call to take beyond its median (set-up in\n"
+"the MPI library), when the table says.\n"
 "\n"
 "    --table FILE          the cost table (required)\n"
 "    --compute-scale X     multiply compute between MPI calls by X\n"
@@ -71,6 +76,10 @@ const char st_predict_usage[] =
 "    --missing=MODE        an MPI function the table lacks: 'error'\n"
 "                          (default) refuses, 'measured' replays it with\n"
 "                          the run's own measured times\n"
+"    --no-first            charge no first-call costs: every instance\n"
+"                          costs the table's steady state (with\n"
+"                          --statistic=mean none is charged anyway: each\n"
+"                          row's mean holds its first calls)\n"
 "    --send-start=MODE     what starting a nonblocking send (MPI_Isend...)\n"
 "                          costs: 'measured' (default), its duration in\n"
 "                          the trace, like other local calls; 'table', the\n"
@@ -92,6 +101,7 @@ struct popts {
 	const char *run, *table;
 	double scale;
 	int json, validate, missing_measured, formula, send_table;
+	int no_first;
 	int statistic;		/* 0 auto, 1 median, 2 mean */
 	int median;		/* what auto chose */
 	long top;
@@ -195,6 +205,8 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			o->json = 1;
 		} else if (!strcmp(arg, "--formula")) {
 			o->formula = 1;
+		} else if (!strcmp(arg, "--no-first")) {
+			o->no_first = 1;
 		} else if (!strcmp(arg, "--send-start=measured")) {
 			o->send_table = 0;
 		} else if (!strcmp(arg, "--send-start=table")) {
@@ -460,6 +472,7 @@ struct result {
 	struct sites *st;
 	const char *cmdline, *trace_mpi;
 	double replay_s;
+	int first;			/* first-call costs charged */
 	double lo_ns, hi_ns;		/* run time with the table's bounds */
 	double *fn_lo, *fn_hi;		/* [ST_FN_COUNT], per function */
 	double mean_ns, min_ns;
@@ -506,6 +519,28 @@ static void summary_numbers(struct result *res)
 	}
 }
 
+/* 'line', wrapped at WIDTH, its continuations under its 14-column label. */
+static void print_wrapped(const char *line)
+{
+	const char *p = line;
+	size_t w = WIDTH, label = 14;	/* the first line's label */
+
+	while (strlen(p) > w) {
+		const char *cut = p + w;
+
+		while (cut > p + label && *cut != ' ')
+			cut--;
+		if (cut == p + label)
+			cut = p + w;
+		printf("%.*s\n%-14s", (int)(cut - p), p, "");
+		p = cut + (*cut == ' ');
+		/* Later lines are indented by the label's width. */
+		w = WIDTH - 14;
+		label = 0;
+	}
+	printf("%s\n", p);
+}
+
 /* The rows used, and how the mean statistic scaled them. */
 static void print_factors(const struct result *res)
 {
@@ -529,22 +564,51 @@ static void print_factors(const struct result *res)
 				      k++ ? ", " : ": ", u->op,
 				      u->mean_factor);
 	}
-	/* Wrap at WIDTH, continuing under the label. */
-	{
-		const char *p = line;
+	print_wrapped(line);
+}
 
-		while (strlen(p) > WIDTH) {
-			const char *cut = p + WIDTH;
+/* Whether first calls were charged, and what each row charged. */
+static void print_first(const struct result *res)
+{
+	char line[WIDTH * 8], a[32];
+	size_t i, n, rows = st_pmodel_first_rows(res->pm);
+	int k = 0;
 
-			while (cut > p + 14 && *cut != ' ')
-				cut--;
-			if (cut == p + 14)
-				cut = p + WIDTH;
-			printf("%.*s\n%-14s", (int)(cut - p), p, "");
-			p = cut + (*cut == ' ');
-		}
-		printf("%s\n", p);
+	n = (size_t)snprintf(line, sizeof(line), "%-14s", "first calls:");
+	if (res->o->no_first)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "not "
+				      "charged (--no-first)");
+	else if (!rows)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "not "
+				      "charged (the table gives no first-call "
+				      "costs)");
+	else if (!res->first)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "not "
+				      "charged: each row's mean holds them "
+				      "(%zu table row%s give%s them)", rows,
+				      rows == 1 ? "" : "s",
+				      rows == 1 ? "s" : "");
+	else
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "charged "
+				      "from %zu table row%s (the first "
+				      "instance of each operation, p and size "
+				      "adds its first call's cost over the "
+				      "median)", rows, rows == 1 ? "" : "s");
+	for (i = 0; res->first && i < st_pmodel_nrows(res->pm); i++) {
+		const struct st_pmodel_use *u = st_pmodel_use(res->pm, i);
+
+		if (!u->first_calls || n > sizeof(line) - 120)
+			continue;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s: "
+				      "%" PRIu64 " instance%s, +%s in all",
+				      k ? ";" : ":", u->op, u->first_calls,
+				      u->first_calls == 1 ? "" : "s",
+				      st_fmt_ns(u->first_ns, a, sizeof(a)));
+		k++;
 	}
+	if (res->first && !k)
+		snprintf(line + n, sizeof(line) - n, "; none in this run");
+	print_wrapped(line);
 }
 
 /* 's' with control characters (header values hold tabs) as spaces. */
@@ -591,6 +655,7 @@ static void print_text(struct result *res)
 	       s->records, st_fmt_ns(res->replay_s * 1e9, a, sizeof(a)),
 	       res->replay_s > 0 ? s->records / res->replay_s / 1e6 : 0.0);
 	print_factors(res);
+	print_first(res);
 	printf("\nPredicted run time (MPI_Init exit to MPI_Finalize entry): "
 	       "%s on rank %d\n  (mean over ranks %s, min %s)\n",
 	       st_fmt_ns(s->end_ns, a, sizeof(a)), s->end_rank,
@@ -774,6 +839,7 @@ static void print_json(struct result *res)
 	printf(",\n  \"nranks\": %d,\n  \"compute_scale\": ", res->nranks);
 	json_num(o->scale);
 	printf(",\n  \"statistic\": \"%s\"", o->median ? "median" : "mean");
+	printf(",\n  \"first_calls\": %s", res->first ? "true" : "false");
 	printf(",\n  \"costs\": \"%s\",\n  \"missing\": \"%s\",\n"
 	       "  \"records\": %" PRIu64
 	       ",\n  \"replay_s\": ", o->formula ? "formulas" :
@@ -882,6 +948,9 @@ static void print_json(struct result *res)
 		       ", \"d_outside\": %" PRIu64 ", \"mean_factor\": ",
 		       u->lookups, u->p_out, u->d_out);
 		json_num(u->mean_factor);
+		printf(", \"first_calls\": %" PRIu64 ", \"first_ns\": ",
+		       u->first_calls);
+		json_num(u->first_ns);
 		putchar('}');
 	}
 	printf("\n  ],\n  \"sites\": [");
@@ -1106,6 +1175,10 @@ int cmd_predict(int argc, char **argv)
 	st_pmodel_replay_model(res.pm, &model);
 	if (!o.send_table)
 		model.inject = NULL;
+	/* Under the mean every first-call excess would be 0. */
+	res.first = !o.no_first && o.median && st_pmodel_first_rows(res.pm);
+	if (!res.first)
+		model.coll_first = NULL;
 	st_replay_opts_init(&ropts);
 	ropts.compute_scale = o.scale;
 	if (st_replay_new(&res.rp, res.nranks, &model, &ropts))

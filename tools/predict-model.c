@@ -35,6 +35,7 @@ struct group {
 	double d, median;
 	double ci_lo, ci_hi;	/* the median's CI, NaN when not given */
 	double n_in;		/* samples before the fences */
+	double first;		/* its first instance's cost, NaN: none */
 };
 
 struct row {
@@ -244,11 +245,25 @@ static int read_row(const struct st_json *j, struct row *rw,
 			return -ENOMEM;
 		for (i = 0; i < groups->n; i++) {
 			const struct st_json *g = &groups->items[i];
+			const struct st_json *fj = st_json_get(g, "first_ns");
 			double med = st_json_num(st_json_get(g, "median_ns"),
 						 NAN);
+			double first = NAN;
 
+			if (fj && fj->type != ST_JSON_NULL) {
+				first = st_json_num(fj, NAN);
+				if (!isfinite(first) || first < 0)
+					return bad(err, errlen, "'%s': "
+						   "operation %s: bad "
+						   "\"first_ns\" in group %zu "
+						   "(not a number >= 0)",
+						   name, op, i + 1);
+			}
 			if (!isfinite(med))
 				continue;
+			if (isfinite(first))
+				rw->use.has_first = 1;
+			rw->g[rw->ng].first = first;
 			rw->g[rw->ng].p = (long)st_json_num(
 				st_json_get(g, "p"), 0);
 			rw->g[rw->ng].d = st_json_num(
@@ -532,6 +547,13 @@ static int find_p2p(const struct st_pmodel *m, unsigned fn)
 	return NONE;
 }
 
+/* How far group 'g' is from (p, d): in log2 d + 1 and log2 p. */
+static double group_dist(const struct group *g, long p, double d)
+{
+	return fabs(log2((d + 1) / (g->d + 1))) +
+	       fabs(log2((double)p / (double)(g->p > 0 ? g->p : 1)));
+}
+
 static double piece_eval(const struct piece *pc, double p, double d)
 {
 	return pc->coef[0] +
@@ -614,10 +636,7 @@ static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
 		/* No formula: the median of the nearest group. */
 		t = rw->g[0].median;
 		for (i = 0; i < rw->ng; i++) {
-			double dist = fabs(log2((d + 1) / (rw->g[i].d + 1))) +
-				      fabs(log2((double)p /
-						(double)(rw->g[i].p > 0 ?
-							 rw->g[i].p : 1)));
+			double dist = group_dist(&rw->g[i], p, d);
 
 			if (dist < best) {
 				best = dist;
@@ -664,16 +683,67 @@ void st_pmodel_mean(struct st_pmodel *m, int on)
 		m->rows[i].last_p = -1;
 }
 
-double st_pmodel_coll(struct st_pmodel *m, unsigned fn, long p, double d)
+/* The row of collective 'fn', or NULL. */
+static struct row *coll_row(struct st_pmodel *m, unsigned fn)
 {
-	int i;
-
 	if (fn >= ST_FN_COUNT)
-		return -1;
+		return NULL;
 	if (m->coll_row[fn] == UNRESOLVED)
 		m->coll_row[fn] = find_coll(m, fn);
-	i = m->coll_row[fn];
-	return i < 0 ? -1 : row_eval(m, &m->rows[i], p, d);
+	return m->coll_row[fn] < 0 ? NULL : &m->rows[m->coll_row[fn]];
+}
+
+double st_pmodel_coll(struct st_pmodel *m, unsigned fn, long p, double d)
+{
+	struct row *rw = coll_row(m, fn);
+
+	return rw ? row_eval(m, rw, p, d) : -1;
+}
+
+/*
+ * Asked once per first instance, so a scan of the row's groups; the
+ * nearest is found as row_eval() finds a median without a formula.
+ */
+double st_pmodel_coll_first(struct st_pmodel *m, unsigned fn, long p,
+			    double d)
+{
+	struct row *rw = coll_row(m, fn);
+	const struct group *near = NULL;
+	double best = INFINITY, x;
+	size_t i;
+
+	if (!rw)
+		return -1;
+	if (!rw->use.has_first || m->mean)
+		return 0;
+	for (i = 0; i < rw->ng; i++) {
+		double dist;
+
+		if (isnan(rw->g[i].first))
+			continue;
+		dist = group_dist(&rw->g[i], p, d);
+		if (!near || dist < best) {
+			best = dist;
+			near = &rw->g[i];
+		}
+	}
+	x = near ? near->first - near->median : 0;
+	if (!(x > 0) || !isfinite(x))
+		return 0;
+	if (!m->bound) {
+		rw->use.first_calls++;
+		rw->use.first_ns += x;
+	}
+	return x;
+}
+
+size_t st_pmodel_first_rows(const struct st_pmodel *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nrows; i++)
+		n += m->rows[i].use.has_first != 0;
+	return n;
 }
 
 /* The row of point-to-point function 'fn', or NULL. */
@@ -707,6 +777,11 @@ static double model_coll(void *ctx, unsigned fn, long p, double d)
 	return st_pmodel_coll(ctx, fn, p, d);
 }
 
+static double model_coll_first(void *ctx, unsigned fn, long p, double d)
+{
+	return st_pmodel_coll_first(ctx, fn, p, d);
+}
+
 static int model_p2p(void *ctx, unsigned fn, double bytes, double *local,
 		     double *xfer)
 {
@@ -729,6 +804,7 @@ void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm)
 {
 	rm->ctx = m;
 	rm->coll = model_coll;
+	rm->coll_first = model_coll_first;
 	rm->p2p = model_p2p;
 	rm->inject = model_inject;
 }

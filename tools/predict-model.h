@@ -22,8 +22,16 @@
  * (another pair, such as "MPI_Ssend->MPI_Recv", when the table has that
  * send's own), "MPI_Sendrecv" for MPI_Sendrecv(_replace).
  *
+ * First calls: a group may say what the first instance of its operation
+ * in a process cost ("first_ns", the median over the table's runs: lazy
+ * set-up in the MPI library, cold code paths).  Its excess over the
+ * group's median is what a replay adds to the first instance of each
+ * (function, p, d) it costs (st_pmodel_coll_first()), from the row's
+ * group with a first cost nearest in (log d, log p).
+ *
  * Every lookup is counted per table row, with those outside the row's
- * fitted ranges of p and d (the formula is extrapolated there).
+ * fitted ranges of p and d (the formula is extrapolated there), and so
+ * is every first-call excess charged.
  */
 #ifndef ST_TOOLS_PREDICT_MODEL_H
 #define ST_TOOLS_PREDICT_MODEL_H
@@ -39,7 +47,8 @@ struct st_replay_model;
  * 'name').  Returns 0, or a negative errno with a message in 'err':
  * -ENOENT (no such file), -EBADMSG (not JSON, or not a table:
  * "'x.json': not a synctrace cost table (no \"format\":
- * \"synctrace-table\")"), -ENOMEM.
+ * \"synctrace-table\")"; a group's "first_ns" that is neither null nor
+ * a finite number >= 0), -ENOMEM.
  */
 int st_pmodel_load(struct st_pmodel **out, const char *path, char *err,
 		   size_t errlen);
@@ -107,6 +116,11 @@ struct st_pmodel_use {
 				   (every sample, from the row's totals)
 				   over the mean of its group medians; 1
 				   when the table does not say */
+	int has_first;		/* a group gives a first-call cost */
+	uint64_t first_calls;	/* first instances charged an excess > 0
+				   (st_pmodel_coll_first(), not under a
+				   bound) */
+	double first_ns;	/* their excesses summed, ns */
 };
 
 /* Row 'i' (0 .. st_pmodel_nrows() - 1). */
@@ -120,5 +134,24 @@ const struct st_pmodel_use *st_pmodel_use(const struct st_pmodel *m,
  */
 double st_pmodel_coll(struct st_pmodel *m, unsigned fn, long p, double d);
 double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes);
+
+/*
+ * What the first instance of collective 'fn' at ('p', 'd') costs on top
+ * of st_pmodel_coll(): among the groups of its row (the row
+ * st_pmodel_coll() uses) that give a first-call cost, the one nearest in
+ * |log2((d + 1) / (g.d + 1))| + |log2(p / g.p)|, and its "first_ns" less
+ * its median, at least 0 (st_replay_model.coll_first).  0 when the row
+ * gives no first-call cost, and with st_pmodel_mean() on (the mean
+ * factor already spreads the first calls' time over every instance);
+ * not scaled by st_pmodel_bound(), and the same under
+ * st_pmodel_formula_only().  Negative when the table has no row
+ * for 'fn'.  An excess > 0 counts in the row's first_calls and first_ns
+ * unless a bound is set: call it once per first instance.
+ */
+double st_pmodel_coll_first(struct st_pmodel *m, unsigned fn, long p,
+			    double d);
+
+/* The number of table rows with a group that gives a first-call cost. */
+size_t st_pmodel_first_rows(const struct st_pmodel *m);
 
 #endif

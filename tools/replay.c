@@ -200,6 +200,8 @@ struct st_replay {
 	size_t nheap, aheap;
 
 	struct hmap inst_of, mq_of, req_of, comm_of, site_of;
+	struct hmap first_seen;		/* (fn, p, bits of d) whose first
+					   call is charged (coll_first) */
 	struct inst *insts;
 	size_t ninsts, ainsts;
 	uint32_t inst_free;
@@ -940,7 +942,32 @@ static int coll_class(int bytes)
 }
 
 /*
- * The cost of instance 'in': the model's, else measured.  Measured is
+ * What the first instance of ('fn', 'p', 'd') costs beyond the model's
+ * cost, the first time the replay asks (model.coll_first), else 0.  The
+ * set of keys seen grows with the distinct keys, not the instances.
+ */
+static double first_cost(struct st_replay *r, unsigned fn, long p, double d)
+{
+	uint64_t bits;
+	double x;
+
+	if (d == 0)
+		d = 0;		/* -0 is 0 */
+	memcpy(&bits, &d, sizeof(bits));
+	if (h_get(&r->first_seen, fn, (uint64_t)p, bits))
+		return 0;
+	if (h_put(&r->first_seen, fn, (uint64_t)p, bits, 0)) {
+		oom(r);
+		return 0;
+	}
+	x = r->model.coll_first(r->model.ctx, fn, p, d);
+	return x > 0 && isfinite(x) ? x : 0;
+}
+
+/*
+ * The cost of instance 'in': the model's (with the first-call excess
+ * when it is the first of its key, see first_cost()), else measured;
+ * once known it stays, so every member sees the same.  Measured is
  * the shortest member's duration once every member is in ('fallback'
  * < 0); a rank released before that gets 'fallback' (the root's own
  * duration for a Bcast, a Gather non-root's own), so the result does
@@ -948,14 +975,17 @@ static int coll_class(int bytes)
  */
 static double inst_cost(struct st_replay *r, struct inst *in, double fallback)
 {
-	double c = -1;
+	double c = -1, d = 0;
 
 	if (in->cost_known)
 		return in->cost;
-	if (r->model.coll)
-		c = r->model.coll(r->model.ctx, in->fn, in->p,
-				  inst_d(r, in));
+	if (r->model.coll) {
+		d = inst_d(r, in);
+		c = r->model.coll(r->model.ctx, in->fn, in->p, d);
+	}
 	if (c >= 0 && isfinite(c)) {
+		if (r->model.coll_first)
+			c += first_cost(r, in->fn, in->p, d);
 		in->cost_src = SRC_MODEL;
 		in->cost = c;
 		in->cost_known = 1;
@@ -2371,6 +2401,7 @@ void st_replay_free(struct st_replay *r)
 	h_free(&r->req_of);
 	h_free(&r->comm_of);
 	h_free(&r->site_of);
+	h_free(&r->first_seen);
 	free(r->insts);
 	free(r->membs);
 	free(r->msgs);

@@ -40,6 +40,9 @@
  *    I-calls themselves, MPI_Start, MPI_Request_free, MPI_Comm_free,
  *    MPI_Iprobe) and calls the model does not know keep their measured
  *    duration;
+ *  - the first instance of each (function, p, d) the model costs is
+ *    charged the model's first-call excess on top (coll_first), once
+ *    per replay;
  *  - MPI_Init's exit is time 0 on every rank; a rank's predicted run time
  *    ends at its MPI_Finalize entry.
  *
@@ -100,6 +103,15 @@ struct st_replay_model {
 	 * unknown: the I-call's measured duration, as for a local call.
 	 */
 	int (*inject)(void *ctx, unsigned fn, double *ns);
+	/*
+	 * Time the first instance of collective 'fn' at ('p', 'd') takes
+	 * beyond 'coll' (lazy set-up in the MPI library, cold code): asked
+	 * once per distinct (fn, p, d) in a replay, when the replay costs
+	 * the first instance with that key whose cost comes from 'coll',
+	 * and added to that instance's cost (every member sees it).  <= 0
+	 * (or NaN): nothing.  NULL: no first-call costs.
+	 */
+	double (*coll_first)(void *ctx, unsigned fn, long p, double d);
 };
 
 /*

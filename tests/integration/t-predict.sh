@@ -16,9 +16,10 @@
 # than inside the apps' loops (see README, predict, Limits), 25 % on the
 # run time and 50 % per function (a broken replay is off by far more: it
 # drops the waiting or double-counts it).  From the like table, 5 % and
-# 25 %: it fits bsp's Allreduce (+6 to +12 %), but no bench table holds
-# first calls, and transpose's first Alltoall costs 214 us, not 18: 13
-# points of its -19 %.
+# 25 %: it fits bsp's Allreduce (+6 to +12 %) and, since the bench
+# records first calls in the application's order, transpose's Alltoall
+# (-4 %, -19 % without them: its first costs 214 us, not 18); 25 % leaves
+# room for a busy machine.
 # Every figure is printed.  The
 # machine may be busy with other jobs, so a case gets up to three runs.
 # Error paths: a table lacking an operation is refused with its name,

@@ -3,7 +3,8 @@
  * written through the real writer, with small hand-written cost tables
  * whose answers can be worked out by hand; the table model's lookups
  * (formula pieces, blocking forms of nonblocking functions, the
- * point-to-point rows, range counts); and the JSON reader under it.
+ * point-to-point rows, range counts, first-call costs); and the JSON
+ * reader under it.
  */
 #include "tests/unit/tools-test.h"
 
@@ -351,6 +352,200 @@ Test(tools_predict, model_refuses_what_is_not_a_table)
 }
 
 /*
+ * First calls: Alltoall's groups at p = 2 give first calls 10 us (8 B)
+ * and 196 us (128 KiB) above their medians, its 1 KiB group says null
+ * and its p = 4 group nothing; its totals make its mean factor 2.
+ * Allreduce's first call is below its median; Bcast gives none.
+ */
+static const char first_json[] =
+"{\"format\": \"synctrace-table\", \"version\": 1,\n"
+" \"metadata\": {\"runs\": [{\"bench\": true}]},\n"
+" \"operations\": [\n"
+"  {\"op\": \"MPI_Alltoall\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Alltoall\", \"p_min\": 2, \"p_max\": 4,\n"
+"   \"d_min_bytes\": 8, \"d_max_bytes\": 131072, \"model\": null,\n"
+"   \"call_ns\": 1075000, \"wait_ns\": 0,\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 8, \"median_ns\": 600,\n"
+"     \"n_in\": 10, \"first_ns\": 10600, \"first_runs\": 3},\n"
+"     {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 2000, \"n_in\": 10,\n"
+"      \"first_ns\": null},\n"
+"     {\"p\": 2, \"d_bytes\": 131072, \"median_ns\": 18000,\n"
+"      \"n_in\": 10, \"first_ns\": 214000, \"first_runs\": 1},\n"
+"     {\"p\": 4, \"d_bytes\": 8, \"median_ns\": 900, \"n_in\": 10}]},\n"
+"  {\"op\": \"MPI_Allreduce\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Allreduce\", \"p_min\": 2, \"p_max\": 2,\n"
+"   \"d_min_bytes\": 8, \"d_max_bytes\": 8, \"model\": null,\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 8, \"median_ns\": 700,\n"
+"     \"first_ns\": 650, \"first_runs\": 3}]},\n"
+"  {\"op\": \"MPI_Bcast\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Bcast\", \"p_min\": 2, \"p_max\": 2,\n"
+"   \"d_min_bytes\": 8, \"d_max_bytes\": 8, \"model\": null,\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 8, \"median_ns\": 500}]}\n"
+" ]}\n";
+
+/* The row of 'm' called 'op'. */
+static const struct st_pmodel_use *use_of(const struct st_pmodel *m,
+					  const char *op)
+{
+	size_t i;
+
+	for (i = 0; i < st_pmodel_nrows(m); i++)
+		if (!strcmp(st_pmodel_use(m, i)->op, op))
+			return st_pmodel_use(m, i);
+	cr_assert_fail("no row %s", op);
+	return NULL;
+}
+
+Test(tools_predict, model_first_call_excess_at_a_group)
+{
+	struct st_pmodel *m = load(first_json);
+	const struct st_pmodel_use *u = use_of(m, "MPI_Alltoall");
+	struct st_replay_model rm;
+	double v;
+
+	cr_expect_eq(st_pmodel_first_rows(m), 2);
+	cr_expect(u->has_first);
+	cr_expect_not(use_of(m, "MPI_Bcast")->has_first);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 131072);
+	cr_expect_float_eq(v, 196000, 1e-9);
+	/* The steady state is the median, as before. */
+	v = cost(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 600, 1e-9);
+	/* Through the replay model, too. */
+	st_pmodel_replay_model(m, &rm);
+	cr_assert(rm.coll_first);
+	v = rm.coll_first(rm.ctx, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	cr_expect_eq(u->first_calls, 3);
+	cr_expect_float_eq(u->first_ns, 216000, 1e-9);
+	cr_expect_eq(u->lookups, 1);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_excess_of_the_nearest_group)
+{
+	struct st_pmodel *m = load(first_json);
+	double v;
+
+	/* Near 128 KiB in log d. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 100000);
+	cr_expect_float_eq(v, 196000, 1e-9);
+	/* 2 KiB: 8 B is 7.8 octaves off, 128 KiB 6.0 (1 KiB says null). */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 2000);
+	cr_expect_float_eq(v, 196000, 1e-9);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 1024);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	/* p = 4 gives none: p = 2's, one octave off in p. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 4, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	/* A nonblocking form on the blocking form's row. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_IALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	cr_expect_eq(use_of(m, "MPI_Alltoall")->first_calls, 5);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_excess_is_zero_without_one)
+{
+	struct st_pmodel *m = load(first_json);
+	struct st_pmodel *plain = load(table_json);
+	double v;
+
+	v = st_pmodel_coll_first(m, ST_FN_MPI_BCAST, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	/* A first call below the median costs nothing more. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLREDUCE, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	cr_expect_eq(use_of(m, "MPI_Allreduce")->first_calls, 0);
+	cr_expect_eq(use_of(m, "MPI_Bcast")->first_calls, 0);
+	v = st_pmodel_coll_first(plain, ST_FN_MPI_ALLREDUCE, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	v = st_pmodel_coll_first(plain, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	cr_expect_eq(st_pmodel_first_rows(plain), 0);
+	st_pmodel_free(plain);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_excess_is_zero_in_mean_mode)
+{
+	struct st_pmodel *m = load(first_json);
+	const struct st_pmodel_use *u = use_of(m, "MPI_Alltoall");
+	double v;
+
+	cr_expect_float_eq(u->mean_factor, 2.0, 1e-12);
+	st_pmodel_mean(m, 1);
+	v = cost(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 1200, 1e-9);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	st_pmodel_mean(m, 0);
+	/* Under a bound: unscaled and not counted. */
+	st_pmodel_bound(m, 1);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	st_pmodel_bound(m, 0);
+	cr_expect_eq(u->first_calls, 0);
+	cr_expect_float_eq(u->first_ns, 0, 1e-12);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_of_an_unknown_function)
+{
+	struct st_pmodel *m = load(first_json);
+
+	cr_expect_lt(st_pmodel_coll_first(m, ST_FN_MPI_SCATTER, 2, 8), 0);
+	cr_expect_lt(st_pmodel_coll_first(m, ST_FN_MPI_IGATHER, 2, 8), 0);
+	cr_expect_lt(st_pmodel_coll_first(m, ST_FN_COUNT, 2, 8), 0);
+	st_pmodel_free(m);
+}
+
+/* 'text' with its first 'what' replaced by 'with' (malloc'd). */
+static char *replaced(const char *text, const char *what, const char *with)
+{
+	const char *at = strstr(text, what);
+	size_t n = strlen(text) - strlen(what) + strlen(with) + 1;
+	char *t = malloc(n);
+
+	cr_assert(at && t);
+	snprintf(t, n, "%.*s%s%s", (int)(at - text), text, with,
+		 at + strlen(what));
+	return t;
+}
+
+Test(tools_predict, model_refuses_a_bad_first_call_cost)
+{
+	static const char *const bad[] = { "-1", "\"fast\"", "1e999",
+					   "true", "[1]" };
+	struct st_pmodel *m;
+	char err[256], *t;
+	double v;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t = replaced(first_json, "10600", bad[i]);
+		m = NULL;
+		cr_expect_eq(st_pmodel_parse(&m, t, strlen(t), "f.json", err,
+					     sizeof(err)), -EBADMSG,
+			     "accepted first_ns %s", bad[i]);
+		cr_expect_null(m);
+		cr_expect(strstr(err, "'f.json': operation MPI_Alltoall: "
+				 "bad \"first_ns\" in group 1"), "%s", err);
+		free(t);
+	}
+	/* 0 is a first call that cost nothing: fine. */
+	t = replaced(first_json, "10600", "0");
+	cr_expect_eq(st_pmodel_parse(&m, t, strlen(t), "f.json", err,
+				     sizeof(err)), 0, "%s", err);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	st_pmodel_free(m);
+	free(t);
+}
+
+/*
  * A 2-rank run: rank r computes 1000 * (r + 1) ns, Allreduce (8 B);
  * rank 0 sends 100 B to rank 1 (tag 4), which receives it after 200 ns;
  * both compute 300 ns more and finalize.  Measured durations are 5 us
@@ -493,6 +688,164 @@ Test(tools_predict, command_predicts_a_run)
 	cr_assert_eq(c.status, 0, "%s", c.err);
 	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"),
 			   5066 + 2500, 1e-6, "%s", c.out);
+	captured_free(&c);
+	remove_tree(dir);
+}
+
+/* Key 'key' of the "table_use" row of 'op' in predict's JSON 'text'. */
+static double json_use(const char *text, const char *op, const char *key)
+{
+	const struct st_json *u;
+	struct st_json *j;
+	double v = NAN;
+	size_t i;
+
+	cr_assert_eq(st_json_parse(text, strlen(text), &j, NULL, 0), 0,
+		     "not JSON: %s", text);
+	u = st_json_get(j, "table_use");
+	cr_assert(u && u->type == ST_JSON_ARR);
+	for (i = 0; i < u->n; i++)
+		if (!strcmp(st_json_str(st_json_get(&u->items[i], "op"), ""),
+			    op))
+			v = st_json_num(st_json_get(&u->items[i], key), NAN);
+	st_json_free(j);
+	return v;
+}
+
+/* The top-level boolean 'key' of JSON 'text': 0, 1, or -1 if none. */
+static int json_bool(const char *text, const char *key)
+{
+	const struct st_json *b;
+	struct st_json *j;
+	int v = -1;
+
+	cr_assert_eq(st_json_parse(text, strlen(text), &j, NULL, 0), 0,
+		     "not JSON: %s", text);
+	b = st_json_get(j, key);
+	if (b && b->type == ST_JSON_BOOL)
+		v = b->boolean;
+	st_json_free(j);
+	return v;
+}
+
+/* Text output with its wrapped header lines joined again (in place). */
+/* The continuation lines of the wrapped header fit in 100 columns. */
+static void expect_wrapped_fit(const char *text)
+{
+	const char *line, *nl;
+
+	for (line = text; (nl = strchr(line, '\n')); line = nl + 1)
+		if (!strncmp(line, "              ", 14) ||
+		    !strncmp(line, "first calls:", 12))
+			cr_expect_leq(nl - line, 100, "too long: %.*s",
+				      (int)(nl - line), line);
+}
+
+static char *unwrap(char *text)
+{
+	static const char cont[] = "\n              ";
+	char *at;
+
+	while ((at = strstr(text, cont))) {
+		*at = ' ';
+		memmove(at + 1, at + sizeof(cont) - 1,
+			strlen(at + sizeof(cont) - 1) + 1);
+	}
+	return text;
+}
+
+Test(tools_predict, command_charges_first_calls)
+{
+	char dir[64], run[128], table[128], *t;
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	write_run(run, 0, 2);
+	/*
+	 * Allreduce measured at p = 2, 8 B: its formula's 1516 ns, and a
+	 * first call of 11516 ns (10 us more).
+	 */
+	t = replaced(table_json, "\"groups\": []", "\"groups\": [{\"p\": 2, "
+		     "\"d_bytes\": 8, \"median_ns\": 1516, \"first_ns\": "
+		     "11516, \"first_runs\": 3}]");
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	write_table(table, t);
+	free(t);
+
+	/* The run's one Allreduce is its first: 5066 (as above) + 10000. */
+	c = predict(dir, "--json", "--statistic=median", NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 15066,
+			   1e-6, "%s", c.out);
+	/* The bounds charge it too, unscaled. */
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_lo_ns"),
+			   15066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_hi_ns"),
+			   15066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "critical_path", "comm_ns"),
+			   11516 + 1050, 1e-6);
+	cr_expect_eq(json_bool(c.out, "first_calls"), 1, "%s", c.out);
+	/* Counted once, not again by the bound passes. */
+	cr_expect_float_eq(json_use(c.out, "MPI_Allreduce", "first_calls"), 1,
+			   1e-12, "%s", c.out);
+	cr_expect_float_eq(json_use(c.out, "MPI_Allreduce", "first_ns"),
+			   10000, 1e-6, "%s", c.out);
+	/* Rows the run did not use are not listed. */
+	cr_expect(isnan(json_use(c.out, "MPI_Gather", "first_calls")));
+	cr_expect_float_eq(json_use(c.out, "MPI_Send->MPI_Recv",
+				    "first_calls"), 0, 1e-12, "%s", c.out);
+	captured_free(&c);
+
+	/* --no-first: exactly the excess less. */
+	c = predict(dir, "--json", "--statistic=median", "--no-first");
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
+			   1e-6, "%s", c.out);
+	cr_expect_eq(json_bool(c.out, "first_calls"), 0, "%s", c.out);
+	cr_expect_float_eq(json_use(c.out, "MPI_Allreduce", "first_calls"), 0,
+			   1e-12, "%s", c.out);
+	captured_free(&c);
+
+	c = predict(dir, "--statistic=median", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	expect_wrapped_fit(c.out);
+	unwrap(c.out);
+	cr_expect(strstr(c.out, "\nfirst calls:  charged from 1 table row (the "
+			 "first instance of each operation, p and size adds "
+			 "its first call's cost over the median): "
+			 "MPI_Allreduce: 1 instance, +10.0 us in all\n"),
+		  "%s", c.out);
+	captured_free(&c);
+
+	c = predict(dir, "--statistic=median", "--no-first", NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, "\nfirst calls:  not charged (--no-first)\n"),
+		  "%s", c.out);
+	captured_free(&c);
+
+	/* An application-trace table: the mean, which holds them. */
+	c = predict(dir, "--json", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
+			   1e-6, "%s", c.out);
+	cr_expect_eq(json_bool(c.out, "first_calls"), 0, "%s", c.out);
+	captured_free(&c);
+	c = predict(dir, NULL, NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	unwrap(c.out);
+	cr_expect(strstr(c.out, "\nfirst calls:  not charged: each row's mean "
+			 "holds them (1 table row gives them)\n"), "%s",
+		  c.out);
+	captured_free(&c);
+
+	/* A table without first calls says so. */
+	write_table(table, table_json);
+	c = predict(dir, "--statistic=median", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, "\nfirst calls:  not charged (the table gives "
+			 "no first-call costs)\n"), "%s", c.out);
 	captured_free(&c);
 	remove_tree(dir);
 }

@@ -203,18 +203,17 @@ static int c_inject(void *ctx, unsigned fn, double *ns)
 
 static struct consts model_c = { .coll = 50, .local = 5, .xfer = 100 };
 
-/* Replay 'n' scripts, with global time if 'global'. */
-static int replay_g(struct script *s, int n, const struct consts *c,
+/* Replay 'n' scripts on model 'm', with global time if 'global'. */
+static int replay_m(struct script *s, int n, const struct st_replay_model *m,
 		    double scale, int global, struct st_replay **out,
 		    char *err, size_t errlen)
 {
-	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject };
 	struct st_replay_opts o;
 	int r;
 
 	st_replay_opts_init(&o);
 	o.compute_scale = scale;
-	cr_assert_eq(st_replay_new(out, n, &m, &o), 0);
+	cr_assert_eq(st_replay_new(out, n, m, &o), 0);
 	for (r = 0; r < n; r++) {
 		struct st_replay_source src = { &s[r], s_next,
 						global ? s_global : NULL };
@@ -223,6 +222,17 @@ static int replay_g(struct script *s, int n, const struct consts *c,
 		cr_assert_eq(st_replay_set_source(*out, r, &src), 0);
 	}
 	return st_replay_run(*out, err, errlen);
+}
+
+/* Replay 'n' scripts on constants 'c', with global time if 'global'. */
+static int replay_g(struct script *s, int n, const struct consts *c,
+		    double scale, int global, struct st_replay **out,
+		    char *err, size_t errlen)
+{
+	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject,
+				     NULL };
+
+	return replay_m(s, n, &m, scale, global, out, err, errlen);
 }
 
 /* Replay 'n' scripts; returns st_replay_run()'s result. */
@@ -662,6 +672,155 @@ Test(tools_replay, scan_waits_for_lower_ranks_only)
 	free_scripts(s, 3);
 }
 
+/*
+ * A model with first calls: the constants, and the first instance of a
+ * (fn, p, d) costs 'at8' more at 8 B, 'other' more at other sizes.  It
+ * keeps what it was asked.
+ */
+struct firsts {
+	struct consts c;	/* first: the ctx is also a struct consts */
+	double at8, other;
+	int asked;
+	unsigned fn[8];
+	long p[8];
+	double d[8];
+};
+
+static double c_coll_first(void *ctx, unsigned fn, long p, double d)
+{
+	struct firsts *f = ctx;
+
+	if (f->asked < 8) {
+		f->fn[f->asked] = fn;
+		f->p[f->asked] = p;
+		f->d[f->asked] = d;
+	}
+	f->asked++;
+	return d == 8 ? f->at8 : f->other;
+}
+
+/*
+ * Two ranks: rank 0 computes 100 ns, rank 1 none; three Allreduces (8 B,
+ * 8 B, 64 B), 10 ns of compute after each.
+ */
+static void three_allreduces(struct script *s)
+{
+	struct st_event *e;
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, r ? 1000000 : 0);
+		s_compute(&s[r], r ? 0 : 100);
+		s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 1, 999);
+		s_compute(&s[r], 10);
+		s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 2, 999);
+		s_compute(&s[r], 10);
+		e = s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 3, 999);
+		e->sbytes = e->rbytes = 64;
+		s_compute(&s[r], 10);
+		s_finalize(&s[r]);
+	}
+}
+
+Test(tools_replay, first_call_is_charged_once_per_key)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	const struct st_replay_fn *fn;
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	three_allreduces(s);
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/*
+	 * 100 + (50 + 1000) + 10 + 50 + 10 + (50 + 3000) + 10: the second
+	 * 8 B instance is not a first one.
+	 */
+	cr_expect_float_eq(PRED(rp, 0), 4280, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 4280, 1e-9);
+	cr_assert_eq(f.asked, 2);
+	cr_expect_eq(f.fn[0], ST_FN_MPI_ALLREDUCE);
+	cr_expect_eq(f.p[0], 2);
+	cr_expect_float_eq(f.d[0], 8, 1e-12);
+	cr_expect_eq(f.fn[1], ST_FN_MPI_ALLREDUCE);
+	cr_expect_float_eq(f.d[1], 64, 1e-12);
+	/* In the calls: 1050 + 1150, 2 x 50, 2 x 3050. */
+	fn = fn_of(rp, ST_FN_MPI_ALLREDUCE);
+	cr_assert(fn);
+	cr_expect_float_eq(fn->pred_ns, 8400, 1e-9);
+	cr_expect_eq(fn->n_model, 6);
+	cr_expect_float_eq(st_replay_stats(rp)->path.comm_ns, 4150, 1e-9);
+	st_replay_free(rp);
+
+	/* A new replay charges its first calls again. */
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_float_eq(PRED(rp, 0), 4280, 1e-9);
+	cr_expect_eq(f.asked, 4);
+	st_replay_free(rp);
+
+	/* Without coll_first: the steady state, 100 + 3 x 60. */
+	m.coll_first = NULL;
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_float_eq(PRED(rp, 0), 280, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 280, 1e-9);
+	cr_expect_eq(f.asked, 4);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, first_call_is_not_charged_to_measured_costs)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100,
+				   .missing = ST_FN_MPI_ALLREDUCE },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	three_allreduces(s);
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/* The measured 999 per instance, nothing more. */
+	cr_expect_float_eq(PRED(rp, 0), 100 + 3 * (999 + 10), 1e-9);
+	cr_expect_eq(f.asked, 0);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, first_call_excess_reaches_every_member)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	/* The root leaves before the late non-root arrives: both pay. */
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 1000 : 0);
+		s_coll(&s[r], ST_FN_MPI_BCAST, 1, 1)->root = 0;
+		s_coll(&s[r], ST_FN_MPI_BCAST, 2, 1)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/* Root: 1050, then 1100; rank 1: 1000 + 1050, then 2100. */
+	cr_expect_float_eq(PRED(rp, 0), 1100, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 2100, 1e-9);
+	cr_expect_eq(f.asked, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
 Test(tools_replay, persistent_collective_starts_at_mpi_start)
 {
 	struct script s[2];
@@ -1023,7 +1182,8 @@ Test(tools_replay, rank_that_ends_early_is_an_error)
 
 Test(tools_replay, missing_rank_stream_is_an_error)
 {
-	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL };
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
+				     NULL };
 	struct st_replay_source src;
 	struct st_replay *rp;
 	struct script s[1];
@@ -1087,7 +1247,8 @@ Test(tools_replay, unmatched_receive_does_not_hang)
 
 Test(tools_replay, bad_arguments)
 {
-	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL };
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
+				     NULL };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 
@@ -1245,7 +1406,10 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 {
 	enum { NR = 8 };
 	const long steps = 25000;
-	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL };
+	/* First calls on: the path every collective takes with a table. */
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
 	struct file_src fs[NR];
 	struct st_replay *rp;
 	const struct st_replay_stats *st;
@@ -1287,6 +1451,8 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 	dt = now_s() - t0;
 	st = st_replay_stats(rp);
 	cr_expect_eq(st->records, n);
+	/* One Allreduce key, asked once over steps / 4 instances. */
+	cr_expect_eq(f.asked, 1);
 	cr_expect_eq(st->unmatched_sends, 0);
 	cr_expect_eq(st->released, 0);
 	/* A ring step has 2 messages and 2 requests per rank in flight. */
