@@ -646,7 +646,8 @@ static void summarise_first(struct st_table *t)
 		f->group = (size_t)*g;
 		t->first[n++] = *f;
 	}
-	qsort(t->first, n, sizeof(*t->first), cmp_first);
+	if (n)
+		qsort(t->first, n, sizeof(*t->first), cmp_first);
 	for (i = 0; i < n; i = j) {
 		struct st_table_group *g = &t->groups[t->first[i].group];
 		size_t k;
