@@ -285,16 +285,23 @@ static int note_first(struct st_table *t, int kind, unsigned fn,
 	return 1;
 }
 
+/* Whether a sample can be added: the rules of st_table_add(). */
+static int sample_ok(const struct st_table *t, int kind, unsigned fn,
+		     unsigned fn2, long p, double d, double cost_ns)
+{
+	return !t->finished && isfinite(cost_ns) && p >= 1 && d >= 0 &&
+	       isfinite(d) && st_fn_desc(fn) &&
+	       (kind != ST_TABLE_P2P || st_fn_desc(fn2)) &&
+	       (kind == ST_TABLE_COLL || kind == ST_TABLE_P2P);
+}
+
 int st_table_add_first(struct st_table *t, int kind, unsigned fn,
 		       unsigned fn2, long p, double d, uint32_t run,
 		       double cost_ns)
 {
 	int rc;
 
-	if (t->finished || !isfinite(cost_ns) || p < 1 || !(d >= 0) ||
-	    !isfinite(d) || !st_fn_desc(fn) ||
-	    (kind == ST_TABLE_P2P && !st_fn_desc(fn2)) ||
-	    (kind != ST_TABLE_COLL && kind != ST_TABLE_P2P))
+	if (!sample_ok(t, kind, fn, fn2, p, d, cost_ns))
 		return -EINVAL;
 	rc = note_first(t, kind, fn, fn2, p, d, run, cost_ns);
 	return rc < 0 ? rc : 0;
@@ -310,8 +317,7 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 	size_t oi;
 	int added, rc;
 
-	if (t->finished || !isfinite(cost_ns) || p < 1 || !(d >= 0) ||
-	    !isfinite(d))
+	if (!sample_ok(t, kind, fn, fn2, p, d, cost_ns))
 		return -EINVAL;
 	if ((rc = op_get(t, kind, fn, fn2, &oi)))
 		return rc;
