@@ -36,8 +36,10 @@ WRITER_SRC := $(sort $(wildcard writer/*.c))
 SYNC_SRC := $(sort $(wildcard sync/*.c))
 PMPI_PURE := pmpi/bytes.c
 PMPI_SRC := $(filter-out $(PMPI_PURE),$(sort $(wildcard pmpi/*.c)))
-GEN_SRC := tools/gen-wrappers.c tools/wrappers-def.c
-TOOL_SRC := $(filter-out $(GEN_SRC),$(sort $(wildcard tools/*.c)))
+GEN_SRC := $(sort $(wildcard tools/gen/*.c))
+ANALYSIS_SRC := $(sort $(wildcard tools/analysis/*.c))
+CLI_SRC := $(sort $(wildcard tools/cli/*.c))
+TOOL_SRC := $(ANALYSIS_SRC) $(CLI_SRC)
 BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 APP_C := $(sort $(wildcard tests/integration/apps/*.c))
@@ -60,7 +62,7 @@ CLI := $(BUILD)/synctrace
 GEN := $(BUILD)/gen-wrappers
 BENCH := $(BUILD)/synctrace-bench
 UNIT := $(BUILD)/unit-tests
-HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*.h))
+HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
 	check-exports check-coverage conformance bench install clean
@@ -69,7 +71,7 @@ HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*.h))
 all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
 
 deps:
-	$(Q)sh tools/install-deps.sh
+	$(Q)sh tools/scripts/install-deps.sh
 
 # Generated code: one run writes both files (grouped target).
 $(BUILD)/gen/wrappers.c $(BUILD)/gen/ops.h &: wrappers.def $(GEN)
@@ -105,8 +107,8 @@ $(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
 
 $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
-		$(filter-out $(BUILD)/tools/gen-wrappers.o,$(GEN_OBJ)) \
-		$(filter-out $(BUILD)/tools/synctrace.o,$(TOOL_OBJ))
+		$(filter-out $(BUILD)/tools/gen/main.o,$(GEN_OBJ)) \
+		$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion -lz -lm
 
 # Integration apps are the application's side: no sanitizer flags.
@@ -125,10 +127,12 @@ check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
 		sh tests/integration/run.sh
 
-# Every header compiles on its own.
+# Every header compiles on its own, and every file keeps to its layer.
 check-headers: $(BUILD)/gen/ops.h
+	$(Q)sh tests/check-layers.sh
 	$(Q)for h in $(HEADERS); do \
-		case $$h in pmpi/*) cc="$(MPICC)";; *) cc="$(CC)";; esac; \
+		case $$h in pmpi/*|tools/bench/*) cc="$(MPICC)";; \
+		*) cc="$(CC)";; esac; \
 		printf '#include "%s"\n' $$h | \
 		$$cc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
 			-I$(BUILD) -x c -fsyntax-only - || exit 1; \
@@ -153,7 +157,7 @@ bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 
 demo: deps all $(APPS)
-	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/demo.sh
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
@@ -161,7 +165,7 @@ install: all
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
-	sed -e 's|@PREFIX@|$(PREFIX)|' tools/synctrace.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' pmpi/synctrace.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/synctrace.pc
 
 clean:

@@ -1,6 +1,6 @@
 /*
  * writer/fn-info.h: public; the vocabulary that says what a function id
- * means.  wrappers.def names these values, tools/gen-wrappers writes
+ * means.  wrappers.def names these values, tools/gen writes
  * them into the ST_FN_LIST table of gen/ops.h, and the interposer and
  * the tools read them from there.  Values are stored in traces only
  * through the function id, so reordering them does not change a trace.

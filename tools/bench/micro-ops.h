@@ -1,7 +1,7 @@
 /*
  * tools/bench/micro-ops.h: the operations "synctrace-bench micro"
  * measures, by name.  This part is free of mpi.h so that the synctrace
- * command (tools/cmd-bench.c), which never links MPI, checks --ops
+ * command (tools/cli/cmd-bench.c), which never links MPI, checks --ops
  * against the same list before it starts a job; tools/bench/micro-run.h
  * has the MPI side (buffers, the calls and their records).
  *

@@ -1,0 +1,208 @@
+/*
+ * tests/unit/analysis-like.c: the (operation, size) pairs of a traced run
+ * (tools/analysis/like.c), for 'synctrace bench --like'.  Every byte class maps
+ * to the bench's operation at the bench's size, nonblocking, persistent
+ * and large-count forms to their blocking one; what the bench cannot
+ * measure is counted, not mapped; a run's pairs come out sorted and
+ * distinct, rounded to powers of two when they name too many sizes; a
+ * directory that is no run is refused with its message.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "tools/bench/micro-ops.h"
+#include "tools/analysis/like.h"
+#include "tools-test.h"
+
+static char dir[256];
+
+static void setup(void)
+{
+	scratch_dir(dir, sizeof(dir));
+}
+
+static void teardown(void)
+{
+	remove_tree(dir);
+}
+
+TestSuite(tools_like, .init = setup, .fini = teardown);
+
+static int map(unsigned fn, uint32_t p, uint64_t sbytes, uint64_t rbytes,
+	       uint64_t *size)
+{
+	struct st_event ev;
+
+	fake_call(&ev, fn, 10, 20, 1);
+	ev.comm_size = p;
+	ev.sbytes = sbytes;
+	ev.rbytes = rbytes;
+	*size = 12345;
+	return st_like_map(&ev, size);
+}
+
+Test(tools_like, each_class_maps_to_the_benchs_operation_and_size)
+{
+	static const struct {
+		unsigned fn;
+		uint32_t p;
+		uint64_t s, r;
+		int op;
+		uint64_t size;
+	} c[] = {
+		{ ST_FN_MPI_ALLREDUCE, 2, 8, 8, ST_MICRO_ALLREDUCE, 8 },
+		{ ST_FN_MPI_BARRIER, 4, 0, 0, ST_MICRO_BARRIER, 0 },
+		/* A broadcast's receiver: the message it got. */
+		{ ST_FN_MPI_BCAST, 4, 0, 64, ST_MICRO_BCAST, 64 },
+		{ ST_FN_MPI_BCAST, 4, 64, 0, ST_MICRO_BCAST, 64 },
+		/* Alltoall: the block sent to each rank. */
+		{ ST_FN_MPI_ALLTOALL, 4, 4096, 4096, ST_MICRO_ALLTOALL, 1024 },
+		{ ST_FN_MPI_IALLTOALL_C, 4, 4096, 4096, ST_MICRO_ALLTOALL,
+		  1024 },
+		/* Gather: one rank's block; scatter: the block it gets. */
+		{ ST_FN_MPI_GATHER, 4, 16, 64, ST_MICRO_GATHER, 16 },
+		{ ST_FN_MPI_ALLGATHERV, 4, 24, 96, ST_MICRO_ALLGATHERV, 24 },
+		{ ST_FN_MPI_ISCATTER, 4, 128, 32, ST_MICRO_SCATTER, 32 },
+		{ ST_FN_MPI_IREDUCE_SCATTER, 4, 64, 16,
+		  ST_MICRO_REDUCE_SCATTER, 16 },
+		{ ST_FN_MPI_REDUCE_INIT, 2, 40, 40, ST_MICRO_REDUCE, 40 },
+		{ ST_FN_MPI_ALLREDUCE_INIT, 2, 8, 8, ST_MICRO_ALLREDUCE, 8 },
+		{ ST_FN_MPI_ISSEND, 2, 512, 0, ST_MICRO_PINGPONG, 512 },
+		{ ST_FN_MPI_SENDRECV_REPLACE, 2, 256, 256, ST_MICRO_SENDRECV,
+		  256 },
+	};
+	uint64_t size;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		cr_expect_eq(map(c[i].fn, c[i].p, c[i].s, c[i].r, &size),
+			     c[i].op, "case %zu: operation", i);
+		cr_expect_eq(size, c[i].size, "case %zu: size %llu", i,
+			     (unsigned long long)size);
+	}
+}
+
+Test(tools_like, what_the_bench_lacks_is_not_mapped)
+{
+	unsigned fns[] = { ST_FN_MPI_RECV, ST_FN_MPI_NEIGHBOR_ALLGATHER,
+			   ST_FN_MPI_INEIGHBOR_ALLGATHERV, ST_FN_MPI_WAITALL,
+			   ST_FN_MPI_INIT };
+	struct st_event ev;
+	uint64_t size;
+	size_t i;
+
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		cr_expect_eq(map(fns[i], 2, 8, 8, &size), -1, "fn %u", fns[i]);
+	/* The root side of an inter-communicator: no block to size. */
+	fake_call(&ev, ST_FN_MPI_GATHER, 1, 2, 1);
+	ev.comm_size = 2;
+	ev.root = ST_RANK_ROOT;
+	ev.rbytes = 64;
+	cr_expect_eq(st_like_map(&ev, &size), -2);
+	ev.root = ST_RANK_PROC_NULL;
+	cr_expect_eq(st_like_map(&ev, &size), -2);
+	fake_call(&ev, ST_FN_MPI_ISEND, 1, 2, 1);
+	ev.peer = ST_RANK_PROC_NULL;
+	cr_expect_eq(st_like_map(&ev, &size), -2);
+	/* Only call records are operations. */
+	fake_call(&ev, ST_FN_MPI_ALLREDUCE, 1, 2, 1);
+	ev.kind = ST_REC_START;
+	cr_expect_eq(st_like_map(&ev, &size), -1);
+}
+
+static void rank_file(int rank, const unsigned *fn, const uint64_t *sbytes,
+		      int n)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	int i;
+
+	fake_rank_open(&fr, dir, rank, "h", "0");
+	for (i = 0; i < n; i++) {
+		fake_call(&ev, fn[i], 100 * (uint64_t)i, 100 * (uint64_t)i + 50,
+			  1);
+		ev.comm = 1ull << 32;
+		ev.comm_size = 2;
+		ev.seq = (uint64_t)i + 1;
+		ev.sbytes = sbytes[i];
+		ev.rbytes = sbytes[i];
+		if (fn[i] == ST_FN_MPI_ISEND || fn[i] == ST_FN_MPI_IRECV) {
+			ev.seq = 0;
+			ev.peer = 1 - rank;
+			ev.req = (uint64_t)i + 1;
+		}
+		fake_append(&fr, &ev);
+	}
+	fake_rank_close(&fr);
+}
+
+Test(tools_like, a_runs_pairs_in_first_call_order_and_distinct)
+{
+	unsigned fn[] = { ST_FN_MPI_ALLTOALL, ST_FN_MPI_ALLREDUCE,
+			  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, ST_FN_MPI_WAITALL,
+			  ST_FN_MPI_ALLREDUCE, ST_FN_MPI_ALLREDUCE,
+			  ST_FN_MPI_NEIGHBOR_ALLGATHER };
+	uint64_t sb[] = { 2048, 64, 512, 0, 0, 8, 64, 8 };
+	struct st_like like;
+	char buf[256], err[512];
+
+	fake_index(dir, 2, 1);
+	rank_file(0, fn, sb, 8);
+	rank_file(1, fn, sb, 7);
+	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(buf, "alltoall:1024,allreduce:64,pingpong:512,"
+			 "allreduce:8");
+	cr_expect_eq(like.nranks, 2);
+	cr_expect_eq(like.calls, 15);
+	cr_expect_eq(like.mapped, 10, "3 allreduce, alltoall, isend x 2");
+	cr_expect_eq(like.unmapped, 1, "the neighbourhood collective");
+	cr_expect_str_eq(like.unmapped_fn, "MPI_Neighbor_allgather");
+	cr_expect_eq(like.npairs, 4);
+	cr_expect_eq(like.binned, 0);
+	/* Too short a buffer is an error, not a cut list. */
+	cr_expect_eq(st_like_pairs(dir, buf, 20, &like, err, sizeof(err)),
+		     -E2BIG);
+}
+
+Test(tools_like, too_many_sizes_are_rounded_to_powers_of_two)
+{
+	unsigned fn[100];
+	uint64_t sb[100];
+	struct st_like like;
+	char buf[4096], err[512];
+	int i;
+
+	/* 100 sizes from 1000 to 100000 B: over the bench's 64. */
+	for (i = 0; i < 100; i++) {
+		fn[i] = ST_FN_MPI_ALLREDUCE;
+		sb[i] = 1000 * (uint64_t)(i + 1);
+	}
+	fake_index(dir, 1, 1);
+	rank_file(0, fn, sb, 100);
+	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), 0, "%s", err);
+	cr_expect_eq(like.binned, 1);
+	/* 1000 rounds to 1024; 100000 to 131072 (above 2^16 * sqrt 2). */
+	cr_expect_str_eq(buf, "allreduce:1024,allreduce:2048,"
+			 "allreduce:4096,allreduce:8192,allreduce:16384,"
+			 "allreduce:32768,allreduce:65536,allreduce:131072");
+}
+
+Test(tools_like, refusals)
+{
+	unsigned fn[] = { ST_FN_MPI_WAITALL };
+	uint64_t sb[] = { 0 };
+	struct st_like like;
+	char buf[256], err[512];
+
+	cr_expect_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), -ENOENT);
+	cr_expect(strstr(err, "not a synctrace run"), "%s", err);
+	fake_index(dir, 1, 1);
+	rank_file(0, fn, sb, 1);
+	cr_expect_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), -ENOENT);
+	cr_expect(strstr(err, "no operation that synctrace bench measures "
+			 "(1 call read)"), "%s", err);
+}

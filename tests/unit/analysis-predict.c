@@ -1,0 +1,976 @@
+/*
+ * tests/unit/analysis-predict.c: 'synctrace predict' end to end on runs
+ * written through the real writer, with small hand-written cost tables
+ * whose answers can be worked out by hand; the table model's lookups
+ * (formula pieces, blocking forms of nonblocking functions, the
+ * point-to-point rows, range counts, first-call costs); and the JSON
+ * reader under it.
+ */
+#include "tests/unit/tools-test.h"
+
+#include <math.h>
+
+#include "tools/analysis/predict-json.h"
+#include "tools/analysis/predict-model.h"
+#include "tools/analysis/replay.h"
+#include "tools/cli/synctrace.h"
+
+#define WORLD 0x100000000ULL
+
+/*
+ * A table: Allreduce a + b log2(p) + c d in two pieces; Gather 100 + d
+ * with group medians that disagree, and totals that make its mean time
+ * after the last arrival 1712 ns per rank (171200 ns over 100 rank
+ * samples) against a mean median of 856 ns (34240 over 40 samples);
+ * Barrier as one group's median (95 % CI 630..840); Send->Recv 1000 +
+ * 0.5 d; Sendrecv 3000.
+ */
+static const char table_json[] =
+"{\"format\": \"synctrace-table\", \"version\": 1,\n"
+" \"metadata\": {\"mpi_library\": \"MPICH Version: 4.0.2\",\n"
+"   \"hosts\": [\"nodeA\", \"nodeB\"], \"process_counts\": [2, 4],\n"
+"   \"date\": \"2026-01-01 00:00:00 UTC\", \"ci_level\": 0.95},\n"
+" \"operations\": [\n"
+"  {\"op\": \"MPI_Allreduce\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Allreduce\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 4, \"d_min_bytes\": 8, \"d_max_bytes\": 65536,\n"
+"   \"model\": {\"pieces\": 2, \"d_below_bytes\": 1024,\n"
+"    \"d_split_bytes\": 4096, \"piece\": [\n"
+"     {\"terms\": [{\"name\": \"a\", \"fn\": \"1\", \"coef\": 1000},\n"
+"                {\"name\": \"b\", \"fn\": \"log2(p)\", \"coef\": 500},\n"
+"                {\"name\": \"c\", \"fn\": \"1\", \"coef\": 2}]},\n"
+"     {\"terms\": [{\"name\": \"a\", \"fn\": \"1\", \"coef\": 9000},\n"
+"                {\"name\": \"c\", \"fn\": \"p\", \"coef\": 0.5}]}]},\n"
+"   \"groups\": []},\n"
+"  {\"op\": \"MPI_Gather\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Gather\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 4, \"d_min_bytes\": 8, \"d_max_bytes\": 1024,\n"
+"   \"model\": {\"pieces\": 1, \"piece\": [\n"
+"     {\"terms\": [{\"name\": \"a\", \"fn\": \"1\", \"coef\": 100},\n"
+"                {\"name\": \"c\", \"fn\": \"1\", \"coef\": 1}]}]},\n"
+"   \"call_ns\": 200000, \"wait_ns\": 28800,\n"
+"   \"groups\": [{\"p\": 4, \"d_bytes\": 8, \"median_ns\": 900,\n"
+"     \"n_in\": 10},\n"
+"     {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 1524, \"n_in\": 10},\n"
+"     {\"p\": 2, \"d_bytes\": 8, \"median_ns\": 500, \"n_in\": 20}]},\n"
+"  {\"op\": \"MPI_Barrier\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Barrier\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 0, \"d_max_bytes\": 0,\n"
+"   \"model\": null, \"no_model\": \"one group\",\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 0, \"median_ns\": 700,\n"
+"     \"ci_lo_ns\": 630, \"ci_hi_ns\": 840}]},\n"
+"  {\"op\": \"MPI_Send->MPI_Recv\", \"kind\": \"p2p\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": \"MPI_Recv\", \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1, \"d_max_bytes\": 4096,\n"
+"   \"model\": {\"pieces\": 1, \"piece\": [\n"
+"     {\"terms\": [{\"name\": \"a\", \"fn\": \"1\", \"coef\": 1000},\n"
+"                {\"name\": \"c\", \"fn\": \"1\", \"coef\": 0.5}]}]}},\n"
+"  {\"op\": \"MPI_Sendrecv\", \"kind\": \"p2p\",\n"
+"   \"fn\": \"MPI_Sendrecv\", \"recv_fn\": \"MPI_Sendrecv\",\n"
+"   \"p_min\": 2, \"p_max\": 2, \"d_min_bytes\": 8, \"d_max_bytes\": 8,\n"
+"   \"model\": null, \"groups\": [{\"p\": 2, \"d_bytes\": 8,\n"
+"   \"median_ns\": 3000}]}\n"
+" ]}\n";
+
+static struct st_pmodel *load(const char *text)
+{
+	struct st_pmodel *m;
+	char err[256];
+
+	cr_assert_eq(st_pmodel_parse(&m, text, strlen(text), "t.json", err,
+				     sizeof(err)), 0, "%s", err);
+	return m;
+}
+
+Test(tools_predict, json_parses_values_and_escapes)
+{
+	static const char doc[] =
+		" {\"a\": [1, -2.5e3, true, false, null],\n"
+		"  \"s\": \"x\\ty\\u00e9\\ud83d\\ude00\\\"\", \"o\": {}} ";
+	struct st_json *j;
+	const struct st_json *a;
+	char err[128];
+
+	cr_assert_eq(st_json_parse(doc, strlen(doc), &j, err, sizeof(err)),
+		     0, "%s", err);
+	a = st_json_get(j, "a");
+	cr_assert(a && a->type == ST_JSON_ARR && a->n == 5);
+	cr_expect_float_eq(a->items[1].num, -2500, 1e-12);
+	cr_expect_eq(a->items[2].type, ST_JSON_BOOL);
+	cr_expect_eq(a->items[2].boolean, 1);
+	cr_expect_eq(a->items[4].type, ST_JSON_NULL);
+	cr_expect_str_eq(st_json_str(st_json_get(j, "s"), ""),
+			 "x\ty\xc3\xa9\xf0\x9f\x98\x80\"");
+	cr_expect_eq(st_json_get(j, "o")->type, ST_JSON_OBJ);
+	cr_expect_null(st_json_get(j, "missing"));
+	st_json_free(j);
+}
+
+Test(tools_predict, json_rejects_what_is_not_json)
+{
+	static const char *const bad[] = {
+		"", "{", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "01", "1.", ".5",
+		"0x10", "inf", "\"\\x\"", "\"abc", "[1] 2", "\"\\ud800\"",
+		"tru", "{1: 2}", "\"a\nb\"",
+	};
+	struct st_json *j;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(st_json_parse(bad[i], strlen(bad[i]), &j, err,
+					   sizeof(err)), -EBADMSG,
+			     "accepted '%s'", bad[i]);
+		cr_expect_null(j);
+	}
+	cr_expect_eq(st_json_parse("[1,\n  x]", 8, &j, err, sizeof(err)),
+		     -EBADMSG);
+	cr_expect(strstr(err, "line 2 column 3"), "%s", err);
+}
+
+Test(tools_predict, json_limits_depth)
+{
+	char deep[200];
+	struct st_json *j;
+
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	cr_expect_eq(st_json_parse(deep, 200, &j, NULL, 0), -EBADMSG);
+	cr_expect_eq(st_json_parse(deep + 40, 120, &j, NULL, 0), 0);
+	st_json_free(j);
+}
+
+/* The cost the model gives (evaluated once: it counts lookups). */
+static double cost(struct st_pmodel *m, unsigned fn, long p, double d)
+{
+	return st_pmodel_coll(m, fn, p, d);
+}
+
+Test(tools_predict, model_evaluates_formula_pieces)
+{
+	struct st_pmodel *m = load(table_json);
+	const struct st_pmodel_use *u;
+	double v;
+
+	/* Piece 0 up to 1 KiB: 1000 + 500 log2 p + 2 d. */
+	v = cost(m, ST_FN_MPI_ALLREDUCE, 4, 8);
+	cr_expect_float_eq(v, 1000 + 500 * 2 + 16, 1e-9);
+	/* Piece 1 from 4 KiB: 9000 + 0.5 p d. */
+	v = cost(m, ST_FN_MPI_ALLREDUCE, 2, 8192);
+	cr_expect_float_eq(v, 9000 + 8192, 1e-9);
+	/* Between the two: the nearer in log d. */
+	v = cost(m, ST_FN_MPI_ALLREDUCE, 2, 1500);
+	cr_expect_float_eq(v, 1000 + 500 + 3000, 1e-9);
+	v = cost(m, ST_FN_MPI_ALLREDUCE, 2, 3500);
+	cr_expect_float_eq(v, 9000 + 3500, 1e-9);
+	/* Nonblocking, persistent, large-count: the blocking form. */
+	v = cost(m, ST_FN_MPI_IALLREDUCE, 2, 8);
+	cr_expect_float_eq(v, 1000 + 500 + 16, 1e-9);
+	v = cost(m, ST_FN_MPI_ALLREDUCE_INIT, 2, 8);
+	cr_expect_float_eq(v, 1000 + 500 + 16, 1e-9);
+	v = cost(m, ST_FN_MPI_ALLREDUCE_C, 2, 8);
+	cr_expect_float_eq(v, 1000 + 500 + 16, 1e-9);
+	v = cost(m, ST_FN_MPI_IBARRIER, 2, 0);
+	cr_expect_float_eq(v, 700, 1e-9);
+	cr_expect_lt(cost(m, ST_FN_MPI_BCAST, 2, 8), 0);
+	cr_expect_lt(cost(m, ST_FN_MPI_IBCAST, 2, 8), 0);
+	/* Uses: 7 Allreduce lookups, all inside the fitted ranges. */
+	u = st_pmodel_use(m, 0);
+	cr_expect_str_eq(u->op, "MPI_Allreduce");
+	cr_expect_eq(u->lookups, 7);
+	cr_expect_eq(u->p_out, 0);
+	cr_expect_eq(u->d_out, 0);
+	cost(m, ST_FN_MPI_ALLREDUCE, 8, 1e6);
+	cr_expect_eq(u->p_out, 1);
+	cr_expect_eq(u->d_out, 1);
+	cr_expect_eq(u->p_hi, 8);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_prefers_measured_groups_inside_their_range)
+{
+	struct st_pmodel *m = load(table_json);
+	double v;
+
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 500, 1e-9);
+	/* Linear between the two groups at p = 2. */
+	v = cost(m, ST_FN_MPI_GATHER, 2, 516);
+	cr_expect_float_eq(v, 500 + 1024 * 508.0 / 1016, 1e-9);
+	v = cost(m, ST_FN_MPI_GATHER, 4, 8);
+	cr_expect_float_eq(v, 900, 1e-9);
+	/* No group beyond d, or none at p: the formula. */
+	v = cost(m, ST_FN_MPI_GATHER, 2, 2048);
+	cr_expect_float_eq(v, 2148, 1e-9);
+	v = cost(m, ST_FN_MPI_GATHER, 4, 100);
+	cr_expect_float_eq(v, 200, 1e-9);
+	v = cost(m, ST_FN_MPI_GATHER, 3, 8);
+	cr_expect_float_eq(v, 108, 1e-9);
+	st_pmodel_formula_only(m, 1);
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 108, 1e-9);
+	cr_expect_eq(st_pmodel_use(m, 1)->lookups, 7);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_scales_to_the_mean)
+{
+	struct st_pmodel *m = load(table_json);
+	double v;
+
+	cr_expect_float_eq(st_pmodel_use(m, 1)->mean_factor, 2.0, 1e-12);
+	/* Rows without totals are not scaled. */
+	cr_expect_float_eq(st_pmodel_use(m, 0)->mean_factor, 1.0, 1e-12);
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 500, 1e-9);
+	st_pmodel_mean(m, 1);
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 1000, 1e-9);
+	v = cost(m, ST_FN_MPI_GATHER, 3, 8);
+	cr_expect_float_eq(v, 216, 1e-9);
+	v = cost(m, ST_FN_MPI_ALLREDUCE, 2, 8);
+	cr_expect_float_eq(v, 1516, 1e-9);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_bounds_costs_by_the_tables_intervals)
+{
+	struct st_pmodel *m = load(table_json);
+	size_t i;
+	double v;
+
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 700, 1e-9);
+	st_pmodel_bound(m, -1);
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 630, 1e-9);
+	/* A row without intervals stays as it is. */
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 500, 1e-9);
+	st_pmodel_bound(m, 1);
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 840, 1e-9);
+	st_pmodel_mean(m, 1);
+	v = cost(m, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 1000, 1e-9);
+	st_pmodel_bound(m, 0);
+	v = cost(m, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 700, 1e-9);
+	/* Lookups under a bound are not counted again. */
+	for (i = 0; i < st_pmodel_nrows(m); i++)
+		if (!strcmp(st_pmodel_use(m, i)->op, "MPI_Barrier"))
+			cr_expect_eq(st_pmodel_use(m, i)->lookups, 2);
+	cr_expect_float_eq(st_pmodel_ci_level(m), 0.95, 1e-12);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_point_to_point_rows)
+{
+	struct st_pmodel *m = load(table_json);
+	struct st_replay_model rm;
+	double local = -1, xfer = -1, v;
+
+	v = st_pmodel_p2p(m, ST_FN_MPI_SEND, 100);
+	cr_expect_float_eq(v, 1050, 1e-9);
+	v = st_pmodel_p2p(m, ST_FN_MPI_ISEND, 100);
+	cr_expect_float_eq(v, 1050, 1e-9);
+	v = st_pmodel_p2p(m, ST_FN_MPI_ISSEND, 100);
+	cr_expect_float_eq(v, 1050, 1e-9);
+	v = st_pmodel_p2p(m, ST_FN_MPI_IRECV, 100);
+	cr_expect_float_eq(v, 1050, 1e-9);
+	v = st_pmodel_p2p(m, ST_FN_MPI_SENDRECV, 8);
+	cr_expect_float_eq(v, 3000, 1e-9);
+	/* The table's cost runs from the later entry: no transfer time. */
+	st_pmodel_replay_model(m, &rm);
+	cr_expect_eq(rm.p2p(rm.ctx, ST_FN_MPI_RECV, 2000, &local, &xfer), 0);
+	cr_expect_float_eq(local, 2000, 1e-9);
+	cr_expect_float_eq(xfer, 0, 1e-12);
+	v = rm.coll(rm.ctx, ST_FN_MPI_BARRIER, 2, 0);
+	cr_expect_float_eq(v, 700, 1e-9);
+	cr_expect_str_eq(st_pmodel_hosts(m), "nodeA, nodeB");
+	cr_expect_str_eq(st_pmodel_mpi_library(m), "MPICH Version: 4.0.2");
+	cr_expect_eq(st_pmodel_p_min(m), 2);
+	cr_expect_eq(st_pmodel_p_max(m), 4);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_charges_a_send_start_its_smallest_message)
+{
+	struct st_pmodel *m = load(table_json);
+	struct st_replay_model rm;
+	double ns = -1;
+
+	/* Send->Recv's smallest measured size is 1 B: 1000 + 0.5. */
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND), 1000.5,
+			   1e-9);
+	/* Sendrecv measured 8 B only: that group's median. */
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_SENDRECV), 3000,
+			   1e-9);
+	st_pmodel_replay_model(m, &rm);
+	cr_assert(rm.inject);
+	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, &ns), 0);
+	cr_expect_float_eq(ns, 1000.5, 1e-9);
+	cr_expect_lt(rm.inject(rm.ctx, ST_FN_MPI_ALLREDUCE, &ns), 0);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_knows_a_bench_table)
+{
+	static const char bench[] =
+		"{\"format\": \"synctrace-table\", \"version\": 1, "
+		"\"metadata\": {\"runs\": [{\"bench\": false}, "
+		"{\"bench\": true}]}, \"operations\": []}";
+	struct st_pmodel *m = load(table_json);
+
+	cr_expect_eq(st_pmodel_from_bench(m), 0);
+	st_pmodel_free(m);
+	m = load(bench);
+	cr_expect_eq(st_pmodel_from_bench(m), 1);
+	cr_expect_eq(st_pmodel_nrows(m), 0);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_refuses_what_is_not_a_table)
+{
+	static const char v2[] = "{\"format\": \"synctrace-table\", "
+				 "\"version\": 2}";
+	struct st_pmodel *m;
+	char err[256];
+
+	cr_expect_eq(st_pmodel_parse(&m, "{\"a\": 1}", 8, "x.json", err,
+				     sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "'x.json': not a synctrace cost table"), "%s",
+		  err);
+	cr_expect_eq(st_pmodel_parse(&m, "{", 1, "x.json", err, sizeof(err)),
+		     -EBADMSG);
+	cr_expect(strstr(err, "not JSON"), "%s", err);
+	cr_expect_eq(st_pmodel_parse(&m, v2, strlen(v2), "x.json", err,
+				     sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "version 2"), "%s", err);
+	cr_expect_eq(st_pmodel_load(&m, "/nonexistent/t.json", err,
+				    sizeof(err)), -ENOENT);
+}
+
+/*
+ * First calls: Alltoall's groups at p = 2 give first calls 10 us (8 B)
+ * and 196 us (128 KiB) above their medians, its 1 KiB group says null
+ * and its p = 4 group nothing; its totals make its mean factor 2.
+ * Allreduce's first call is below its median; Bcast gives none.
+ */
+static const char first_json[] =
+"{\"format\": \"synctrace-table\", \"version\": 1,\n"
+" \"metadata\": {\"runs\": [{\"bench\": true}]},\n"
+" \"operations\": [\n"
+"  {\"op\": \"MPI_Alltoall\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Alltoall\", \"p_min\": 2, \"p_max\": 4,\n"
+"   \"d_min_bytes\": 8, \"d_max_bytes\": 131072, \"model\": null,\n"
+"   \"call_ns\": 1075000, \"wait_ns\": 0,\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 8, \"median_ns\": 600,\n"
+"     \"n_in\": 10, \"first_ns\": 10600, \"first_runs\": 3},\n"
+"     {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 2000, \"n_in\": 10,\n"
+"      \"first_ns\": null},\n"
+"     {\"p\": 2, \"d_bytes\": 131072, \"median_ns\": 18000,\n"
+"      \"n_in\": 10, \"first_ns\": 214000, \"first_runs\": 1},\n"
+"     {\"p\": 4, \"d_bytes\": 8, \"median_ns\": 900, \"n_in\": 10}]},\n"
+"  {\"op\": \"MPI_Allreduce\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Allreduce\", \"p_min\": 2, \"p_max\": 2,\n"
+"   \"d_min_bytes\": 8, \"d_max_bytes\": 8, \"model\": null,\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 8, \"median_ns\": 700,\n"
+"     \"first_ns\": 650, \"first_runs\": 3}]},\n"
+"  {\"op\": \"MPI_Bcast\", \"kind\": \"collective\",\n"
+"   \"fn\": \"MPI_Bcast\", \"p_min\": 2, \"p_max\": 2,\n"
+"   \"d_min_bytes\": 8, \"d_max_bytes\": 8, \"model\": null,\n"
+"   \"groups\": [{\"p\": 2, \"d_bytes\": 8, \"median_ns\": 500}]}\n"
+" ]}\n";
+
+/* The row of 'm' called 'op'. */
+static const struct st_pmodel_use *use_of(const struct st_pmodel *m,
+					  const char *op)
+{
+	size_t i;
+
+	for (i = 0; i < st_pmodel_nrows(m); i++)
+		if (!strcmp(st_pmodel_use(m, i)->op, op))
+			return st_pmodel_use(m, i);
+	cr_assert_fail("no row %s", op);
+	return NULL;
+}
+
+Test(tools_predict, model_first_call_excess_at_a_group)
+{
+	struct st_pmodel *m = load(first_json);
+	const struct st_pmodel_use *u = use_of(m, "MPI_Alltoall");
+	struct st_replay_model rm;
+	double v;
+
+	cr_expect_eq(st_pmodel_first_rows(m), 2);
+	cr_expect(u->has_first);
+	cr_expect_not(use_of(m, "MPI_Bcast")->has_first);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 131072);
+	cr_expect_float_eq(v, 196000, 1e-9);
+	/* The steady state is the median, as before. */
+	v = cost(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 600, 1e-9);
+	/* Through the replay model, too. */
+	st_pmodel_replay_model(m, &rm);
+	cr_assert(rm.coll_first);
+	v = rm.coll_first(rm.ctx, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	cr_expect_eq(u->first_calls, 3);
+	cr_expect_float_eq(u->first_ns, 216000, 1e-9);
+	cr_expect_eq(u->lookups, 1);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_excess_of_the_nearest_group)
+{
+	struct st_pmodel *m = load(first_json);
+	double v;
+
+	/* Near 128 KiB in log d. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 100000);
+	cr_expect_float_eq(v, 196000, 1e-9);
+	/* 2 KiB: 8 B is 7.8 octaves off, 128 KiB 6.0 (1 KiB says null). */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 2000);
+	cr_expect_float_eq(v, 196000, 1e-9);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 1024);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	/* p = 4 gives none: p = 2's, one octave off in p. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 4, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	/* A nonblocking form on the blocking form's row. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_IALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	cr_expect_eq(use_of(m, "MPI_Alltoall")->first_calls, 5);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_excess_is_zero_without_one)
+{
+	struct st_pmodel *m = load(first_json);
+	struct st_pmodel *plain = load(table_json);
+	double v;
+
+	v = st_pmodel_coll_first(m, ST_FN_MPI_BCAST, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	/* A first call below the median costs nothing more. */
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLREDUCE, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	cr_expect_eq(use_of(m, "MPI_Allreduce")->first_calls, 0);
+	cr_expect_eq(use_of(m, "MPI_Bcast")->first_calls, 0);
+	v = st_pmodel_coll_first(plain, ST_FN_MPI_ALLREDUCE, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	v = st_pmodel_coll_first(plain, ST_FN_MPI_GATHER, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	cr_expect_eq(st_pmodel_first_rows(plain), 0);
+	st_pmodel_free(plain);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_excess_is_zero_in_mean_mode)
+{
+	struct st_pmodel *m = load(first_json);
+	const struct st_pmodel_use *u = use_of(m, "MPI_Alltoall");
+	double v;
+
+	cr_expect_float_eq(u->mean_factor, 2.0, 1e-12);
+	st_pmodel_mean(m, 1);
+	v = cost(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 1200, 1e-9);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	st_pmodel_mean(m, 0);
+	/* Under a bound: unscaled and not counted. */
+	st_pmodel_bound(m, 1);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 10000, 1e-9);
+	st_pmodel_bound(m, 0);
+	cr_expect_eq(u->first_calls, 0);
+	cr_expect_float_eq(u->first_ns, 0, 1e-12);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_first_call_of_an_unknown_function)
+{
+	struct st_pmodel *m = load(first_json);
+
+	cr_expect_lt(st_pmodel_coll_first(m, ST_FN_MPI_SCATTER, 2, 8), 0);
+	cr_expect_lt(st_pmodel_coll_first(m, ST_FN_MPI_IGATHER, 2, 8), 0);
+	cr_expect_lt(st_pmodel_coll_first(m, ST_FN_COUNT, 2, 8), 0);
+	st_pmodel_free(m);
+}
+
+/* 'text' with its first 'what' replaced by 'with' (malloc'd). */
+static char *replaced(const char *text, const char *what, const char *with)
+{
+	const char *at = strstr(text, what);
+	size_t n = strlen(text) - strlen(what) + strlen(with) + 1;
+	char *t = malloc(n);
+
+	cr_assert(at && t);
+	snprintf(t, n, "%.*s%s%s", (int)(at - text), text, with,
+		 at + strlen(what));
+	return t;
+}
+
+Test(tools_predict, model_refuses_a_bad_first_call_cost)
+{
+	static const char *const bad[] = { "-1", "\"fast\"", "1e999",
+					   "true", "[1]" };
+	struct st_pmodel *m;
+	char err[256], *t;
+	double v;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t = replaced(first_json, "10600", bad[i]);
+		m = NULL;
+		cr_expect_eq(st_pmodel_parse(&m, t, strlen(t), "f.json", err,
+					     sizeof(err)), -EBADMSG,
+			     "accepted first_ns %s", bad[i]);
+		cr_expect_null(m);
+		cr_expect(strstr(err, "'f.json': operation MPI_Alltoall: "
+				 "bad \"first_ns\" in group 1"), "%s", err);
+		free(t);
+	}
+	/* 0 is a first call that cost nothing: fine. */
+	t = replaced(first_json, "10600", "0");
+	cr_expect_eq(st_pmodel_parse(&m, t, strlen(t), "f.json", err,
+				     sizeof(err)), 0, "%s", err);
+	v = st_pmodel_coll_first(m, ST_FN_MPI_ALLTOALL, 2, 8);
+	cr_expect_float_eq(v, 0, 1e-12);
+	st_pmodel_free(m);
+	free(t);
+}
+
+/*
+ * A 2-rank run: rank r computes 1000 * (r + 1) ns, Allreduce (8 B);
+ * rank 0 sends 100 B to rank 1 (tag 4), which receives it after 200 ns;
+ * both compute 300 ns more and finalize.  Measured durations are 5 us
+ * per call, and rank 1's index says complete unless 'incomplete'.
+ */
+static void write_run(const char *dir, int incomplete, int nranks_files)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	int r;
+
+	fake_index(dir, 2, !incomplete);
+	for (r = 0; r < nranks_files; r++) {
+		uint64_t t = 1000000 * (uint64_t)(r + 1);
+
+		fake_rank_open(&fr, dir, r, "vm", "0");
+		st_event_clear(&ev);
+		ev.kind = ST_REC_COMM;
+		ev.comm = WORLD;
+		ev.comm_size = 2;
+		ev.rank = r;
+		ev.t0 = ev.t1 = t - 10;
+		fake_append(&fr, &ev);
+		fake_call(&ev, ST_FN_MPI_INIT, t - 500, t, 1);
+		fake_append(&fr, &ev);
+		t += 1000 * (uint64_t)(r + 1);
+		fake_call(&ev, ST_FN_MPI_ALLREDUCE, t, t + 5000, 2);
+		ev.comm = WORLD;
+		ev.comm_size = 2;
+		ev.seq = 1;
+		ev.sbytes = ev.rbytes = 8;
+		fake_append(&fr, &ev);
+		t += 5000;
+		if (r == 0) {
+			fake_call(&ev, ST_FN_MPI_SEND, t, t + 5000, 3);
+			ev.sbytes = 100;
+		} else {
+			t += 200;
+			fake_call(&ev, ST_FN_MPI_RECV, t, t + 5000, 4);
+			ev.rbytes = 100;
+		}
+		ev.comm = WORLD;
+		ev.comm_size = 2;
+		ev.peer = 1 - r;
+		ev.tag = 4;
+		fake_append(&fr, &ev);
+		t += 5000 + 300;
+		fake_call(&ev, ST_FN_MPI_FINALIZE, t, t + 100, 1);
+		fake_append(&fr, &ev);
+		fake_rank_close(&fr);
+	}
+}
+
+static void write_table(const char *path, const char *text)
+{
+	write_file(path, text);
+}
+
+static struct captured predict(const char *dir, const char *extra1,
+			       const char *extra2, const char *extra3)
+{
+	char run[600], table[600];
+	char *argv[] = { "predict", run, "--table", table, (char *)extra1,
+			 (char *)extra2, (char *)extra3, NULL };
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	return run_cmd(dir, cmd_predict, argv);
+}
+
+static double json_at(const char *text, const char *obj, const char *key)
+{
+	struct st_json *j;
+	double v;
+
+	cr_assert_eq(st_json_parse(text, strlen(text), &j, NULL, 0), 0,
+		     "not JSON: %s", text);
+	v = st_json_num(st_json_get(obj ? st_json_get(j, obj) : j, key),
+			NAN);
+	st_json_free(j);
+	return v;
+}
+
+Test(tools_predict, command_predicts_a_run)
+{
+	char dir[64], run[128], table[128];
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	write_run(run, 0, 2);
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	write_table(table, table_json);
+
+	c = predict(dir, "--json", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	/*
+	 * Allreduce: last arrival 2000, + 1000 + 500 + 16 = 3516.  Rank 0
+	 * sends at 3516 (busy 1050: eager); rank 1 enters its receive at
+	 * 3716 and copies 1050 after max(3716, 3516): 4766.  Then 300.
+	 */
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
+			   1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "predicted", "rank"), 1, 1e-9);
+	/* No row it used gives intervals: the bounds are the prediction. */
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_lo_ns"),
+			   5066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_hi_ns"),
+			   5066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "critical_path", "compute_ns"),
+			   2000 + 200 + 300, 1e-6);
+	cr_expect_float_eq(json_at(c.out, "critical_path", "comm_ns"),
+			   1516 + 1050, 1e-6);
+	cr_expect_eq(json_at(c.out, NULL, "nranks"), 2);
+	captured_free(&c);
+
+	c = predict(dir, "--validate", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, "Predicted run time"), "%s", c.out);
+	/* Measured (rank 1): 2000 + 5000 + 200 + 5000 + 300 = 12500. */
+	cr_expect(strstr(c.out, "measured 12.5 us"), "%s", c.out);
+	cr_expect(strstr(c.out, "error -59.5%"), "%s", c.out);
+	cr_expect_eq(count_lines_with(c.out, "MPI_Allreduce ", " table "), 1,
+		     "%s", c.out);
+	cr_expect_eq(count_lines_with(c.out, "MPI_Recv ", " table "), 1, "%s",
+		  c.out);
+	cr_expect_str_eq(c.err, "");
+	captured_free(&c);
+
+	/* The median: the same here (the table has no totals). */
+	c = predict(dir, "--json", "--statistic=median", NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
+			   1e-6, "%s", c.out);
+	captured_free(&c);
+
+	/* Compute at half the speed: 2 x 2500 more. */
+	c = predict(dir, "--json", "--compute-scale", "2");
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"),
+			   5066 + 2500, 1e-6, "%s", c.out);
+	captured_free(&c);
+	remove_tree(dir);
+}
+
+/* Key 'key' of the "table_use" row of 'op' in predict's JSON 'text'. */
+static double json_use(const char *text, const char *op, const char *key)
+{
+	const struct st_json *u;
+	struct st_json *j;
+	double v = NAN;
+	size_t i;
+
+	cr_assert_eq(st_json_parse(text, strlen(text), &j, NULL, 0), 0,
+		     "not JSON: %s", text);
+	u = st_json_get(j, "table_use");
+	cr_assert(u && u->type == ST_JSON_ARR);
+	for (i = 0; i < u->n; i++)
+		if (!strcmp(st_json_str(st_json_get(&u->items[i], "op"), ""),
+			    op))
+			v = st_json_num(st_json_get(&u->items[i], key), NAN);
+	st_json_free(j);
+	return v;
+}
+
+/* The top-level boolean 'key' of JSON 'text': 0, 1, or -1 if none. */
+static int json_bool(const char *text, const char *key)
+{
+	const struct st_json *b;
+	struct st_json *j;
+	int v = -1;
+
+	cr_assert_eq(st_json_parse(text, strlen(text), &j, NULL, 0), 0,
+		     "not JSON: %s", text);
+	b = st_json_get(j, key);
+	if (b && b->type == ST_JSON_BOOL)
+		v = b->boolean;
+	st_json_free(j);
+	return v;
+}
+
+/* Text output with its wrapped header lines joined again (in place). */
+/* The continuation lines of the wrapped header fit in 100 columns. */
+static void expect_wrapped_fit(const char *text)
+{
+	const char *line, *nl;
+
+	for (line = text; (nl = strchr(line, '\n')); line = nl + 1)
+		if (!strncmp(line, "              ", 14) ||
+		    !strncmp(line, "first calls:", 12))
+			cr_expect_leq(nl - line, 100, "too long: %.*s",
+				      (int)(nl - line), line);
+}
+
+static char *unwrap(char *text)
+{
+	static const char cont[] = "\n              ";
+	char *at;
+
+	while ((at = strstr(text, cont))) {
+		*at = ' ';
+		memmove(at + 1, at + sizeof(cont) - 1,
+			strlen(at + sizeof(cont) - 1) + 1);
+	}
+	return text;
+}
+
+Test(tools_predict, command_charges_first_calls)
+{
+	char dir[64], run[128], table[128], *t;
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	write_run(run, 0, 2);
+	/*
+	 * Allreduce measured at p = 2, 8 B: its formula's 1516 ns, and a
+	 * first call of 11516 ns (10 us more).
+	 */
+	t = replaced(table_json, "\"groups\": []", "\"groups\": [{\"p\": 2, "
+		     "\"d_bytes\": 8, \"median_ns\": 1516, \"first_ns\": "
+		     "11516, \"first_runs\": 3}]");
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	write_table(table, t);
+	free(t);
+
+	/* The run's one Allreduce is its first: 5066 (as above) + 10000. */
+	c = predict(dir, "--json", "--statistic=median", NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 15066,
+			   1e-6, "%s", c.out);
+	/* The bounds charge it too, unscaled. */
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_lo_ns"),
+			   15066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_hi_ns"),
+			   15066, 1e-6, "%s", c.out);
+	cr_expect_float_eq(json_at(c.out, "critical_path", "comm_ns"),
+			   11516 + 1050, 1e-6);
+	cr_expect_eq(json_bool(c.out, "first_calls"), 1, "%s", c.out);
+	/* Counted once, not again by the bound passes. */
+	cr_expect_float_eq(json_use(c.out, "MPI_Allreduce", "first_calls"), 1,
+			   1e-12, "%s", c.out);
+	cr_expect_float_eq(json_use(c.out, "MPI_Allreduce", "first_ns"),
+			   10000, 1e-6, "%s", c.out);
+	/* Rows the run did not use are not listed. */
+	cr_expect(isnan(json_use(c.out, "MPI_Gather", "first_calls")));
+	cr_expect_float_eq(json_use(c.out, "MPI_Send->MPI_Recv",
+				    "first_calls"), 0, 1e-12, "%s", c.out);
+	captured_free(&c);
+
+	/* --no-first: exactly the excess less. */
+	c = predict(dir, "--json", "--statistic=median", "--no-first");
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
+			   1e-6, "%s", c.out);
+	cr_expect_eq(json_bool(c.out, "first_calls"), 0, "%s", c.out);
+	cr_expect_float_eq(json_use(c.out, "MPI_Allreduce", "first_calls"), 0,
+			   1e-12, "%s", c.out);
+	captured_free(&c);
+
+	c = predict(dir, "--statistic=median", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	expect_wrapped_fit(c.out);
+	unwrap(c.out);
+	cr_expect(strstr(c.out, "\nfirst calls:  charged from 1 table row (the "
+			 "first instance of each operation, p and size adds "
+			 "its first call's cost over the median): "
+			 "MPI_Allreduce: 1 instance, +10.0 us in all\n"),
+		  "%s", c.out);
+	captured_free(&c);
+
+	c = predict(dir, "--statistic=median", "--no-first", NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, "\nfirst calls:  not charged (--no-first)\n"),
+		  "%s", c.out);
+	captured_free(&c);
+
+	/* An application-trace table: the mean, which holds them. */
+	c = predict(dir, "--json", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"), 5066,
+			   1e-6, "%s", c.out);
+	cr_expect_eq(json_bool(c.out, "first_calls"), 0, "%s", c.out);
+	captured_free(&c);
+	c = predict(dir, NULL, NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	unwrap(c.out);
+	cr_expect(strstr(c.out, "\nfirst calls:  not charged: each row's mean "
+			 "holds them (1 table row gives them)\n"), "%s",
+		  c.out);
+	captured_free(&c);
+
+	/* A table without first calls says so. */
+	write_table(table, table_json);
+	c = predict(dir, "--statistic=median", NULL, NULL);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, "\nfirst calls:  not charged (the table gives "
+			 "no first-call costs)\n"), "%s", c.out);
+	captured_free(&c);
+	remove_tree(dir);
+}
+
+Test(tools_predict, command_refuses_a_table_without_an_operation)
+{
+	char dir[64], run[128], table[128], *t, *cut;
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	write_run(run, 0, 2);
+	/* The table without its point-to-point rows. */
+	t = strdup(table_json);
+	cut = strstr(t, ",\n  {\"op\": \"MPI_Send->MPI_Recv\"");
+	cr_assert(cut);
+	snprintf(cut, strlen(cut) + 1, "]}\n");
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	write_table(table, t);
+	free(t);
+
+	c = predict(dir, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "has no cost for MPI_Send (n=1 calls), "
+			 "MPI_Recv (n=1 calls)"), "%s", c.err);
+	cr_expect(strstr(c.err, "--missing=measured"), "%s", c.err);
+	cr_expect_str_eq(c.out, "");
+	captured_free(&c);
+
+	c = predict(dir, "--missing=measured", "--json", NULL);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	/* The send keeps its 5 us; the message is there at its exit. */
+	cr_expect_float_eq(json_at(c.out, "predicted", "run_time_ns"),
+			   3516 + 5000 + 300, 1e-6, "%s", c.out);
+	captured_free(&c);
+	remove_tree(dir);
+}
+
+Test(tools_predict, command_warns_outside_the_fitted_range)
+{
+	char dir[64], run[128], table[128], *t, *at;
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	write_run(run, 0, 2);
+	/* Allreduce fitted on p = 4 only, from 16 B: both outside. */
+	t = strdup(table_json);
+	at = strstr(t, "\"p_min\": 2,\n   \"p_max\": 4, \"d_min_bytes\": 8");
+	cr_assert(at);
+	memcpy(at, "\"p_min\": 4,\n   \"p_max\": 4, \"d_min_bytes\": 9", 43);
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	write_table(table, t);
+	free(t);
+	c = predict(dir, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.err, "warning: MPI_Allreduce: n=1 of n=1 costs "
+			 "asked at p = 2..2, outside the table's p = 4..4"),
+		  "%s", c.err);
+	cr_expect(strstr(c.err, "warning: MPI_Allreduce: n=1 of n=1 costs "
+			 "asked at d = 8 B..8 B, outside"), "%s", c.err);
+	captured_free(&c);
+	remove_tree(dir);
+}
+
+Test(tools_predict, command_refuses_incomplete_runs)
+{
+	char dir[64], run[128], table[128];
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(run, sizeof(run), "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	snprintf(table, sizeof(table), "%s/t.json", dir);
+	write_table(table, table_json);
+
+	write_run(run, 0, 1);
+	c = predict(dir, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "no trace file for rank 1 of 2"), "%s",
+		  c.err);
+	captured_free(&c);
+
+	write_run(run, 1, 2);
+	c = predict(dir, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "the run is incomplete"), "%s", c.err);
+	captured_free(&c);
+	remove_tree(dir);
+}
+
+Test(tools_predict, command_usage_errors)
+{
+	char dir[64];
+	struct captured c;
+	char *no_table[] = { "predict", "somewhere", NULL };
+	char *bad_scale[] = { "predict", "x", "--table", "t",
+			      "--compute-scale", "-1", NULL };
+	char *bad_missing[] = { "predict", "x", "--table", "t",
+				"--missing=maybe", NULL };
+	char *bad_send[] = { "predict", "x", "--table", "t",
+			     "--send-start=later", NULL };
+	char *help[] = { "predict", "--help", NULL };
+
+	scratch_dir(dir, sizeof(dir));
+	c = run_cmd(dir, cmd_predict, no_table);
+	cr_expect_eq(c.status, 129);
+	cr_expect(strstr(c.err, "no cost table given"), "%s", c.err);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_predict, bad_scale);
+	cr_expect_eq(c.status, 129);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_predict, bad_missing);
+	cr_expect_eq(c.status, 129);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_predict, bad_send);
+	cr_expect_eq(c.status, 129);
+	cr_expect(strstr(c.err, "--send-start=measured or "
+			 "--send-start=table"), "%s", c.err);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_predict, help);
+	cr_expect_eq(c.status, 0);
+	cr_expect(strstr(c.out, "usage: synctrace predict"));
+	captured_free(&c);
+	remove_tree(dir);
+}

@@ -1,0 +1,1475 @@
+/*
+ * tests/unit/analysis-replay.c: the replay engine on hand-built traces with
+ * known answers.  Each rank's records are written out as a script on its
+ * own local clock (origins differ, as on real ranks) and fed to the
+ * engine from memory; the cost model is a few constants, so every
+ * predicted time below can be worked out by hand.  The last tests replay
+ * a large synthetic trace written through the real writer and read back
+ * through the real reader, and print how many records per second the
+ * replay takes.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gen/ops.h"
+#include "tools/analysis/replay.h"
+#include "writer/event.h"
+#include "writer/reader.h"
+#include "writer/writer.h"
+
+#define WORLD 0x100000000ULL
+#define DUP 0x100000005ULL
+
+/* A rank's records, written on its local clock 't'. */
+struct script {
+	struct st_event *ev;
+	size_t n, alloc, next;
+	uint64_t t;
+	int rank, size;
+	uint64_t origin;
+};
+
+static struct st_event *s_add(struct script *s)
+{
+	if (s->n == s->alloc) {
+		s->alloc = s->alloc ? 2 * s->alloc : 64;
+		s->ev = realloc(s->ev, s->alloc * sizeof(*s->ev));
+		cr_assert(s->ev);
+	}
+	st_event_clear(&s->ev[s->n]);
+	return &s->ev[s->n++];
+}
+
+/* MPI_Init (its exit at local 'origin' + 1000), and MPI_COMM_WORLD. */
+static void s_init(struct script *s, int rank, int size, uint64_t origin)
+{
+	struct st_event *e;
+
+	memset(s, 0, sizeof(*s));
+	s->rank = rank;
+	s->size = size;
+	s->origin = origin;
+	e = s_add(s);
+	e->kind = ST_REC_COMM;
+	e->comm = WORLD;
+	e->comm_size = (uint32_t)size;
+	e->rank = rank;
+	e->t0 = e->t1 = origin + 500;
+	e = s_add(s);
+	e->kind = ST_REC_CALL;
+	e->fn = ST_FN_MPI_INIT;
+	e->t0 = origin;
+	e->t1 = origin + 1000;
+	s->t = origin + 1000;
+}
+
+static void s_compute(struct script *s, uint64_t ns)
+{
+	s->t += ns;
+}
+
+/* A CALL of 'fn' taking 'dur' ns at the current time; fill the rest. */
+static struct st_event *s_call(struct script *s, unsigned fn, uint64_t dur)
+{
+	struct st_event *e = s_add(s);
+
+	e->kind = ST_REC_CALL;
+	e->fn = (uint16_t)fn;
+	e->t0 = s->t;
+	e->t1 = s->t + dur;
+	e->site = 1;
+	s->t += dur;
+	return e;
+}
+
+static struct st_event *s_coll(struct script *s, unsigned fn, uint64_t seq,
+			       uint64_t dur)
+{
+	struct st_event *e = s_call(s, fn, dur);
+
+	e->comm = WORLD;
+	e->comm_size = (uint32_t)s->size;
+	e->seq = seq;
+	e->sbytes = e->rbytes = 8;
+	return e;
+}
+
+static struct st_event *s_p2p(struct script *s, unsigned fn, int peer,
+			      int tag, uint64_t bytes, uint64_t dur)
+{
+	struct st_event *e = s_call(s, fn, dur);
+
+	e->comm = WORLD;
+	e->comm_size = (uint32_t)s->size;
+	e->peer = peer;
+	e->tag = tag;
+	if (fn == ST_FN_MPI_RECV || fn == ST_FN_MPI_IRECV)
+		e->rbytes = bytes;
+	else
+		e->sbytes = bytes;
+	return e;
+}
+
+/* DONE records of a Wait call at the current time, then the call. */
+static void s_wait(struct script *s, unsigned fn, const uint64_t *reqs,
+		   size_t n, uint64_t dur)
+{
+	struct st_event *e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		e = s_add(s);
+		e->kind = ST_REC_DONE;
+		e->fn = (uint16_t)fn;
+		e->req = reqs[i];
+		e->t0 = s->t;
+		e->t1 = s->t + dur;
+	}
+	s_call(s, fn, dur);
+}
+
+static void s_finalize(struct script *s)
+{
+	s_call(s, ST_FN_MPI_FINALIZE, 1000);
+}
+
+static int s_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
+{
+	struct script *s = ctx;
+
+	(void)err;
+	(void)errlen;
+	if (s->next == s->n)
+		return 0;
+	*ev = s->ev[s->next++];
+	return 1;
+}
+
+/* Global time: every rank's origin is global 0. */
+static double s_global(void *ctx, uint64_t t_ns)
+{
+	const struct script *s = ctx;
+
+	return (double)t_ns - (double)s->origin;
+}
+
+/* The test cost model: constants. */
+struct consts {
+	double coll;		/* every collective */
+	double local, xfer;	/* point-to-point */
+	double per_byte;	/* added to 'local' per byte */
+	unsigned missing;	/* a function it does not know */
+	int no_p2p;
+	double inject;		/* starting a nonblocking send; 0: none */
+};
+
+static double c_coll(void *ctx, unsigned fn, long p, double d)
+{
+	const struct consts *c = ctx;
+
+	(void)p;
+	(void)d;
+	return fn == c->missing ? -1 : c->coll;
+}
+
+static int c_p2p(void *ctx, unsigned fn, double bytes, double *local,
+		 double *xfer)
+{
+	const struct consts *c = ctx;
+
+	if (c->no_p2p || fn == c->missing)
+		return -1;
+	*local = c->local + c->per_byte * bytes;
+	*xfer = c->xfer;
+	return 0;
+}
+
+static int c_inject(void *ctx, unsigned fn, double *ns)
+{
+	const struct consts *c = ctx;
+
+	if (!(c->inject > 0) || fn == c->missing)
+		return -1;
+	*ns = c->inject;
+	return 0;
+}
+
+static struct consts model_c = { .coll = 50, .local = 5, .xfer = 100 };
+
+/* Replay 'n' scripts on model 'm', with global time if 'global'. */
+static int replay_m(struct script *s, int n, const struct st_replay_model *m,
+		    double scale, int global, struct st_replay **out,
+		    char *err, size_t errlen)
+{
+	struct st_replay_opts o;
+	int r;
+
+	st_replay_opts_init(&o);
+	o.compute_scale = scale;
+	cr_assert_eq(st_replay_new(out, n, m, &o), 0);
+	for (r = 0; r < n; r++) {
+		struct st_replay_source src = { &s[r], s_next,
+						global ? s_global : NULL };
+
+		s[r].next = 0;
+		cr_assert_eq(st_replay_set_source(*out, r, &src), 0);
+	}
+	return st_replay_run(*out, err, errlen);
+}
+
+/* Replay 'n' scripts on constants 'c', with global time if 'global'. */
+static int replay_g(struct script *s, int n, const struct consts *c,
+		    double scale, int global, struct st_replay **out,
+		    char *err, size_t errlen)
+{
+	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject,
+				     NULL };
+
+	return replay_m(s, n, &m, scale, global, out, err, errlen);
+}
+
+/* Replay 'n' scripts; returns st_replay_run()'s result. */
+static int replay(struct script *s, int n, const struct consts *c,
+		  double scale, struct st_replay **out, char *err,
+		  size_t errlen)
+{
+	return replay_g(s, n, c, scale, 0, out, err, errlen);
+}
+
+static const struct st_replay_fn *fn_of(const struct st_replay *rp,
+					unsigned fn)
+{
+	const struct st_replay_fn *f;
+	size_t n, i;
+
+	f = st_replay_fns(rp, &n);
+	for (i = 0; i < n; i++)
+		if (f[i].fn == fn)
+			return &f[i];
+	return NULL;
+}
+
+static void free_scripts(struct script *s, int n)
+{
+	int r;
+
+	for (r = 0; r < n; r++)
+		free(s[r].ev);
+}
+
+#define PRED(rp, r) (st_replay_rank((rp), (r))->pred_ns)
+
+Test(tools_replay, collective_waits_for_last_arrival)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	const struct st_replay_stats *st;
+	const struct st_replay_fn *f;
+	char err[256];
+
+	/* Local clocks 1 s apart: only differences on one rank count. */
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], 100);
+	s_coll(&s[0], ST_FN_MPI_ALLREDUCE, 1, 999);
+	s_compute(&s[0], 10);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 1000000000);
+	s_compute(&s[1], 500);
+	s_coll(&s[1], ST_FN_MPI_ALLREDUCE, 1, 999);
+	s_compute(&s[1], 10);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Both leave at the last arrival (500) + cost (50), then 10. */
+	cr_expect_float_eq(PRED(rp, 0), 560, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 560, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 0)->wait_ns, 400, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->wait_ns, 0, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 0)->compute_ns, 110, 1e-9);
+	f = fn_of(rp, ST_FN_MPI_ALLREDUCE);
+	cr_assert(f);
+	cr_expect_eq(f->calls, 2);
+	cr_expect_float_eq(f->pred_ns, 450 + 50, 1e-9);
+	cr_expect_float_eq(f->meas_ns, 2 * 999, 1e-9);
+	cr_expect_eq(f->n_model, 2);
+	/* The measured run: 100 + 999 + 10, 500 + 999 + 10. */
+	cr_expect_float_eq(st_replay_rank(rp, 0)->meas_ns, 1109, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->meas_ns, 1509, 1e-9);
+	st = st_replay_stats(rp);
+	cr_expect_float_eq(st->end_ns, 560, 1e-9);
+	/* The path runs through rank 1's compute, then the cost. */
+	cr_expect_float_eq(st->path.compute_ns, 510, 1e-9);
+	cr_expect_float_eq(st->path.comm_ns, 50, 1e-9);
+	cr_expect_eq(st->path.hops, st->end_rank == 0 ? 1 : 0);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, receive_waits_for_its_send)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 7);
+	s_compute(&s[0], 1000);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 7, 8, 77);
+	s_compute(&s[0], 10);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 123456);
+	s_compute(&s[1], 10);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 7, 8, 777);
+	s_compute(&s[1], 10);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Sender: eager, done at 1000 + 5.  Receiver: 1000 + 100 + 5. */
+	cr_expect_float_eq(PRED(rp, 0), 1015, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 1115, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->wait_ns, 1105 - 10 - 5,
+			   1e-9);
+	cr_expect_float_eq(st_replay_stats(rp)->path.comm_ns, 105, 1e-9);
+	cr_expect_float_eq(st_replay_stats(rp)->path.compute_ns, 1010, 1e-9);
+	cr_expect_eq(st_replay_stats(rp)->end_rank, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, messages_match_in_order_by_tag)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	/* Tag 2 is sent first but received second. */
+	s_init(&s[0], 0, 2, 0);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 2, 8, 1);
+	s_compute(&s[0], 1000);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 1, 8, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 1, 8, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 2, 8, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Tag 1 leaves at 1005: arrives 1105, done 1110; tag 2 is there. */
+	cr_expect_float_eq(PRED(rp, 1), 1115, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, synchronous_send_waits_for_the_receive)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_p2p(&s[0], ST_FN_MPI_SSEND, 1, 0, 8, 3);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 1000);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 8, 3);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 0), 1100, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 1105, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+/* Rank 1 posts an Irecv, computes 'work', then waits for it. */
+static double overlap(uint64_t work, double *wait)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 1;
+	char err[256];
+	double t;
+
+	s_init(&s[0], 0, 2, 0);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 4, 64, 9);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 4, 0, 20);
+	e->req = req;
+	s_compute(&s[1], work);
+	s_wait(&s[1], ST_FN_MPI_WAITALL, &req, 1, 333);
+	s_compute(&s[1], 10);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	t = PRED(rp, 1);
+	*wait = fn_of(rp, ST_FN_MPI_WAITALL)->wait_ns;
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return t;
+}
+
+Test(tools_replay, nonblocking_receive_overlaps_compute)
+{
+	double wait;
+
+	/* The message is there at 100 + 5, long before the Wait. */
+	cr_expect_float_eq(overlap(2000, &wait), 10 + 20 + 2000 + 10, 1e-9);
+	cr_expect_float_eq(wait, 0, 1e-9);
+	/* A short compute: the Wait waits until 105. */
+	cr_expect_float_eq(overlap(50, &wait), 105 + 10, 1e-9);
+	cr_expect_float_eq(wait, 105 - 80, 1e-9);
+}
+
+Test(tools_replay, nonblocking_receive_costs_the_message_it_gets)
+{
+	struct consts c = model_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 2;
+	char err[256];
+
+	/* An Irecv's record has no size: the send's 300 B count. */
+	c.per_byte = 1;
+	s_init(&s[0], 0, 2, 0);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 0, 300, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 0);
+	e->req = req;
+	s_compute(&s[1], 10);
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_float_eq(PRED(rp, 0), 305, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 100 + 305, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, wildcard_receive_matches_at_completion)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], 500);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 3, 8, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, ST_RANK_ANY, ST_TAG_ANY, 0, 0);
+	e->req = req;
+	/* The DONE record says where it came from. */
+	e = s_add(&s[1]);
+	e->kind = ST_REC_DONE;
+	e->fn = ST_FN_MPI_WAIT;
+	e->req = req;
+	e->peer = 0;
+	e->tag = 3;
+	e->rbytes = 8;
+	e->t0 = s[1].t;
+	e->t1 = s[1].t + 1;
+	s_call(&s[1], ST_FN_MPI_WAIT, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 1), 500 + 100 + 5, 1e-9);
+	cr_expect_eq(st_replay_stats(rp)->released, 0);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, probe_waits_for_the_envelope)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], 500);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 1, 8, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_p2p(&s[1], ST_FN_MPI_PROBE, 0, 1, 0, 1);
+	s_compute(&s[1], 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 1, 8, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Probe done at 600; the receive then copies: 601 + 5. */
+	cr_expect_float_eq(PRED(rp, 1), 606, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, compute_is_scaled)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], 1000 * (uint64_t)(r + 1));
+		s_coll(&s[r], ST_FN_MPI_BARRIER, 1, 5);
+		s_compute(&s[r], 300);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 0.5, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* (2000 + 300) / 2 + 50 */
+	cr_expect_float_eq(PRED(rp, 0), 1200, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->compute_ns, 1150, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->meas_compute_ns, 2300,
+			   1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, synctrace_work_is_left_out)
+{
+	struct script s[1];
+	struct st_replay *rp;
+	struct st_event *e;
+	char err[256];
+
+	s_init(&s[0], 0, 1, 0);
+	/* The init sync ends at 3000, after MPI_Init's t1 (1000). */
+	e = s_add(&s[0]);
+	*e = s[0].ev[1];
+	st_event_clear(&s[0].ev[1]);
+	s[0].ev[1].kind = ST_REC_SYNC;
+	s[0].ev[1].t0 = 2000;
+	s[0].ev[1].t1 = 3000;
+	s[0].t = 3000;
+	s_compute(&s[0], 1000);
+	s_coll(&s[0], ST_FN_MPI_BARRIER, 1, 5)->comm_size = 1;
+	/* A flush and an overlapping sync inside the next gap. */
+	e = s_add(&s[0]);
+	e->kind = ST_REC_MARK;
+	e->fn = ST_MARK_FLUSH;
+	e->t0 = s[0].t + 100;
+	e->t1 = s[0].t + 400;
+	e = s_add(&s[0]);
+	e->kind = ST_REC_SYNC;
+	e->t0 = s[0].t + 300;
+	e->t1 = s[0].t + 500;
+	s_compute(&s[0], 1000);
+	s_finalize(&s[0]);
+	cr_assert_eq(replay(s, 1, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* 1000 + 50 + (1000 - 400) */
+	cr_expect_float_eq(PRED(rp, 0), 1650, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 0)->overhead_ns, 400, 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 0)->meas_ns, 2005, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 1);
+}
+
+Test(tools_replay, bcast_root_leaves_early)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 1000 : 0);
+		s_coll(&s[r], ST_FN_MPI_BCAST, 1, 1)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 0), 50, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 1050, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	/* A non-root that comes first waits for the root. */
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 0 : 300);
+		s_coll(&s[r], ST_FN_MPI_BCAST, 1, 1)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 0), 350, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 350, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, gather_nonroot_leaves_after_its_send)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 0 : 100);
+		s_coll(&s[r], ST_FN_MPI_GATHER, 1, 1)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Non-root: 0 + the send's local cost; root: 100 + 50. */
+	cr_expect_float_eq(PRED(rp, 1), 5, 1e-9);
+	cr_expect_float_eq(PRED(rp, 0), 150, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	/* The root first: it waits for the late non-root. */
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 300 : 0);
+		s_coll(&s[r], ST_FN_MPI_REDUCE, 1, 1)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 0), 350, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 305, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, scan_waits_for_lower_ranks_only)
+{
+	static const uint64_t arrive[3] = { 0, 100, 1000 };
+	struct script s[3];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 3; r++) {
+		s_init(&s[r], r, 3, 0);
+		s_compute(&s[r], arrive[r]);
+		s_coll(&s[r], ST_FN_MPI_SCAN, 1, 1);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 3, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 0), 50, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 150, 1e-9);
+	cr_expect_float_eq(PRED(rp, 2), 1050, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
+/*
+ * A model with first calls: the constants, and the first instance of a
+ * (fn, p, d) costs 'at8' more at 8 B, 'other' more at other sizes.  It
+ * keeps what it was asked.
+ */
+struct firsts {
+	struct consts c;	/* first: the ctx is also a struct consts */
+	double at8, other;
+	int asked;
+	unsigned fn[8];
+	long p[8];
+	double d[8];
+};
+
+static double c_coll_first(void *ctx, unsigned fn, long p, double d)
+{
+	struct firsts *f = ctx;
+
+	if (f->asked < 8) {
+		f->fn[f->asked] = fn;
+		f->p[f->asked] = p;
+		f->d[f->asked] = d;
+	}
+	f->asked++;
+	return d == 8 ? f->at8 : f->other;
+}
+
+/*
+ * Two ranks: rank 0 computes 100 ns, rank 1 none; three Allreduces (8 B,
+ * 8 B, 64 B), 10 ns of compute after each.
+ */
+static void three_allreduces(struct script *s)
+{
+	struct st_event *e;
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, r ? 1000000 : 0);
+		s_compute(&s[r], r ? 0 : 100);
+		s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 1, 999);
+		s_compute(&s[r], 10);
+		s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 2, 999);
+		s_compute(&s[r], 10);
+		e = s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 3, 999);
+		e->sbytes = e->rbytes = 64;
+		s_compute(&s[r], 10);
+		s_finalize(&s[r]);
+	}
+}
+
+Test(tools_replay, first_call_is_charged_once_per_key)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	const struct st_replay_fn *fn;
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	three_allreduces(s);
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/*
+	 * 100 + (50 + 1000) + 10 + 50 + 10 + (50 + 3000) + 10: the second
+	 * 8 B instance is not a first one.
+	 */
+	cr_expect_float_eq(PRED(rp, 0), 4280, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 4280, 1e-9);
+	cr_assert_eq(f.asked, 2);
+	cr_expect_eq(f.fn[0], ST_FN_MPI_ALLREDUCE);
+	cr_expect_eq(f.p[0], 2);
+	cr_expect_float_eq(f.d[0], 8, 1e-12);
+	cr_expect_eq(f.fn[1], ST_FN_MPI_ALLREDUCE);
+	cr_expect_float_eq(f.d[1], 64, 1e-12);
+	/* In the calls: 1050 + 1150, 2 x 50, 2 x 3050. */
+	fn = fn_of(rp, ST_FN_MPI_ALLREDUCE);
+	cr_assert(fn);
+	cr_expect_float_eq(fn->pred_ns, 8400, 1e-9);
+	cr_expect_eq(fn->n_model, 6);
+	cr_expect_float_eq(st_replay_stats(rp)->path.comm_ns, 4150, 1e-9);
+	st_replay_free(rp);
+
+	/* A new replay charges its first calls again. */
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_float_eq(PRED(rp, 0), 4280, 1e-9);
+	cr_expect_eq(f.asked, 4);
+	st_replay_free(rp);
+
+	/* Without coll_first: the steady state, 100 + 3 x 60. */
+	m.coll_first = NULL;
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_float_eq(PRED(rp, 0), 280, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 280, 1e-9);
+	cr_expect_eq(f.asked, 4);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, first_call_is_not_charged_to_measured_costs)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100,
+				   .missing = ST_FN_MPI_ALLREDUCE },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	three_allreduces(s);
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/* The measured 999 per instance, nothing more. */
+	cr_expect_float_eq(PRED(rp, 0), 100 + 3 * (999 + 10), 1e-9);
+	cr_expect_eq(f.asked, 0);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, first_call_excess_reaches_every_member)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	/* The root leaves before the late non-root arrives: both pay. */
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 1000 : 0);
+		s_coll(&s[r], ST_FN_MPI_BCAST, 1, 1)->root = 0;
+		s_coll(&s[r], ST_FN_MPI_BCAST, 2, 1)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/* Root: 1050, then 1100; rank 1: 1000 + 1050, then 2100. */
+	cr_expect_float_eq(PRED(rp, 0), 1100, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 2100, 1e-9);
+	cr_expect_eq(f.asked, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, persistent_collective_starts_at_mpi_start)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 3;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		e = s_coll(&s[r], ST_FN_MPI_ALLREDUCE_INIT, 1, 10);
+		e->req = req;
+		s_compute(&s[r], r ? 390 : 90);
+		s_call(&s[r], ST_FN_MPI_START, 10);
+		e = s_add(&s[r]);
+		e->kind = ST_REC_START;
+		e->fn = ST_FN_MPI_ALLREDUCE_INIT;
+		e->req = req;
+		e->comm = WORLD;
+		e->comm_size = 2;
+		e->seq = 2;
+		e->inst = 1;
+		e->t0 = s[r].t - 10;
+		e->t1 = s[r].t;
+		s_compute(&s[r], 90);
+		s_wait(&s[r], ST_FN_MPI_WAIT, &req, 1, 1000);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Starts at 100 and 400: done at 450, which rank 0's Wait (200)
+	 * waits for; rank 1's Wait (500) does not wait. */
+	cr_expect_float_eq(PRED(rp, 0), 450, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 500, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+/* MPI_Start of persistent request 'req' (its init had 'seq'): instance
+ * 'inst', at the current time. */
+static void s_start(struct script *s, unsigned fn, uint64_t req,
+		    uint64_t seq, uint32_t inst, int root)
+{
+	struct st_event *e;
+
+	s_call(s, ST_FN_MPI_START, 0);
+	e = s_add(s);
+	e->kind = ST_REC_START;
+	e->fn = (uint16_t)fn;
+	e->req = req;
+	e->comm = WORLD;
+	e->comm_size = (uint32_t)s->size;
+	e->seq = seq;
+	e->inst = inst;
+	e->root = root;
+	e->t0 = e->t1 = s->t;
+}
+
+Test(tools_replay, persistent_instances_are_told_apart)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 5;
+	char err[256];
+	int r;
+
+	/* The root starts both instances before rank 1 starts either. */
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		e = s_coll(&s[r], ST_FN_MPI_BCAST_INIT, 1, 0);
+		e->req = req;
+		e->root = 0;
+		s_compute(&s[r], r ? 1000 : 0);
+		s_start(&s[r], ST_FN_MPI_BCAST_INIT, req, 1, 1, 0);
+		s_wait(&s[r], ST_FN_MPI_WAIT, &req, 1, 0);
+		s_compute(&s[r], r ? 1000 : 50);
+		s_start(&s[r], ST_FN_MPI_BCAST_INIT, req, 1, 2, 0);
+		s_wait(&s[r], ST_FN_MPI_WAIT, &req, 1, 0);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Root: 0 + 50, then 100 + 50; rank 1: 1000 + 50, 2050 + 50. */
+	cr_expect_float_eq(PRED(rp, 0), 150, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 2100, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, threads_of_a_rank_replay_apart)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	const struct st_replay_fn *f;
+	char err[256];
+
+	/* Rank 0: the main thread computes to 4000; thread 1's Allreduce
+	 * on a duplicate (its records last in the file) enters at 1000. */
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], 4000);
+	s_finalize(&s[0]);
+	e = s_add(&s[0]);
+	e->kind = ST_REC_COMM;
+	e->thread = 1;
+	e->comm = DUP;
+	e->comm_size = 2;
+	e->rank = 0;
+	e->t0 = e->t1 = 1500;
+	e = s_add(&s[0]);
+	e->kind = ST_REC_CALL;
+	e->thread = 1;
+	e->fn = ST_FN_MPI_ALLREDUCE;
+	e->comm = DUP;
+	e->comm_size = 2;
+	e->seq = 1;
+	e->t0 = 2000;
+	e->t1 = 2100;
+	s_init(&s[1], 1, 2, 0);
+	e = s_add(&s[1]);
+	e->kind = ST_REC_COMM;
+	e->comm = DUP;
+	e->comm_size = 2;
+	e->rank = 1;
+	s_compute(&s[1], 3000);
+	e = s_coll(&s[1], ST_FN_MPI_ALLREDUCE, 1, 100);
+	e->comm = DUP;
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_float_eq(PRED(rp, 0), 4000, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 3050, 1e-9);
+	f = fn_of(rp, ST_FN_MPI_ALLREDUCE);
+	cr_assert(f);
+	cr_expect_float_eq(f->pred_ns, (3050 - 1000) + 50, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, missing_cost_falls_back_to_measured)
+{
+	struct consts c = model_c;
+	struct script s[2];
+	struct st_replay *rp;
+	const struct st_replay_fn *f;
+	char err[256];
+	int r;
+
+	c.missing = ST_FN_MPI_BCAST;
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_coll(&s[r], ST_FN_MPI_BARRIER, 1, 5);
+		s_coll(&s[r], ST_FN_MPI_BCAST, 2, r ? 70 : 90)->root = 0;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	f = fn_of(rp, ST_FN_MPI_BCAST);
+	cr_assert(f);
+	cr_expect_eq(f->n_missing, 2);
+	cr_expect_eq(f->n_model, 0);
+	cr_expect_eq(fn_of(rp, ST_FN_MPI_BARRIER)->n_model, 2);
+	/* The root leaves at once with its own measured 90 (the only
+	 * duration known then); the non-root no earlier. */
+	cr_expect_float_eq(PRED(rp, 0), 50 + 90, 1e-9);
+	cr_expect_float_eq(PRED(rp, 1), 50 + 90, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, nonblocking_without_p2p_model_is_flagged)
+{
+	struct consts c = model_c;
+	struct st_replay *rp;
+	const struct st_replay_fn *f;
+	char err[256];
+	struct script s[2];
+	struct st_event *e;
+	uint64_t req = 1;
+
+	c.no_p2p = 1;
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 8, 40);
+	e->req = req;
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 5);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 8, 10);
+	e->req = req;
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 5);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	f = fn_of(rp, ST_FN_MPI_ISEND);
+	cr_assert(f);
+	cr_expect_eq(f->n_op_missing, 1);
+	cr_expect_eq(fn_of(rp, ST_FN_MPI_IRECV)->n_op_missing, 1);
+	/* The message arrives when the Isend (40 ns) returned. */
+	cr_expect_float_eq(PRED(rp, 1), 40, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+/*
+ * Rank 0 computes 'late', then Isends (40 ns) and Waits; rank 1 Irecvs
+ * (10 ns), computes 100 and Waits 'wait_ns' (blocking: one MPI_Recv of
+ * 'wait_ns' instead), on local clocks with different origins.  No p2p
+ * model: the replay falls back on measured times.  Rank 1's predicted
+ * run time, and its Wait's (Recv's) predicted waiting into '*wait'.
+ */
+static double measured_tail(uint64_t late, uint64_t wait_ns, int blocking,
+			    int global, double *wait)
+{
+	struct consts c = model_c;
+	struct st_replay *rp;
+	struct script s[2];
+	struct st_event *e;
+	uint64_t req = 4;
+	char err[256];
+	double pred;
+	unsigned fn = blocking ? ST_FN_MPI_RECV : ST_FN_MPI_WAIT;
+
+	c.no_p2p = 1;
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], late);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 8, 40);
+	e->req = req;
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 5);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 7000);
+	if (!blocking) {
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 8, 10);
+		e->req = req;
+		s_compute(&s[1], 100);
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, wait_ns);
+	} else {
+		s_compute(&s[1], 110);
+		s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 8, wait_ns);
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay_g(s, 2, &c, 1, global, &rp, err, sizeof(err)),
+		     0, "%s", err);
+	pred = PRED(rp, 1);
+	cr_assert(fn_of(rp, fn));
+	*wait = fn_of(rp, fn)->wait_ns;
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return pred;
+}
+
+Test(tools_replay, missing_receive_keeps_its_measured_work)
+{
+	double wait;
+
+	/*
+	 * The message was there (global 1040) before the Wait began (1110):
+	 * all of its 70 ns were its own work.  Without global time the
+	 * replay cannot tell, and charges nothing.
+	 */
+	cr_expect_float_eq(measured_tail(0, 70, 0, 1, &wait), 110 + 70,
+			   1e-9);
+	cr_expect_float_eq(wait, 0, 1e-9);
+	cr_expect_float_eq(measured_tail(0, 70, 0, 0, &wait), 110, 1e-9);
+	/*
+	 * It came at 1240 into a Wait of 1110..1270: 130 ns waiting, then
+	 * 30 of work, which is what the replay reproduces, blocking or not.
+	 */
+	cr_expect_float_eq(measured_tail(200, 160, 0, 1, &wait), 270, 1e-9);
+	cr_expect_float_eq(wait, 130, 1e-9);
+	cr_expect_float_eq(measured_tail(200, 160, 1, 1, &wait), 270, 1e-9);
+	cr_expect_float_eq(wait, 130, 1e-9);
+	cr_expect_float_eq(measured_tail(200, 160, 0, 0, &wait), 240, 1e-9);
+	/* A sender later than the receiver measured: the tail is 0. */
+	cr_expect_float_eq(measured_tail(300, 160, 0, 1, &wait), 340, 1e-9);
+}
+
+/* Rank 0: Isend (measured 'isend_ns'), compute 10, Wait; 1: Recv. */
+static void isend_then_wait(const struct consts *c, uint64_t isend_ns,
+			    double *pred0, double *pred1, double *isend_pred,
+			    uint64_t *isend_model)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	const struct st_replay_fn *f;
+	struct st_event *e;
+	uint64_t req = 3;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 8, isend_ns);
+	e->req = req;
+	s_compute(&s[0], 10);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 8, 500);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*pred0 = PRED(rp, 0);
+	*pred1 = PRED(rp, 1);
+	f = fn_of(rp, ST_FN_MPI_ISEND);
+	cr_assert(f);
+	*isend_pred = f->pred_ns;
+	*isend_model = f->n_model;
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, send_start_costs_the_models_injection)
+{
+	struct consts c = model_c;
+	double p0, p1, isend;
+	uint64_t n_model;
+
+	/* No injection cost: the Isend takes its measured 40 ns. */
+	isend_then_wait(&c, 40, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(isend, 40, 1e-9);
+	cr_expect_eq(n_model, 0);
+	cr_expect_float_eq(p0, 40 + 10, 1e-9);
+	/* With one, the sender is busy 30 ns whatever it measured... */
+	c.inject = 30;
+	isend_then_wait(&c, 40, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(isend, 30, 1e-9);
+	cr_expect_eq(n_model, 1);
+	cr_expect_float_eq(p0, 30 + 10, 1e-9);
+	isend_then_wait(&c, 1, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(p0, 30 + 10, 1e-9);
+	/* ...and the message still leaves at the Isend's entry. */
+	cr_expect_float_eq(p1, 100 + 5, 1e-9);
+	/* A function the model lacks: measured again. */
+	c.missing = ST_FN_MPI_ISEND;
+	isend_then_wait(&c, 40, &p0, &p1, &isend, &n_model);
+	cr_expect_float_eq(isend, 40, 1e-9);
+}
+
+Test(tools_replay, rank_that_ends_early_is_an_error)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_coll(&s[r], ST_FN_MPI_BARRIER, 1, 5);
+		if (!r)
+			s_finalize(&s[r]);
+	}
+	cr_expect_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)),
+		     -EBADMSG);
+	cr_expect(strstr(err, "rank 1's trace ends before MPI_Finalize"),
+		  "%s", err);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, missing_rank_stream_is_an_error)
+{
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
+				     NULL };
+	struct st_replay_source src;
+	struct st_replay *rp;
+	struct script s[1];
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_finalize(&s[0]);
+	cr_assert_eq(st_replay_new(&rp, 2, &m, NULL), 0);
+	src = (struct st_replay_source){ &s[0], s_next, NULL };
+	st_replay_set_source(rp, 0, &src);
+	cr_expect_eq(st_replay_run(rp, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "rank 1's trace has no MPI_Init"), "%s", err);
+	st_replay_free(rp);
+	free_scripts(s, 1);
+}
+
+Test(tools_replay, collective_short_of_members_is_an_error)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	/* Rank 1 never calls it: no run could have. */
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		if (!r)
+			s_coll(&s[r], ST_FN_MPI_ALLREDUCE, 1, 5);
+		s_finalize(&s[r]);
+	}
+	cr_expect_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)),
+		     -EBADMSG);
+	cr_expect(strstr(err, "rank 0 waits in MPI_Allreduce"), "%s", err);
+	cr_expect(strstr(err, "only 1 of its 2 members"), "%s", err);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, unmatched_receive_does_not_hang)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_p2p(&s[0], ST_FN_MPI_RECV, 1, 9, 8, 5);
+	s_compute(&s[0], 10);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_p2p(&s[1], ST_FN_MPI_SEND, 0, 8, 8, 5);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(st_replay_stats(rp)->released, 1);
+	cr_expect_eq(st_replay_stats(rp)->unmatched_sends, 1);
+	/* Released at its post: no message, so nothing to copy. */
+	cr_expect_float_eq(PRED(rp, 0), 10, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, bad_arguments)
+{
+	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
+				     NULL };
+	struct st_replay_opts o;
+	struct st_replay *rp;
+
+	cr_expect_eq(st_replay_new(&rp, 0, &m, NULL), -EINVAL);
+	st_replay_opts_init(&o);
+	o.compute_scale = -1;
+	cr_expect_eq(st_replay_new(&rp, 2, &m, &o), -EINVAL);
+	o.compute_scale = NAN;
+	cr_expect_eq(st_replay_new(&rp, 2, &m, &o), -EINVAL);
+}
+
+/* A large trace through the real writer and reader. */
+
+struct file_src {
+	struct st_reader *r;
+};
+
+static int file_next(void *ctx, struct st_event *ev, char *err, size_t len)
+{
+	struct file_src *f = ctx;
+	int rc = st_reader_next(f->r, ev);
+
+	if (rc < 0)
+		snprintf(err, len, "%s", st_reader_error(f->r));
+	return rc;
+}
+
+struct writer {
+	int fd;
+	struct st_sink sink;
+	struct st_stream *s;
+};
+
+static void w_append(struct writer *w, const struct st_event *ev)
+{
+	int rc = st_stream_append(w->s, ev);
+
+	if (rc == -ENOBUFS) {
+		cr_assert_eq(st_stream_flush(w->s), 0);
+		rc = st_stream_append(w->s, ev);
+	}
+	cr_assert_eq(rc, 0);
+}
+
+/*
+ * Rank 'rank' of 'nranks' in a ring: per step, compute, Irecv from the
+ * left, Isend to the right, Waitall, and every 4th step an Allreduce.
+ * About 6 records per step.
+ */
+static void write_ring(const char *path, int rank, int nranks, long steps)
+{
+	static const struct st_kv kv[] = { { "format", "1" } };
+	struct writer w;
+	struct st_event ev;
+	uint64_t t = 1000000, seq = 0, req = 0;
+	long i;
+
+	w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
+	cr_assert(w.fd >= 0);
+	w.sink.ctx = (void *)(intptr_t)w.fd;
+	w.sink.write = st_sink_fd_write;
+	cr_assert_eq(st_trace_write_header(&w.sink, kv, 1), 0);
+	cr_assert_eq(st_stream_new(&w.s, &w.sink, 0, 1 << 20, 1), 0);
+	st_event_clear(&ev);
+	ev.kind = ST_REC_COMM;
+	ev.comm = WORLD;
+	ev.comm_size = (uint32_t)nranks;
+	ev.rank = rank;
+	w_append(&w, &ev);
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = ST_FN_MPI_INIT;
+	ev.t0 = t - 1000;
+	ev.t1 = t;
+	w_append(&w, &ev);
+	for (i = 0; i < steps; i++) {
+		uint64_t r1 = ++req, r2 = ++req;
+
+		t += 5000 + (uint64_t)((i * 7 + rank * 13) % 11) * 100;
+		st_event_clear(&ev);
+		ev.kind = ST_REC_CALL;
+		ev.fn = ST_FN_MPI_IRECV;
+		ev.comm = WORLD;
+		ev.comm_size = (uint32_t)nranks;
+		ev.peer = (rank + nranks - 1) % nranks;
+		ev.tag = 1;
+		ev.req = r1;
+		ev.site = 1;
+		ev.t0 = t;
+		ev.t1 = t += 100;
+		w_append(&w, &ev);
+		ev.fn = ST_FN_MPI_ISEND;
+		ev.peer = (rank + 1) % nranks;
+		ev.sbytes = 4096;
+		ev.req = r2;
+		ev.site = 2;
+		ev.t0 = t;
+		ev.t1 = t += 300;
+		w_append(&w, &ev);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_DONE;
+		ev.fn = ST_FN_MPI_WAITALL;
+		ev.req = r1;
+		ev.peer = (rank + nranks - 1) % nranks;
+		ev.tag = 1;
+		ev.rbytes = 4096;
+		ev.t0 = t;
+		ev.t1 = t + 2000;
+		w_append(&w, &ev);
+		ev.req = r2;
+		w_append(&w, &ev);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_CALL;
+		ev.fn = ST_FN_MPI_WAITALL;
+		ev.site = 3;
+		ev.t0 = t;
+		ev.t1 = t += 2000;
+		w_append(&w, &ev);
+		if (i % 4 == 3) {
+			st_event_clear(&ev);
+			ev.kind = ST_REC_CALL;
+			ev.fn = ST_FN_MPI_ALLREDUCE;
+			ev.comm = WORLD;
+			ev.comm_size = (uint32_t)nranks;
+			ev.seq = ++seq;
+			ev.sbytes = ev.rbytes = 8;
+			ev.site = 4;
+			t += 200;
+			ev.t0 = t;
+			ev.t1 = t += 3000;
+			w_append(&w, &ev);
+		}
+	}
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = ST_FN_MPI_FINALIZE;
+	ev.t0 = t + 1000;
+	ev.t1 = t + 2000;
+	w_append(&w, &ev);
+	cr_assert_eq(st_stream_flush(w.s), 0);
+	st_stream_free(w.s);
+	cr_assert_eq(close(w.fd), 0);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+Test(tools_replay, large_trace_throughput_and_bounded_state,
+     .timeout = 300)
+{
+	enum { NR = 8 };
+	const long steps = 25000;
+	/* First calls on: the path every collective takes with a table. */
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct file_src fs[NR];
+	struct st_replay *rp;
+	const struct st_replay_stats *st;
+	char dir[64], path[128], err[256];
+	double t0, dt, decode;
+	struct st_event ev;
+	uint64_t n = 0;
+	int r;
+
+	snprintf(dir, sizeof(dir), "/tmp/st-replay-bench-XXXXXX");
+	cr_assert(mkdtemp(dir));
+	for (r = 0; r < NR; r++) {
+		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);
+		write_ring(path, r, NR, steps);
+	}
+	/* Decoding alone, for comparison. */
+	t0 = now_s();
+	for (r = 0; r < NR; r++) {
+		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);
+		cr_assert_eq(st_reader_open(&fs[r].r, path, err, sizeof(err)),
+			     0, "%s", err);
+		while (st_reader_next(fs[r].r, &ev) > 0)
+			n++;
+		st_reader_close(fs[r].r);
+	}
+	decode = now_s() - t0;
+
+	cr_assert_eq(st_replay_new(&rp, NR, &m, NULL), 0);
+	for (r = 0; r < NR; r++) {
+		struct st_replay_source src = { &fs[r], file_next, NULL };
+
+		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);
+		cr_assert_eq(st_reader_open(&fs[r].r, path, err, sizeof(err)),
+			     0, "%s", err);
+		st_replay_set_source(rp, r, &src);
+	}
+	t0 = now_s();
+	cr_assert_eq(st_replay_run(rp, err, sizeof(err)), 0, "%s", err);
+	dt = now_s() - t0;
+	st = st_replay_stats(rp);
+	cr_expect_eq(st->records, n);
+	/* One Allreduce key, asked once over steps / 4 instances. */
+	cr_expect_eq(f.asked, 1);
+	cr_expect_eq(st->unmatched_sends, 0);
+	cr_expect_eq(st->released, 0);
+	/* A ring step has 2 messages and 2 requests per rank in flight. */
+	cr_expect_lt(st->max_inflight, 8 * NR, "max in flight %zu",
+		     st->max_inflight);
+	fprintf(stderr, "replay benchmark: %d ranks, %llu records: replay "
+		"%.3f s = %.2f M records/s (reading alone %.3f s = %.2f M "
+		"records/s), at most %zu operations in flight\n", NR,
+		(unsigned long long)n, dt, n / dt / 1e6, decode,
+		n / decode / 1e6, st->max_inflight);
+	/* Loose, so a sanitizer build passes; the figure is printed. */
+	cr_expect_gt(n / dt, 1e5);
+	for (r = 0; r < NR; r++) {
+		st_reader_close(fs[r].r);
+		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);
+		unlink(path);
+	}
+	rmdir(dir);
+	st_replay_free(rp);
+}

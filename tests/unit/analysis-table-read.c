@@ -1,0 +1,347 @@
+/*
+ * tests/unit/analysis-table-read.c: the samples a cost table finds in a run
+ * directory.  Two 2-rank runs are written through the real writer with
+ * clocks 1 s apart and sync records that undo it, so every record's
+ * global time is known: collectives (synced_run(), tools-sync-test.h)
+ * cost exactly last exit - last arrival and wait what the definition
+ * says; point-to-point calls pair by channel in order, a blocking pair
+ * costs the receive's exit - the later entry, MPI_Sendrecv pairs each
+ * half with the other rank's, nonblocking pairs and a wildcard receive
+ * (matched at its completion) give no sample, and an unmatched send is
+ * counted.  Without a member's file no instance completes, and the calls
+ * are counted as left out.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "tools-sync-test.h"
+#include "tools-test.h"
+#include "tools/analysis/table.h"
+#include "writer/event.h"
+
+static void table_marker(void)
+{
+}
+
+/* The group of operation 'name' at d, or fail. */
+static const struct st_table_group *group_of(const struct st_table *t,
+					     const char *name, double d)
+{
+	size_t i;
+
+	for (i = 0; i < st_table_ngroups(t); i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+
+		if (!strcmp(st_table_op(t, g->op)->name, name) && g->d == d)
+			return g;
+	}
+	cr_assert_fail("no group %s at d=%g", name, d);
+	return NULL;
+}
+
+static const struct st_table_op *op_of(const struct st_table *t,
+				       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st_table_nops(t); i++)
+		if (!strcmp(st_table_op(t, i)->name, name))
+			return st_table_op(t, i);
+	cr_assert_fail("no operation %s", name);
+	return NULL;
+}
+
+static double sample_sum(const struct st_table_group *g)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < g->n_in; i++)
+		s += g->x[i];
+	return s;
+}
+
+Test(tools_table_read, collectives_cost_from_last_arrival_to_last_exit)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	const struct st_table_group *g;
+	const struct st_table_op *op;
+	struct fake_obj obj;
+	char dir[256], err[512];
+
+	scratch_dir(dir, sizeof(dir));
+	find_object((const void *)(uintptr_t)table_marker, &obj);
+	synced_run(dir, &obj, (uint64_t)(uintptr_t)table_marker + 1,
+		   (uint64_t)(uintptr_t)table_marker + 2);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(&m);
+	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st_table_finish(t), 0);
+
+	/* Allreduce: 6200-5000, 4000-3000, 1000-10. */
+	g = group_of(t, "MPI_Allreduce", 0);
+	cr_assert_eq(g->n_in, 3);
+	cr_expect_eq(g->p, 2);
+	cr_expect_float_eq(g->x[0], 990.0, 1e-6);
+	cr_expect_float_eq(g->x[1], 1000.0, 1e-6);
+	cr_expect_float_eq(g->x[2], 1200.0, 1e-6);
+	cr_expect_float_eq(g->s.median, 1000.0, 1e-6);
+	/* An application's first instance: its first call, and a sample. */
+	cr_expect_eq(g->first_n, 1);
+	cr_expect_float_eq(g->first_ns, 1200.0, 1e-6, "seq 1");
+	op = op_of(t, "MPI_Allreduce");
+	cr_expect_float_eq(op->wait_ns, 5000.0 + 3000.0 + 10.0, 1e-6);
+	cr_expect_float_eq(op->call_ns, 6000 + 1200 + 1000 + 4000 + 1000 +
+			   990.0, 1e-6);
+	/* Barrier: 2500 - 2000; rank 0 waited 2000. */
+	g = group_of(t, "MPI_Barrier", 0);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 500.0, 1e-6);
+	cr_expect_float_eq(g->wait_ns, 2000.0, 1e-6);
+	/* Bcast: the root left at 100, before rank 1 came at 1000. */
+	g = group_of(t, "MPI_Bcast", 0);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 300.0, 1e-6);
+	cr_expect_float_eq(g->wait_ns, 100.0, 1e-6);
+	cr_expect_eq(st_table_nops(t), 3);
+
+	/* The inter-communicator's Bcast, once per rank. */
+	cr_expect_eq(m.calls_inter, 2);
+	cr_expect_eq(m.incomplete, 0);
+	cr_assert_eq(m.nruns, 1);
+	cr_expect_eq(m.runs[0].nranks, 2);
+	cr_expect_eq(m.runs[0].nread, 2);
+	cr_expect_eq(m.runs[0].nsynced, 2);
+	cr_expect(m.runs[0].complete);
+	cr_expect_str_eq(m.runs[0].cmdline, "mpiexec.mpich -n 2 ./app");
+	cr_expect_eq(m.nhosts, 2);
+	cr_expect_str_eq(m.mpi_library, "MPICH Version: 4.0.2");
+	cr_expect_str_eq(m.clock, "CLOCK_MONOTONIC_RAW");
+	cr_expect_float_eq(m.clock_res_ns, 1.0, 1e-12);
+	cr_expect_eq(m.sync_method, ST_SYNC_HCA);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
+/* A point-to-point CALL of 'rank' at global g0..g1 on comm 1. */
+static void p2p(struct fake_rank *fr, int rank, unsigned fn, double g0,
+		double g1, int32_t peer, int32_t tag, uint64_t sb,
+		uint64_t rb, uint64_t req)
+{
+	struct st_event ev;
+
+	fake_call(&ev, fn, sync_local(rank, g0), sync_local(rank, g1), 0);
+	ev.comm = 1;
+	ev.comm_size = 2;
+	ev.peer = peer;
+	ev.tag = tag;
+	ev.sbytes = sb;
+	ev.rbytes = rb;
+	ev.req = req;
+	fake_append(fr, &ev);
+}
+
+/* A Wait from g0..g1 completing request 'req' (DONE first, then CALL). */
+static void wait_done(struct fake_rank *fr, int rank, double g0, double g1,
+		      uint64_t req, int32_t peer, int32_t tag, uint64_t rb)
+{
+	struct st_event ev;
+
+	st_event_clear(&ev);
+	ev.kind = ST_REC_DONE;
+	ev.fn = ST_FN_MPI_WAIT;
+	ev.t0 = sync_local(rank, g0);
+	ev.t1 = sync_local(rank, g1);
+	ev.comm = 1;
+	ev.req = req;
+	ev.peer = peer;
+	ev.tag = tag;
+	ev.rbytes = rb;
+	fake_append(fr, &ev);
+	fake_call(&ev, ST_FN_MPI_WAIT, sync_local(rank, g0),
+		  sync_local(rank, g1), 0);
+	fake_append(fr, &ev);
+}
+
+/*
+ * Global times (ns after 1 ms):
+ *  rank 0: Send(1, tag 5, 8 B) 1000..1100; Send(1, 5, 16 B) 2000..2100;
+ *          Sendrecv(1:7, 1:7, 32 B) 5000..5800; Isend(1, 9) 6000..6010
+ *          + Wait; Send(1, 11) 7000..7100; Send(1, 13) 8000..8100 (never
+ *          received)
+ *  rank 1: Recv(0, 5) 500..1600; Recv(0, 5) 3000..3500;
+ *          Sendrecv(0:7, 0:7, 32 B) 5200..5900; Irecv(0, 9) 6005..6008
+ *          + Wait; Irecv(ANY, ANY) 6900..6905 + Wait 7100..7300 (source
+ *          0, tag 11)
+ */
+static void p2p_run(const char *dir)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	int r;
+
+	fake_index(dir, 2, 1);
+	for (r = 0; r < 2; r++) {
+		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
+					       0.0, r ? -500.0 : 0.0);
+		double o = 1e6;
+		struct st_event sr;
+
+		fake_rank_open(&fr, dir, r, "nodeA", "100");
+		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_COMM;
+		ev.fn = ST_FN_MPI_INIT;
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.rank = r;
+		ev.t0 = ev.t1 = sync_local(r, 5e5);
+		fake_append(&fr, &ev);
+		if (r == 0) {
+			p2p(&fr, 0, ST_FN_MPI_SEND, o + 1000, o + 1100, 1, 5, 8,
+			    0, 0);
+			p2p(&fr, 0, ST_FN_MPI_SEND, o + 2000, o + 2100, 1, 5,
+			    16, 0, 0);
+		} else {
+			p2p(&fr, 1, ST_FN_MPI_RECV, o + 500, o + 1600, 0, 5, 0,
+			    8, 0);
+			p2p(&fr, 1, ST_FN_MPI_RECV, o + 3000, o + 3500, 0, 5,
+			    0, 16, 0);
+		}
+		fake_call(&sr, ST_FN_MPI_SENDRECV,
+			  sync_local(r, o + (r ? 5200 : 5000)),
+			  sync_local(r, o + (r ? 5900 : 5800)), 0);
+		sr.comm = 1;
+		sr.comm_size = 2;
+		sr.peer = sr.peer2 = 1 - r;
+		sr.tag = sr.tag2 = 7;
+		sr.sbytes = sr.rbytes = 32;
+		fake_append(&fr, &sr);
+		if (r == 0) {
+			p2p(&fr, 0, ST_FN_MPI_ISEND, o + 6000, o + 6010, 1, 9,
+			    4, 0, 1);
+			wait_done(&fr, 0, o + 6020, o + 6030, 1, ST_RANK_NONE,
+				  0, 0);
+			p2p(&fr, 0, ST_FN_MPI_SEND, o + 7000, o + 7100, 1, 11,
+			    4, 0, 0);
+			p2p(&fr, 0, ST_FN_MPI_SEND, o + 8000, o + 8100, 1, 13,
+			    4, 0, 0);
+		} else {
+			p2p(&fr, 1, ST_FN_MPI_IRECV, o + 6005, o + 6008, 0, 9,
+			    0, 0, 1);
+			wait_done(&fr, 1, o + 6100, o + 6200, 1, 0, 9, 4);
+			p2p(&fr, 1, ST_FN_MPI_IRECV, o + 6900, o + 6905,
+			    ST_RANK_ANY, ST_TAG_ANY, 0, 0, 2);
+			wait_done(&fr, 1, o + 7100, o + 7300, 2, 0, 11, 4);
+		}
+		fake_rank_close(&fr);
+	}
+}
+
+Test(tools_table_read, transfers_pair_in_order_per_channel)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	const struct st_table_group *g;
+	const struct st_table_op *op;
+	char dir[256], err[512];
+
+	scratch_dir(dir, sizeof(dir));
+	p2p_run(dir);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(&m);
+	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_assert_eq(st_table_nops(t), 2);
+
+	op = op_of(t, "MPI_Send->MPI_Recv");
+	cr_expect_eq(op->kind, ST_TABLE_P2P);
+	cr_expect_eq(op->samples, 2);
+	/* The receive came first: 1600 - 1000, and it waited 500. */
+	g = group_of(t, "MPI_Send->MPI_Recv", 8);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 600.0, 1e-6);
+	cr_expect_float_eq(g->wait_ns, 500.0, 1e-6);
+	cr_expect_eq(g->p, 2);
+	/* The send came first (eager): 3500 - 3000, no wait. */
+	g = group_of(t, "MPI_Send->MPI_Recv", 16);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 500.0, 1e-6);
+	cr_expect_float_eq(g->wait_ns, 0.0, 1e-6);
+	/* Sendrecv: 5800 - 5200 and 5900 - 5200. */
+	g = group_of(t, "MPI_Sendrecv", 32);
+	cr_assert_eq(g->n_in, 2);
+	cr_expect_float_eq(sample_sum(g), 1300.0, 1e-6);
+	cr_expect_float_eq(g->s.median, 650.0, 1e-6);
+
+	cr_expect_eq(m.p2p_nonblocking, 2, "Isend/Irecv and the wildcard");
+	cr_expect_eq(m.p2p_unmatched, 1, "the send to tag 13");
+	cr_expect_eq(m.p2p_inconsistent, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
+Test(tools_table_read, not_a_run_is_an_error)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	char dir[256], err[512] = "";
+
+	scratch_dir(dir, sizeof(dir));
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(&m);
+	cr_expect_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)),
+		     -ENOENT);
+	cr_expect(strstr(err, "not a synctrace run"), "%s", err);
+	cr_expect_eq(m.nruns, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
+Test(tools_table_read, a_missing_rank_leaves_its_collectives_out)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	struct fake_obj obj;
+	char dir[256], path[300], err[512], *warn;
+	int saved, fd, rc;
+
+	scratch_dir(dir, sizeof(dir));
+	find_object((const void *)(uintptr_t)table_marker, &obj);
+	synced_run(dir, &obj, (uint64_t)(uintptr_t)table_marker + 1,
+		   (uint64_t)(uintptr_t)table_marker + 2);
+	snprintf(path, sizeof(path), "%s/rank-1.st", dir);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(&m);
+	/* The warning goes to a file, read back below. */
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	cr_assert(saved >= 0 && fd >= 0 && dup2(fd, 2) == 2);
+	rc = st_table_read_run(t, &m, dir, 0, err, sizeof(err));
+	fflush(stderr);
+	dup2(saved, 2);
+	close(fd);
+	close(saved);
+	cr_assert_eq(rc, 0, "%s", err);
+	warn = read_file(path);
+	cr_expect(strstr(warn, "1 of 2 rank files missing"), "%s", warn);
+	free(warn);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_expect_eq(st_table_nops(t), 0, "no instance can complete");
+	cr_expect_eq(m.calls_missing, 5, "rank 0's five collectives");
+	cr_expect_eq(m.calls_inter, 1);
+	cr_expect_eq(m.runs[0].nread, 1);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}

@@ -1,0 +1,445 @@
+/*
+ * tests/unit/analysis-table.c: the samples, groups and fits of a cost
+ * table.  The size d of each collective class, computed from the bytes
+ * that pmpi/bytes.c itself would record on every rank, is the natural
+ * per-rank size (the count times the type size); samples land in one
+ * group per (operation, p, d); Tukey's fences drop exactly the values
+ * outside them and the count is kept; per-run medians give the spread
+ * between runs; exact linear data is fitted back; one process count
+ * says so, and a single group gets no fit.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "pmpi/bytes.h"
+#include "tools/analysis/table.h"
+#include "writer/event.h"
+#include "writer/fn-info.h"
+
+static uint64_t type_size(void *ctx, const void *types, size_t i)
+{
+	(void)types;
+	(void)i;
+	return *(const uint64_t *)ctx;
+}
+
+/*
+ * The bytes every rank of a 'p'-rank intra-communicator records for a
+ * collective of class 'cls' with 'count' elements of 'tsize' bytes per
+ * block (root 0), summed over the ranks, as the interposer counts them.
+ */
+static void summed_bytes(int cls, int p, int64_t count, uint64_t tsize,
+			 uint64_t *s_sum, uint64_t *r_sum)
+{
+	int64_t counts[64];
+	int type = 1, r, i;
+
+	cr_assert_leq(p, 64);
+	for (i = 0; i < p; i++)
+		counts[i] = count;
+	*s_sum = *r_sum = 0;
+	for (r = 0; r < p; r++) {
+		struct st_xfer_comm c = { .size = p, .rank = r };
+		struct st_xfer x;
+		uint64_t s, rb;
+
+		memset(&x, 0, sizeof(x));
+		x.cls = cls;
+		x.root = 0;
+		x.scount = x.rcount = count;
+		x.scounts = x.rcounts = counts;
+		x.counts_64 = 1;
+		x.stype = x.rtype = &type;
+		x.ctx = &tsize;
+		x.type_size = type_size;
+		cr_assert_eq(st_bytes(&x, &c, &s, &rb), 0, "class %d", cls);
+		*s_sum += s;
+		*r_sum += rb;
+	}
+}
+
+Test(tools_table, size_of_each_class_is_the_per_rank_block)
+{
+	static const int classes[] = {
+		ST_BYTES_BCAST, ST_BYTES_REDUCE, ST_BYTES_ALLREDUCE,
+		ST_BYTES_SCAN, ST_BYTES_GATHER, ST_BYTES_GATHERV,
+		ST_BYTES_ALLGATHER, ST_BYTES_ALLGATHERV, ST_BYTES_SCATTER,
+		ST_BYTES_SCATTERV, ST_BYTES_ALLTOALL, ST_BYTES_ALLTOALLV,
+		ST_BYTES_REDUCE_SCATTER, ST_BYTES_REDUCE_SCATTER_BLOCK,
+	};
+	static const int ps[] = { 1, 2, 3, 5, 8 };
+	size_t i, j;
+
+	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+			uint64_t s, r;
+			double d;
+
+			summed_bytes(classes[i], ps[j], 12, 8, &s, &r);
+			cr_assert_eq(st_table_coll_size(classes[i], ps[j], s,
+							r, &d), 0);
+			cr_expect_float_eq(d, 96.0, 1e-9,
+					   "class %d p=%d: d=%g, want 96",
+					   classes[i], ps[j], d);
+			cr_expect_not_null(st_table_size_rule(classes[i]));
+		}
+	}
+}
+
+Test(tools_table, size_rules_cover_barrier_and_refuse_others)
+{
+	double d = -1;
+
+	cr_expect_eq(st_table_coll_size(ST_BYTES_BARRIER, 4, 0, 0, &d), 0);
+	cr_expect_eq(d, 0);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_SEND, 2, 8, 0, &d), -EINVAL);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_ALLREDUCE, 0, 8, 8, &d),
+		     -EINVAL);
+	cr_expect_null(st_table_size_rule(ST_BYTES_RECV));
+	/* The mean block of a vector variant. */
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLGATHERV, 3, 30, 90, &d),
+		     0);
+	cr_expect_float_eq(d, 10.0, 1e-12);
+}
+
+static struct st_table *table_with(double tukey, int bins)
+{
+	struct st_table_options o;
+	struct st_table *t;
+
+	st_table_options_init(&o);
+	o.tukey_k = tukey;
+	o.bins_per_octave = bins;
+	cr_assert_eq(st_table_new(&t, &o), 0);
+	return t;
+}
+
+static void add(struct st_table *t, unsigned fn, long p, double d,
+		uint32_t run, double cost)
+{
+	cr_assert_eq(st_table_add(t, ST_TABLE_COLL, fn, 0, p, d, run, cost,
+				  10, 100, 0), 0);
+}
+
+static void add_first(struct st_table *t, unsigned fn, long p, double d,
+		      uint32_t run, double cost)
+{
+	cr_assert_eq(st_table_add_first(t, ST_TABLE_COLL, fn, 0, p, d, run,
+					cost), 0);
+}
+
+/* The group of 'fn' at (p, d), or NULL. */
+static const struct st_table_group *find(const struct st_table *t,
+					 const char *name, long p, double d)
+{
+	size_t i;
+
+	for (i = 0; i < st_table_ngroups(t); i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+
+		if (!strcmp(st_table_op(t, g->op)->name, name) &&
+		    g->p == p && g->d == d)
+			return g;
+	}
+	return NULL;
+}
+
+Test(tools_table, samples_group_by_operation_p_and_d)
+{
+	struct st_table *t = table_with(1.5, 0);
+	const struct st_table_group *g;
+	const struct st_table_op *op;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		add(t, ST_FN_MPI_BCAST, 2, 8, 0, 100 + i);
+		add(t, ST_FN_MPI_BCAST, 2, 64, 0, 200 + i);
+		add(t, ST_FN_MPI_BCAST, 4, 8, 0, 300 + i);
+		add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 400 + i);
+	}
+	cr_assert_eq(st_table_add(t, ST_TABLE_P2P, ST_FN_MPI_SEND,
+				  ST_FN_MPI_RECV, 2, 8, 0, 50, 0, 60, 0), 0);
+	cr_assert_eq(st_table_add(t, ST_TABLE_P2P, ST_FN_MPI_SENDRECV,
+				  ST_FN_MPI_SENDRECV, 2, 8, 0, 50, 0, 60, 0),
+		     0);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_assert_eq(st_table_nops(t), 4);
+	cr_assert_eq(st_table_ngroups(t), 6);
+	/* Collectives by name, then point-to-point by name. */
+	cr_expect_str_eq(st_table_op(t, 0)->name, "MPI_Allreduce");
+	cr_expect_str_eq(st_table_op(t, 1)->name, "MPI_Bcast");
+	cr_expect_str_eq(st_table_op(t, 2)->name, "MPI_Send->MPI_Recv");
+	cr_expect_str_eq(st_table_op(t, 3)->name, "MPI_Sendrecv");
+	cr_expect_eq(st_table_op(t, 2)->kind, ST_TABLE_P2P);
+	op = st_table_op(t, 1);
+	cr_assert_eq(op->ngroups, 3);
+	cr_expect_eq(op->samples, 30);
+	cr_expect_eq(op->p_min, 2);
+	cr_expect_eq(op->p_max, 4);
+	cr_expect_eq(op->nps, 2);
+	cr_expect_float_eq(op->wait_ns, 300.0, 1e-9);
+	/* Groups by p, then d. */
+	cr_expect_eq(st_table_group(t, op->groups[0])->p, 2);
+	cr_expect_eq(st_table_group(t, op->groups[0])->d, 8);
+	cr_expect_eq(st_table_group(t, op->groups[1])->d, 64);
+	cr_expect_eq(st_table_group(t, op->groups[2])->p, 4);
+	g = find(t, "MPI_Bcast", 2, 64);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 10);
+	cr_expect_float_eq(g->s.median, 204.5, 1e-9);
+	cr_expect(g->s.ci_ok);
+	cr_expect_leq(g->s.ci_lo, 204.5);
+	cr_expect_geq(g->s.ci_hi, 204.5);
+	cr_expect_eq(st_table_nsamples(t), 42);
+	st_table_free(t);
+}
+
+Test(tools_table, tukey_fences_drop_and_count_outliers)
+{
+	struct st_table *t = table_with(1.5, 0), *all = table_with(0, 0);
+	const struct st_table_group *g;
+	int i;
+
+	/* 20 values 100..119 and two far out: 5 and 1000. */
+	for (i = 0; i < 20; i++) {
+		add(t, ST_FN_MPI_BARRIER, 2, 0, 0, 100 + i);
+		add(all, ST_FN_MPI_BARRIER, 2, 0, 0, 100 + i);
+	}
+	add(t, ST_FN_MPI_BARRIER, 2, 0, 0, 1000);
+	add(t, ST_FN_MPI_BARRIER, 2, 0, 0, 5);
+	add(all, ST_FN_MPI_BARRIER, 2, 0, 0, 1000);
+	add(all, ST_FN_MPI_BARRIER, 2, 0, 0, 5);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_assert_eq(st_table_finish(all), 0);
+
+	g = find(t, "MPI_Barrier", 2, 0);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 22);
+	cr_expect_eq(g->s.n_dropped, 2);
+	cr_expect_eq(g->s.n, 20);
+	cr_expect_float_eq(g->s.median, 109.5, 1e-9);
+	cr_expect_eq(st_table_op(t, 0)->n_dropped, 2);
+	cr_expect_eq(st_table_op(t, 0)->n_kept, 20);
+
+	g = find(all, "MPI_Barrier", 2, 0);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->s.n_dropped, 0, "tukey 0 keeps every sample");
+	cr_expect_eq(g->s.n, 22);
+	st_table_free(t);
+	st_table_free(all);
+}
+
+Test(tools_table, per_run_medians_give_the_spread)
+{
+	struct st_table *t = table_with(1.5, 0);
+	const struct st_table_group *g;
+	int i;
+
+	/* Run 0 around 100, run 1 around 110, run 2 around 104. */
+	for (i = 0; i < 9; i++) {
+		add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 96 + i);
+		add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 1, 106 + i);
+		add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 2, 100 + i);
+	}
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 16, 0, 50);
+	cr_assert_eq(st_table_finish(t), 0);
+	g = find(t, "MPI_Allreduce", 2, 8);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->nruns, 3);
+	cr_expect_float_eq(g->run_med_min, 100.0, 1e-9);
+	cr_expect_float_eq(g->run_med_max, 110.0, 1e-9);
+	cr_expect_float_eq(g->run_spread, 0.1, 1e-12);
+	g = find(t, "MPI_Allreduce", 2, 16);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->nruns, 1);
+	cr_expect(isnan(g->run_spread), "one run: no spread");
+	cr_expect(!g->s.ci_ok, "one sample: no CI");
+	st_table_free(t);
+}
+
+Test(tools_table, first_instance_of_each_run_is_the_first_call)
+{
+	struct st_table *t = table_with(0, 0);
+	const struct st_table_group *g;
+	int run, i;
+
+	/*
+	 * Application runs: each run's first sample of a group is its first
+	 * call and stays a sample.  Firsts 500, 300, 400: median 400.
+	 */
+	for (run = 0; run < 3; run++) {
+		add(t, ST_FN_MPI_ALLREDUCE, 2, 8, (uint32_t)run,
+		    500 - 200 * (run == 1) - 100 * (run == 2));
+		for (i = 0; i < 4; i++)
+			add(t, ST_FN_MPI_ALLREDUCE, 2, 8, (uint32_t)run, 10);
+	}
+	/* A bench run: its first calls are apart, not samples. */
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 8, 3, 900);
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 8, 3, 5000);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 3, 10);
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 16, 3, 700);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 16, 3, 20);
+	/* A first call whose group has no sample is dropped. */
+	add_first(t, ST_FN_MPI_BCAST, 2, 8, 3, 800);
+	cr_expect_eq(st_table_add_first(t, ST_TABLE_COLL, ST_FN_MPI_BCAST, 0,
+					0, 8, 3, 800), -EINVAL);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_expect_eq(st_table_nsamples(t), 15 + 2);
+
+	g = find(t, "MPI_Allreduce", 2, 8);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 16, "the three application firsts and 13");
+	cr_expect_eq(g->first_n, 4);
+	cr_expect_float_eq(g->first_ns, 450.0, 1e-9,
+			   "of 300 400 500 900, not the second first 5000");
+	cr_expect_float_eq(g->first_min_ns, 300.0, 1e-9);
+	cr_expect_float_eq(g->first_max_ns, 900.0, 1e-9);
+	g = find(t, "MPI_Allreduce", 2, 16);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 1);
+	cr_expect_eq(g->first_n, 1);
+	cr_expect_float_eq(g->first_ns, 700.0, 1e-9);
+	cr_expect_null(find(t, "MPI_Bcast", 2, 8));
+	st_table_free(t);
+}
+
+Test(tools_table, a_first_call_before_the_samples_is_the_runs_first)
+{
+	struct st_table *t = table_with(0, 0);
+	const struct st_table_group *g;
+
+	add_first(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 900);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 10);
+	add(t, ST_FN_MPI_ALLREDUCE, 2, 8, 0, 12);
+	cr_assert_eq(st_table_finish(t), 0);
+	g = find(t, "MPI_Allreduce", 2, 8);
+	cr_assert_not_null(g);
+	cr_expect_eq(g->n_in, 2, "the samples after it are samples only");
+	cr_expect_eq(g->first_n, 1);
+	cr_expect_float_eq(g->first_ns, 900.0, 1e-9);
+	st_table_free(t);
+}
+
+Test(tools_table, bins_merge_nearby_sizes)
+{
+	struct st_table *t = table_with(0, 1);
+	const struct st_table_op *op;
+	const struct st_table_group *g;
+
+	add(t, ST_FN_MPI_GATHERV, 2, 1000, 0, 10);
+	add(t, ST_FN_MPI_GATHERV, 2, 1100, 0, 12);
+	add(t, ST_FN_MPI_GATHERV, 2, 4000, 0, 30);
+	add(t, ST_FN_MPI_GATHERV, 2, 0, 0, 5);
+	cr_assert_eq(st_table_finish(t), 0);
+	op = st_table_op(t, 0);
+	cr_assert_eq(op->ngroups, 3);
+	g = st_table_group(t, op->groups[1]);
+	cr_expect_eq(g->n_in, 2);
+	cr_expect_float_eq(g->d, 1050.0, 1e-9, "d is the bin's mean size");
+	cr_expect_eq(st_table_group(t, op->groups[0])->d, 0);
+	st_table_free(t);
+}
+
+Test(tools_table, linear_data_is_fitted_back)
+{
+	struct st_table *t = table_with(1.5, 0);
+	const struct st_table_op *op;
+	static const double ds[] = { 8, 64, 512, 4096, 32768 };
+	size_t i;
+	int k;
+
+	/* T = 1000 ns + 0.5 ns/B * d, with +-1 ns around each median. */
+	for (i = 0; i < 5; i++)
+		for (k = -5; k <= 5; k++)
+			add(t, ST_FN_MPI_ALLREDUCE, 2, ds[i], 0,
+			    1000 + 0.5 * ds[i] + k);
+	cr_assert_eq(st_table_finish(t), 0);
+	op = st_table_op(t, 0);
+	cr_assert_eq(op->fit_rc, 0);
+	cr_assert_eq(op->fit.npieces, 1);
+	cr_expect(op->fit.flags & ST_FIT_P_NOT_IDENTIFIED,
+		  "one p: p not identified");
+	cr_expect_eq(op->fit.piece[0].f, ST_FIT_NONE);
+	cr_expect_eq(op->fit.piece[0].g, ST_FIT_ONE);
+	cr_expect_float_eq(op->fit.piece[0].coef[0], 1000.0, 2.0);
+	cr_expect_float_eq(op->fit.piece[0].coef[2], 0.5, 1e-3);
+	cr_expect(op->fit.weighted);
+	cr_expect(op->fit.piece[0].has_q);
+	cr_expect_eq(op->n_kept, 55);
+	st_table_free(t);
+}
+
+Test(tools_table, one_group_has_no_fit_and_small_groups_no_q)
+{
+	struct st_table *t = table_with(1.5, 0);
+	const struct st_table_op *op;
+	int i;
+
+	add(t, ST_FN_MPI_BARRIER, 2, 0, 0, 800);
+	add(t, ST_FN_MPI_BARRIER, 2, 0, 0, 810);
+	/* Three sizes with 3 samples each: no CI, so no sigma and no Q. */
+	for (i = 0; i < 3; i++) {
+		add(t, ST_FN_MPI_BCAST, 2, 8, 0, 100 + i);
+		add(t, ST_FN_MPI_BCAST, 2, 80, 0, 200 + i);
+		add(t, ST_FN_MPI_BCAST, 2, 800, 0, 1100 + i);
+	}
+	cr_assert_eq(st_table_finish(t), 0);
+	op = st_table_op(t, 0);
+	cr_expect_str_eq(op->name, "MPI_Barrier");
+	cr_expect_eq(op->fit_rc, -EDOM);
+	op = st_table_op(t, 1);
+	cr_assert_eq(op->fit_rc, 0);
+	cr_expect(!op->fit.weighted);
+	cr_expect(!op->fit.piece[0].has_q, "no per-point errors: Q is n/a");
+	st_table_free(t);
+}
+
+Test(tools_table, clock_error_and_samples_below_it)
+{
+	struct st_table *t = table_with(0, 0);
+	const struct st_table_group *g;
+	double med, max;
+
+	cr_assert_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 2,
+				  0, 0, 20, 0, 20, 30), 0);
+	cr_assert_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 2,
+				  0, 0, 50, 0, 50, 30), 0);
+	cr_assert_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 2,
+				  0, 0, 60, 0, 60, NAN), 0);
+	cr_assert_eq(st_table_finish(t), 0);
+	g = st_table_group(t, 0);
+	cr_expect_eq(g->n_below_err, 1);
+	cr_expect_float_eq(g->err_median_ns, 30.0, 1e-9);
+	st_table_clock_err(t, &med, &max);
+	cr_expect_float_eq(med, 30.0, 1e-9);
+	cr_expect_float_eq(max, 30.0, 1e-9);
+	st_table_free(t);
+}
+
+Test(tools_table, bad_samples_are_refused)
+{
+	struct st_table *t = table_with(1.5, 0);
+	struct st_table_options o;
+
+	cr_expect_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 0,
+				  0, 0, 1, 0, 0, 0), -EINVAL);
+	cr_expect_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 2,
+				  -1, 0, 1, 0, 0, 0), -EINVAL);
+	cr_expect_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 2,
+				  0, 0, NAN, 0, 0, 0), -EINVAL);
+	cr_expect_eq(st_table_add(t, ST_TABLE_COLL, 0, 0, 2, 0, 0, 1, 0, 0,
+				  0), -EINVAL);
+	cr_expect_eq(st_table_finish(t), 0);
+	cr_expect_eq(st_table_nops(t), 0);
+	cr_expect_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BARRIER, 0, 2,
+				  0, 0, 1, 0, 0, 0), -EINVAL,
+		     "no sample after finish");
+	st_table_free(t);
+	st_table_options_init(&o);
+	o.ci_level = 1.5;
+	cr_expect_eq(st_table_new(&t, &o), -EINVAL);
+}

@@ -1,0 +1,156 @@
+/*
+ * tests/unit/cli-cmd-table.c: the 'synctrace table' command.  On a
+ * synchronised 2-rank run it prints the formula table and writes the
+ * CSV pair (FILE.csv and FILE-groups.csv), the JSON and the HTML page it
+ * was asked for; '-' sends one of them to stdout instead of the text;
+ * command-line mistakes exit 129 with the usage, a missing run exits 1.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tools-sync-test.h"
+#include "tools-test.h"
+#include "tools/cli/synctrace.h"
+
+static void cmd_table_marker(void)
+{
+}
+
+static void make_run(char *dir, size_t len, char *run, size_t rlen)
+{
+	struct fake_obj obj;
+
+	scratch_dir(dir, len);
+	snprintf(run, rlen, "%s/run", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	find_object((const void *)(uintptr_t)cmd_table_marker, &obj);
+	synced_run(run, &obj, (uint64_t)(uintptr_t)cmd_table_marker + 1,
+		   (uint64_t)(uintptr_t)cmd_table_marker + 2);
+}
+
+Test(tools_cmd_table, writes_text_csv_json_and_html)
+{
+	char dir[256], run[300], csv[300], json[300], html[300], path[320];
+	char *argv[] = { "table", "--csv", csv, "--json", json, "--html",
+			 html, run, NULL };
+	struct captured c;
+	char *s;
+
+	make_run(dir, sizeof(dir), run, sizeof(run));
+	snprintf(csv, sizeof(csv), "%s/t.csv", dir);
+	snprintf(json, sizeof(json), "%s/t.json", dir);
+	snprintf(html, sizeof(html), "%s/t.html", dir);
+	c = run_cmd(dir, cmd_table, argv);
+	cr_assert_eq(c.status, 0, "stderr: %s", c.err);
+	cr_expect(strstr(c.out, "synctrace table: cost of MPI operations"));
+	cr_expect(strstr(c.out, "MPI_Allreduce"));
+	cr_expect(strstr(c.out, "MPI_Barrier"));
+	cr_expect(strstr(c.out, "MPI_Bcast"));
+	cr_expect(strstr(c.out, "n=2 calls on inter-communicators"));
+	s = read_file(csv);
+	cr_expect_eq(count_lines(s), 4, "header + 3 operations:\n%s", s);
+	free(s);
+	snprintf(path, sizeof(path), "%s/t-groups.csv", dir);
+	s = read_file(path);
+	cr_expect_eq(count_lines(s), 4, "header + 3 groups:\n%s", s);
+	free(s);
+	s = read_file(json);
+	cr_expect(strstr(s, "\"format\": \"synctrace-table\""));
+	free(s);
+	s = read_file(html);
+	cr_expect(strstr(s, "<svg"));
+	free(s);
+	captured_free(&c);
+}
+
+Test(tools_cmd_table, bench_runs_directory_stands_for_its_runs)
+{
+	char dir[256], run[300], sub[320];
+	char *argv[] = { "table", "--csv", "-", run, NULL };
+	struct fake_obj obj;
+	struct captured c;
+	int k;
+
+	make_run(dir, sizeof(dir), run, sizeof(run));
+	/* Turn 'run' into the parent of run-1 and run-2, as bench does. */
+	snprintf(run, sizeof(run), "%s/costs", dir);
+	cr_assert_eq(mkdir(run, 0777), 0);
+	find_object((const void *)(uintptr_t)cmd_table_marker, &obj);
+	for (k = 1; k <= 2; k++) {
+		snprintf(sub, sizeof(sub), "%s/run-%d", run, k);
+		cr_assert_eq(mkdir(sub, 0777), 0);
+		synced_run(sub, &obj, (uint64_t)(uintptr_t)cmd_table_marker + 1,
+			   (uint64_t)(uintptr_t)cmd_table_marker + 2);
+	}
+	c = run_cmd(dir, cmd_table, argv);
+	cr_assert_eq(c.status, 0, "stderr: %s", c.err);
+	/* Groups: ...,wait_ns,runs,run_median_min_ns,..,run_spread_pct,.. */
+	cr_expect(strstr(c.out, "\nMPI_Allreduce,collective,2,0,6,6,0,1000,"),
+		  "%s", c.out);
+	cr_expect_eq(count_lines_with(c.out, ",2,1000,1000,0,", NULL), 1,
+		     "two runs, equal medians: spread 0:\n%s", c.out);
+	captured_free(&c);
+}
+
+Test(tools_cmd_table, dash_sends_json_to_stdout)
+{
+	char dir[256], run[300];
+	char *argv[] = { "table", "--json", "-", run, NULL };
+	struct captured c;
+
+	make_run(dir, sizeof(dir), run, sizeof(run));
+	c = run_cmd(dir, cmd_table, argv);
+	cr_assert_eq(c.status, 0, "stderr: %s", c.err);
+	cr_expect(c.out[0] == '{', "JSON only: %.40s", c.out);
+	cr_expect(!strstr(c.out, "synctrace table:"));
+	captured_free(&c);
+}
+
+Test(tools_cmd_table, usage_errors_exit_129)
+{
+	char dir[256];
+	char *none[] = { "table", NULL };
+	char *bad[] = { "table", "--frobnicate", "x", NULL };
+	char *tukey[] = { "table", "--tukey", "-1", "x", NULL };
+	char *level[] = { "table", "--level=1", "x", NULL };
+	char *two[] = { "table", "--json", "-", "--html", "-", "x", NULL };
+	char **cases[] = { none, bad, tukey, level, two };
+	size_t i;
+
+	scratch_dir(dir, sizeof(dir));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct captured c = run_cmd(dir, cmd_table, cases[i]);
+
+		cr_expect_eq(c.status, 129, "case %zu: %d", i, c.status);
+		cr_expect(strstr(c.err, "usage: synctrace table"));
+		captured_free(&c);
+	}
+}
+
+Test(tools_cmd_table, missing_run_exits_1)
+{
+	char dir[256], missing[300];
+	char *argv[] = { "table", missing, NULL };
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	snprintf(missing, sizeof(missing), "%s/nothing", dir);
+	c = run_cmd(dir, cmd_table, argv);
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "cannot open"), "%s", c.err);
+	captured_free(&c);
+}
+
+Test(tools_cmd_table, help_goes_to_stdout)
+{
+	char dir[256];
+	char *argv[] = { "table", "--help", NULL };
+	struct captured c;
+
+	scratch_dir(dir, sizeof(dir));
+	c = run_cmd(dir, cmd_table, argv);
+	cr_expect_eq(c.status, 0);
+	cr_expect(strstr(c.out, "usage: synctrace table"));
+	captured_free(&c);
+}

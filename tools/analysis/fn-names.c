@@ -1,0 +1,79 @@
+/*
+ * tools/analysis/fn-names.c: the function-id table, built at compile time from
+ * the ST_FN_LIST X-macro of gen/ops.h, so the tools name exactly the
+ * functions the interposer was generated with.  A trace records the
+ * table's hash in its "fn_table" header key; the tools warn when it
+ * differs from ST_FN_TABLE_HASH, since ids may then mean other functions.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "tools/analysis/fn-names.h"
+#include "writer/event.h"
+#include "writer/fn-info.h"
+
+static const struct st_fn_desc fn_table[ST_FN_COUNT] = {
+#define FN_ENTRY(id, name, kind, family, bytes, flags) \
+	[id] = { name, kind, family, bytes, flags },
+	ST_FN_LIST(FN_ENTRY)
+#undef FN_ENTRY
+};
+
+unsigned st_fn_count(void)
+{
+	return ST_FN_COUNT;
+}
+
+const struct st_fn_desc *st_fn_desc(unsigned fn)
+{
+	if (fn == ST_FN_NONE || fn >= ST_FN_COUNT || !fn_table[fn].name)
+		return NULL;
+	return &fn_table[fn];
+}
+
+const char *st_fn_name(unsigned fn, char *buf, size_t len)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+
+	if (d)
+		return d->name;
+	snprintf(buf, len, "fn#%u", fn);
+	return buf;
+}
+
+unsigned st_fn_lookup(const char *name)
+{
+	unsigned fn;
+
+	for (fn = 1; fn < ST_FN_COUNT; fn++)
+		if (fn_table[fn].name && !strcmp(fn_table[fn].name, name))
+			return fn;
+	return 0;
+}
+
+const char *st_mark_name(unsigned mark, char *buf, size_t len)
+{
+	switch (mark) {
+	case ST_MARK_FLUSH:
+		return "flush";
+	case ST_MARK_FINALIZE:
+		return "finalize";
+	case ST_MARK_COMM_REGISTER:
+		return "comm_register";
+	case ST_MARK_INIT:
+		return "init";
+	}
+	snprintf(buf, len, "mark#%u", mark);
+	return buf;
+}
+
+const char *st_fn_table_hash(void)
+{
+	return ST_FN_TABLE_HASH;
+}
+
+int st_fn_table_differs(const char *trace_hash)
+{
+	return trace_hash && strcmp(trace_hash, ST_FN_TABLE_HASH);
+}

@@ -1,0 +1,666 @@
+/*
+ * tools/analysis/imbalance.c: matching collective instances across ranks and
+ * splitting their time (see tools/analysis/imbalance.h).  An instance in flight
+ * keeps its members' global entry and exit times, since a member's
+ * waiting ends at the last arrival, known only once every member came;
+ * it is freed when complete.  The median clock error comes from a
+ * histogram with 64 bins per octave (within 0.6%), clamped to the exact
+ * minimum and maximum, so it needs no list of every instance.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/imbalance.h"
+#include "writer/event.h"
+#include "writer/fn-info.h"
+
+/* A map from 64-bit keys to 64-bit values, open addressing. */
+struct map {
+	uint64_t *key, *val;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+static size_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static uint64_t *map_find(const struct map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = hash64(key) & (m->cap - 1); m->used[i];
+	     i = (i + 1) & (m->cap - 1))
+		if (m->key[i] == key)
+			return &m->val[i];
+	return NULL;
+}
+
+static int map_grow(struct map *m)
+{
+	struct map g = { 0 };
+	size_t i, j;
+
+	g.cap = m->cap ? 2 * m->cap : 64;
+	g.key = malloc(g.cap * sizeof(*g.key));
+	g.val = malloc(g.cap * sizeof(*g.val));
+	g.used = calloc(g.cap, 1);
+	if (!g.key || !g.val || !g.used) {
+		free(g.key);
+		free(g.val);
+		free(g.used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		for (j = hash64(m->key[i]) & (g.cap - 1); g.used[j];
+		     j = (j + 1) & (g.cap - 1))
+			;
+		g.used[j] = 1;
+		g.key[j] = m->key[i];
+		g.val[j] = m->val[i];
+	}
+	g.n = m->n;
+	free(m->key);
+	free(m->val);
+	free(m->used);
+	*m = g;
+	return 0;
+}
+
+/*
+ * Point '*slot' at the value of 'key', inserting 'val' when absent
+ * ('*added' says which).  Returns 0 or -ENOMEM.
+ */
+static int map_put(struct map *m, uint64_t key, uint64_t val,
+		   uint64_t **slot, int *added)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap && map_grow(m))
+		return -ENOMEM;
+	for (i = hash64(key) & (m->cap - 1); m->used[i];
+	     i = (i + 1) & (m->cap - 1)) {
+		if (m->key[i] == key) {
+			*slot = &m->val[i];
+			*added = 0;
+			return 0;
+		}
+	}
+	m->used[i] = 1;
+	m->key[i] = key;
+	m->val[i] = val;
+	m->n++;
+	*slot = &m->val[i];
+	*added = 1;
+	return 0;
+}
+
+static void map_clear(struct map *m)
+{
+	if (m->cap)
+		memset(m->used, 0, m->cap);
+	m->n = 0;
+}
+
+static void map_free(struct map *m)
+{
+	free(m->key);
+	free(m->val);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+/* What the first pass learnt of one communicator. */
+struct comm_info {
+	uint32_t size;		/* local group */
+	uint8_t inter;
+	int present;		/* ranks with records on it */
+	int unsynced;		/* of them, ranks without global time */
+	uint64_t min_last;	/* least last blocking seq over 'present' */
+	uint64_t open;		/* instances in flight */
+	uint64_t evict_from;	/* no instance below is in flight */
+};
+
+/* A collective instance in flight. */
+struct inst {
+	uint64_t comm, seq;
+	uint32_t size, seen;
+	uint16_t fn;
+	int low_rank;		/* lowest member seen, and its call site */
+	uint32_t low_site;
+	double first_arr, last_arr, first_exit, last_exit;
+	double e_first_arr, e_last_arr, e_last_exit;
+	double (*t)[2];		/* per member seen: entry, exit */
+};
+
+/* Instances in flight by (comm, seq): open addressing, no tombstones. */
+struct itab {
+	struct inst *v;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+#define HIST_PER_OCT 64
+#define HIST_MIN_LOG2 (-10)
+#define HIST_BINS (54 * HIST_PER_OCT)
+
+struct st_imb {
+	/* first pass */
+	struct comm_info *comms;
+	size_t ncomms, alloc_comms;
+	struct map comm_of;	/* comm id -> index in 'comms' */
+	struct map rank_last;	/* this rank: comm id -> last blocking seq */
+	struct map site_of;	/* rank << 32 | site -> sym + 1 */
+
+	/* second pass */
+	struct itab it;
+	struct st_imb_row *fn_rows, *site_rows;
+	size_t nfn, alloc_fn, nsite, alloc_site;
+	struct map fn_row_of;	/* fn -> index in 'fn_rows' */
+	struct map site_row_of;	/* (sym + 1) << 16 | fn -> index */
+	uint64_t hist[HIST_BINS], hist_zero;
+	double err_min;
+	struct st_imb_totals tot;
+};
+
+struct st_imb *st_imb_new(void)
+{
+	return calloc(1, sizeof(struct st_imb));
+}
+
+static void inst_release(struct inst *in)
+{
+	free(in->t);
+	in->t = NULL;
+}
+
+void st_imb_free(struct st_imb *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->it.cap; i++)
+		if (a->it.used[i])
+			inst_release(&a->it.v[i]);
+	free(a->it.v);
+	free(a->it.used);
+	free(a->comms);
+	free(a->fn_rows);
+	free(a->site_rows);
+	map_free(&a->comm_of);
+	map_free(&a->rank_last);
+	map_free(&a->site_of);
+	map_free(&a->fn_row_of);
+	map_free(&a->site_row_of);
+	free(a);
+}
+
+/* A CALL of a blocking collective with a communicator and a sequence. */
+static int is_blocking_coll(const struct st_event *ev)
+{
+	const struct st_fn_desc *d;
+
+	if (ev->kind != ST_REC_CALL || !ev->comm || !ev->seq)
+		return 0;
+	d = st_fn_desc(ev->fn);
+	return d && d->kind == ST_KIND_COLL && d->family == ST_FAM_BLOCKING;
+}
+
+static struct comm_info *comm_get(struct st_imb *a, uint64_t id, int create)
+{
+	uint64_t *v;
+	int added;
+
+	v = map_find(&a->comm_of, id);
+	if (v || !create)
+		return v ? &a->comms[*v] : NULL;
+	if (a->ncomms == a->alloc_comms) {
+		size_t alloc = a->alloc_comms ? 2 * a->alloc_comms : 64;
+		struct comm_info *c = realloc(a->comms, alloc * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		a->comms = c;
+		a->alloc_comms = alloc;
+	}
+	if (map_put(&a->comm_of, id, a->ncomms, &v, &added))
+		return NULL;
+	memset(&a->comms[a->ncomms], 0, sizeof(a->comms[0]));
+	a->comms[a->ncomms].min_last = UINT64_MAX;
+	return &a->comms[a->ncomms++];
+}
+
+int st_imb_scan(struct st_imb *a, const struct st_event *ev)
+{
+	struct comm_info *c;
+	uint64_t *last;
+	int added;
+
+	if (!ev->comm || (ev->kind != ST_REC_CALL && ev->kind != ST_REC_START &&
+			  ev->kind != ST_REC_DONE && ev->kind != ST_REC_COMM))
+		return 0;
+	if (!(c = comm_get(a, ev->comm, 1)) ||
+	    map_put(&a->rank_last, ev->comm, 0, &last, &added))
+		return -ENOMEM;
+	if (ev->kind == ST_REC_COMM) {
+		if (ev->remote_size)
+			c->inter = 1;
+		if (ev->comm_size)
+			c->size = ev->comm_size;
+	}
+	if (is_blocking_coll(ev)) {
+		if (ev->comm_size && !c->size)
+			c->size = ev->comm_size;
+		if (ev->root == ST_RANK_ROOT || ev->root == ST_RANK_PROC_NULL)
+			c->inter = 1;
+		if (ev->seq > *last)
+			*last = ev->seq;
+	}
+	return 0;
+}
+
+int st_imb_scan_end(struct st_imb *a, int synced)
+{
+	size_t i;
+
+	for (i = 0; i < a->rank_last.cap; i++) {
+		struct comm_info *c;
+
+		if (!a->rank_last.used[i])
+			continue;
+		c = comm_get(a, a->rank_last.key[i], 0);
+		if (!c)
+			continue;
+		c->present++;
+		if (!synced)
+			c->unsynced++;
+		if (a->rank_last.val[i] < c->min_last)
+			c->min_last = a->rank_last.val[i];
+	}
+	map_clear(&a->rank_last);
+	return 0;
+}
+
+int st_imb_site(struct st_imb *a, int rank, uint32_t site, long sym)
+{
+	uint64_t *v;
+	int added;
+
+	if (map_put(&a->site_of, (uint64_t)(uint32_t)rank << 32 | site, 0, &v,
+		    &added))
+		return -ENOMEM;
+	*v = (uint64_t)(sym + 1);
+	return 0;
+}
+
+static size_t inst_home(const struct itab *t, uint64_t comm, uint64_t seq)
+{
+	return hash64(comm * 0x9e3779b97f4a7c15ULL ^ seq) & (t->cap - 1);
+}
+
+static struct inst *inst_find(const struct itab *t, uint64_t comm,
+			      uint64_t seq)
+{
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	for (i = inst_home(t, comm, seq); t->used[i];
+	     i = (i + 1) & (t->cap - 1))
+		if (t->v[i].comm == comm && t->v[i].seq == seq)
+			return &t->v[i];
+	return NULL;
+}
+
+static int itab_grow(struct itab *t)
+{
+	struct itab g = { 0 };
+	size_t i, j;
+
+	g.cap = t->cap ? 2 * t->cap : 64;
+	g.v = malloc(g.cap * sizeof(*g.v));
+	g.used = calloc(g.cap, 1);
+	if (!g.v || !g.used) {
+		free(g.v);
+		free(g.used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->cap; i++) {
+		if (!t->used[i])
+			continue;
+		for (j = inst_home(&g, t->v[i].comm, t->v[i].seq); g.used[j];
+		     j = (j + 1) & (g.cap - 1))
+			;
+		g.used[j] = 1;
+		g.v[j] = t->v[i];
+	}
+	g.n = t->n;
+	free(t->v);
+	free(t->used);
+	*t = g;
+	return 0;
+}
+
+/* A new instance (comm, seq), not in the table yet; NULL: no memory. */
+static struct inst *inst_add(struct itab *t, uint64_t comm, uint64_t seq,
+			     uint32_t size)
+{
+	struct inst *in;
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap && itab_grow(t))
+		return NULL;
+	for (i = inst_home(t, comm, seq); t->used[i];
+	     i = (i + 1) & (t->cap - 1))
+		;
+	in = &t->v[i];
+	memset(in, 0, sizeof(*in));
+	in->t = malloc(size * sizeof(*in->t));
+	if (!in->t)
+		return NULL;
+	t->used[i] = 1;
+	t->n++;
+	in->comm = comm;
+	in->seq = seq;
+	in->size = size;
+	return in;
+}
+
+/* Free 'in' and close its hole by shifting later entries back. */
+static void inst_del(struct itab *t, struct inst *in)
+{
+	size_t i = (size_t)(in - t->v), j, home;
+
+	inst_release(in);
+	t->used[i] = 0;
+	t->n--;
+	for (j = (i + 1) & (t->cap - 1); t->used[j];
+	     j = (j + 1) & (t->cap - 1)) {
+		home = inst_home(t, t->v[j].comm, t->v[j].seq);
+		/* Move j into the hole unless its home lies in (i, j]. */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && home <= i && home > j)) {
+			t->v[i] = t->v[j];
+			t->used[i] = 1;
+			t->used[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static struct st_imb_row *row_get(struct map *of, struct st_imb_row **rows,
+				  size_t *n, size_t *alloc, uint64_t key,
+				  uint16_t fn, long sym)
+{
+	uint64_t *v = map_find(of, key);
+	int added;
+
+	if (v)
+		return &(*rows)[*v];
+	if (*n == *alloc) {
+		size_t al = *alloc ? 2 * *alloc : 32;
+		struct st_imb_row *r = realloc(*rows, al * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		*rows = r;
+		*alloc = al;
+	}
+	if (map_put(of, key, *n, &v, &added))
+		return NULL;
+	memset(&(*rows)[*n], 0, sizeof(**rows));
+	(*rows)[*n].fn = fn;
+	(*rows)[*n].sym = sym;
+	return &(*rows)[(*n)++];
+}
+
+static void stat_add(struct st_imb_stat *s, int flagged, double imb,
+		     double wait, double after, double skew)
+{
+	if (flagged) {
+		s->flagged++;
+		return;
+	}
+	s->n++;
+	s->imb_ns += imb;
+	s->wait_ns += wait;
+	s->after_ns += after;
+	s->skew_ns += skew;
+}
+
+static void hist_add(struct st_imb *a, double err)
+{
+	long b;
+
+	if (isnan(err))
+		return;
+	if (!a->tot.nerr || err < a->err_min)
+		a->err_min = err;
+	if (!a->tot.nerr || err > a->tot.err_max_ns)
+		a->tot.err_max_ns = err;
+	a->tot.nerr++;
+	if (err <= 0) {
+		a->hist_zero++;
+		return;
+	}
+	b = (long)floor((log2(err) - HIST_MIN_LOG2) * HIST_PER_OCT);
+	if (b < 0)
+		b = 0;
+	if (b >= HIST_BINS)
+		b = HIST_BINS - 1;
+	a->hist[b]++;
+}
+
+/* Fold the complete instance 'in' into the tables, then free it. */
+static int complete(struct st_imb *a, struct comm_info *c, struct inst *in)
+{
+	double imb = in->last_arr - in->first_arr, dur, wait = 0, after = 0;
+	double err_imb = in->e_first_arr + in->e_last_arr;
+	double err_dur = in->e_last_exit + in->e_last_arr, err;
+	struct st_imb_row *fr, *sr;
+	uint64_t *v;
+	long sym = -1;
+	uint32_t i;
+	int flagged;
+
+	for (i = 0; i < in->seen; i++) {
+		double g0 = in->t[i][0], g1 = in->t[i][1];
+		double until = g1 < in->last_arr ? g1 : in->last_arr;
+
+		if (until > g0)
+			wait += until - g0;
+		if (g1 > in->last_arr)
+			after += g1 - in->last_arr;
+	}
+	dur = in->last_exit - in->last_arr;
+	/* Written so that an unknown (NaN) error flags the instance. */
+	flagged = !(imb >= err_imb) || !(dur >= err_dur);
+	err = err_imb > err_dur ? err_imb : err_dur;
+	hist_add(a, isnan(err_imb) || isnan(err_dur) ? NAN : err);
+
+	v = map_find(&a->site_of, (uint64_t)(uint32_t)in->low_rank << 32 |
+			       in->low_site);
+	if (v)
+		sym = (long)*v - 1;
+	fr = row_get(&a->fn_row_of, &a->fn_rows, &a->nfn, &a->alloc_fn,
+		     in->fn, in->fn, -1);
+	sr = row_get(&a->site_row_of, &a->site_rows, &a->nsite,
+		     &a->alloc_site, (uint64_t)(sym + 1) << 16 | in->fn, in->fn,
+		     sym);
+	if (!fr || !sr)
+		return -ENOMEM;
+	stat_add(&fr->s, flagged, imb, wait, after,
+		 in->last_exit - in->first_exit);
+	stat_add(&sr->s, flagged, imb, wait, after,
+		 in->last_exit - in->first_exit);
+	stat_add(&a->tot.all, flagged, imb, wait, after,
+		 in->last_exit - in->first_exit);
+	c->open--;
+	inst_del(&a->it, in);
+	return 0;
+}
+
+/*
+ * Instance (comm, seq) just completed: every member has gone past any
+ * earlier instance on the communicator, so one still open never will.
+ */
+static void evict_before(struct st_imb *a, uint64_t comm,
+			 struct comm_info *c, uint64_t seq)
+{
+	uint64_t s;
+	struct inst *in;
+
+	for (s = c->evict_from; c->open && s < seq; s++) {
+		in = inst_find(&a->it, comm, s);
+		if (!in)
+			continue;
+		c->open--;
+		a->tot.incomplete++;
+		inst_del(&a->it, in);
+	}
+	if (seq + 1 > c->evict_from)
+		c->evict_from = seq + 1;
+}
+
+int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
+	       double g0, double g1, double err0, double err1)
+{
+	struct comm_info *c;
+	struct inst *in;
+	uint64_t comm = ev->comm, seq = ev->seq;
+	int rc;
+
+	if (!is_blocking_coll(ev))
+		return 0;
+	c = comm_get(a, comm, 0);
+	if (c && c->inter) {
+		a->tot.calls_inter++;
+		return 0;
+	}
+	if (c && c->size < 2) {
+		a->tot.calls_single++;
+		return 0;
+	}
+	if (!c || c->present < (int)c->size || seq > c->min_last) {
+		a->tot.calls_missing++;
+		return 0;
+	}
+	if (c->unsynced || isnan(g0) || isnan(g1)) {
+		a->tot.calls_unsynced++;
+		return 0;
+	}
+	in = inst_find(&a->it, comm, seq);
+	if (!in) {
+		if (!(in = inst_add(&a->it, comm, seq, c->size)))
+			return -ENOMEM;
+		c->open++;
+		if (a->it.n > a->tot.max_open)
+			a->tot.max_open = a->it.n;
+		in->fn = ev->fn;
+		in->low_rank = rank;
+		in->low_site = ev->site;
+		in->first_arr = in->last_arr = g0;
+		in->e_first_arr = in->e_last_arr = err0;
+		in->first_exit = in->last_exit = g1;
+		in->e_last_exit = err1;
+	} else {
+		if (rank < in->low_rank) {
+			in->low_rank = rank;
+			in->low_site = ev->site;
+		}
+		if (g0 < in->first_arr) {
+			in->first_arr = g0;
+			in->e_first_arr = err0;
+		}
+		if (g0 > in->last_arr) {
+			in->last_arr = g0;
+			in->e_last_arr = err0;
+		}
+		if (g1 < in->first_exit)
+			in->first_exit = g1;
+		if (g1 > in->last_exit) {
+			in->last_exit = g1;
+			in->e_last_exit = err1;
+		}
+	}
+	in->t[in->seen][0] = g0;
+	in->t[in->seen][1] = g1;
+	if (++in->seen < in->size)
+		return 0;
+	rc = complete(a, c, in);
+	evict_before(a, comm, c, seq);
+	return rc;
+}
+
+void st_imb_finish(struct st_imb *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->it.cap; i++) {
+		if (!a->it.used[i])
+			continue;
+		inst_release(&a->it.v[i]);
+		a->it.used[i] = 0;
+		a->tot.incomplete++;
+	}
+	a->it.n = 0;
+	for (i = 0; i < a->ncomms; i++)
+		a->comms[i].open = 0;
+}
+
+const struct st_imb_row *st_imb_by_fn(const struct st_imb *a, size_t *n)
+{
+	*n = a->nfn;
+	return a->fn_rows;
+}
+
+const struct st_imb_row *st_imb_by_site(const struct st_imb *a, size_t *n)
+{
+	*n = a->nsite;
+	return a->site_rows;
+}
+
+const struct st_imb_totals *st_imb_totals(struct st_imb *a)
+{
+	uint64_t want, seen;
+	double v = 0;
+	long b;
+
+	if (!a->tot.nerr) {
+		a->tot.err_median_ns = NAN;
+		return &a->tot;
+	}
+	/* The lower median: the ((n + 1) / 2)-th smallest. */
+	want = (a->tot.nerr + 1) / 2;
+	seen = a->hist_zero;
+	for (b = 0; seen < want && b < HIST_BINS; b++) {
+		seen += a->hist[b];
+		if (seen >= want)
+			v = exp2(HIST_MIN_LOG2 + (b + 0.5) / HIST_PER_OCT);
+	}
+	if (v < a->err_min)
+		v = a->err_min;
+	if (v > a->tot.err_max_ns)
+		v = a->tot.err_max_ns;
+	a->tot.err_median_ns = v;
+	return &a->tot;
+}
+
+size_t st_imb_open(const struct st_imb *a)
+{
+	return a->it.n;
+}

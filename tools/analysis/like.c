@@ -1,0 +1,272 @@
+/*
+ * tools/analysis/like.c: the (operation, size) pairs of a traced run, for
+ * 'synctrace bench --like'.  The pairs are kept in a fixed table of at
+ * most ST_MICRO_MAX_PAIRS (operation, exact size) entries per pass; when
+ * the run names more than the bench takes, the sizes are rounded to
+ * powers of two, which leaves at most one per octave.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/bench/micro-ops.h"
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/like.h"
+#include "tools/analysis/table.h"
+#include "writer/event.h"
+#include "writer/fn-info.h"
+#include "writer/reader.h"
+
+#define MAX_SIZES 64		/* as synctrace-bench micro */
+#define MAX_SIZE (1ull << 30)	/* largest size the bench takes */
+
+struct pairs {
+	int n, op[ST_MICRO_MAX_PAIRS];
+	uint64_t size[ST_MICRO_MAX_PAIRS];
+	int full;		/* a pair did not fit */
+};
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The bench operation of collective or send 'name' (an MPI name). */
+static int op_of_name(const struct st_fn_desc *d)
+{
+	char base[64];
+	const char *s = d->name;
+	size_t n;
+	unsigned mask;
+	int op;
+
+	if (!strncmp(s, "MPI_", 4))
+		s += 4;
+	if (d->family == ST_FAM_NONBLOCKING && (*s == 'I' || *s == 'i'))
+		s++;
+	n = strlen(s);
+	if (n >= sizeof(base))
+		return -1;
+	memcpy(base, s, n + 1);
+	if ((d->flags & ST_FNF_LARGE) && n > 2 && !strcmp(base + n - 2, "_c"))
+		base[n -= 2] = '\0';
+	if (d->family == ST_FAM_PERSISTENT && n > 5 &&
+	    !strcmp(base + n - 5, "_init"))
+		base[n - 5] = '\0';
+	if (strchr(base, ',') || st_micro_ops_parse(base, &mask, NULL, 0) ||
+	    !mask || (mask & (mask - 1)) || (mask & ST_MICRO_P2P))
+		return -1;
+	for (op = 0; !(mask & 1u << op); op++)
+		;
+	return op;
+}
+
+int st_like_map(const struct st_event *ev, uint64_t *size)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	uint64_t p = ev->comm_size ? ev->comm_size : 1, s;
+	double v;
+	int op;
+
+	if (ev->kind != ST_REC_CALL || !d)
+		return -1;
+	if (d->kind == ST_KIND_P2P) {
+		if (ev->peer == ST_RANK_PROC_NULL)
+			return -2;
+		*size = ev->sbytes;
+		switch (d->bytes) {
+		case ST_BYTES_SEND:
+			return ST_MICRO_PINGPONG;
+		case ST_BYTES_SENDRECV:
+		case ST_BYTES_SENDRECV_REPLACE:
+			return ST_MICRO_SENDRECV;
+		default:
+			return -1;
+		}
+	}
+	if (d->kind != ST_KIND_COLL || (op = op_of_name(d)) < 0)
+		return -1;	/* neighbourhood collectives among them */
+	/* An inter-communicator's root side moves no block of its own. */
+	if (ev->root == ST_RANK_ROOT || ev->root == ST_RANK_PROC_NULL)
+		return -2;
+	/*
+	 * The table's d of an instance whose every member sent and got
+	 * what this one did; a broadcast's S is the message, which only
+	 * the root sends.
+	 */
+	s = d->bytes == ST_BYTES_BCAST ? (ev->sbytes > ev->rbytes ?
+					  ev->sbytes : ev->rbytes) :
+					 ev->sbytes * p;
+	if (st_table_coll_size(d->bytes, (long)p, s, ev->rbytes * p, &v))
+		return -1;
+	*size = (uint64_t)(v + 0.5);
+	return op;
+}
+
+/* 'v' rounded to the nearest power of two (in log scale); 0 stays. */
+static uint64_t round_pow2(uint64_t v)
+{
+	uint64_t lo = 1;
+
+	if (!v)
+		return 0;
+	while (lo <= v / 2)
+		lo *= 2;
+	/* Nearer to 2 lo than to lo in log scale: v^2 >= 2 lo^2. */
+	return (double)v * (double)v >= 2.0 * (double)lo * (double)lo ?
+		2 * lo : lo;
+}
+
+static void add(struct pairs *ps, int op, uint64_t size)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->op[i] == op && ps->size[i] == size)
+			return;
+	if (ps->n == ST_MICRO_MAX_PAIRS) {
+		ps->full = 1;
+		return;
+	}
+	ps->op[ps->n] = op;
+	ps->size[ps->n++] = size;
+}
+
+/* Distinct sizes among the pairs. */
+static int nsizes(const struct pairs *ps)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < ps->n; i++) {
+		for (k = 0; k < i && ps->size[k] != ps->size[i]; k++)
+			;
+		n += k == i;
+	}
+	return n;
+}
+
+/* Read one rank file into 'exact' and 'binned'. */
+static int scan_file(const char *path, struct pairs *exact,
+		     struct pairs *binned, struct st_like *out, char *err,
+		     size_t errlen)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	char rerr[512];
+	uint64_t size;
+	int rc, op;
+
+	rc = st_reader_open(&r, path, rerr, sizeof(rerr));
+	if (rc)
+		return fail(err, errlen, rc, "%s", rerr);
+	while ((rc = st_reader_next(r, &ev)) > 0) {
+		const struct st_fn_desc *d;
+
+		if (ev.kind != ST_REC_CALL)
+			continue;
+		out->calls++;
+		op = st_like_map(&ev, &size);
+		if (op == -2)
+			continue;
+		if (op < 0) {
+			d = st_fn_desc(ev.fn);
+			if (d && (d->kind == ST_KIND_COLL ||
+				  (d->kind == ST_KIND_P2P &&
+				   d->bytes == ST_BYTES_SEND))) {
+				if (!out->unmapped++)
+					snprintf(out->unmapped_fn,
+						 sizeof(out->unmapped_fn),
+						 "%s", d->name);
+			}
+			continue;
+		}
+		if (size > MAX_SIZE)
+			size = MAX_SIZE;
+		out->mapped++;
+		add(exact, op, op == ST_MICRO_BARRIER ? 0 : size);
+		add(binned, op, op == ST_MICRO_BARRIER ? 0 : round_pow2(size));
+	}
+	if (rc < 0)
+		rc = fail(err, errlen, rc, "%s", st_reader_error(r));
+	st_reader_close(r);
+	return rc;
+}
+
+int st_like_pairs(const char *dir, char *buf, size_t len,
+		  struct st_like *out, char *err, size_t errlen)
+{
+	struct pairs *exact, *binned, *ps;
+	struct st_run *run;
+	char rerr[512];
+	size_t used = 0;
+	int rc, k, i;
+
+	memset(out, 0, sizeof(*out));
+	rc = st_run_open(&run, dir, rerr, sizeof(rerr));
+	if (rc)
+		return fail(err, errlen, rc, "%s", rerr);
+	exact = calloc(1, sizeof(*exact));
+	binned = calloc(1, sizeof(*binned));
+	if (!exact || !binned) {
+		rc = fail(err, errlen, -ENOMEM, "out of memory");
+		goto done;
+	}
+	out->nranks = st_run_nranks(run);
+	for (k = 0; k < out->nranks; k++) {
+		const char *path = st_run_rank_path(run, k);
+
+		if (!path) {
+			rc = fail(err, errlen, -ENOMEM, "out of memory");
+			goto done;
+		}
+		rc = scan_file(path, exact, binned, out, err, errlen);
+		if (rc)
+			goto done;
+	}
+	ps = exact;
+	if (exact->full || nsizes(exact) > MAX_SIZES) {
+		ps = binned;
+		out->binned = 1;
+	}
+	if (!ps->n) {
+		rc = fail(err, errlen, -ENOENT, "'%s': no operation that "
+			  "synctrace bench measures (%llu call%s read)", dir,
+			  (unsigned long long)out->calls,
+			  out->calls == 1 ? "" : "s");
+		goto done;
+	}
+	if (ps->full || nsizes(ps) > MAX_SIZES) {
+		rc = fail(err, errlen, -E2BIG, "'%s': too many operations and "
+			  "sizes for one bench (more than %d pairs or %d "
+			  "sizes, even with sizes rounded to powers of two)",
+			  dir, ST_MICRO_MAX_PAIRS, MAX_SIZES);
+		goto done;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < ps->n; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s:%llu",
+				 i ? "," : "", st_micro_op_name(ps->op[i]),
+				 (unsigned long long)ps->size[i]);
+
+		if (w < 0 || (size_t)w >= len - used) {
+			rc = fail(err, errlen, -E2BIG, "%s", "the pair list "
+				  "is too long");
+			goto done;
+		}
+		used += (size_t)w;
+	}
+	out->npairs = ps->n;
+	rc = 0;
+done:
+	free(exact);
+	free(binned);
+	st_run_close(run);
+	return rc;
+}

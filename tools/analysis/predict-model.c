@@ -1,0 +1,856 @@
+/*
+ * tools/analysis/predict-model.c: the table-JSON cost model (rules in
+ * tools/analysis/predict-model.h).  The JSON tree is read once into flat rows (the
+ * pieces of each formula, or its group medians); which row serves a
+ * function id is found on first use and cached, so a lookup during the
+ * replay is an array index and a few multiplications.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "tools/analysis/fit.h"
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/predict-json.h"
+#include "tools/analysis/predict-model.h"
+#include "tools/analysis/replay.h"
+#include "tools/analysis/stats.h"
+#include "writer/fn-info.h"
+
+#define UNRESOLVED (-2)
+#define NONE (-1)
+
+struct piece {
+	int fn[3];		/* enum st_fit_fn of a, b, c: 1, f, g */
+	double coef[3];
+};
+
+struct group {
+	long p;
+	double d, median;
+	double ci_lo, ci_hi;	/* the median's CI, NaN when not given */
+	double n_in;		/* samples before the fences */
+	double first;		/* its first instance's cost, NaN: none */
+};
+
+struct row {
+	char *name;
+	long last_p;		/* the last lookup, cached */
+	double last_d, last_t;
+	int p2p;
+	unsigned fn, fn2;	/* p2p: send and receive functions */
+	int npieces;
+	struct piece pc[2];
+	double d_below, d_split;
+	struct group *g;
+	size_t ng;
+	double f_lo, f_hi;	/* cost bounds over the cost, see bounds() */
+	struct st_pmodel_use use;
+};
+
+struct st_pmodel {
+	struct row *rows;
+	size_t nrows;
+	int formula_only, mean, bench, bound;
+	double ci_level;
+	char *mpi, *hosts, *date;
+	long p_min, p_max;
+	int *coll_row, *p2p_row;	/* [ST_FN_COUNT] */
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int fit_fn_of(const char *name)
+{
+	int fn;
+
+	for (fn = ST_FIT_ONE; fn < ST_FIT_NFN; fn++)
+		if (!strcmp(st_fit_fn_name(fn), name))
+			return fn;
+	return -1;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+static int read_piece(const struct st_json *j, struct piece *pc,
+		      const char *name, const char *op, char *err,
+		      size_t errlen)
+{
+	const struct st_json *terms = st_json_get(j, "terms");
+	size_t i;
+
+	memset(pc, 0, sizeof(*pc));
+	if (!terms || terms->type != ST_JSON_ARR)
+		return bad(err, errlen, "'%s': operation %s: a piece has no "
+			   "terms", name, op);
+	for (i = 0; i < terms->n; i++) {
+		const struct st_json *t = &terms->items[i];
+		const char *tn = st_json_str(st_json_get(t, "name"), "");
+		const char *fn = st_json_str(st_json_get(t, "fn"), "");
+		double coef = st_json_num(st_json_get(t, "coef"), NAN);
+		int k = !strcmp(tn, "a") ? 0 : !strcmp(tn, "b") ? 1 :
+			!strcmp(tn, "c") ? 2 : -1;
+		int f = fit_fn_of(fn);
+
+		if (k < 0 || f < 0 || !isfinite(coef))
+			return bad(err, errlen, "'%s': operation %s: bad term "
+				   "'%s' (function '%s')", name, op, tn, fn);
+		pc->fn[k] = f;
+		pc->coef[k] = coef;
+	}
+	return 0;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+/*
+ * The row's mean cost over its medians, from its totals: 'call_ns' (time
+ * in the call over every sample and rank, outliers included) less
+ * 'wait_ns' (waiting for the last arrival) is the time after the last
+ * arrival, summed over one rank per point-to-point sample and p ranks
+ * per collective sample; the replay gives each rank the cost there.
+ * 1 when the totals are missing.
+ */
+static void mean_factor(struct row *rw, double call_ns, double wait_ns)
+{
+	double ranks = 0, samples = 0, med = 0, after = call_ns - wait_ns;
+	size_t i;
+
+	rw->use.mean_factor = 1;
+	for (i = 0; i < rw->ng; i++) {
+		const struct group *g = &rw->g[i];
+		double k = rw->p2p ? 1 : (double)g->p;
+
+		ranks += g->n_in * k;
+		samples += g->n_in;
+		med += g->n_in * g->median;
+	}
+	if (!(ranks > 0) || !(med > 0) || !(after > 0) || !isfinite(after))
+		return;
+	rw->use.mean_factor = (after / ranks) / (med / samples);
+}
+
+/*
+ * The row's bounds as factors on its cost: the median over its groups of
+ * each group's CI ends over its median; 1 when no group gives them.
+ */
+static int bounds(struct row *rw)
+{
+	double *lo, *hi;
+	size_t i, n = 0;
+
+	rw->f_lo = rw->f_hi = 1;
+	if (!rw->ng)
+		return 0;
+	lo = malloc(2 * rw->ng * sizeof(*lo));
+	if (!lo)
+		return -ENOMEM;
+	hi = lo + rw->ng;
+	for (i = 0; i < rw->ng; i++) {
+		const struct group *g = &rw->g[i];
+
+		if (!(g->median > 0) || !(g->ci_lo <= g->median) ||
+		    !(g->ci_hi >= g->median) || !isfinite(g->ci_lo) ||
+		    !isfinite(g->ci_hi))
+			continue;
+		lo[n] = g->ci_lo / g->median;
+		hi[n++] = g->ci_hi / g->median;
+	}
+	if (n && !st_stats_sort(lo, n) && !st_stats_sort(hi, n)) {
+		st_stats_median(lo, n, &rw->f_lo);
+		st_stats_median(hi, n, &rw->f_hi);
+		if (rw->f_lo < 0)
+			rw->f_lo = 0;
+	}
+	free(lo);
+	return 0;
+}
+
+static int read_row(const struct st_json *j, struct row *rw,
+		    const char *name, char *err, size_t errlen)
+{
+	const char *op = st_json_str(st_json_get(j, "op"), NULL);
+	const char *kind = st_json_str(st_json_get(j, "kind"), "");
+	const char *fn = st_json_str(st_json_get(j, "fn"), "");
+	const char *fn2 = st_json_str(st_json_get(j, "recv_fn"), NULL);
+	const struct st_json *model = st_json_get(j, "model");
+	const struct st_json *groups = st_json_get(j, "groups");
+	size_t i;
+	int rc;
+
+	if (!op)
+		return bad(err, errlen, "'%s': an operation has no name",
+			   name);
+	rw->name = strdup(op);
+	if (!rw->name)
+		return -ENOMEM;
+	rw->p2p = !strcmp(kind, "p2p");
+	rw->fn = st_fn_lookup(fn);
+	rw->fn2 = fn2 ? st_fn_lookup(fn2) : 0;
+	rw->use.op = rw->name;
+	rw->use.p_min = (long)st_json_num(st_json_get(j, "p_min"), 0);
+	rw->use.p_max = (long)st_json_num(st_json_get(j, "p_max"), 0);
+	rw->use.d_min = st_json_num(st_json_get(j, "d_min_bytes"), NAN);
+	rw->use.d_max = st_json_num(st_json_get(j, "d_max_bytes"), NAN);
+	if (model && model->type == ST_JSON_OBJ) {
+		const struct st_json *pcs = st_json_get(model, "piece");
+
+		if (!pcs || pcs->type != ST_JSON_ARR || pcs->n < 1 ||
+		    pcs->n > 2)
+			return bad(err, errlen, "'%s': operation %s: its model "
+				   "has no pieces", name, op);
+		rw->npieces = (int)pcs->n;
+		rw->d_below = st_json_num(st_json_get(model, "d_below_bytes"),
+					  NAN);
+		rw->d_split = st_json_num(st_json_get(model, "d_split_bytes"),
+					  NAN);
+		for (i = 0; i < pcs->n; i++)
+			if ((rc = read_piece(&pcs->items[i], &rw->pc[i], name,
+					     op, err, errlen)))
+				return rc;
+		if (rw->npieces == 2 && !(rw->d_below < rw->d_split))
+			return bad(err, errlen, "'%s': operation %s: bad split "
+				   "in d", name, op);
+		rw->use.has_formula = 1;
+	}
+	if (groups && groups->type == ST_JSON_ARR && groups->n) {
+		rw->g = calloc(groups->n, sizeof(*rw->g));
+		if (!rw->g)
+			return -ENOMEM;
+		for (i = 0; i < groups->n; i++) {
+			const struct st_json *g = &groups->items[i];
+			const struct st_json *fj = st_json_get(g, "first_ns");
+			double med = st_json_num(st_json_get(g, "median_ns"),
+						 NAN);
+			double first = NAN;
+
+			if (fj && fj->type != ST_JSON_NULL) {
+				first = st_json_num(fj, NAN);
+				if (!isfinite(first) || first < 0)
+					return bad(err, errlen, "'%s': "
+						   "operation %s: bad "
+						   "\"first_ns\" in group %zu "
+						   "(not a number >= 0)",
+						   name, op, i + 1);
+			}
+			if (!isfinite(med))
+				continue;
+			if (isfinite(first))
+				rw->use.has_first = 1;
+			rw->g[rw->ng].first = first;
+			rw->g[rw->ng].p = (long)st_json_num(
+				st_json_get(g, "p"), 0);
+			rw->g[rw->ng].d = st_json_num(
+				st_json_get(g, "d_bytes"), 0);
+			rw->g[rw->ng].n_in = st_json_num(
+				st_json_get(g, "n_in"), 0);
+			rw->g[rw->ng].ci_lo = st_json_num(
+				st_json_get(g, "ci_lo_ns"), NAN);
+			rw->g[rw->ng].ci_hi = st_json_num(
+				st_json_get(g, "ci_hi_ns"), NAN);
+			rw->g[rw->ng++].median = med;
+		}
+	}
+	if (!rw->npieces && !rw->ng)
+		return bad(err, errlen, "'%s': operation %s has neither a "
+			   "formula nor a group median", name, op);
+	if (rw->ng)
+		qsort(rw->g, rw->ng, sizeof(*rw->g), cmp_group);
+	if (bounds(rw))
+		return -ENOMEM;
+	mean_factor(rw, st_json_num(st_json_get(j, "call_ns"), NAN),
+		    st_json_num(st_json_get(j, "wait_ns"), NAN));
+	rw->use.p_lo = -1;
+	rw->last_p = -1;
+	return 0;
+}
+
+int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen)
+{
+	const struct st_json *meta, *ops, *v;
+	struct st_pmodel *m;
+	struct st_json *j;
+	char msg[256];
+	size_t i, n = 0;
+	double version;
+	int rc;
+
+	*out = NULL;
+	rc = st_json_parse(text, len, &j, msg, sizeof(msg));
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return bad(err, errlen, "'%s': not JSON: %s", name, msg);
+	if (strcmp(st_json_str(st_json_get(j, "format"), ""),
+		   "synctrace-table")) {
+		st_json_free(j);
+		return bad(err, errlen, "'%s': not a synctrace cost table (no "
+			   "\"format\": \"synctrace-table\")", name);
+	}
+	version = st_json_num(st_json_get(j, "version"), -1);
+	if (version != 1) {
+		st_json_free(j);
+		return bad(err, errlen, "'%s': cost table version %g, this "
+			   "synctrace reads version 1", name, version);
+	}
+	ops = st_json_get(j, "operations");
+	if (!ops || ops->type != ST_JSON_ARR) {
+		st_json_free(j);
+		return bad(err, errlen, "'%s': no \"operations\" array",
+			   name);
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->rows = calloc(ops->n + 1, sizeof(*m->rows))) ||
+	    !(m->coll_row = malloc(ST_FN_COUNT * sizeof(int))) ||
+	    !(m->p2p_row = malloc(ST_FN_COUNT * sizeof(int)))) {
+		st_json_free(j);
+		st_pmodel_free(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ST_FN_COUNT; i++)
+		m->coll_row[i] = m->p2p_row[i] = UNRESOLVED;
+	for (i = 0; i < ops->n; i++) {
+		m->nrows++;
+		rc = read_row(&ops->items[i], &m->rows[i], name, err, errlen);
+		if (rc) {
+			if (rc == -ENOMEM && err && errlen)
+				snprintf(err, errlen, "out of memory");
+			st_json_free(j);
+			st_pmodel_free(m);
+			return rc;
+		}
+	}
+	meta = st_json_get(j, "metadata");
+	m->mpi = dup_or_null(st_json_str(st_json_get(meta, "mpi_library"),
+					 NULL));
+	m->date = dup_or_null(st_json_str(st_json_get(meta, "date"), NULL));
+	m->ci_level = st_json_num(st_json_get(meta, "ci_level"), NAN);
+	m->p_min = m->p_max = -1;
+	v = st_json_get(meta, "process_counts");
+	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++) {
+		long p = (long)st_json_num(&v->items[i], -1);
+
+		if (p < 1)
+			continue;
+		if (m->p_min < 0 || p < m->p_min)
+			m->p_min = p;
+		if (p > m->p_max)
+			m->p_max = p;
+	}
+	v = st_json_get(meta, "runs");
+	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++) {
+		const struct st_json *b = st_json_get(&v->items[i], "bench");
+
+		if (b && b->type == ST_JSON_BOOL && b->boolean)
+			m->bench = 1;
+	}
+	v = st_json_get(meta, "hosts");
+	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++)
+		n += strlen(st_json_str(&v->items[i], "")) + 2;
+	if (n && (m->hosts = malloc(n + 1))) {
+		size_t at = 0;
+
+		m->hosts[0] = '\0';
+		for (i = 0; i < v->n; i++)
+			at += (size_t)snprintf(m->hosts + at, n + 1 - at,
+					       "%s%s", i ? ", " : "",
+					       st_json_str(&v->items[i], ""));
+	}
+	st_json_free(j);
+	*out = m;
+	return 0;
+}
+
+int st_pmodel_load(struct st_pmodel **out, const char *path, char *err,
+		   size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, alloc = 0, got;
+	int rc, e;
+
+	*out = NULL;
+	if (!f) {
+		e = errno;
+		if (err && errlen)
+			snprintf(err, errlen, "cannot open '%s': %s", path,
+				 strerror(e));
+		return -e;
+	}
+	for (;;) {
+		if (len + 65536 > alloc) {
+			char *p = realloc(buf, alloc = len + 2 * 65536);
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = p;
+		}
+		got = fread(buf + len, 1, alloc - len, f);
+		len += got;
+		if (!got)
+			break;
+	}
+	if (ferror(f)) {
+		e = errno ? errno : EIO;
+		free(buf);
+		fclose(f);
+		if (err && errlen)
+			snprintf(err, errlen, "cannot read '%s': %s", path,
+				 strerror(e));
+		return -e;
+	}
+	fclose(f);
+	rc = st_pmodel_parse(out, buf, len, path, err, errlen);
+	free(buf);
+	return rc;
+}
+
+void st_pmodel_free(struct st_pmodel *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; m->rows && i < m->nrows; i++) {
+		free(m->rows[i].name);
+		free(m->rows[i].g);
+	}
+	free(m->rows);
+	free(m->coll_row);
+	free(m->p2p_row);
+	free(m->mpi);
+	free(m->hosts);
+	free(m->date);
+	free(m);
+}
+
+/* The blocking int form of collective 'fn', or 0 when it is that. */
+static unsigned base_coll(unsigned fn)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+	char buf[64];
+	size_t n;
+
+	if (!d)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", d->name);
+	n = strlen(buf);
+	if (n > 2 && !strcmp(buf + n - 2, "_c"))
+		buf[n -= 2] = '\0';
+	if (n > 5 && !strcmp(buf + n - 5, "_init"))
+		buf[n -= 5] = '\0';
+	if (d->family == ST_FAM_NONBLOCKING && !strncmp(buf, "MPI_I", 5) &&
+	    buf[5]) {
+		memmove(buf + 4, buf + 5, n - 4);
+		buf[4] = (char)toupper((unsigned char)buf[4]);
+	}
+	return st_fn_lookup(buf) == fn ? 0 : st_fn_lookup(buf);
+}
+
+static int find_coll(const struct st_pmodel *m, unsigned fn)
+{
+	unsigned base = base_coll(fn);
+	size_t i;
+
+	for (i = 0; i < m->nrows; i++)
+		if (!m->rows[i].p2p && m->rows[i].fn == fn)
+			return (int)i;
+	for (i = 0; base && i < m->nrows; i++)
+		if (!m->rows[i].p2p && m->rows[i].fn == base)
+			return (int)i;
+	return NONE;
+}
+
+static int find_pair(const struct st_pmodel *m, unsigned fn, unsigned fn2)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrows; i++)
+		if (m->rows[i].p2p && (!fn || m->rows[i].fn == fn) &&
+		    (!fn2 || m->rows[i].fn2 == fn2))
+			return (int)i;
+	return NONE;
+}
+
+/* The blocking send that nonblocking or large-count send 'fn' is. */
+static unsigned base_send(unsigned fn)
+{
+	switch (fn) {
+	case ST_FN_MPI_SSEND_C: case ST_FN_MPI_ISSEND:
+	case ST_FN_MPI_ISSEND_C:
+		return ST_FN_MPI_SSEND;
+	case ST_FN_MPI_RSEND_C:
+		return ST_FN_MPI_RSEND;
+	case ST_FN_MPI_BSEND_C:
+		return ST_FN_MPI_BSEND;
+	case ST_FN_MPI_SSEND: case ST_FN_MPI_RSEND: case ST_FN_MPI_BSEND:
+		return fn;
+	default:
+		return ST_FN_MPI_SEND;
+	}
+}
+
+static int find_p2p(const struct st_pmodel *m, unsigned fn)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+	int i = NONE;
+
+	if (!d)
+		return NONE;
+	switch (d->bytes) {
+	case ST_BYTES_SEND:
+		if ((i = find_pair(m, base_send(fn), ST_FN_MPI_RECV)) < 0 &&
+		    (i = find_pair(m, base_send(fn), 0)) < 0 &&
+		    (i = find_pair(m, ST_FN_MPI_SEND, ST_FN_MPI_RECV)) < 0)
+			i = find_pair(m, ST_FN_MPI_SEND, 0);
+		return i;
+	case ST_BYTES_RECV:
+		if ((i = find_pair(m, ST_FN_MPI_SEND, ST_FN_MPI_RECV)) < 0)
+			i = find_pair(m, 0, ST_FN_MPI_RECV);
+		return i;
+	case ST_BYTES_SENDRECV:
+	case ST_BYTES_SENDRECV_REPLACE:
+		if ((i = find_pair(m, ST_FN_MPI_SENDRECV, 0)) < 0)
+			i = find_pair(m, ST_FN_MPI_SEND, ST_FN_MPI_RECV);
+		return i;
+	}
+	return NONE;
+}
+
+/* How far group 'g' is from (p, d): in log2 d + 1 and log2 p. */
+static double group_dist(const struct group *g, long p, double d)
+{
+	return fabs(log2((d + 1) / (g->d + 1))) +
+	       fabs(log2((double)p / (double)(g->p > 0 ? g->p : 1)));
+}
+
+static double piece_eval(const struct piece *pc, double p, double d)
+{
+	return pc->coef[0] +
+	       pc->coef[1] * st_fit_fn_value(pc->fn[1], p) +
+	       pc->coef[2] * st_fit_fn_value(pc->fn[2], p) * d;
+}
+
+/*
+ * The measured cost at (p, d) when the row has groups at 'p' on both
+ * sides of 'd': linear between the two nearest (the model's own form
+ * within a piece).  Returns 1 and sets '*t', else 0.
+ */
+static int interpolate(const struct row *rw, long p, double d, double *t)
+{
+	const struct group *lo = NULL, *hi = NULL;
+	size_t i;
+
+	for (i = 0; i < rw->ng; i++) {
+		const struct group *g = &rw->g[i];
+
+		if (g->p != p)
+			continue;
+		if (g->d <= d)
+			lo = g;
+		if (g->d >= d && !hi)
+			hi = g;
+	}
+	if (!lo || !hi)
+		return 0;
+	if (hi->d <= lo->d)
+		*t = lo->median;
+	else
+		*t = lo->median + (hi->median - lo->median) *
+		     (d - lo->d) / (hi->d - lo->d);
+	return 1;
+}
+
+/* Count a lookup of row 'rw' at (p, d). */
+static void count_use(struct row *rw, long p, double d)
+{
+	struct st_pmodel_use *u = &rw->use;
+
+	u->lookups++;
+	if (!rw->p2p && (p < u->p_min || p > u->p_max))
+		u->p_out++;
+	if (d < u->d_min * (1 - 1e-9) || d > u->d_max * (1 + 1e-9))
+		u->d_out++;
+	if (u->p_lo < 0 || p < u->p_lo)
+		u->p_lo = p;
+	if (p > u->p_hi)
+		u->p_hi = p;
+	if (u->lookups == 1 || d < u->d_lo)
+		u->d_lo = d;
+	if (d > u->d_hi)
+		u->d_hi = d;
+}
+
+/* The row's cost at (p, d), counting the lookup (not under a bound). */
+static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
+		       double d)
+{
+	double t, best = INFINITY;
+	size_t i;
+
+	if (!m->bound)
+		count_use(rw, p, d);
+	if (p == rw->last_p && d == rw->last_d)
+		return rw->last_t;
+	if (!m->formula_only && interpolate(rw, p, d, &t)) {
+		/* Measured there: the data, not the fit. */
+	} else if (rw->npieces == 1) {
+		t = piece_eval(&rw->pc[0], (double)p, d);
+	} else if (rw->npieces == 2) {
+		/* The switch lies between d_below and d_split. */
+		int k = d <= rw->d_below ? 0 : d >= rw->d_split ? 1 :
+			d * d < rw->d_below * rw->d_split ? 0 : 1;
+
+		t = piece_eval(&rw->pc[k], (double)p, d);
+	} else {
+		/* No formula: the median of the nearest group. */
+		t = rw->g[0].median;
+		for (i = 0; i < rw->ng; i++) {
+			double dist = group_dist(&rw->g[i], p, d);
+
+			if (dist < best) {
+				best = dist;
+				t = rw->g[i].median;
+			}
+		}
+	}
+	if (m->mean)
+		t *= rw->use.mean_factor;
+	if (m->bound)
+		t *= m->bound < 0 ? rw->f_lo : rw->f_hi;
+	if (!(t > 0) || !isfinite(t))
+		t = 0;
+	rw->last_p = p;
+	rw->last_d = d;
+	rw->last_t = t;
+	return t;
+}
+
+void st_pmodel_formula_only(struct st_pmodel *m, int on)
+{
+	size_t i;
+
+	m->formula_only = on;
+	for (i = 0; i < m->nrows; i++)
+		m->rows[i].last_p = -1;
+}
+
+void st_pmodel_bound(struct st_pmodel *m, int side)
+{
+	size_t i;
+
+	m->bound = side < 0 ? -1 : side > 0;
+	for (i = 0; i < m->nrows; i++)
+		m->rows[i].last_p = -1;
+}
+
+void st_pmodel_mean(struct st_pmodel *m, int on)
+{
+	size_t i;
+
+	m->mean = on;
+	for (i = 0; i < m->nrows; i++)
+		m->rows[i].last_p = -1;
+}
+
+/* The row of collective 'fn', or NULL. */
+static struct row *coll_row(struct st_pmodel *m, unsigned fn)
+{
+	if (fn >= ST_FN_COUNT)
+		return NULL;
+	if (m->coll_row[fn] == UNRESOLVED)
+		m->coll_row[fn] = find_coll(m, fn);
+	return m->coll_row[fn] < 0 ? NULL : &m->rows[m->coll_row[fn]];
+}
+
+double st_pmodel_coll(struct st_pmodel *m, unsigned fn, long p, double d)
+{
+	struct row *rw = coll_row(m, fn);
+
+	return rw ? row_eval(m, rw, p, d) : -1;
+}
+
+/*
+ * Asked once per first instance, so a scan of the row's groups; the
+ * nearest is found as row_eval() finds a median without a formula.
+ */
+double st_pmodel_coll_first(struct st_pmodel *m, unsigned fn, long p,
+			    double d)
+{
+	struct row *rw = coll_row(m, fn);
+	const struct group *near = NULL;
+	double best = INFINITY, x;
+	size_t i;
+
+	if (!rw)
+		return -1;
+	if (!rw->use.has_first || m->mean)
+		return 0;
+	for (i = 0; i < rw->ng; i++) {
+		double dist;
+
+		if (isnan(rw->g[i].first))
+			continue;
+		dist = group_dist(&rw->g[i], p, d);
+		if (!near || dist < best) {
+			best = dist;
+			near = &rw->g[i];
+		}
+	}
+	x = near ? near->first - near->median : 0;
+	if (!(x > 0) || !isfinite(x))
+		return 0;
+	if (!m->bound) {
+		rw->use.first_calls++;
+		rw->use.first_ns += x;
+	}
+	return x;
+}
+
+size_t st_pmodel_first_rows(const struct st_pmodel *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nrows; i++)
+		n += m->rows[i].use.has_first != 0;
+	return n;
+}
+
+/* The row of point-to-point function 'fn', or NULL. */
+static struct row *p2p_row(struct st_pmodel *m, unsigned fn)
+{
+	if (fn >= ST_FN_COUNT)
+		return NULL;
+	if (m->p2p_row[fn] == UNRESOLVED)
+		m->p2p_row[fn] = find_p2p(m, fn);
+	return m->p2p_row[fn] < 0 ? NULL : &m->rows[m->p2p_row[fn]];
+}
+
+double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes)
+{
+	struct row *rw = p2p_row(m, fn);
+
+	return rw ? row_eval(m, rw, 2, bytes) : -1;
+}
+
+double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn)
+{
+	struct row *rw = p2p_row(m, fn);
+
+	if (!rw)
+		return -1;
+	return row_eval(m, rw, 2, rw->use.d_min > 0 ? rw->use.d_min : 0);
+}
+
+static double model_coll(void *ctx, unsigned fn, long p, double d)
+{
+	return st_pmodel_coll(ctx, fn, p, d);
+}
+
+static double model_coll_first(void *ctx, unsigned fn, long p, double d)
+{
+	return st_pmodel_coll_first(ctx, fn, p, d);
+}
+
+static int model_p2p(void *ctx, unsigned fn, double bytes, double *local,
+		     double *xfer)
+{
+	double c = st_pmodel_p2p(ctx, fn, bytes);
+
+	if (c < 0)
+		return -1;
+	*local = c;
+	*xfer = 0;
+	return 0;
+}
+
+static int model_inject(void *ctx, unsigned fn, double *ns)
+{
+	*ns = st_pmodel_p2p_inject(ctx, fn);
+	return *ns < 0 ? -1 : 0;
+}
+
+void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm)
+{
+	rm->ctx = m;
+	rm->coll = model_coll;
+	rm->coll_first = model_coll_first;
+	rm->p2p = model_p2p;
+	rm->inject = model_inject;
+}
+
+const char *st_pmodel_mpi_library(const struct st_pmodel *m)
+{
+	return m->mpi;
+}
+
+const char *st_pmodel_hosts(const struct st_pmodel *m)
+{
+	return m->hosts;
+}
+
+const char *st_pmodel_date(const struct st_pmodel *m)
+{
+	return m->date;
+}
+
+double st_pmodel_ci_level(const struct st_pmodel *m)
+{
+	return m->ci_level;
+}
+
+int st_pmodel_from_bench(const struct st_pmodel *m)
+{
+	return m->bench;
+}
+
+long st_pmodel_p_min(const struct st_pmodel *m)
+{
+	return m->p_min;
+}
+
+long st_pmodel_p_max(const struct st_pmodel *m)
+{
+	return m->p_max;
+}
+
+size_t st_pmodel_nrows(const struct st_pmodel *m)
+{
+	return m->nrows;
+}
+
+const struct st_pmodel_use *st_pmodel_use(const struct st_pmodel *m,
+					  size_t i)
+{
+	return i < m->nrows ? &m->rows[i].use : NULL;
+}

@@ -1,0 +1,157 @@
+/*
+ * tools/analysis/predict-model.h: a cost table written by 'synctrace table
+ * --json' as a replay cost model (tools/analysis/replay.h).
+ *
+ * Collectives: where the table measured the function at this p on both
+ * sides of d, the group medians interpolated linearly in d (the data,
+ * rather than a fit that may not follow it); elsewhere the table's
+ * formula T(p, d) = a + b f(p) + c g(p) d, the piece that holds d; a row
+ * without a formula (one group) gives the median of its group nearest in
+ * (log d, p).  st_pmodel_formula_only() uses the formulas alone.  A
+ * nonblocking or persistent collective, or a large-count (_c) form, is
+ * costed as its blocking int form when the table has no row of its own
+ * (MPI_Iallreduce, MPI_Allreduce_init, MPI_Allreduce_c: MPI_Allreduce).
+ *
+ * Point-to-point: the table's cost C(d) of a transfer runs from the later
+ * of the send's and the receive's entry to the receive's exit.  So a
+ * receive gets C(d) as its local cost after max(its entry, the send's
+ * entry), which is the table's definition, with a transfer time of 0;
+ * a send keeps its sender busy C(d) too (an eager copy; an upper bound
+ * for small messages, since the table does not time the send alone).
+ * Rows: "MPI_Send->MPI_Recv" for every send and receive function
+ * (another pair, such as "MPI_Ssend->MPI_Recv", when the table has that
+ * send's own), "MPI_Sendrecv" for MPI_Sendrecv(_replace).
+ *
+ * First calls: a group may say what the first instance of its operation
+ * in a process cost ("first_ns", the median over the table's runs: lazy
+ * set-up in the MPI library, cold code paths).  Its excess over the
+ * group's median is what a replay adds to the first instance of each
+ * (function, p, d) it costs (st_pmodel_coll_first()), from the row's
+ * group with a first cost nearest in (log d, log p).
+ *
+ * Every lookup is counted per table row, with those outside the row's
+ * fitted ranges of p and d (the formula is extrapolated there), and so
+ * is every first-call excess charged.
+ */
+#ifndef ST_TOOLS_ANALYSIS_PREDICT_MODEL_H
+#define ST_TOOLS_ANALYSIS_PREDICT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct st_pmodel;
+struct st_replay_model;
+
+/*
+ * Read the table in file 'path' (or the 'len' bytes at 'text', called
+ * 'name').  Returns 0, or a negative errno with a message in 'err':
+ * -ENOENT (no such file), -EBADMSG (not JSON, or not a table:
+ * "'x.json': not a synctrace cost table (no \"format\":
+ * \"synctrace-table\")"; a group's "first_ns" that is neither null nor
+ * a finite number >= 0), -ENOMEM.
+ */
+int st_pmodel_load(struct st_pmodel **out, const char *path, char *err,
+		   size_t errlen);
+int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen);
+
+void st_pmodel_free(struct st_pmodel *m);
+
+/* With 'on', costs come from the formulas alone, never the groups. */
+void st_pmodel_formula_only(struct st_pmodel *m, int on);
+
+/*
+ * With 'on', every cost of a row is multiplied by the row's mean factor
+ * (st_pmodel_use.mean_factor): the table's medians and formulas say
+ * what one operation typically costs, but a run time adds costs up, and
+ * a few slow operations (outliers, dropped by the table's fences) weigh
+ * in a sum.  Off by default.
+ */
+void st_pmodel_mean(struct st_pmodel *m, int on);
+
+/*
+ * 'side' < 0 (> 0): every cost at the low (high) end of the table's
+ * confidence intervals: multiplied by the row's median, over its groups,
+ * of each group's CI end over its median (1 where the table gives no
+ * CI).  0: the costs themselves (the default).  Lookups made while a
+ * bound is set do not count in st_pmodel_use.
+ */
+void st_pmodel_bound(struct st_pmodel *m, int side);
+
+/*
+ * The per-message cost of point-to-point function 'fn': its row's cost
+ * at the smallest size the table measured (at 0 bytes when it says
+ * none), which is what starting a nonblocking send costs its sender
+ * (st_replay_model.inject).  Negative when the table has no row for it.
+ */
+double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn);
+
+/* Fill 'rm' with functions over 'm' (which must outlive its use). */
+void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm);
+
+/* What the table says about itself (NULL, or -1, when it does not). */
+const char *st_pmodel_mpi_library(const struct st_pmodel *m);
+const char *st_pmodel_hosts(const struct st_pmodel *m);	/* "a, b" */
+const char *st_pmodel_date(const struct st_pmodel *m);
+long st_pmodel_p_min(const struct st_pmodel *m);
+/* The level of the table's confidence intervals (0.95), NaN unknown. */
+double st_pmodel_ci_level(const struct st_pmodel *m);
+/* Non-zero when a run behind the table was a 'synctrace bench' run. */
+int st_pmodel_from_bench(const struct st_pmodel *m);
+long st_pmodel_p_max(const struct st_pmodel *m);
+size_t st_pmodel_nrows(const struct st_pmodel *m);
+
+/* One row of the table and how the replay used it. */
+struct st_pmodel_use {
+	const char *op;		/* the row: "MPI_Allreduce"... */
+	int has_formula;	/* 0: a group's median */
+	long p_min, p_max;	/* fitted ranges */
+	double d_min, d_max;
+	uint64_t lookups;	/* costs asked of it */
+	uint64_t p_out;		/* of them, p outside [p_min, p_max] */
+	uint64_t d_out;		/* with d outside [d_min, d_max] */
+	long p_lo, p_hi;	/* range of p asked */
+	double d_lo, d_hi;	/* range of d asked */
+	double mean_factor;	/* its mean time after the last arrival
+				   (every sample, from the row's totals)
+				   over the mean of its group medians; 1
+				   when the table does not say */
+	int has_first;		/* a group gives a first-call cost */
+	uint64_t first_calls;	/* first instances charged an excess > 0
+				   (st_pmodel_coll_first(), not under a
+				   bound) */
+	double first_ns;	/* their excesses summed, ns */
+};
+
+/* Row 'i' (0 .. st_pmodel_nrows() - 1). */
+const struct st_pmodel_use *st_pmodel_use(const struct st_pmodel *m,
+					  size_t i);
+
+/*
+ * The cost of collective 'fn' at ('p', 'd') and of point-to-point 'fn'
+ * moving 'bytes', as the replay sees them (for tests).  Negative when
+ * the table has no row for 'fn'.
+ */
+double st_pmodel_coll(struct st_pmodel *m, unsigned fn, long p, double d);
+double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes);
+
+/*
+ * What the first instance of collective 'fn' at ('p', 'd') costs on top
+ * of st_pmodel_coll(): among the groups of its row (the row
+ * st_pmodel_coll() uses) that give a first-call cost, the one nearest in
+ * |log2((d + 1) / (g.d + 1))| + |log2(p / g.p)|, and its "first_ns" less
+ * its median, at least 0 (st_replay_model.coll_first).  0 when the row
+ * gives no first-call cost, and with st_pmodel_mean() on (the mean
+ * factor already spreads the first calls' time over every instance);
+ * not scaled by st_pmodel_bound(), and the same under
+ * st_pmodel_formula_only().  Negative when the table has no row
+ * for 'fn'.  An excess > 0 counts in the row's first_calls and first_ns
+ * unless a bound is set: call it once per first instance.
+ */
+double st_pmodel_coll_first(struct st_pmodel *m, unsigned fn, long p,
+			    double d);
+
+/* The number of table rows with a group that gives a first-call cost. */
+size_t st_pmodel_first_rows(const struct st_pmodel *m);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * tools/analysis/replay.h: trace-driven prediction ("reverse profiling", after
+ * Howell).  Every rank's record stream is replayed in file order on a
+ * predicted clock: the time between one MPI call's exit and the next
+ * call's entry on the same rank (compute; synctrace's own work inside it
+ * left out) is kept or scaled, and each MPI call is re-timed from a cost
+ * model while honouring the dependencies between ranks:
+ *
+ *  - a collective instance (same communicator id and sequence number on
+ *    every member; members = comm_size, plus remote_size on an
+ *    inter-communicator) completes at its last member's arrival plus the
+ *    model's cost(fn, p, d); rooted operations release ranks earlier
+ *    (Bcast, Scatter(v): the root leaves at its arrival + cost, the
+ *    others at max(own arrival, root's arrival) + cost; Gather(v),
+ *    Reduce: the others leave at their arrival + the cost of sending
+ *    their bytes, the root waits for all; Scan, Exscan: rank i waits for
+ *    ranks 0..i); every other class (and every operation on an
+ *    inter-communicator) waits for all members;
+ *  - point-to-point messages match by (communicator, source, destination,
+ *    tag) in posting order, which is MPI's non-overtaking rule once
+ *    wildcards are resolved (the trace resolves them from the status);
+ *    protocol: every send is eager (no send waits for its receive but a
+ *    synchronous one).  A standard, buffered or ready send
+ *    completes 'local' after its entry and its message is at the
+ *    receiver 'xfer' after the entry; a synchronous send completes when
+ *    its message arrives, which starts once both sides are there;
+ *    a receive completes its 'local' (at the size of the message it
+ *    matched) after max(its entry, arrival);
+ *  - a message whose costs the model lacks is replayed from measured
+ *    times: the send takes what it took and its message is there at the
+ *    send's exit; the blocking receive, or the Wait/Test call, that
+ *    completes its receive takes, after the later of its entry and the
+ *    last such arrival, the time it measured after that same point in
+ *    global time (the sources' clocks), its own work of taking the
+ *    messages in; without global time, nothing;
+ *  - a nonblocking operation (I-call, or an instance of a persistent one
+ *    started by MPI_Start) starts at its call and completes at the Wait or
+ *    Test that completed it (its DONE record), no earlier than its
+ *    modelled completion.  Calls that only start or free something (the
+ *    I-calls themselves, MPI_Start, MPI_Request_free, MPI_Comm_free,
+ *    MPI_Iprobe) and calls the model does not know keep their measured
+ *    duration;
+ *  - the first instance of each (function, p, d) the model costs is
+ *    charged the model's first-call excess on top (coll_first), once
+ *    per replay;
+ *  - MPI_Init's exit is time 0 on every rank; a rank's predicted run time
+ *    ends at its MPI_Finalize entry.
+ *
+ * Ranks are state machines that block on unmet dependencies; the engine
+ * runs the rank (thread) with the earliest predicted time from a heap, so
+ * state in flight (instances, messages, requests) stays near what the
+ * program itself had in flight, and every matched piece is freed at once:
+ * memory grows with the number of ranks and of operations in flight, not
+ * with the length of the traces.  Results do not depend on that order:
+ * every completion is a maximum of sums.  Threads of one rank are
+ * replayed as separate streams sharing the rank's requests.
+ *
+ * The critical path is carried forward rather than walked back: every
+ * time point carries the compute and communication time of the longest
+ * chain of dependencies that ends there, so the vector at the last rank's
+ * end is the path walked back from it.  A path never waits (it follows
+ * whatever arrived last), so waiting is reported per rank instead.
+ */
+#ifndef ST_TOOLS_ANALYSIS_REPLAY_H
+#define ST_TOOLS_ANALYSIS_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct st_event;
+struct st_replay;
+
+/*
+ * The cost model, in nanoseconds.  Either function may be NULL, which is
+ * a model that knows nothing of that kind.
+ */
+struct st_replay_model {
+	void *ctx;
+	/*
+	 * Time collective 'fn' takes from its last member's arrival on 'p'
+	 * processes of size 'd' bytes, the per-rank size of the cost
+	 * tables (st_table_coll_size(), tools/analysis/table.h: the vector of a
+	 * reduction, one rank's block of a gather...).  Negative: the
+	 * model does not know 'fn'.
+	 */
+	double (*coll)(void *ctx, unsigned fn, long p, double d);
+	/*
+	 * Point-to-point call 'fn' moving 'bytes': '*local_ns' the time the
+	 * call takes when it need not wait (a send copying its data out, a
+	 * receive copying an arrived message in), '*xfer_ns' (sends) the
+	 * time from the send's entry until the message is at the receiver.
+	 * Returns 0, or negative when the model does not know 'fn'.
+	 */
+	int (*p2p)(void *ctx, unsigned fn, double bytes, double *local_ns,
+		   double *xfer_ns);
+	/*
+	 * Time the call that starts nonblocking send 'fn' (MPI_Isend...)
+	 * takes, into '*ns': the per-message cost of a transfer, which the
+	 * sender spends handing its message to the transport, whatever its
+	 * size (an eager message's bytes, or a rendezvous transfer, follow
+	 * in the background, as the request's completion models).  Returns
+	 * 0, or negative when the model does not know 'fn'.  NULL, or
+	 * unknown: the I-call's measured duration, as for a local call.
+	 */
+	int (*inject)(void *ctx, unsigned fn, double *ns);
+	/*
+	 * Time the first instance of collective 'fn' at ('p', 'd') takes
+	 * beyond 'coll' (lazy set-up in the MPI library, cold code): asked
+	 * once per distinct (fn, p, d) in a replay, when the replay costs
+	 * the first instance with that key whose cost comes from 'coll',
+	 * and added to that instance's cost (every member sees it).  <= 0
+	 * (or NaN): nothing.  NULL: no first-call costs.
+	 */
+	double (*coll_first)(void *ctx, unsigned fn, long p, double d);
+};
+
+/*
+ * Where one rank's records come from, in file order.  'next' returns 1
+ * with '*ev' filled (valid until the next call), 0 at the end, or a
+ * negative errno with a message in 'err' (at most 'errlen' bytes).
+ */
+struct st_replay_source {
+	void *ctx;
+	int (*next)(void *ctx, struct st_event *ev, char *err, size_t errlen);
+	/*
+	 * Optional: the global time (ns, any origin common to all ranks)
+	 * of this rank's local time 't_ns' as measured, NaN when unknown.
+	 * With it, a receive the model has no cost for is charged its own
+	 * measured work after its message was there (see below).
+	 */
+	double (*global)(void *ctx, uint64_t t_ns);
+};
+
+struct st_replay_opts {
+	double compute_scale;	/* compute segments are multiplied by it */
+};
+
+/* Defaults: compute_scale 1. */
+void st_replay_opts_init(struct st_replay_opts *o);
+
+/*
+ * A replay of 'nranks' ranks (1..2^22) with model 'm' (copied; its ctx
+ * must outlive the replay) and options 'o' (NULL: defaults).  Returns 0,
+ * -EINVAL or -ENOMEM.
+ */
+int st_replay_new(struct st_replay **out, int nranks,
+		  const struct st_replay_model *m,
+		  const struct st_replay_opts *o);
+
+/* Rank 'rank's records come from 'src' (copied).  0 or -EINVAL. */
+int st_replay_set_source(struct st_replay *r, int rank,
+			 const struct st_replay_source *src);
+
+/*
+ * 'fn' sees every ST_REC_SITE and ST_REC_OBJECT record of rank 'rank'
+ * when the replay reads it (to symbolise call sites).
+ */
+void st_replay_set_aux(struct st_replay *r,
+		       void (*fn)(void *ctx, int rank,
+				  const struct st_event *ev),
+		       void *ctx);
+
+/*
+ * Replay every rank to its end.  Returns 0; or a negative errno with a
+ * message in 'err': a source's error; -EBADMSG when a rank's records end
+ * before its MPI_Finalize ("rank 3's trace ends before MPI_Finalize..."),
+ * or when the replay cannot go on because the ranks wait for each other
+ * in a way no run could have (a collective that never gets all its
+ * members; the message names it); -ENOMEM.  Receives that no send ever
+ * matches do not stop it: once nothing else can move, the earliest
+ * completes at its own post (one at a time, since what it lets run may
+ * bring the partners of the others), counted in 'released'.
+ */
+int st_replay_run(struct st_replay *r, char *err, size_t errlen);
+
+/* A chain of dependencies: its compute and communication time. */
+struct st_replay_path {
+	double compute_ns;	/* compute segments on the path */
+	double comm_ns;		/* MPI time on the path: model costs,
+				   transfers, measured local calls */
+	uint64_t hops;		/* times the path moves to another rank */
+};
+
+/* Per rank, after st_replay_run(). */
+struct st_replay_rank {
+	int finished;		/* MPI_Init and MPI_Finalize were seen */
+	double pred_ns;		/* predicted run time: Init exit to
+				   Finalize entry */
+	double compute_ns;	/* compute, as replayed (scaled) */
+	double mpi_ns;		/* predicted time in MPI calls */
+	double wait_ns;		/* of which waiting for other ranks */
+	double meas_ns;		/* measured run time, same span */
+	double meas_compute_ns;	/* measured compute, synctrace's own work
+				   left out */
+	double overhead_ns;	/* synctrace's own work inside the run */
+	uint64_t completions;	/* calls that waited for another rank */
+	struct st_replay_path path;	/* critical path to its end */
+};
+
+/* Per MPI function, over all ranks. */
+struct st_replay_fn {
+	uint16_t fn;
+	uint64_t calls;
+	double pred_ns;		/* predicted time in the calls */
+	double meas_ns;		/* measured time in the calls */
+	double wait_ns;		/* predicted waiting inside them */
+	uint64_t n_model;	/* calls costed by the model */
+	uint64_t n_missing;	/* the model lacked them: measured used */
+	uint64_t n_local;	/* local calls: measured by design */
+	uint64_t n_op_missing;	/* nonblocking or persistent operations
+				   these calls started that the model
+				   lacked (measured used) */
+};
+
+/* Per call site of one rank and function. */
+struct st_replay_site {
+	int rank;
+	uint32_t site;
+	uint16_t fn;
+	uint64_t calls;
+	double pred_ns, meas_ns;
+};
+
+/* The whole replay. */
+struct st_replay_stats {
+	double end_ns;		/* largest predicted run time */
+	int end_rank;		/* the rank that has it */
+	struct st_replay_path path;	/* critical path, from that rank */
+	double meas_end_ns;	/* largest measured run time */
+	uint64_t records;	/* records replayed */
+	uint64_t calls;		/* MPI calls among them */
+	uint64_t unmatched_sends;	/* messages no receive took */
+	uint64_t released;	/* receives no send matched (see run) */
+	uint64_t unknown_reqs;	/* completions of untracked requests */
+	size_t max_inflight;	/* most instances + messages + requests */
+};
+
+const struct st_replay_stats *st_replay_stats(const struct st_replay *r);
+
+/* Rank 'rank's results, or NULL when out of range. */
+const struct st_replay_rank *st_replay_rank(const struct st_replay *r,
+					    int rank);
+
+/* Functions that were called, in id order; '*n' gets their number. */
+const struct st_replay_fn *st_replay_fns(const struct st_replay *r,
+					 size_t *n);
+
+/* Call sites, in no order; '*n' gets their number. */
+const struct st_replay_site *st_replay_sites(const struct st_replay *r,
+					     size_t *n);
+
+void st_replay_free(struct st_replay *r);
+
+#endif

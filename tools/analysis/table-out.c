@@ -1,0 +1,1102 @@
+/*
+ * tools/analysis/table-out.c: a finished cost table as text, CSV and JSON (see
+ * tools/analysis/table.h).  Every number printed carries its unit, its count and
+ * its uncertainty: a formula's coefficients with their confidence
+ * intervals, a median with its interval and n, Q only for a weighted
+ * fit ("n/a" otherwise, never a made-up 1).  The text keeps Howell's
+ * three columns first (function, time formula, Q) and adds the rest
+ * after them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "sync/sync.h"
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/format.h"
+#include "tools/analysis/table.h"
+#include "writer/fn-info.h"
+
+#define WIDTH 100
+
+static const char cost_text[] =
+	"a collective's cost is its time from the last rank's arrival to "
+	"the last rank's exit, in global time; a point-to-point transfer's "
+	"from the later of the send's and the receive's entry to the "
+	"receive's exit";
+
+/* "2026-03-05 13:04:09 UTC", or "unknown". */
+static char *fmt_date(long long t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t < 0 || !gmtime_r(&tt, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "unknown");
+	return buf;
+}
+
+/* 's' with tabs and newlines as spaces, into 'buf'. */
+static char *flat(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "%s", s ? s : "unknown");
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
+			buf[i] = ' ';
+	return buf;
+}
+
+static char *fmt_size(double d, char *buf, size_t len)
+{
+	if (d == floor(d) && d < 1e18)
+		return st_fmt_bytes((uint64_t)d, buf, len);
+	if (d < 1024)
+		snprintf(buf, len, "%.1f B", d);
+	else
+		st_fmt_bytes((uint64_t)llround(d), buf, len);
+	return buf;
+}
+
+/* Print 'label' in a 11-column margin and 'text' wrapped at WIDTH. */
+static void wrapped(FILE *f, const char *label, const char *text)
+{
+	const char *s = text;
+	size_t avail = WIDTH - 11;
+	int first = 1;
+
+	while (*s) {
+		size_t n = strlen(s), cut = n;
+
+		if (n > avail) {
+			for (cut = avail; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = avail;
+		}
+		fprintf(f, "%-11s%.*s\n", first ? label : "", (int)cut, s);
+		first = 0;
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+static void print_provenance(FILE *f, const struct st_table *t,
+			     const struct st_table_meta *m)
+{
+	const struct st_table_options *o = st_table_opts(t);
+	char buf[2048], a[32], b[32], date[64], lib[256], cmd[256];
+	char fences[64], res[32];
+	double emed, emax;
+	size_t i, len = 0;
+
+	fprintf(f, "synctrace table: cost of MPI operations\n\n");
+	for (i = 0; i < m->nruns; i++) {
+		const struct st_table_run *r = &m->runs[i];
+
+		snprintf(buf, sizeof(buf), "%s: %d ranks%s%s, %s%s%s%s, %s",
+			 r->dir, r->nranks,
+			 r->nread < r->nranks ? " (some files missing)" : "",
+			 r->complete ? "" : " (incomplete)",
+			 fmt_date(r->start_unix, date, sizeof(date)),
+			 r->bench ? ", synctrace bench" : "",
+			 r->run_id ? " run_id=" : "",
+			 r->run_id ? r->run_id : "",
+			 flat(r->cmdline, cmd, sizeof(cmd)));
+		wrapped(f, i ? "" : (m->nruns > 1 ? "runs:" : "run:"), buf);
+	}
+	snprintf(buf, sizeof(buf), "%s%s", flat(m->mpi_library, lib,
+						 sizeof(lib)),
+		 m->mpi_differs ? " (WARNING: the runs or ranks name "
+				  "different MPI libraries)" : "");
+	wrapped(f, "MPI:", buf);
+	buf[0] = '\0';
+	for (i = 0; i < m->nhosts && len < sizeof(buf) / 2; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					i ? ", " : "", m->hosts[i]);
+	if (i < m->nhosts)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, ", ...");
+	snprintf(buf + len, sizeof(buf) - len, "%s (n=%zu)",
+		 len ? "" : "unknown", m->nhosts);
+	wrapped(f, "hosts:", buf);
+	st_table_clock_err(t, &emed, &emax);
+	snprintf(buf, sizeof(buf), "%s; resolution %s; synchronised by %s%s; "
+		 "clock error of a cost (the two ranks' estimates added): "
+		 "median %s, max %s",
+		 flat(m->clock, lib, sizeof(lib)),
+		 isnan(m->clock_res_ns) ? "unknown" :
+		 (snprintf(res, sizeof(res), "%.3g ns", m->clock_res_ns),
+		  res),
+		 m->sync_method < 0 ? "nothing" :
+		 st_sync_method_name(m->sync_method),
+		 m->sync_differs ? " (and other methods)" : "",
+		 isnan(emed) ? "unknown" : st_fmt_ns(emed, a, sizeof(a)),
+		 isnan(emax) ? "unknown" : st_fmt_ns(emax, b, sizeof(b)));
+	wrapped(f, "clock:", buf);
+	for (i = 0; i < m->nruns; i++) {
+		if (!m->runs[i].sync_check)
+			continue;
+		snprintf(buf, sizeof(buf), "%s: largest offset between "
+			 "global clocks, ns: %s", m->runs[i].dir,
+			 m->runs[i].sync_check);
+		wrapped(f, "checked:", buf);
+	}
+	wrapped(f, "cost:", cost_text);
+	if (o->tukey_k > 0)
+		snprintf(fences, sizeof(fences), "after Tukey's fences (k=%g)",
+			 o->tukey_k);
+	else
+		snprintf(fences, sizeof(fences), "of all samples (no fences)");
+	snprintf(buf, sizeof(buf), "samples grouped by (operation, p "
+		 "processes, d bytes)%s; each group's median %s with its "
+		 "%g%% confidence interval from order statistics (none for "
+		 "n < 6 at 95%%); formulas fitted to the group medians by "
+		 "weighted least squares (weights 1/se^2 of the medians), "
+		 "terms chosen by cross-validation and a misfit test; "
+		 "adj R^2 of the medians, unweighted; coefficients +- their "
+		 "%g%% CI half-width",
+		 o->bins_per_octave ? " with sizes binned" : "", fences,
+		 100 * o->ci_level, 100 * o->ci_level);
+	wrapped(f, "method:", buf);
+	if (o->bins_per_octave) {
+		snprintf(buf, sizeof(buf), "%d bins per octave; a group's d "
+			 "is the mean size of its samples",
+			 o->bins_per_octave);
+		wrapped(f, "bins:", buf);
+	}
+}
+
+/* 'r2' without a negative zero: -0.00001 prints as 0.000. */
+static double r2_show(double r2)
+{
+	return r2 < 0 && r2 > -0.00005 ? 0 : r2;
+}
+
+/* The notes of an operation's fit, for the table's last column. */
+static char *fit_notes(const struct st_table_op *op, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, \
+					 __VA_ARGS__))
+	if (op->kind == ST_TABLE_P2P)
+		ADD("point-to-point: no p term");
+	else if (op->fit_rc == 0 && (op->fit.flags & ST_FIT_P_NOT_IDENTIFIED))
+		ADD("p not identified (only p=%ld)", op->p_min);
+	else if (op->fit_rc == 0 &&
+		 (op->fit.flags & ST_FIT_P_SHAPE_AMBIGUOUS))
+		ADD("f(p) ambiguous (2 values of p)");
+	if (op->fit_rc == 0 && (op->fit.flags & ST_FIT_D_NOT_IDENTIFIED) &&
+	    op->d_max > 0)
+		ADD("%sd not identified", n ? "; " : "");
+	if (op->fit_rc == 0 && op->fit.n_groups_nosigma)
+		ADD("%s%zu group%s without CI not fitted", n ? "; " : "",
+		    op->fit.n_groups_nosigma,
+		    op->fit.n_groups_nosigma == 1 ? "" : "s");
+	if (op->fit_rc == 0 && !op->fit.weighted)
+		ADD("%sunweighted (no CI: n < 6 per group)", n ? "; " : "");
+#undef ADD
+	return buf;
+}
+
+/*
+ * One row of the formula table: 'notes' after "n=..." ('n'); when the
+ * row would pass WIDTH, the notes go on the next line under the formula.
+ */
+static void formula_row(FILE *f, int w, const char *lead, const char *form,
+			const char *q, const char *r2, const char *n,
+			const char *notes)
+{
+	char line[1024];
+
+	if (strlen(form) > 46) {
+		fprintf(f, "%-*s %s\n", w, lead, form);
+		lead = form = "";
+	}
+	snprintf(line, sizeof(line), "%-*s %-46s %-7s %-7s %s%s%s", w, lead,
+		 form, q, r2, n, *notes ? "; " : "", notes);
+	if (strlen(line) <= WIDTH) {
+		fprintf(f, "%s\n", line);
+		return;
+	}
+	fprintf(f, "%-*s %-46s %-7s %-7s %s\n", w, lead, form, q, r2, n);
+	fprintf(f, "%-*s %s\n", w, "", notes);
+}
+
+static void print_formulas(FILE *f, const struct st_table *t)
+{
+	char form[512], q[16], r2[16], n[32], lo[32], hi[32];
+	char m[32], more[256];
+	size_t i, nops = st_table_nops(t);
+	int k, w = 18;
+
+	fprintf(f, "\nCost formulas: T(p, d) is the median cost of one "
+		"operation, d in bytes (B), p processes.\n\n");
+	for (i = 0; i < nops; i++)
+		if ((int)strlen(st_table_op(t, i)->name) > w)
+			w = (int)strlen(st_table_op(t, i)->name);
+	fprintf(f, "%-*s %-46s %-7s %-7s %s\n", w, "function", "time formula",
+		"Q", "adj R^2", "samples, notes");
+	for (i = 0; i < nops; i++) {
+		const struct st_table_op *op = st_table_op(t, i);
+
+		if (op->fit_rc) {
+			const struct st_table_group *g =
+				st_table_group(t, op->groups[0]);
+
+			if (g->s.ci_ok)
+				snprintf(form, sizeof(form), "%s [%s, %s]",
+					 st_fmt_ns(g->s.median, m, sizeof(m)),
+					 st_fmt_ns(g->s.ci_lo, lo,
+						   sizeof(lo)),
+					 st_fmt_ns(g->s.ci_hi, hi,
+						   sizeof(hi)));
+			else
+				snprintf(form, sizeof(form), "%s (no CI)",
+					 st_fmt_ns(g->s.median, m,
+						   sizeof(m)));
+			snprintf(n, sizeof(n), "n=%zu", op->n_kept);
+			formula_row(f, w, op->name, form, "n/a", "-", n,
+				    op->ngroups == 1 ? "one group: its median, "
+				    "no fit" : "too few groups: no fit");
+			continue;
+		}
+		for (k = 0; k < op->fit.npieces; k++) {
+			const struct st_fit_piece *pc = &op->fit.piece[k];
+			char lead[96], sz[32];
+
+			size_t len = 0;
+
+			if (op->fit.npieces > 1)
+				len = (size_t)snprintf(form, sizeof(form),
+					"d %s %s: ", k ? ">=" : "<=",
+					fmt_size(k ? op->fit.d_split :
+						 op->fit.d_below, sz,
+						 sizeof(sz)));
+			st_fit_piece_format(pc, 0, form + len,
+					    sizeof(form) - len);
+			st_fit_format_q(pc, q, sizeof(q));
+			snprintf(r2, sizeof(r2), "%.3f", r2_show(pc->r2_adj));
+			snprintf(lead, sizeof(lead), "%s", k ? "" : op->name);
+			snprintf(n, sizeof(n), "n=%ld", pc->n_samples);
+			if (k == op->fit.npieces - 1)
+				fit_notes(op, more, sizeof(more));
+			else
+				more[0] = '\0';
+			formula_row(f, w, lead, form, q, r2, n, more);
+		}
+	}
+}
+
+static void print_details(FILE *f, const struct st_table *t)
+{
+	char form[512], buf[1024], a[32], b[32];
+	size_t i, len, nops = st_table_nops(t);
+	int k;
+
+	fprintf(f, "\nCoefficients with their %g%% confidence intervals, "
+		"ranges and counts:\n",
+		100 * st_table_opts(t)->ci_level);
+	for (i = 0; i < nops; i++) {
+		const struct st_table_op *op = st_table_op(t, i);
+		const char *rule = op->kind == ST_TABLE_P2P ?
+			"the bytes received" :
+			st_table_size_rule(op->bytes_class);
+
+		fprintf(f, "\n%s\n", op->name);
+		for (k = 0; !op->fit_rc && k < op->fit.npieces; k++) {
+			const struct st_fit_piece *pc = &op->fit.piece[k];
+			char q[16];
+
+			st_fit_piece_format(pc, ST_FIT_FMT_CI, form,
+					    sizeof(form));
+			st_fit_format_q(pc, q + 2, sizeof(q) - 2);
+			/* "Q = 0.35", "Q = n/a", "Q < 0.001" */
+			q[0] = q[2] == '<' ? '<' : '=';
+			q[1] = ' ';
+			if (q[2] == '<')
+				memmove(q + 2, q + 3, strlen(q + 3) + 1);
+			snprintf(buf, sizeof(buf), "T = %s", form);
+			wrapped(f, op->fit.npieces > 1 ? (k ? "  piece 2:" :
+							  "  piece 1:") :
+				"  formula:", buf);
+			len = (size_t)snprintf(buf, sizeof(buf), "p = %ld",
+					       pc->p_min);
+			if (pc->p_max > pc->p_min)
+				len += (size_t)snprintf(buf + len,
+					sizeof(buf) - len, "..%ld", pc->p_max);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				", d = %s", fmt_size(pc->d_min, a, sizeof(a)));
+			if (pc->d_max > pc->d_min)
+				len += (size_t)snprintf(buf + len,
+					sizeof(buf) - len, "..%s",
+					fmt_size(pc->d_max, b, sizeof(b)));
+			snprintf(buf + len, sizeof(buf) - len, "; %zu groups, "
+				 "n=%ld samples; chi^2 = %.3g with %d dof, "
+				 "Q %s; adjusted R^2 = %.4f; %s", pc->n_groups,
+				 pc->n_samples, pc->chi2, pc->dof, q,
+				 r2_show(pc->r2_adj), pc->weighted ?
+				 "weighted" : "unweighted (no group had a CI)");
+			wrapped(f, "", buf);
+		}
+		if (op->fit_rc) {
+			snprintf(buf, sizeof(buf), "no formula: %zu group%s "
+				 "(a fit needs one group more than its "
+				 "coefficients); see the group medians below",
+				 op->ngroups, op->ngroups == 1 ? "" : "s");
+			wrapped(f, "  formula:", buf);
+		}
+		if (op->fit_rc == 0 && op->fit.npieces > 1) {
+			snprintf(buf, sizeof(buf), "piece 1 up to d = %s, "
+				 "piece 2 from d = %s: the formula changes "
+				 "between them (a protocol switch)",
+				 fmt_size(op->fit.d_below, a, sizeof(a)),
+				 fmt_size(op->fit.d_split, b, sizeof(b)));
+			wrapped(f, "  split:", buf);
+		}
+		len = (size_t)snprintf(buf, sizeof(buf), "%s; p = %ld",
+				       rule ? rule : "?", op->p_min);
+		if (op->p_max > op->p_min)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+						"..%ld (%d values)", op->p_max,
+						op->nps);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					", d = %s",
+					fmt_size(op->d_min, a, sizeof(a)));
+		if (op->d_max > op->d_min)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+						"..%s",
+						fmt_size(op->d_max, b,
+							 sizeof(b)));
+		snprintf(buf + len, sizeof(buf) - len, " in %zu group%s; "
+			 "n=%" PRIu64 " samples, %zu dropped by the fences",
+			 op->ngroups, op->ngroups == 1 ? "" : "s",
+			 op->samples, op->n_dropped);
+		wrapped(f, "  d:", buf);
+	}
+}
+
+static void print_waiting(FILE *f, const struct st_table *t)
+{
+	char a[32], b[32], c[32], n[32];
+	size_t i, nops = st_table_nops(t);
+
+	fprintf(f, "\nWaiting for late ranks, not in the costs above.  "
+		"Collectives: from each rank's arrival\nto the last arrival "
+		"(or its exit if earlier), summed over ranks.  "
+		"Point-to-point: the receiver's\nwait for a late sender.  "
+		"Share: of the time in the call (of the receive, for "
+		"point-to-point).\n\n");
+	fprintf(f, "%-30s %12s %12s %14s %10s\n", "function", "operations",
+		"waiting", "per operation", "share");
+	for (i = 0; i < nops; i++) {
+		const struct st_table_op *op = st_table_op(t, i);
+
+		snprintf(n, sizeof(n), "n=%" PRIu64, op->samples);
+		if (op->call_ns > 0)
+			snprintf(c, sizeof(c), "%.1f%%",
+				 100 * op->wait_ns / op->call_ns);
+		else
+			snprintf(c, sizeof(c), "-");
+		fprintf(f, "%-30s %12s %12s %14s %10s\n", op->name, n,
+			st_fmt_ns(op->wait_ns, a, sizeof(a)),
+			st_fmt_ns(op->samples ? op->wait_ns /
+				  (double)op->samples : 0, b, sizeof(b)), c);
+	}
+}
+
+static void print_groups(FILE *f, const struct st_table *t)
+{
+	const struct st_table_options *o = st_table_opts(t);
+	char d[32], med[32], lo[32], hi[32], ci[80], sp[32], n[32], dr[32];
+	size_t i, ng = st_table_ngroups(t);
+	int below = 0, w = 8;
+
+	fprintf(f, "\nGroup medians: cost of one operation, median of the "
+		"samples kept by the fences, its %g%%\nconfidence interval "
+		"(n/a for n < 6); runs: runs with samples in the group; "
+		"spread: (max - min) / min\nof the per-run medians.\n\n",
+		100 * o->ci_level);
+	for (i = 0; i < st_table_nops(t); i++)
+		if ((int)strlen(st_table_op(t, i)->name) > w)
+			w = (int)strlen(st_table_op(t, i)->name);
+	fprintf(f, "%-*s %4s %9s %7s %7s %9s  %-22s %4s %6s\n", w,
+		"function", "p", "d", "n", "dropped", "median", "CI", "runs",
+		"spread");
+	for (i = 0; i < ng; i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+		const struct st_table_op *op = st_table_op(t, g->op);
+		int flag = isfinite(g->err_median_ns) &&
+			   g->s.median < g->err_median_ns;
+
+		below |= flag;
+		if (g->s.ci_ok)
+			snprintf(ci, sizeof(ci), "[%s, %s]",
+				 st_fmt_ns(g->s.ci_lo, lo, sizeof(lo)),
+				 st_fmt_ns(g->s.ci_hi, hi, sizeof(hi)));
+		else
+			snprintf(ci, sizeof(ci), "n/a");
+		if (isnan(g->run_spread))
+			snprintf(sp, sizeof(sp), "-");
+		else
+			snprintf(sp, sizeof(sp), "%.1f%%",
+				 100 * g->run_spread);
+		snprintf(n, sizeof(n), "n=%zu", g->s.n);
+		snprintf(dr, sizeof(dr), "%zu", g->s.n_dropped);
+		fprintf(f, "%-*s %4ld %9s %7s %7s %9s%c %-22s %4zu %6s\n", w,
+			op->name, g->p, fmt_size(g->d, d, sizeof(d)), n, dr,
+			st_fmt_ns(g->s.median, med, sizeof(med)),
+			flag ? '!' : ' ', ci, g->nruns, sp);
+	}
+	if (below)
+		fprintf(f, "\n!: the median is below the median clock error "
+			"of the group's samples: its order of\nevents is not "
+			"resolved by the synchronised clocks.\n");
+}
+
+/* Each group's first calls: the first instance of it in each run. */
+static void print_first(FILE *f, const struct st_table *t)
+{
+	char d[32], fm[32], lo[32], hi[32], med[32], range[80], n[32];
+	size_t i, ng = st_table_ngroups(t), any = 0;
+	int w = 8;
+
+	for (i = 0; i < ng; i++)
+		any += st_table_group(t, i)->first_n > 0;
+	if (!any)
+		return;
+	for (i = 0; i < st_table_nops(t); i++)
+		if ((int)strlen(st_table_op(t, i)->name) > w)
+			w = (int)strlen(st_table_op(t, i)->name);
+	fprintf(f, "\nFirst calls: the cost of each group's first instance "
+		"in a run (the process's first\ncall of that operation and "
+		"size), median over the runs, their range, and how many\n"
+		"times the group median it is.  A bench run's first calls are "
+		"its pilot's, not\namong its samples; an application's are "
+		"among them too.\n\n");
+	fprintf(f, "%-*s %4s %9s %7s %9s  %-22s %8s\n", w, "function", "p",
+		"d", "runs", "first", "range", "x median");
+	for (i = 0; i < ng; i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+
+		if (!g->first_n)
+			continue;
+		snprintf(range, sizeof(range), "[%s, %s]",
+			 st_fmt_ns(g->first_min_ns, lo, sizeof(lo)),
+			 st_fmt_ns(g->first_max_ns, hi, sizeof(hi)));
+		snprintf(n, sizeof(n), "n=%zu", g->first_n);
+		if (g->s.median > 0)
+			snprintf(med, sizeof(med), "%.1f",
+				 g->first_ns / g->s.median);
+		else
+			snprintf(med, sizeof(med), "-");
+		fprintf(f, "%-*s %4ld %9s %7s %9s  %-22s %8s\n", w,
+			st_table_op(t, g->op)->name, g->p,
+			fmt_size(g->d, d, sizeof(d)), n,
+			st_fmt_ns(g->first_ns, fm, sizeof(fm)), range, med);
+	}
+}
+
+static void print_left_out(FILE *f, const struct st_table_meta *m)
+{
+	struct {
+		uint64_t n;
+		const char *what;
+	} why[] = {
+		{ m->calls_inter, "calls on inter-communicators" },
+		{ m->calls_missing, "collective calls whose instance lacks a "
+				    "member's record (trace missing or cut)" },
+		{ m->calls_unsynced, "collective calls on communicators with "
+				     "a rank without global time" },
+		{ m->incomplete, "collective instances begun but never "
+				 "complete" },
+		{ m->p2p_nonblocking, "point-to-point transfers with a "
+				      "nonblocking side (not timed)" },
+		{ m->p2p_unmatched, "sends or receives never matched" },
+		{ m->p2p_inconsistent, "transfers whose receive ended before "
+				       "the send began (dropped)" },
+		{ m->p2p_unsynced, "point-to-point calls without global "
+				   "time" },
+		{ m->ranks_failed, "rank files unreadable or damaged (read "
+				   "up to the damage)" },
+	};
+	char buf[256];
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		if (!why[i].n)
+			continue;
+		if (!any++)
+			fprintf(f, "\n");
+		snprintf(buf, sizeof(buf), "n=%" PRIu64 " %s", why[i].n,
+			 why[i].what);
+		wrapped(f, any == 1 ? "left out:" : "", buf);
+	}
+}
+
+int st_table_write_text(FILE *f, const struct st_table *t,
+			const struct st_table_meta *m)
+{
+	print_provenance(f, t, m);
+	if (!st_table_nops(t)) {
+		fprintf(f, "\nNo blocking collective or point-to-point "
+			"transfer could be timed in global time.\n");
+		print_left_out(f, m);
+		return ferror(f) ? -EIO : 0;
+	}
+	print_formulas(f, t);
+	print_details(f, t);
+	print_waiting(f, t);
+	print_groups(f, t);
+	print_first(f, t);
+	print_left_out(f, m);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* --- CSV -------------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s)
+{
+	st_csv_field(f, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* A number, or nothing for NaN. */
+static void csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.10g", v);
+	else
+		fputc(',', f);
+}
+
+static const char *kind_name(int kind)
+{
+	return kind == ST_TABLE_COLL ? "collective" : "p2p";
+}
+
+static void csv_coef(FILE *f, const struct st_fit_piece *pc, int j)
+{
+	int present = j == 0 || (j == 1 ? pc->f : pc->g) != ST_FIT_NONE;
+
+	if (!present) {
+		fputs(",,,", f);
+		return;
+	}
+	csv_num(f, pc->coef[j]);
+	csv_num(f, pc->ci_lo[j]);
+	csv_num(f, pc->ci_hi[j]);
+}
+
+static void csv_ops(FILE *f, const struct st_table *t)
+{
+	size_t i, nops = st_table_nops(t);
+	char form[512], notes[256];
+	int k;
+
+	fputs("function,kind,piece,pieces,d_from_bytes,d_to_bytes,formula,"
+	      "a_ns,a_ci_lo_ns,a_ci_hi_ns,f_p,b_ns,b_ci_lo_ns,b_ci_hi_ns,"
+	      "g_p,c_ns_per_byte,c_ci_lo_ns_per_byte,c_ci_hi_ns_per_byte,"
+	      "ci_level,weighted,q,chi2,dof,r2_adj,p_min,p_max,d_min_bytes,"
+	      "d_max_bytes,groups,samples,dropped,notes,operations,"
+	      "wait_ns,call_ns\n", f);
+	for (i = 0; i < nops; i++) {
+		const struct st_table_op *op = st_table_op(t, i);
+		int npieces = op->fit_rc ? 1 : op->fit.npieces;
+
+		fit_notes(op, notes, sizeof(notes));
+		for (k = 0; k < npieces; k++) {
+			const struct st_fit_piece *pc = &op->fit.piece[k];
+
+			csv_str(f, op->name);
+			fprintf(f, ",%s,%d,%d", kind_name(op->kind), k,
+				op->fit_rc ? 0 : npieces);
+			if (op->fit_rc) {
+				/* Fields 5 to 18 empty, Q n/a. */
+				fputs(",,,,,,,,,,,,,,", f);
+				fprintf(f, ",%g,,n/a,,,",
+					st_table_opts(t)->ci_level);
+				fprintf(f, ",%ld,%ld", op->p_min, op->p_max);
+				csv_num(f, op->d_min);
+				csv_num(f, op->d_max);
+				fprintf(f, ",%zu,%zu,%zu,", op->ngroups,
+					op->n_kept, op->n_dropped);
+				csv_str(f, op->ngroups == 1 ? "one group: "
+					"no fit" : "too few groups: no fit");
+			} else {
+				csv_num(f, k ? op->fit.d_split : 0);
+				if (npieces > 1 && !k)
+					csv_num(f, op->fit.d_below);
+				else
+					fputc(',', f);
+				fputc(',', f);
+				st_fit_piece_format(pc, 0, form, sizeof(form));
+				csv_str(f, form);
+				csv_coef(f, pc, 0);
+				fputc(',', f);
+				csv_str(f, st_fit_fn_name(pc->f));
+				csv_coef(f, pc, 1);
+				fputc(',', f);
+				csv_str(f, st_fit_fn_name(pc->g));
+				csv_coef(f, pc, 2);
+				fprintf(f, ",%g,%d", pc->level, pc->weighted);
+				if (pc->has_q)
+					csv_num(f, pc->q);
+				else
+					fputs(",n/a", f);
+				csv_num(f, pc->chi2);
+				fprintf(f, ",%d", pc->dof);
+				csv_num(f, pc->r2_adj);
+				fprintf(f, ",%ld,%ld", pc->p_min, pc->p_max);
+				csv_num(f, pc->d_min);
+				csv_num(f, pc->d_max);
+				fprintf(f, ",%zu,%ld,%zu,", pc->n_groups,
+					pc->n_samples, op->n_dropped);
+				csv_str(f, notes);
+			}
+			fprintf(f, ",%" PRIu64, op->samples);
+			csv_num(f, op->wait_ns);
+			csv_num(f, op->call_ns);
+			fputc('\n', f);
+		}
+	}
+}
+
+static void csv_groups(FILE *f, const struct st_table *t)
+{
+	size_t i, ng = st_table_ngroups(t);
+
+	fputs("function,kind,p,d_bytes,n_in,n,dropped,median_ns,ci_lo_ns,"
+	      "ci_hi_ns,ci_level,se_median_ns,q1_ns,q3_ns,min_ns,max_ns,"
+	      "mean_ns,fence_lo_ns,fence_hi_ns,wait_ns,runs,"
+	      "run_median_min_ns,run_median_max_ns,run_spread_pct,"
+	      "clock_err_median_ns,below_clock_err,first_ns,first_min_ns,"
+	      "first_max_ns,first_runs\n", f);
+	for (i = 0; i < ng; i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+		const struct st_table_op *op = st_table_op(t, g->op);
+
+		csv_str(f, op->name);
+		fprintf(f, ",%s,%ld", kind_name(op->kind), g->p);
+		csv_num(f, g->d);
+		fprintf(f, ",%zu,%zu,%zu", g->n_in, g->s.n, g->s.n_dropped);
+		csv_num(f, g->s.median);
+		csv_num(f, g->s.ci_ok ? g->s.ci_lo : NAN);
+		csv_num(f, g->s.ci_ok ? g->s.ci_hi : NAN);
+		csv_num(f, g->s.ci_level);
+		csv_num(f, g->s.ci_ok ? g->s.se_median : NAN);
+		csv_num(f, g->s.q1);
+		csv_num(f, g->s.q3);
+		csv_num(f, g->s.min);
+		csv_num(f, g->s.max);
+		csv_num(f, g->s.mean);
+		csv_num(f, g->s.fence_lo);
+		csv_num(f, g->s.fence_hi);
+		csv_num(f, g->wait_ns);
+		fprintf(f, ",%zu", g->nruns);
+		csv_num(f, g->run_med_min);
+		csv_num(f, g->run_med_max);
+		csv_num(f, 100 * g->run_spread);
+		csv_num(f, g->err_median_ns);
+		fprintf(f, ",%zu", g->n_below_err);
+		csv_num(f, g->first_ns);
+		csv_num(f, g->first_min_ns);
+		csv_num(f, g->first_max_ns);
+		fprintf(f, ",%zu\n", g->first_n);
+	}
+}
+
+int st_table_write_csv(FILE *ops, FILE *groups, const struct st_table *t,
+		       const struct st_table_meta *m)
+{
+	(void)m;
+	if (ops)
+		csv_ops(ops, t);
+	if (groups)
+		csv_groups(groups, t);
+	return (ops && ferror(ops)) || (groups && ferror(groups)) ? -EIO : 0;
+}
+
+/* --- JSON ------------------------------------------------------------- */
+
+void st_table_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+static void json_s(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	st_table_json_str(f, s);
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+	else
+		fputs("null", f);
+}
+
+static void json_meta(FILE *f, const struct st_table *t,
+		      const struct st_table_meta *m)
+{
+	const struct st_table_options *o = st_table_opts(t);
+	double emed, emax, dmin = NAN, dmax = NAN;
+	long long first = -1;
+	size_t i, j, ng = st_table_ngroups(t), np = 0;
+	long ps[64];
+	char date[64];
+
+	for (i = 0; i < m->nruns; i++)
+		if (m->runs[i].start_unix >= 0 &&
+		    (first < 0 || m->runs[i].start_unix < first))
+			first = m->runs[i].start_unix;
+	fputs("  \"metadata\": {\n    \"mpi_library\": ", f);
+	json_s(f, m->mpi_library);
+	fprintf(f, ",\n    \"mpi_library_differs\": %s,\n    \"hosts\": [",
+		m->mpi_differs ? "true" : "false");
+	for (i = 0; i < m->nhosts; i++) {
+		fputs(i ? ", " : "", f);
+		json_s(f, m->hosts[i]);
+	}
+	fputs("],\n    \"clock\": ", f);
+	json_s(f, m->clock);
+	fputs(",\n    \"clock_res_ns\": ", f);
+	json_num(f, m->clock_res_ns);
+	fputs(",\n    \"sync_method\": ", f);
+	json_s(f, m->sync_method < 0 ? NULL :
+	   st_sync_method_name(m->sync_method));
+	st_table_clock_err(t, &emed, &emax);
+	fprintf(f, ",\n    \"sync_methods_differ\": %s,\n"
+		"    \"clock_error_ns\": {\"median\": ",
+		m->sync_differs ? "true" : "false");
+	json_num(f, emed);
+	fputs(", \"max\": ", f);
+	json_num(f, emax);
+	fprintf(f, ", \"samples\": %" PRIu64 ", \"what\": \"estimated error "
+		"of a cost from the two ranks' sync records, added\"},\n",
+		st_table_nsamples(t));
+	fputs("    \"date_unix\": ", f);
+	if (first >= 0)
+		fprintf(f, "%lld", first);
+	else
+		fputs("null", f);
+	fputs(",\n    \"date\": ", f);
+	json_s(f, first >= 0 ? fmt_date(first, date, sizeof(date)) : NULL);
+	for (i = 0; i < ng; i++) {
+		const struct st_table_group *g = st_table_group(t, i);
+
+		for (j = 0; j < np && ps[j] != g->p; j++)
+			;
+		if (j == np && np < sizeof(ps) / sizeof(ps[0]))
+			ps[np++] = g->p;
+		if (!(g->d >= dmin))
+			dmin = g->d;
+		if (!(g->d <= dmax))
+			dmax = g->d;
+	}
+	for (i = 1; i < np; i++)
+		for (j = i; j > 0 && ps[j - 1] > ps[j]; j--) {
+			long x = ps[j];
+
+			ps[j] = ps[j - 1];
+			ps[j - 1] = x;
+		}
+	fputs(",\n    \"process_counts\": [", f);
+	for (i = 0; i < np; i++)
+		fprintf(f, "%s%ld", i ? ", " : "", ps[i]);
+	fputs("],\n    \"size_range_bytes\": [", f);
+	json_num(f, dmin);
+	fputs(", ", f);
+	json_num(f, dmax);
+	fputs("],\n    \"cost\": ", f);
+	json_s(f, cost_text);
+	fputs(",\n    \"first_call\": \"a group's first_ns: the median over "
+	      "runs of the cost of its first instance in each run (the "
+	      "process's first call of that operation and size); a bench "
+	      "run's first calls are its pilot's, not among its samples\"",
+	      f);
+	fputs(",\n    \"statistic\": \"median\",\n    \"ci_level\": ", f);
+	json_num(f, o->ci_level);
+	fputs(",\n    \"ci_method\": \"order statistics (exact binomial for "
+	      "n <= 1000)\",\n    \"tukey_k\": ", f);
+	json_num(f, o->tukey_k);
+	fprintf(f, ",\n    \"bins_per_octave\": %d,\n"
+		"    \"time_unit\": \"ns\",\n    \"size_unit\": \"B\",\n"
+		"    \"model\": \"T(p, d) = a + b*f(p) + c*g(p)*d, T in ns, d "
+		"in bytes, log2 base 2\",\n    \"runs\": [",
+		o->bins_per_octave);
+	for (i = 0; i < m->nruns; i++) {
+		const struct st_table_run *r = &m->runs[i];
+
+		fputs(i ? ",\n      {" : "\n      {", f);
+		fputs("\"dir\": ", f);
+		json_s(f, r->dir);
+		fprintf(f, ", \"nranks\": %d, \"ranks_read\": %d, "
+			"\"ranks_synced\": %d, \"complete\": %s, "
+			"\"bench\": %s, \"run_id\": ", r->nranks, r->nread,
+			r->nsynced, r->complete ? "true" : "false",
+			r->bench ? "true" : "false");
+		json_s(f, r->run_id);
+		fputs(", \"start_unix\": ", f);
+		if (r->start_unix >= 0)
+			fprintf(f, "%lld", r->start_unix);
+		else
+			fputs("null", f);
+		fputs(", \"cmdline\": ", f);
+		json_s(f, r->cmdline);
+		fputs(", \"sync_check\": ", f);
+		json_s(f, r->sync_check);
+		fputc('}', f);
+	}
+	fprintf(f, "\n    ],\n    \"left_out\": {\"calls_inter\": %" PRIu64
+		", \"calls_missing\": %" PRIu64 ", \"calls_unsynced\": %"
+		PRIu64 ", \"incomplete\": %" PRIu64 ", \"p2p_nonblocking\": %"
+		PRIu64 ", \"p2p_unmatched\": %" PRIu64
+		", \"p2p_inconsistent\": %" PRIu64 ", \"p2p_unsynced\": %"
+		PRIu64 ", \"ranks_failed\": %" PRIu64 "}\n  },\n",
+		m->calls_inter, m->calls_missing, m->calls_unsynced,
+		m->incomplete, m->p2p_nonblocking, m->p2p_unmatched,
+		m->p2p_inconsistent, m->p2p_unsynced, m->ranks_failed);
+}
+
+static void json_piece(FILE *f, const struct st_fit_piece *pc, double from,
+		       double to)
+{
+	static const char *const names[3] = { "a", "b", "c" };
+	static const char *const units[3] = { "ns", "ns", "ns/B" };
+	char form[512], q[16];
+	int j, k, first = 1;
+
+	st_fit_piece_format(pc, 0, form, sizeof(form));
+	fputs("          {\"d_from_bytes\": ", f);
+	json_num(f, from);
+	fputs(", \"d_to_bytes\": ", f);
+	json_num(f, to);
+	fputs(", \"formula\": ", f);
+	json_s(f, form);
+	fputs(",\n           \"terms\": [", f);
+	for (j = 0; j < 3; j++) {
+		int fn = j == 0 ? ST_FIT_ONE : j == 1 ? pc->f : pc->g;
+
+		if (fn == ST_FIT_NONE)
+			continue;
+		fprintf(f, "%s\n             {\"name\": \"%s\", \"fn\": ",
+			first ? "" : ",", names[j]);
+		first = 0;
+		json_s(f, st_fit_fn_name(fn));
+		fprintf(f, ", \"times_d\": %s, \"unit\": \"%s\", \"coef\": ",
+			j == 2 ? "true" : "false", units[j]);
+		json_num(f, pc->coef[j]);
+		fputs(", \"se\": ", f);
+		json_num(f, pc->se[j]);
+		fputs(", \"ci_lo\": ", f);
+		json_num(f, pc->ci_lo[j]);
+		fputs(", \"ci_hi\": ", f);
+		json_num(f, pc->ci_hi[j]);
+		fputc('}', f);
+	}
+	fputs("],\n           \"cov\": [", f);
+	for (j = 0; j < 3; j++) {
+		fputs(j ? ", [" : "[", f);
+		for (k = 0; k < 3; k++) {
+			fputs(k ? ", " : "", f);
+			json_num(f, pc->cov[j][k]);
+		}
+		fputc(']', f);
+	}
+	fputs("], \"level\": ", f);
+	json_num(f, pc->level);
+	fprintf(f, ", \"weighted\": %s, \"chi2\": ",
+		pc->weighted ? "true" : "false");
+	json_num(f, pc->chi2);
+	fprintf(f, ", \"dof\": %d, \"q\": ", pc->dof);
+	if (pc->has_q)
+		json_num(f, pc->q);
+	else
+		fputs("null", f);
+	st_fit_format_q(pc, q, sizeof(q));
+	fputs(", \"q_text\": ", f);
+	json_s(f, q);
+	fputs(", \"r2_adj\": ", f);
+	json_num(f, pc->r2_adj);
+	fprintf(f, ", \"p_min\": %ld, \"p_max\": %ld, \"d_min_bytes\": ",
+		pc->p_min, pc->p_max);
+	json_num(f, pc->d_min);
+	fputs(", \"d_max_bytes\": ", f);
+	json_num(f, pc->d_max);
+	fprintf(f, ", \"groups\": %zu, \"samples\": %ld, "
+		"\"p_identified\": %s, \"d_identified\": %s,\n"
+		"           \"runners_up\": [",
+		pc->n_groups, pc->n_samples,
+		pc->flags & ST_FIT_P_NOT_IDENTIFIED ? "false" : "true",
+		pc->flags & ST_FIT_D_NOT_IDENTIFIED ? "false" : "true");
+	for (j = 0; j < pc->nalt; j++) {
+		fprintf(f, "%s{\"f\": ", j ? ", " : "");
+		json_s(f, st_fit_fn_name(pc->alt[j].f));
+		fputs(", \"g\": ", f);
+		json_s(f, st_fit_fn_name(pc->alt[j].g));
+		fprintf(f, ", \"terms\": %d, \"cv\": ", pc->alt[j].nterms);
+		json_num(f, pc->alt[j].cv);
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+static void json_op(FILE *f, const struct st_table *t,
+		    const struct st_table_op *op)
+{
+	char b1[32], b2[32], notes[256];
+	const char *rule = op->kind == ST_TABLE_P2P ? "the bytes received" :
+			   st_table_size_rule(op->bytes_class);
+	size_t i;
+	int k;
+
+	fputs("    {\"op\": ", f);
+	json_s(f, op->name);
+	fprintf(f, ", \"kind\": \"%s\", \"fn\": ", kind_name(op->kind));
+	json_s(f, st_fn_name(op->fn, b1, sizeof(b1)));
+	fputs(", \"recv_fn\": ", f);
+	json_s(f, op->kind == ST_TABLE_P2P ? st_fn_name(op->fn2, b2, sizeof(b2))
+				       : NULL);
+	fputs(", \"d_rule\": ", f);
+	json_s(f, rule);
+	fprintf(f, ",\n     \"operations\": %" PRIu64 ", \"dropped\": %zu, "
+		"\"kept\": %zu, \"wait_ns\": ", op->samples, op->n_dropped,
+		op->n_kept);
+	json_num(f, op->wait_ns);
+	fputs(", \"call_ns\": ", f);
+	json_num(f, op->call_ns);
+	fprintf(f, ", \"p_min\": %ld, \"p_max\": %ld, \"d_min_bytes\": ",
+		op->p_min, op->p_max);
+	json_num(f, op->d_min);
+	fputs(", \"d_max_bytes\": ", f);
+	json_num(f, op->d_max);
+	fputs(", \"notes\": ", f);
+	json_s(f, fit_notes(op, notes, sizeof(notes)));
+	fputs(",\n     \"model\": ", f);
+	if (op->fit_rc) {
+		fputs("null, \"no_model\": ", f);
+		json_s(f, op->ngroups == 1 ? "one group" : "too few groups");
+	} else {
+		fprintf(f, "{\"pieces\": %d, \"d_below_bytes\": ",
+			op->fit.npieces);
+		json_num(f, op->fit.npieces > 1 ? op->fit.d_below : NAN);
+		fputs(", \"d_split_bytes\": ", f);
+		json_num(f, op->fit.npieces > 1 ? op->fit.d_split : NAN);
+		fprintf(f, ", \"weighted\": %s, \"groups\": %zu, "
+			"\"groups_used\": %zu, \"groups_without_sigma\": %zu, "
+			"\"samples\": %ld,\n        \"piece\": [\n",
+			op->fit.weighted ? "true" : "false",
+			op->fit.n_groups, op->fit.n_groups_used,
+			op->fit.n_groups_nosigma, op->fit.n_samples);
+		for (k = 0; k < op->fit.npieces; k++) {
+			if (k)
+				fputs(",\n", f);
+			json_piece(f, &op->fit.piece[k],
+				   k ? op->fit.d_split : 0,
+				   k || op->fit.npieces == 1 ? NAN :
+				   op->fit.d_below);
+		}
+		fputs("]}", f);
+	}
+	fputs(",\n     \"groups\": [", f);
+	for (i = 0; i < op->ngroups; i++) {
+		const struct st_table_group *g =
+			st_table_group(t, op->groups[i]);
+
+		fprintf(f, "%s\n       {\"p\": %ld, \"d_bytes\": ",
+			i ? "," : "", g->p);
+		json_num(f, g->d);
+		fprintf(f, ", \"n_in\": %zu, \"n\": %zu, \"dropped\": %zu, "
+			"\"median_ns\": ", g->n_in, g->s.n, g->s.n_dropped);
+		json_num(f, g->s.median);
+		fputs(", \"ci_lo_ns\": ", f);
+		json_num(f, g->s.ci_ok ? g->s.ci_lo : NAN);
+		fputs(", \"ci_hi_ns\": ", f);
+		json_num(f, g->s.ci_ok ? g->s.ci_hi : NAN);
+		fputs(", \"se_median_ns\": ", f);
+		json_num(f, g->s.ci_ok ? g->s.se_median : NAN);
+		fputs(", \"q1_ns\": ", f);
+		json_num(f, g->s.q1);
+		fputs(", \"q3_ns\": ", f);
+		json_num(f, g->s.q3);
+		fputs(", \"min_ns\": ", f);
+		json_num(f, g->s.min);
+		fputs(", \"max_ns\": ", f);
+		json_num(f, g->s.max);
+		fputs(", \"wait_ns\": ", f);
+		json_num(f, g->wait_ns);
+		fprintf(f, ", \"runs\": %zu, \"run_spread\": ", g->nruns);
+		json_num(f, g->run_spread);
+		fputs(", \"clock_err_median_ns\": ", f);
+		json_num(f, g->err_median_ns);
+		fprintf(f, ", \"below_clock_err\": %zu", g->n_below_err);
+		if (g->first_n) {
+			fputs(", \"first_ns\": ", f);
+			json_num(f, g->first_ns);
+			fputs(", \"first_min_ns\": ", f);
+			json_num(f, g->first_min_ns);
+			fputs(", \"first_max_ns\": ", f);
+			json_num(f, g->first_max_ns);
+			fprintf(f, ", \"first_runs\": %zu", g->first_n);
+		}
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+int st_table_write_json(FILE *f, const struct st_table *t,
+			const struct st_table_meta *m)
+{
+	size_t i, nops = st_table_nops(t);
+
+	fputs("{\n  \"format\": \"synctrace-table\",\n  \"version\": 1,\n",
+	      f);
+	json_meta(f, t, m);
+	fputs("  \"operations\": [", f);
+	for (i = 0; i < nops; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_op(f, t, st_table_op(t, i));
+	}
+	fputs("\n  ]\n}\n", f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,975 @@
+/*
+ * tools/analysis/table-read.c: the samples of a cost table, from one run
+ * directory (st_table_read_run, tools/analysis/table.h).
+ *
+ * Two passes, as in tools/analysis/imbalance.c.  The first reads each rank's file
+ * alone: its header (host, MPI library, clock), its sync records (the
+ * rank's global clock, tools/analysis/timeline.h), and per communicator its size,
+ * whether it is an inter-communicator, this rank's rank in it and the
+ * last blocking collective's sequence number; so the second pass opens
+ * only instances that can complete.  The second pass walks all ranks at
+ * once in global time order (tools/analysis/merge.h):
+ *
+ *  - A blocking collective instance is the CALL records with one
+ *    (communicator, sequence number), one per member.  Once all are in,
+ *    its cost is last exit - last arrival, its waiting the sum over
+ *    members of the time from arrival to the last arrival (or to the
+ *    member's exit, if earlier), and its size d follows from the summed
+ *    bytes by the byte class (st_table_coll_size).  An instance complete
+ *    on a communicator ends every earlier one still open there, since
+ *    each member has passed it.
+ *
+ *  - Point-to-point operations are queued per channel (communicator,
+ *    sender, receiver, tag; ranks in the communicator) in each rank's
+ *    order, sends and receives apart, and the heads of the two queues
+ *    are paired as MPI's non-overtaking rule pairs them.  Nonblocking
+ *    sends and receives take their place in the queues but give no
+ *    sample; a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG by
+ *    MPI_Irecv joins its queue only when its completion names the
+ *    source, so a wildcard nonblocking receive among others on the same
+ *    channel may be paired out of order (a pair whose receive ends
+ *    before its send begins is counted as inconsistent and dropped).
+ *    A blocking pair's cost is the receive's exit - the later of the two
+ *    entries; its waiting the receiver's wait for a late sender.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/analysis/diag.h"
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/merge.h"
+#include "tools/analysis/table-map.h"
+#include "tools/analysis/table.h"
+#include "tools/analysis/timeline.h"
+#include "writer/event.h"
+#include "writer/fn-info.h"
+#include "writer/reader.h"
+
+#define NONE UINT32_MAX
+
+/* What the first pass learns of one communicator. */
+struct comm_info {
+	uint32_t size;		/* local group */
+	int inter;
+	int present;		/* ranks with records on it */
+	int unsynced;		/* of them, ranks without global time */
+	uint64_t min_last;	/* least last blocking seq over 'present' */
+	uint64_t open;		/* instances in flight */
+	uint64_t evict_from;	/* no instance below is in flight */
+};
+
+/* A collective instance in flight. */
+struct inst {
+	uint64_t comm, seq;
+	unsigned fn;
+	uint32_t size, seen;
+	uint64_t sbytes, rbytes;
+	double last_arr, err_last_arr, last_exit, err_last_exit;
+	int rank_last_arr, rank_last_exit;
+	double (*t)[2];		/* [size]: each member's entry, exit */
+	uint32_t next_free;
+};
+
+/* One side of a point-to-point transfer, queued on its channel. */
+struct endpoint {
+	double a, e, err_a, err_e;	/* global entry, exit and errors */
+	uint64_t bytes;
+	uint64_t seq;		/* a bench's measurement number, or 0 */
+	unsigned fn;
+	int blocking;
+	int rank;
+	uint32_t next;
+};
+
+/* The two queues of a channel: indices into 'eps', NONE when empty. */
+struct chan {
+	uint32_t s_head, s_tail, r_head, r_tail;
+};
+
+/* A wildcard MPI_Irecv waiting for its completion to name its source. */
+struct wild {
+	uint64_t comm;
+	int32_t dst;		/* this rank in 'comm' */
+	double a, e, err_a, err_e;
+	unsigned fn;
+	uint32_t next_free;
+};
+
+struct reading {
+	struct st_table *t;
+	struct st_table_meta *m;
+	uint32_t run;
+	uint64_t first_upto;	/* a bench's first calls: seq 1 to this */
+	int nranks;
+	struct st_gclock **clk;	/* [nranks], NULL: no file read */
+
+	struct st_tmap comm_of;	/* (comm) -> index in 'comms' */
+	struct comm_info *comms;
+	size_t ncomms, alloc_comms;
+	struct st_tmap rank_in;	/* (comm, rank) -> rank in comm */
+	struct st_tmap last_seq; /* this rank: (comm) -> last blocking seq */
+
+	struct st_tmap inst_of;	/* (comm, seq) -> index in 'insts' */
+	struct inst *insts;
+	size_t ninsts, alloc_insts;
+	uint32_t inst_free;
+
+	struct st_tmap chan_of;	/* (comm, src << 32 | dst, tag) -> chan */
+	struct chan *chans;
+	size_t nchans, alloc_chans;
+	struct endpoint *eps;
+	size_t neps, alloc_eps;
+	uint32_t ep_free;
+	uint64_t pending;	/* endpoints queued */
+
+	struct st_tmap wild_of;	/* (rank, req) -> index in 'wilds' */
+	struct wild *wilds;
+	size_t nwilds, alloc_wilds;
+	uint32_t wild_free;
+};
+
+static int grow(void **v, size_t n, size_t *alloc, size_t size)
+{
+	size_t a;
+	void *p;
+
+	if (n < *alloc)
+		return 0;
+	a = *alloc ? 2 * *alloc : 64;
+	p = realloc(*v, a * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*alloc = a;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static struct comm_info *comm_get(struct reading *rd, uint64_t id,
+				  int create)
+{
+	uint64_t *slot;
+	int added;
+
+	slot = st_tmap_get(&rd->comm_of, id, 0, 0);
+	if (slot || !create)
+		return slot ? &rd->comms[*slot] : NULL;
+	if (grow((void **)&rd->comms, rd->ncomms, &rd->alloc_comms,
+		 sizeof(*rd->comms)) ||
+	    st_tmap_put(&rd->comm_of, id, 0, 0, rd->ncomms, &slot, &added))
+		return NULL;
+	memset(&rd->comms[rd->ncomms], 0, sizeof(rd->comms[0]));
+	rd->comms[rd->ncomms].min_last = UINT64_MAX;
+	return &rd->comms[rd->ncomms++];
+}
+
+static const struct st_fn_desc *desc_of(const struct st_event *ev)
+{
+	return st_fn_desc(ev->fn);
+}
+
+static int is_blocking_coll(const struct st_event *ev)
+{
+	const struct st_fn_desc *d = desc_of(ev);
+
+	return ev->kind == ST_REC_CALL && ev->comm && ev->seq && d &&
+	       d->kind == ST_KIND_COLL && d->family == ST_FAM_BLOCKING;
+}
+
+/* A point-to-point call that sends or receives: its byte class, or 0. */
+static int p2p_class(const struct st_event *ev)
+{
+	const struct st_fn_desc *d = desc_of(ev);
+
+	if (ev->kind != ST_REC_CALL || !ev->comm || !d ||
+	    d->kind != ST_KIND_P2P)
+		return 0;
+	switch (d->bytes) {
+	case ST_BYTES_SEND:
+	case ST_BYTES_RECV:
+	case ST_BYTES_SENDRECV:
+	case ST_BYTES_SENDRECV_REPLACE:
+		return d->bytes;
+	}
+	return 0;
+}
+
+static int note_host(struct st_table_meta *m, const char *host)
+{
+	size_t i;
+	char **h;
+
+	if (!host)
+		return 0;
+	for (i = 0; i < m->nhosts; i++)
+		if (!strcmp(m->hosts[i], host))
+			return 0;
+	h = realloc(m->hosts, (m->nhosts + 1) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	m->hosts = h;
+	if (!(h[m->nhosts] = strdup(host)))
+		return -ENOMEM;
+	m->nhosts++;
+	return 0;
+}
+
+/* The header of one rank's file, into the metadata. */
+static int note_header(struct reading *rd, struct st_table_run *run,
+		       struct st_reader *r)
+{
+	struct st_table_meta *m = rd->m;
+	const char *lib = st_reader_get(r, "mpi_library");
+	const char *clock = st_reader_get(r, "clock");
+	const char *res = st_reader_get(r, "clock_res_ns");
+	const char *v;
+
+	if (note_host(m, st_reader_get(r, "host")))
+		return -ENOMEM;
+	if (lib && !m->mpi_library) {
+		if (!(m->mpi_library = strdup(lib)))
+			return -ENOMEM;
+	} else if (lib && strcmp(lib, m->mpi_library)) {
+		m->mpi_differs = 1;
+	}
+	if (clock && !m->clock && !(m->clock = strdup(clock)))
+		return -ENOMEM;
+	if (res) {
+		double x = strtod(res, NULL);
+
+		if (x > 0 && !(x <= m->clock_res_ns))
+			m->clock_res_ns = x;
+	}
+	if ((v = st_reader_get(r, "bench")) && !strcmp(v, "1"))
+		run->bench = 1;
+	if ((v = st_reader_get(r, "first_calls")))
+		run->first_calls = strtol(v, NULL, 10);
+	if (!run->run_id && (v = st_reader_get(r, "run_id")) &&
+	    !(run->run_id = strdup(v)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* First pass over rank 'rank's file 'path'.  Returns 0, -ENOMEM, or -1
+ * after a warning (the file is damaged or unreadable). */
+static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
+		     const char *path)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	struct st_gclock *clk;
+	char err[512];
+	int rc, ret = 0, nbad = 0, synced;
+	size_t i;
+
+	rc = st_reader_open(&r, path, err, sizeof(err));
+	if (rc == -ENOMEM)
+		return -ENOMEM;
+	if (rc) {
+		st_warn("%s", *err ? err : strerror(rc < 0 ? -rc : rc));
+		rd->m->ranks_failed++;
+		return -1;
+	}
+	if (st_gclock_new(&clk, rank)) {
+		st_reader_close(r);
+		return -ENOMEM;
+	}
+	rd->clk[rank] = clk;
+	run->nread++;
+	if ((rc = note_header(rd, run, r)))
+		goto out;
+	while ((rc = st_reader_next(r, &ev)) > 0) {
+		struct comm_info *c;
+		uint64_t *slot;
+		int added;
+
+		if (ev.kind == ST_REC_SYNC) {
+			int bad = st_gclock_add_event(clk, &ev, NULL);
+
+			if (bad == -ENOMEM) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if (bad && !nbad++)
+				st_warn("'%s': a sync record is not usable "
+					"(%s): ignored", path,
+					bad == -EBADMSG ? "not a valid sync "
+					"record" : "out of order");
+			continue;
+		}
+		if (!ev.comm || (ev.kind != ST_REC_CALL &&
+				 ev.kind != ST_REC_START &&
+				 ev.kind != ST_REC_DONE &&
+				 ev.kind != ST_REC_COMM))
+			continue;
+		if (!(c = comm_get(rd, ev.comm, 1)) ||
+		    st_tmap_put(&rd->last_seq, ev.comm, 0, 0, 0, &slot,
+				&added)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (ev.kind == ST_REC_COMM) {
+			uint64_t *rs;
+
+			if (ev.remote_size)
+				c->inter = 1;
+			if (ev.comm_size)
+				c->size = ev.comm_size;
+			if (st_tmap_put(&rd->rank_in, ev.comm,
+					(uint64_t)rank, 0, 0, &rs, NULL)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			*rs = (uint64_t)(uint32_t)ev.rank;
+		}
+		if (is_blocking_coll(&ev)) {
+			if (ev.comm_size && !c->size)
+				c->size = ev.comm_size;
+			if (ev.root == ST_RANK_ROOT ||
+			    ev.root == ST_RANK_PROC_NULL)
+				c->inter = 1;
+			if (ev.seq > *slot)
+				*slot = ev.seq;
+		}
+	}
+	if (rc < 0) {
+		const char *msg = st_reader_error(r);
+
+		st_warn("%s; the table uses what came before",
+			*msg ? msg : strerror(rc < 0 ? -rc : rc));
+		rd->m->ranks_failed++;
+		ret = -1;
+		rc = 0;
+	} else if (st_reader_truncated(r)) {
+		st_warn("'%s' is truncated (its writer was killed?): the table "
+			"uses what it holds", path);
+	}
+	rc = 0;
+	synced = st_gclock_epochs(clk) > 0;
+	if (synced) {
+		int method = st_gclock_method(clk);
+
+		run->nsynced++;
+		if (rd->m->sync_method < 0)
+			rd->m->sync_method = method;
+		else if (method != rd->m->sync_method)
+			rd->m->sync_differs = 1;
+	}
+	for (i = 0; i < rd->last_seq.cap; i++) {
+		struct comm_info *c;
+
+		if (!rd->last_seq.e[i].used)
+			continue;
+		c = comm_get(rd, rd->last_seq.e[i].k[0], 0);
+		if (!c)
+			continue;
+		c->present++;
+		if (!synced)
+			c->unsynced++;
+		if (rd->last_seq.e[i].v < c->min_last)
+			c->min_last = rd->last_seq.e[i].v;
+	}
+	st_tmap_release(&rd->last_seq);
+out:
+	st_reader_close(r);
+	return rc ? rc : ret;
+}
+
+/* --- Collectives ------------------------------------------------------ */
+
+static void inst_drop(struct reading *rd, struct inst *in)
+{
+	uint32_t i = (uint32_t)(in - rd->insts);
+
+	st_tmap_del(&rd->inst_of, in->comm, in->seq, 0);
+	free(in->t);
+	in->t = NULL;
+	in->next_free = rd->inst_free;
+	rd->inst_free = i;
+}
+
+static struct inst *inst_new(struct reading *rd, uint64_t comm, uint64_t seq,
+			     uint32_t size)
+{
+	struct inst *in;
+	uint64_t *slot;
+	uint32_t i;
+
+	if (rd->inst_free != NONE) {
+		i = rd->inst_free;
+		rd->inst_free = rd->insts[i].next_free;
+	} else {
+		if (grow((void **)&rd->insts, rd->ninsts, &rd->alloc_insts,
+			 sizeof(*rd->insts)))
+			return NULL;
+		i = (uint32_t)rd->ninsts++;
+	}
+	in = &rd->insts[i];
+	memset(in, 0, sizeof(*in));
+	in->t = malloc(size * sizeof(*in->t));
+	if (!in->t || st_tmap_put(&rd->inst_of, comm, seq, 0, i, &slot,
+				  NULL)) {
+		free(in->t);
+		in->t = NULL;
+		in->next_free = rd->inst_free;
+		rd->inst_free = i;
+		return NULL;
+	}
+	in->comm = comm;
+	in->seq = seq;
+	in->size = size;
+	return in;
+}
+
+static int inst_complete(struct reading *rd, struct inst *in)
+{
+	const struct st_fn_desc *desc = st_fn_desc(in->fn);
+	double cost = in->last_exit - in->last_arr, wait = 0, call = 0, err;
+	double d;
+	uint32_t i;
+
+	for (i = 0; i < in->seen; i++) {
+		double a = in->t[i][0], e = in->t[i][1];
+		double until = e < in->last_arr ? e : in->last_arr;
+
+		if (until > a)
+			wait += until - a;
+		if (e > a)
+			call += e - a;
+	}
+	/* One rank's entry and exit are on one clock: no sync error. */
+	err = in->rank_last_arr == in->rank_last_exit ? 0 :
+	      in->err_last_arr + in->err_last_exit;
+	if (!desc || st_table_coll_size(desc->bytes, (long)in->size,
+					in->sbytes, in->rbytes, &d))
+		return 0;
+	if (in->seq <= rd->first_upto)
+		return st_table_add_first(rd->t, ST_TABLE_COLL, in->fn, 0,
+					  (long)in->size, d, rd->run, cost);
+	return st_table_add(rd->t, ST_TABLE_COLL, in->fn, 0, (long)in->size,
+			    d, rd->run, cost, wait, call, err);
+}
+
+/* Instance (comm, seq) completed: any open one below never will. */
+static void evict_before(struct reading *rd, struct comm_info *c,
+			 uint64_t comm, uint64_t seq)
+{
+	uint64_t s, *slot;
+
+	for (s = c->evict_from; c->open && s < seq; s++) {
+		slot = st_tmap_get(&rd->inst_of, comm, s, 0);
+		if (!slot)
+			continue;
+		c->open--;
+		rd->m->incomplete++;
+		inst_drop(rd, &rd->insts[*slot]);
+	}
+	if (seq + 1 > c->evict_from)
+		c->evict_from = seq + 1;
+}
+
+static int on_coll(struct reading *rd, int rank, const struct st_event *ev,
+		   double g0, double g1)
+{
+	const struct st_gclock *clk = rd->clk[rank];
+	struct comm_info *c = comm_get(rd, ev->comm, 0);
+	double e0, e1;
+	struct inst *in;
+	uint64_t *slot;
+	int rc;
+
+	if (c && c->inter) {
+		rd->m->calls_inter++;
+		return 0;
+	}
+	if (!c || !c->size || c->present < (int)c->size ||
+	    ev->seq > c->min_last) {
+		rd->m->calls_missing++;
+		return 0;
+	}
+	if (c->unsynced || isnan(g0) || isnan(g1)) {
+		rd->m->calls_unsynced++;
+		return 0;
+	}
+	e0 = st_gclock_err(clk, ev->t0);
+	e1 = st_gclock_err(clk, ev->t1);
+	slot = st_tmap_get(&rd->inst_of, ev->comm, ev->seq, 0);
+	if (slot) {
+		in = &rd->insts[*slot];
+	} else {
+		if (!(in = inst_new(rd, ev->comm, ev->seq, c->size)))
+			return -ENOMEM;
+		c->open++;
+		in->fn = ev->fn;
+		in->last_arr = g0;
+		in->err_last_arr = e0;
+		in->rank_last_arr = rank;
+		in->last_exit = g1;
+		in->err_last_exit = e1;
+		in->rank_last_exit = rank;
+	}
+	if (g0 > in->last_arr) {
+		in->last_arr = g0;
+		in->err_last_arr = e0;
+		in->rank_last_arr = rank;
+	}
+	if (g1 > in->last_exit) {
+		in->last_exit = g1;
+		in->err_last_exit = e1;
+		in->rank_last_exit = rank;
+	}
+	in->sbytes += ev->sbytes;
+	in->rbytes += ev->rbytes;
+	in->t[in->seen][0] = g0;
+	in->t[in->seen][1] = g1;
+	if (++in->seen < in->size)
+		return 0;
+	rc = inst_complete(rd, in);
+	c->open--;
+	inst_drop(rd, in);
+	evict_before(rd, c, ev->comm, ev->seq);
+	return rc;
+}
+
+/* --- Point-to-point --------------------------------------------------- */
+
+static uint32_t ep_new(struct reading *rd)
+{
+	uint32_t i;
+
+	if (rd->ep_free != NONE) {
+		i = rd->ep_free;
+		rd->ep_free = rd->eps[i].next;
+		return i;
+	}
+	if (grow((void **)&rd->eps, rd->neps, &rd->alloc_eps,
+		 sizeof(*rd->eps)))
+		return NONE;
+	return (uint32_t)rd->neps++;
+}
+
+static void ep_free(struct reading *rd, uint32_t i)
+{
+	rd->eps[i].next = rd->ep_free;
+	rd->ep_free = i;
+	rd->pending--;
+}
+
+static uint32_t pop(struct reading *rd, uint32_t *head, uint32_t *tail)
+{
+	uint32_t i = *head;
+
+	*head = rd->eps[i].next;
+	if (*head == NONE)
+		*tail = NONE;
+	return i;
+}
+
+/* Pair send 's' with receive 'r' and add the sample, if both block. */
+static int pair(struct reading *rd, const struct endpoint *s,
+		const struct endpoint *r)
+{
+	double later, err, cost, wait;
+
+	if (!s->blocking || !r->blocking) {
+		rd->m->p2p_nonblocking++;
+		return 0;
+	}
+	if (s->a > r->a) {
+		later = s->a;
+		err = s->rank == r->rank ? 0 : s->err_a + r->err_e;
+	} else {
+		/* From the receive's entry to its exit: one clock. */
+		later = r->a;
+		err = 0;
+	}
+	cost = r->e - later;
+	if (cost < 0 && !(cost >= -err)) {
+		rd->m->p2p_inconsistent++;
+		return 0;
+	}
+	wait = (r->e < later ? r->e : later) - r->a;
+	if (s->seq && s->seq <= rd->first_upto)
+		return st_table_add_first(rd->t, ST_TABLE_P2P, s->fn, r->fn,
+					  2, (double)r->bytes, rd->run, cost);
+	return st_table_add(rd->t, ST_TABLE_P2P, s->fn, r->fn, 2,
+			    (double)r->bytes, rd->run, cost, wait,
+			    r->e - r->a, err);
+}
+
+/*
+ * Queue one side on channel (comm, src, dst, tag) and pair the heads.
+ * 'send' says which side; 'ep' is copied.
+ */
+static int enqueue(struct reading *rd, uint64_t comm, int32_t src,
+		   int32_t dst, int32_t tag, int send,
+		   const struct endpoint *ep)
+{
+	uint64_t *slot;
+	struct chan *ch;
+	uint32_t i, si, ri;
+	int added, rc;
+
+	if (st_tmap_put(&rd->chan_of, comm,
+			(uint64_t)(uint32_t)src << 32 | (uint32_t)dst,
+			(uint32_t)tag, rd->nchans, &slot, &added))
+		return -ENOMEM;
+	if (added) {
+		if (grow((void **)&rd->chans, rd->nchans, &rd->alloc_chans,
+			 sizeof(*rd->chans)))
+			return -ENOMEM;
+		rd->chans[rd->nchans].s_head = rd->chans[rd->nchans].s_tail =
+			NONE;
+		rd->chans[rd->nchans].r_head = rd->chans[rd->nchans].r_tail =
+			NONE;
+		rd->nchans++;
+	}
+	ch = &rd->chans[*slot];
+	if ((i = ep_new(rd)) == NONE)
+		return -ENOMEM;
+	rd->eps[i] = *ep;
+	rd->eps[i].next = NONE;
+	rd->pending++;
+	if (send) {
+		if (ch->s_tail != NONE)
+			rd->eps[ch->s_tail].next = i;
+		else
+			ch->s_head = i;
+		ch->s_tail = i;
+	} else {
+		if (ch->r_tail != NONE)
+			rd->eps[ch->r_tail].next = i;
+		else
+			ch->r_head = i;
+		ch->r_tail = i;
+	}
+	if (ch->s_head == NONE || ch->r_head == NONE)
+		return 0;
+	si = pop(rd, &ch->s_head, &ch->s_tail);
+	ri = pop(rd, &ch->r_head, &ch->r_tail);
+	rc = pair(rd, &rd->eps[si], &rd->eps[ri]);
+	ep_free(rd, si);
+	ep_free(rd, ri);
+	return rc;
+}
+
+static int real_peer(int32_t peer)
+{
+	return peer >= 0;
+}
+
+static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
+		  int cls, double g0, double g1)
+{
+	const struct st_fn_desc *desc = desc_of(ev);
+	const struct st_gclock *clk = rd->clk[rank];
+	struct comm_info *c = comm_get(rd, ev->comm, 0);
+	struct endpoint ep;
+	uint64_t *me_slot;
+	int32_t me;
+	int rc;
+
+	if (ev->rc)
+		return 0;
+	if (c && c->inter) {
+		rd->m->calls_inter++;
+		return 0;
+	}
+	if ((c && c->unsynced) || isnan(g0) || isnan(g1)) {
+		rd->m->p2p_unsynced++;
+		return 0;
+	}
+	me_slot = st_tmap_get(&rd->rank_in, ev->comm, (uint64_t)rank, 0);
+	if (!me_slot) {
+		rd->m->p2p_unmatched++;
+		return 0;
+	}
+	me = (int32_t)(uint32_t)*me_slot;
+	memset(&ep, 0, sizeof(ep));
+	ep.a = g0;
+	ep.e = g1;
+	ep.seq = ev->seq;
+	ep.err_a = st_gclock_err(clk, ev->t0);
+	ep.err_e = st_gclock_err(clk, ev->t1);
+	ep.fn = ev->fn;
+	ep.blocking = desc->family == ST_FAM_BLOCKING;
+	ep.rank = rank;
+
+	if (cls == ST_BYTES_SEND || cls == ST_BYTES_SENDRECV ||
+	    cls == ST_BYTES_SENDRECV_REPLACE) {
+		if (real_peer(ev->peer)) {
+			ep.bytes = ev->sbytes;
+			rc = enqueue(rd, ev->comm, me, ev->peer, ev->tag, 1,
+				     &ep);
+			if (rc)
+				return rc;
+		}
+	}
+	if (cls == ST_BYTES_RECV) {
+		if (ev->peer == ST_RANK_PROC_NULL)
+			return 0;
+		if (!ep.blocking &&
+		    (ev->peer == ST_RANK_ANY || ev->tag == ST_TAG_ANY)) {
+			struct wild *w;
+			uint64_t *slot;
+			uint32_t wi;
+
+			if (!ev->req)
+				return 0;
+			if (rd->wild_free != NONE) {
+				wi = rd->wild_free;
+				rd->wild_free = rd->wilds[wi].next_free;
+			} else if (grow((void **)&rd->wilds, rd->nwilds,
+					&rd->alloc_wilds,
+					sizeof(*rd->wilds))) {
+				return -ENOMEM;
+			} else {
+				wi = (uint32_t)rd->nwilds++;
+			}
+			if (st_tmap_put(&rd->wild_of, (uint64_t)rank, ev->req,
+					0, wi, &slot, NULL))
+				return -ENOMEM;
+			w = &rd->wilds[wi];
+			w->comm = ev->comm;
+			w->dst = me;
+			w->a = ep.a;
+			w->e = ep.e;
+			w->err_a = ep.err_a;
+			w->err_e = ep.err_e;
+			w->fn = ev->fn;
+			return 0;
+		}
+		if (!real_peer(ev->peer) || ev->tag < 0) {
+			rd->m->p2p_unmatched++;
+			return 0;
+		}
+		ep.bytes = ev->rbytes;
+		return enqueue(rd, ev->comm, ev->peer, me, ev->tag, 0, &ep);
+	}
+	if (cls == ST_BYTES_SENDRECV || cls == ST_BYTES_SENDRECV_REPLACE) {
+		if (ev->peer2 == ST_RANK_PROC_NULL)
+			return 0;
+		if (!real_peer(ev->peer2) || ev->tag2 < 0) {
+			rd->m->p2p_unmatched++;
+			return 0;
+		}
+		ep.bytes = ev->rbytes;
+		return enqueue(rd, ev->comm, ev->peer2, me, ev->tag2, 0, &ep);
+	}
+	return 0;
+}
+
+/* A completion: a wildcard MPI_Irecv now knows its channel. */
+static int on_done(struct reading *rd, int rank, const struct st_event *ev)
+{
+	struct endpoint ep;
+	struct wild *w;
+	uint64_t *slot;
+
+	if (!ev->req)
+		return 0;
+	slot = st_tmap_get(&rd->wild_of, (uint64_t)rank, ev->req, 0);
+	if (!slot)
+		return 0;
+	w = &rd->wilds[*slot];
+	w->next_free = rd->wild_free;
+	rd->wild_free = (uint32_t)*slot;
+	st_tmap_del(&rd->wild_of, (uint64_t)rank, ev->req, 0);
+	if (!real_peer(ev->peer) || ev->tag < 0)
+		return 0;
+	memset(&ep, 0, sizeof(ep));
+	ep.a = w->a;
+	ep.e = w->e;
+	ep.err_a = w->err_a;
+	ep.err_e = w->err_e;
+	ep.fn = w->fn;
+	ep.rank = rank;
+	ep.bytes = ev->rbytes;
+	return enqueue(rd, w->comm, ev->peer, w->dst, ev->tag, 0, &ep);
+}
+
+/* --- The run ---------------------------------------------------------- */
+
+static int walk(struct reading *rd, struct st_run *run)
+{
+	struct st_merge *mg;
+	struct st_merged x;
+	char err[512];
+	int r, rc = 0;
+
+	if (st_merge_new(&mg))
+		return -ENOMEM;
+	for (r = 0; r < rd->nranks; r++) {
+		if (!rd->clk[r] || !st_gclock_epochs(rd->clk[r]))
+			continue;
+		rc = st_merge_add(mg, r, st_run_rank_path(run, r), rd->clk[r],
+				  err, sizeof(err));
+		if (rc == -ENOMEM)
+			goto out;
+		if (rc) {
+			/* Its instances can never complete: skip the run. */
+			st_warn("%s: run left out of the table",
+				*err ? err : strerror(rc < 0 ? -rc : rc));
+			rc = 0;
+			goto out;
+		}
+	}
+	while (st_merge_next(mg, &x) > 0) {
+		int cls;
+
+		if (x.ev->kind == ST_REC_DONE) {
+			rc = on_done(rd, x.rank, x.ev);
+		} else if (is_blocking_coll(x.ev)) {
+			rc = x.ev->rc ? 0 : on_coll(rd, x.rank, x.ev, x.g0,
+						    x.g1);
+		} else if ((cls = p2p_class(x.ev))) {
+			rc = on_p2p(rd, x.rank, x.ev, cls, x.g0, x.g1);
+		}
+		if (rc)
+			goto out;
+	}
+	rd->m->incomplete += rd->inst_of.n;
+	rd->m->p2p_unmatched += rd->pending + rd->wild_of.n;
+out:
+	st_merge_free(mg);
+	return rc;
+}
+
+static void reading_release(struct reading *rd)
+{
+	size_t i;
+	int r;
+
+	for (r = 0; rd->clk && r < rd->nranks; r++)
+		st_gclock_free(rd->clk[r]);
+	free(rd->clk);
+	for (i = 0; i < rd->ninsts; i++)
+		free(rd->insts[i].t);
+	free(rd->insts);
+	free(rd->comms);
+	free(rd->chans);
+	free(rd->eps);
+	free(rd->wilds);
+	st_tmap_release(&rd->comm_of);
+	st_tmap_release(&rd->rank_in);
+	st_tmap_release(&rd->last_seq);
+	st_tmap_release(&rd->inst_of);
+	st_tmap_release(&rd->chan_of);
+	st_tmap_release(&rd->wild_of);
+}
+
+/* The run's own entries of its index file. */
+static int note_run(struct st_table_run *tr, struct st_run *run,
+		    const char *dir)
+{
+	const char *v, *ci, *ce, *cf;
+	char buf[256];
+
+	tr->dir = strdup(dir);
+	tr->nranks = st_run_nranks(run);
+	v = st_run_get(run, "complete");
+	tr->complete = v && !strcmp(v, "1");
+	tr->cmdline = dup_or_null(st_run_get(run, "cmdline"));
+	v = st_run_get(run, "start_unix");
+	tr->start_unix = v ? strtoll(v, NULL, 10) : -1;
+	v = st_run_get(run, "bench");
+	tr->bench = v && !strcmp(v, "1");
+	tr->run_id = dup_or_null(st_run_get(run, "run_id"));
+	ci = st_run_get(run, "sync_check_init_ns");
+	ce = st_run_get(run, "sync_check_end_ns");
+	cf = st_run_get(run, "sync_check_final_ns");
+	if (ci || ce || cf) {
+		snprintf(buf, sizeof(buf), "init=%s end=%s final=%s",
+			 ci ? ci : "-", ce ? ce : "-", cf ? cf : "-");
+		if (!(tr->sync_check = strdup(buf)))
+			return -ENOMEM;
+	}
+	if (!tr->dir || (st_run_get(run, "cmdline") && !tr->cmdline) ||
+	    (st_run_get(run, "run_id") && !tr->run_id))
+		return -ENOMEM;
+	return 0;
+}
+
+int st_table_read_run(struct st_table *t, struct st_table_meta *m,
+		      const char *dir, uint32_t run_no, char *err,
+		      size_t errlen)
+{
+	struct reading rd;
+	struct st_table_run *tr;
+	struct st_run *run;
+	int r, rc, nmissing = 0;
+
+	rc = st_run_open(&run, dir, err, errlen);
+	if (rc)
+		return rc;
+	tr = realloc(m->runs, (m->nruns + 1) * sizeof(*tr));
+	if (!tr) {
+		st_run_close(run);
+		return -ENOMEM;
+	}
+	m->runs = tr;
+	tr = &m->runs[m->nruns++];
+	memset(tr, 0, sizeof(*tr));
+	if ((rc = note_run(tr, run, dir))) {
+		st_run_close(run);
+		return rc;
+	}
+
+	memset(&rd, 0, sizeof(rd));
+	rd.t = t;
+	rd.m = m;
+	rd.run = run_no;
+	rd.nranks = st_run_nranks(run);
+	rd.inst_free = rd.ep_free = rd.wild_free = NONE;
+	rd.clk = calloc((size_t)rd.nranks, sizeof(*rd.clk));
+	if (!rd.clk) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (r = 0; r < rd.nranks; r++) {
+		const char *path = st_run_rank_path(run, r);
+
+		if (!path) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (access(path, F_OK)) {
+			nmissing++;
+			continue;
+		}
+		rc = scan_rank(&rd, tr, r, path);
+		if (rc == -ENOMEM)
+			goto out;
+		rc = 0;
+	}
+	if (nmissing)
+		st_warn("'%s': %d of %d rank files missing: collectives on "
+			"their communicators are left out", dir, nmissing,
+			rd.nranks);
+	if (!tr->nread) {
+		snprintf(err, errlen, "'%s': no rank file could be read", dir);
+		rc = -EBADMSG;
+		goto out;
+	}
+	if (!tr->nsynced)
+		st_warn("'%s' has no clock synchronisation records: nothing "
+			"can be matched across ranks in global time", dir);
+	else {
+		/* A bench's first calls are not among its measurements. */
+		rd.first_upto = tr->bench && tr->first_calls > 0 ?
+				(uint64_t)tr->first_calls : 0;
+		rc = walk(&rd, run);
+	}
+out:
+	reading_release(&rd);
+	st_run_close(run);
+	return rc;
+}

@@ -1,0 +1,567 @@
+/*
+ * tools/cli/cmd-bench.c: 'synctrace bench', the microbenchmark behind cost
+ * tables.  The measuring is done by an MPI program, synctrace-bench
+ * (tools/bench/micro.c), since this command never links MPI: it checks
+ * the options here, so that a mistake is a usage error before any job
+ * starts, makes the run directories, and runs
+ *
+ *	mpiexec.mpich -n N [EXTRA...] synctrace-bench micro --dir DIR ...
+ *
+ * once per --runs, each run a separate mpiexec into its own directory
+ * with its own seed (the shuffled order differs between runs), since the
+ * launch itself is a factor of the results that only repeated launches
+ * show (Hunold and Carpen-Amarie: use 10 to 30).  The summary is the
+ * job's stdout; this command adds one line on stderr at the end.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sync/skew.h"
+#include "tools/bench/micro-ops.h"
+#include "tools/analysis/like.h"
+#include "tools/cli/spawn.h"
+#include "tools/cli/synctrace.h"
+#include "tools/cli/usage.h"
+#include "writer/reader.h"
+
+const char st_bench_usage[] =
+"usage: synctrace bench [options] [-- MPIEXEC-ARGS...]\n"
+"   eg: synctrace bench -n 4 --runs 10 -o costs\n"
+"\n"
+"Measure every blocking collective and two point-to-point patterns over\n"
+"message sizes on N ranks, each measurement started at a time agreed on\n"
+"the global clock (window-based synchronisation, as ReproMPI does), and\n"
+"write the valid measurements as a synctrace run directory that 'dump',\n"
+"'report' and 'table' read.  Runs 'MPIEXEC -n N MPIEXEC-ARGS\n"
+"synctrace-bench micro ...' once per run and prints its summary.\n"
+"\n"
+"    -n N                number of ranks (default 2)\n"
+"    -o DIR              the run directory (created, or an existing empty\n"
+"                        one); with --runs, the directory that holds\n"
+"                        run-1, run-2...; default: a new directory\n"
+"                        synctrace-bench-YYYYMMDD-HHMMSS-PID here\n"
+"    --runs N            separate mpiexec launches, each into its own run\n"
+"                        directory with its own seed (default 1)\n"
+"    --ops LIST          operations, comma-separated: allgather,\n"
+"                        allgatherv, allreduce, alltoall, alltoallv,\n"
+"                        alltoallw, barrier, bcast, exscan, gather,\n"
+"                        gatherv, reduce, reduce_scatter,\n"
+"                        reduce_scatter_block, scan, scatter, scatterv,\n"
+"                        pingpong, sendrecv (\"MPI_\" and case do not\n"
+"                        matter); or coll, p2p, all (default)\n"
+"    --sizes LIST        message sizes in bytes, suffixes K, M, G\n"
+"                        (binary), e.g. 0,1,64,4K,1M (at most 1G)\n"
+"    --min SIZE, --max SIZE\n"
+"                        powers of two from SIZE to SIZE (default 1 to 4M)\n"
+"    --pairs LIST        only these operations at these sizes, instead of\n"
+"                        --ops and --sizes: OP:SIZE,... (at most 256),\n"
+"                        e.g. allreduce:8,alltoall:128K,pingpong:512\n"
+"    --like RUN          the pairs the traced run RUN called, on as many\n"
+"                        ranks as it had (unless -n): a table in the\n"
+"                        application's own mix of operations (see README)\n"
+"    --nrep N            valid measurements wanted per operation and size\n"
+"                        (default 30)\n"
+"    --seed N            seed of the shuffled order of the first run;\n"
+"                        run k uses N + k - 1 (default 1)\n"
+"    --sync MODE         window (default), or barrier: an MPI_Barrier\n"
+"                        before each measurement, for comparison\n"
+"    --window-factor X   window = X times the longest pilot time of the\n"
+"                        operation and size (default 3)\n"
+"    --quick             a small, fast configuration: sizes 1,1K,64K and\n"
+"                        5 measurements (unless given)\n"
+"    --reuse-buffers     send the same data every time, as it sits in the\n"
+"                        caches; by default each measurement's send data\n"
+"                        is written just before, as an application's is\n"
+"    --skew SPEC         distort each rank's clock by a known offset and\n"
+"                        drift, e.g. 0,+0.5s@+100ppm (sets\n"
+"                        SYNCTRACE_CLOCK_SKEW), to test synchronisation\n"
+"    --mpiexec PROG      the mpiexec to run (default mpiexec.mpich)\n"
+"    -h, --help          show this help\n"
+"\n"
+"The size of a measurement is the bytes of one block: what each rank\n"
+"contributes (allgather, gather), sends to each rank (alltoall) or gets\n"
+"(scatter, reduce_scatter), the vector of a broadcast or reduction, a\n"
+"message.  A measurement is discarded when any rank entered it after its\n"
+"start or left it after its window, and made again later; the summary\n"
+"counts them.  Arguments after '--' go to mpiexec, before the program.\n";
+
+#define MAX_RUNS 1000
+#define MAX_SIZE (1ull << 30)
+
+static int set_err(char *err, size_t errlen, const char *msg,
+		   const char *arg)
+{
+	snprintf(err, errlen, msg, arg);
+	return -1;
+}
+
+/* A size: "0", or what st_size_parse() takes, at most MAX_SIZE. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	if (st_size_parse(s, out) || *out > MAX_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+static int check_sizes(const char *s, char *err, size_t errlen)
+{
+	char item[64];
+	uint64_t v[64];
+	int n = 0, k;
+
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		if (len >= sizeof(item))
+			return -1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (parse_size(item, &v[n]))
+			return -1;
+		for (k = 0; k < n; k++)
+			if (v[k] == v[n])
+				return set_err(err, errlen, "size given twice "
+					       "in '%s' for '--sizes'", item);
+		if (++n == 64 && s[len])
+			return set_err(err, errlen, "too many sizes in "
+				       "'--sizes' (at most %s)", "64");
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	return 0;
+}
+
+/* A --pairs list: OP:SIZE items, each one operation and a size. */
+static int check_pairs(const char *s, char *err, size_t errlen)
+{
+	const char *size;
+	char item[64];
+	size_t len, size_len;
+	uint64_t v;
+	int n = 0;
+
+	for (;;) {
+		len = strcspn(s, ",");
+		if (st_micro_pair_split(s, len, &size, &size_len) >= 0 &&
+		    size_len < sizeof(item)) {
+			memcpy(item, size, size_len);
+			item[size_len] = '\0';
+		} else {
+			item[0] = '\0';
+		}
+		if (!item[0] || parse_size(item, &v)) {
+			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
+				 "(OP:SIZE, e.g. allreduce:8,alltoall:128K)",
+				 (int)len, s);
+			return -1;
+		}
+		if (++n > ST_MICRO_MAX_PAIRS)
+			return set_err(err, errlen, "too many items in "
+				       "'--pairs' (at most %s)", "256");
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	return 0;
+}
+
+/* A plain decimal number, 'min' to 'max'. */
+static int parse_number(const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	if (!*s || *s == ' ' || *s == '+' || *s == '-')
+		return -EINVAL;
+	v = strtod(s, &end);
+	if (*end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	return 0;
+}
+
+int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
+			char *err, size_t errlen)
+{
+	struct st_skew k;
+	uint64_t lo = 1, hi = 4u << 20;
+	char serr[160], name[64];
+	const char *val;
+	unsigned mask;
+	long n;
+	int i, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->nranks = 2;
+	o->runs = 1;
+	o->seed = 1;
+	o->mpiexec = "mpiexec.mpich";
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			o->help = 1;
+			return 0;
+		} else if (!strcmp(arg, "--quick")) {
+			o->quick = 1;
+		} else if (!strcmp(arg, "--reuse-buffers")) {
+			o->reuse = 1;
+		} else if ((rc = st_opt_value(argc, argv, &i, "-n", &val))) {
+			if (rc < 0 || st_parse_int(val, 2, 1 << 20,
+						   &o->nranks))
+				return set_err(err, errlen, "bad number of "
+					       "ranks '%s' for '-n' (2 or "
+					       "more)", rc < 0 ? "" : val);
+			o->nranks_set = 1;
+		} else if ((rc = st_opt_value(argc, argv, &i, "-o", &val)) ||
+			   (rc = st_opt_value(argc, argv, &i, "--output",
+					      &val))) {
+			if (rc < 0 || !*val)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a directory", "-o");
+			o->dir = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--runs",
+					      &val))) {
+			if (rc < 0 || st_parse_int(val, 1, MAX_RUNS, &o->runs))
+				return set_err(err, errlen, "bad number of "
+					       "runs '%s' for '--runs' (1 to "
+					       "1000)", rc < 0 ? "" : val);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--ops",
+					      &val))) {
+			if (rc < 0)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a list", "--ops");
+			name[0] = '\0';
+			if (st_micro_ops_parse(val, &mask, name,
+					       sizeof(name)))
+				return set_err(err, errlen, "unknown operation "
+					       "'%s' for '--ops' (see "
+					       "'synctrace bench --help')",
+					       name);
+			o->ops = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--sizes",
+					      &val))) {
+			if (rc < 0)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a list", "--sizes");
+			err[0] = '\0';
+			if (check_sizes(val, err, errlen))
+				return err[0] ? -1 : set_err(err, errlen,
+					"bad size list '%s' for '--sizes' "
+					"(bytes, suffix K, M or G, at most 1G, "
+					"e.g. 1,64,4K,1M)", val);
+			o->sizes = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--pairs",
+					      &val))) {
+			if (rc < 0)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a list", "--pairs");
+			if (check_pairs(val, err, errlen))
+				return -1;
+			o->pairs = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--like",
+					      &val))) {
+			if (rc < 0 || !*val)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a run directory", "--like");
+			o->like = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--min",
+					      &val))) {
+			if (rc < 0 || st_size_parse(val, &lo) || lo > MAX_SIZE)
+				return set_err(err, errlen, "bad size '%s' for "
+					       "'--min' (1 to 1G)",
+					       rc < 0 ? "" : val);
+			o->min = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--max",
+					      &val))) {
+			if (rc < 0 || st_size_parse(val, &hi) || hi > MAX_SIZE)
+				return set_err(err, errlen, "bad size '%s' for "
+					       "'--max' (1 to 1G)",
+					       rc < 0 ? "" : val);
+			o->max = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--nrep",
+					      &val))) {
+			if (rc < 0 || st_parse_int(val, 1, 100000, &n))
+				return set_err(err, errlen, "bad count '%s' "
+					       "for '--nrep' (1 to 100000)",
+					       rc < 0 ? "" : val);
+			o->nrep = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--seed",
+					      &val))) {
+			char *end;
+
+			errno = 0;
+			if (rc < 0 || *val < '0' || *val > '9' ||
+			    (o->seed = strtoull(val, &end, 10), errno) ||
+			    *end || o->seed > UINT64_MAX - MAX_RUNS)
+				return set_err(err, errlen, "bad seed '%s' for "
+					       "'--seed' (a whole number)",
+					       rc < 0 ? "" : val);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--sync",
+					      &val))) {
+			if (rc < 0 || (strcmp(val, "window") &&
+				       strcmp(val, "barrier")))
+				return set_err(err, errlen, "bad mode '%s' for "
+					       "'--sync' (window or barrier)",
+					       rc < 0 ? "" : val);
+			o->sync = val;
+		} else if ((rc = st_opt_value(argc, argv, &i,
+					      "--window-factor", &val))) {
+			if (rc < 0 || parse_number(val, 0.1, 1000))
+				return set_err(err, errlen, "bad factor '%s' "
+					       "for '--window-factor' (0.1 to "
+					       "1000)", rc < 0 ? "" : val);
+			o->window_factor = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--skew",
+					      &val))) {
+			if (rc < 0)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a skew list", "--skew");
+			if (st_skew_parse(val, 0, &k, serr, sizeof(serr)))
+				return set_err(err, errlen, "bad '--skew': %s",
+					       serr);
+			o->skew = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--mpiexec",
+					      &val))) {
+			if (rc < 0 || !*val)
+				return set_err(err, errlen, "option '%s' needs "
+					       "a program", "--mpiexec");
+			o->mpiexec = val;
+		} else if (arg[0] == '-') {
+			return set_err(err, errlen, "unknown option '%s'",
+				       arg);
+		} else {
+			return set_err(err, errlen, "unexpected argument '%s' "
+				       "(mpiexec arguments go after '--')",
+				       arg);
+		}
+	}
+	if (o->sizes && (o->min || o->max))
+		return set_err(err, errlen, "%s", "'--sizes' and '--min'/"
+			       "'--max' exclude each other");
+	if ((o->pairs || o->like) &&
+	    (o->ops || o->sizes || o->min || o->max || o->quick))
+		return set_err(err, errlen, "'%s' excludes '--ops', '--sizes', "
+			       "'--min', '--max' and '--quick'",
+			       o->like ? "--like" : "--pairs");
+	if (o->pairs && o->like)
+		return set_err(err, errlen, "%s", "'--pairs' and '--like' "
+			       "exclude each other");
+	if (lo > hi)
+		return set_err(err, errlen, "'--min' %s is above '--max'",
+			       o->min);
+	o->extra = argv + i;
+	o->nextra = argc - i;
+	return 0;
+}
+
+char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
+		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
+		     char *sbuf, size_t slen)
+{
+	/* mpiexec -n N, extra, bench micro, 10 options with values, 2 flags. */
+	size_t max = 3 + (size_t)o->nextra + 2 + 2 * 10 + 2 + 1, n = 0;
+	char **v = malloc(max * sizeof(*v));
+	int i;
+
+	if (!v)
+		return NULL;
+	snprintf(nbuf, nlen, "%ld", o->nranks);
+	snprintf(sbuf, slen, "%llu", (unsigned long long)seed);
+	v[n++] = (char *)o->mpiexec;
+	v[n++] = "-n";
+	v[n++] = nbuf;
+	for (i = 0; i < o->nextra; i++)
+		v[n++] = o->extra[i];
+	v[n++] = (char *)bench;
+	v[n++] = "micro";
+#define PASS(opt, field) \
+	if (field) { \
+		v[n++] = opt; \
+		v[n++] = (char *)(field); \
+	}
+	PASS("--dir", dir);
+	PASS("--ops", o->ops);
+	PASS("--sizes", o->sizes);
+	PASS("--min", o->min);
+	PASS("--max", o->max);
+	PASS("--pairs", o->pairs);
+	PASS("--nrep", o->nrep);
+	PASS("--seed", sbuf);
+	PASS("--sync", o->sync);
+	PASS("--window-factor", o->window_factor);
+#undef PASS
+	if (o->quick)
+		v[n++] = "--quick";
+	if (o->reuse)
+		v[n++] = "--reuse-buffers";
+	v[n] = NULL;
+	return v;
+}
+
+/*
+ * Create 'dir', or accept it when it exists and is empty ('*created'
+ * says which); returns its absolute path.
+ */
+static char *make_dir(const char *dir, int *created)
+{
+	struct stat st;
+	char *abs;
+	int empty;
+
+	*created = !mkdir(dir, 0777);
+	if (!*created) {
+		if (errno != EEXIST)
+			die("cannot create directory '%s': %s", dir,
+			    strerror(errno));
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			die("cannot use '%s' as run directory: not a "
+			    "directory", dir);
+		empty = st_dir_is_empty(dir);
+		if (empty < 0)
+			die("cannot read directory '%s': %s", dir,
+			    strerror(errno));
+		if (!empty)
+			die("directory '%s' already exists and is not empty",
+			    dir);
+	}
+	abs = realpath(dir, NULL);
+	if (!abs)
+		die("cannot resolve '%s': %s", dir, strerror(errno));
+	return abs;
+}
+
+/* 1 when the run directory 'dir' says complete=1. */
+static int run_complete(const char *dir)
+{
+	struct st_run *run;
+	const char *v;
+	char err[512];
+	int ok;
+
+	if (st_run_open(&run, dir, err, sizeof(err)))
+		return 0;
+	v = st_run_get(run, "complete");
+	ok = v && !strcmp(v, "1");
+	st_run_close(run);
+	return ok;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct st_bench_opts o;
+	struct st_like like;
+	char err[768], nbuf[32], sbuf[32], name[128], stamp[32];
+	char pairs[ST_MICRO_MAX_PAIRS * 32];
+	char *bench, *top, *dir, **cmd;
+	size_t len;
+	struct tm tm;
+	time_t now;
+	long k, ncomplete = 0;
+	int code = 0, created;
+
+	if (st_bench_opts_parse(&o, argc, argv, err, sizeof(err)))
+		usage_die(st_bench_usage, "%s", err);
+	if (o.help) {
+		fputs(st_bench_usage, stdout);
+		return 0;
+	}
+	if (o.like) {
+		if (st_like_pairs(o.like, pairs, sizeof(pairs), &like, err,
+				  sizeof(err)))
+			die("--like: %s", err);
+		o.pairs = pairs;
+		if (!o.nranks_set)
+			o.nranks = like.nranks < 2 ? 2 : like.nranks;
+		printf("like %s: %d (operation, size) pair%s from %llu of "
+		       "%llu calls%s:\n  %s\n", o.like, like.npairs,
+		       like.npairs == 1 ? "" : "s",
+		       (unsigned long long)like.mapped,
+		       (unsigned long long)like.calls,
+		       like.binned ? " (sizes rounded to powers of two)" : "",
+		       pairs);
+		if (like.unmapped)
+			printf("  not measured: %llu collective or send "
+			       "call%s the bench has no operation for (such "
+			       "as %s)\n", (unsigned long long)like.unmapped,
+			       like.unmapped == 1 ? "" : "s",
+			       like.unmapped_fn);
+		fflush(stdout);
+	}
+	bench = st_spawn_find_bench();
+	if (!bench)
+		die("cannot find 'synctrace-bench' next to synctrace or in "
+		    "../libexec or ../bin");
+	if (!o.dir) {
+		now = time(NULL);
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		snprintf(name, sizeof(name), "synctrace-bench-%s-%ld", stamp,
+			 (long)getpid());
+		o.dir = name;
+	}
+	top = make_dir(o.dir, &created);
+	if (o.skew && setenv("SYNCTRACE_CLOCK_SKEW", o.skew, 1))
+		die("cannot set SYNCTRACE_CLOCK_SKEW: %s", strerror(errno));
+	len = strlen(top) + 32;
+	if (!(dir = malloc(len)))
+		die("out of memory");
+	for (k = 1; k <= o.runs; k++) {
+		if (o.runs == 1)
+			snprintf(dir, len, "%s", top);
+		else
+			snprintf(dir, len, "%s/run-%ld", top, k);
+		cmd = st_bench_argv(&o, bench, dir, o.seed + (uint64_t)k - 1,
+				    nbuf, sizeof(nbuf), sbuf, sizeof(sbuf));
+		if (!cmd)
+			die("out of memory");
+		if (o.runs > 1) {
+			printf("%srun %ld of %ld, seed %s\n", k > 1 ? "\n" : "",
+			       k, o.runs, sbuf);
+			fflush(stdout);
+		}
+		code = st_spawn_run(cmd, err, sizeof(err));
+		if (code < 0)
+			die("%s", err);
+		free(cmd);
+		ncomplete += run_complete(dir);
+		if (code)
+			break;
+	}
+	if (st_dir_is_empty(top) == 1) {
+		/* The job never started (mpiexec missing?): leave no trace. */
+		if (created)
+			rmdir(top);
+		fprintf(stderr, "synctrace: no bench trace written\n");
+	} else if (o.runs == 1) {
+		fprintf(stderr, "synctrace: bench trace in %s (%ld ranks, "
+			"%s)\n", top, o.nranks, ncomplete ? "complete" :
+			"incomplete");
+	} else if (!code) {
+		fprintf(stderr, "synctrace: %ld bench runs in %s/run-1 .. "
+			"run-%ld (%ld ranks, %ld complete)\n", o.runs, top,
+			o.runs, o.nranks, ncomplete);
+	} else {
+		fprintf(stderr, "synctrace: bench run %ld of %ld failed; "
+			"runs in %s\n", k, o.runs, top);
+	}
+	free(dir);
+	free(top);
+	free(bench);
+	return code;
+}

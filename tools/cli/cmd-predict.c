@@ -1,0 +1,1273 @@
+/*
+ * tools/cli/cmd-predict.c: 'synctrace predict', reverse profiling (Howell):
+ * replay a traced run on a cost table and say how long it would take.
+ * The run's ranks are read as they are replayed (tools/analysis/replay.h), each
+ * MPI call re-timed by the table (tools/analysis/predict-model.h) and each compute
+ * segment kept, or scaled by --compute-scale; the output is the predicted
+ * run time per rank, per MPI function and per call site, and the split of
+ * the critical path into compute and communication.  Two more replays,
+ * with the costs at the ends of the table's confidence intervals, bound
+ * the prediction.  The first instance of each collective at a process
+ * count and size is charged what the table says a first call costs
+ * beyond its median (--no-first: not).  --validate sets the run's own
+ * measured times beside the prediction.  A run that is not
+ * whole (a rank file missing, a rank killed) is refused: a replay needs
+ * every rank's part of every collective and message.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gen/ops.h"
+#include "tools/analysis/format.h"
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/predict-model.h"
+#include "tools/analysis/replay.h"
+#include "tools/analysis/symbols.h"
+#include "tools/cli/synctrace.h"
+#include "tools/analysis/table.h"
+#include "tools/analysis/timeline.h"
+#include "tools/cli/usage.h"
+#include "writer/event.h"
+#include "writer/fn-info.h"
+#include "writer/reader.h"
+
+const char st_predict_usage[] =
+"usage: synctrace predict RUN --table TABLE.json [options]\n"
+"\n"
+"Predict how long the traced run RUN takes where the cost table\n"
+"TABLE.json ('synctrace table --json') was measured: every rank's\n"
+"records are replayed in order, compute between MPI calls kept as\n"
+"measured (synctrace's own work left out), every MPI call re-timed from\n"
+"the table while honouring what each rank waits for: a collective ends\n"
+"its cost after its last member arrives (roots of Bcast and Scatter\n"
+"leave early, non-roots of Gather and Reduce after their send), a\n"
+"receive no earlier than its send's entry plus the transfer cost, a\n"
+"nonblocking operation at its Wait or Test but no earlier than its\n"
+"modelled end.  Prints the predicted run time (MPI_Init exit to\n"
+"MPI_Finalize entry) per rank, per MPI function and per call site, and\n"
+"how the critical path splits into compute and communication.  Two more\n"
+"replays, with every cost at the low and the high end of its table\n"
+"row's confidence interval, bound the predicted run time.  The first\n"
+"instance of each collective at a process count and size also costs what\n"
+"the table measured a first call to take beyond its median (set-up in\n"
+"the MPI library), when the table says.\n"
+"\n"
+"    --table FILE          the cost table (required)\n"
+"    --compute-scale X     multiply compute between MPI calls by X\n"
+"                          (default 1; 0.5: a CPU twice as fast)\n"
+"    --formula             cost every call by the table's formulas; by\n"
+"                          default, where the table measured the function\n"
+"                          at that process count on both sides of the\n"
+"                          size, its group medians (interpolated) are used\n"
+"                          and the formulas only beyond them\n"
+"    --statistic=S         'median': the table's typical costs as they\n"
+"                          are; 'mean': each table row's costs scaled to\n"
+"                          its mean (a run time is a sum of costs, the\n"
+"                          slow ones included); 'auto' (default): mean\n"
+"                          for a table of application traces, median for\n"
+"                          one from synctrace bench (whose outliers are\n"
+"                          the benchmark's own, dropped by its fences)\n"
+"    --missing=MODE        an MPI function the table lacks: 'error'\n"
+"                          (default) refuses, 'measured' replays it with\n"
+"                          the run's own measured times\n"
+"    --no-first            charge no first-call costs: every instance\n"
+"                          costs the table's steady state (with\n"
+"                          --statistic=mean none is charged anyway: each\n"
+"                          row's mean holds its first calls)\n"
+"    --send-start=MODE     what starting a nonblocking send (MPI_Isend...)\n"
+"                          costs: 'measured' (default), its duration in\n"
+"                          the trace, like other local calls; 'table', the\n"
+"                          table's per-message cost (its point-to-point\n"
+"                          row at the smallest size), for a target whose\n"
+"                          transport does the sending inside the call\n"
+"                          (TCP: 4 us, against 0.4 us in shared memory)\n"
+"    --validate            set the run's measured times (per rank, per\n"
+"                          function, per call site) beside the\n"
+"                          prediction, with the relative errors\n"
+"    --json                write JSON on stdout instead of text\n"
+"    --top N               call sites to show (default 10, 0: all)\n"
+"    -h, --help            show this help\n";
+
+#define WIDTH 100
+#define MAX_RANK_ROWS 32
+
+struct popts {
+	const char *run, *table;
+	double scale;
+	int json, validate, missing_measured, formula, send_table;
+	int no_first;
+	int statistic;		/* 0 auto, 1 median, 2 mean */
+	int median;		/* what auto chose */
+	long top;
+};
+
+/* One rank's file, read as the replay asks. */
+struct rsrc {
+	struct st_reader *r;
+	const char *path;
+	int rank;
+	struct st_gclock *clk;	/* the sync epochs read so far */
+};
+
+/* Call sites: per rank, site id -> symbol table index. */
+struct sites {
+	int nranks;
+	struct st_objmap *objs;		/* [nranks] */
+	long **sym;			/* [nranks][site id] */
+	size_t *nsym;			/* [nranks] */
+	struct st_symtab *tab;
+	int oom;
+};
+
+/* A call site over all ranks: one place in the code and one function. */
+struct gsite {
+	long sym;
+	uint16_t fn;
+	uint64_t calls;
+	double pred_ns, meas_ns;
+	int nranks, last_rank;
+};
+
+static void parse_options(struct popts *o, int argc, char **argv)
+{
+	const char *val;
+	char *end;
+	int i, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->scale = 1;
+	o->top = 10;
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(st_predict_usage, stdout);
+			exit(0);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--table",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_predict_usage, "option '--table' "
+					  "needs a file");
+			o->table = val;
+		} else if ((rc = st_opt_value(argc, argv, &i,
+					       "--compute-scale", &val))) {
+			if (rc < 0)
+				usage_die(st_predict_usage, "option "
+					  "'--compute-scale' needs a number");
+			errno = 0;
+			o->scale = strtod(val, &end);
+			if (errno || end == val || *end ||
+			    !isfinite(o->scale) || o->scale < 0)
+				usage_die(st_predict_usage, "bad value '%s' "
+					  "for '--compute-scale'", val);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--missing",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_predict_usage, "option "
+					  "'--missing' needs a mode");
+			if (!strcmp(val, "measured"))
+				o->missing_measured = 1;
+			else if (!strcmp(val, "error"))
+				o->missing_measured = 0;
+			else
+				usage_die(st_predict_usage, "bad value '%s' "
+					  "for '--missing' (error or measured)",
+					  val);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--statistic",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_predict_usage, "option "
+					  "'--statistic' needs a value");
+			if (!strcmp(val, "auto"))
+				o->statistic = 0;
+			else if (!strcmp(val, "median"))
+				o->statistic = 1;
+			else if (!strcmp(val, "mean"))
+				o->statistic = 2;
+			else
+				usage_die(st_predict_usage, "bad value '%s' "
+					  "for '--statistic' (auto, mean or "
+					  "median)", val);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--top",
+					       &val))) {
+			if (rc < 0 || st_parse_int(val, 0, 1000000, &o->top))
+				usage_die(st_predict_usage, "bad number '%s' "
+					  "for '--top'", rc < 0 ? "" : val);
+		} else if (!strcmp(arg, "--validate")) {
+			o->validate = 1;
+		} else if (!strcmp(arg, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(arg, "--formula")) {
+			o->formula = 1;
+		} else if (!strcmp(arg, "--no-first")) {
+			o->no_first = 1;
+		} else if (!strcmp(arg, "--send-start=measured")) {
+			o->send_table = 0;
+		} else if (!strcmp(arg, "--send-start=table")) {
+			o->send_table = 1;
+		} else if (!strncmp(arg, "--send-start", 12)) {
+			usage_die(st_predict_usage, "bad '%s': say "
+				  "--send-start=measured or --send-start=table",
+				  arg);
+		} else if (!strcmp(arg, "--")) {
+			if (i + 1 < argc && !o->run)
+				o->run = argv[++i];
+			if (i + 1 < argc)
+				usage_die(st_predict_usage,
+					  "too many arguments");
+		} else if (arg[0] == '-' && arg[1]) {
+			usage_die(st_predict_usage, "unknown option '%s'",
+				  arg);
+		} else if (o->run) {
+			usage_die(st_predict_usage, "too many arguments");
+		} else {
+			o->run = arg;
+		}
+	}
+	if (!o->run)
+		usage_die(st_predict_usage, "no run directory given");
+	if (!o->table)
+		usage_die(st_predict_usage, "no cost table given (--table)");
+}
+
+/* Open rank 'r''s file of 'run' (of 'nranks') as replay source 's'. */
+static void open_source(struct rsrc *s, struct st_run *run, int r, int nranks)
+{
+	char err[1024] = "";
+	int rc;
+
+	s->path = st_run_rank_path(run, r);
+	s->rank = r;
+	if (st_gclock_new(&s->clk, r))
+		die("out of memory");
+	rc = st_reader_open(&s->r, s->path, err, sizeof(err));
+	if (rc == -EMFILE || rc == -ENFILE)
+		die("cannot open '%s': too many open files (raise 'ulimit -n' "
+		    "above %d)", s->path, nranks + 16);
+	if (rc)
+		die("%s", *err ? err : strerror_neg(rc));
+}
+
+static void close_source(struct rsrc *s)
+{
+	st_reader_close(s->r);
+	st_gclock_free(s->clk);
+}
+
+static int src_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
+{
+	struct rsrc *s = ctx;
+	int rc = st_reader_next(s->r, ev);
+
+	if (rc < 0) {
+		const char *msg = st_reader_error(s->r);
+
+		if (*msg)
+			snprintf(err, errlen, "%s", msg);
+		else
+			snprintf(err, errlen, "'%s' is corrupt at offset %"
+				 PRIu64, s->path, st_reader_offset(s->r));
+		return rc;
+	}
+	if (!rc && st_reader_truncated(s->r)) {
+		snprintf(err, errlen, "'%s' is truncated after offset %" PRIu64
+			 " (rank %d was killed?): cannot replay a rank that "
+			 "did not finish", s->path, st_reader_offset(s->r),
+			 s->rank);
+		return -EBADMSG;
+	}
+	/* A record that does not fit leaves the epochs as they were. */
+	if (rc > 0 && ev->kind == ST_REC_SYNC &&
+	    st_gclock_add_event(s->clk, ev, NULL) == -ENOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return rc;
+}
+
+/* Global time of the rank's local 't_ns' by the epochs read so far. */
+static double src_global(void *ctx, uint64_t t_ns)
+{
+	const struct rsrc *s = ctx;
+
+	return st_gclock_global(s->clk, t_ns);
+}
+
+/* Where site record 'ev' of 'rank' is: its first frame outside MPI. */
+static void aux_record(void *ctx, int rank, const struct st_event *ev)
+{
+	struct sites *st = ctx;
+	struct st_objmap *om = &st->objs[rank];
+	const struct st_object *o, *first = NULL;
+	uint64_t addr, first_addr = 0;
+	uint32_t i;
+	long sym;
+
+	if (ev->kind == ST_REC_OBJECT) {
+		if (st_objmap_add(om, ev->addr, ev->len, ev->text,
+				  ev->text_len))
+			st->oom = 1;
+		return;
+	}
+	if (ev->kind != ST_REC_SITE || !ev->nframes)
+		return;
+	for (i = 0; i < ev->nframes && i < ST_MAX_FRAMES; i++) {
+		o = st_objmap_find(om, ev->frames[i], &addr);
+		if (!o)
+			continue;
+		if (!first) {
+			first = o;
+			first_addr = addr;
+		}
+		if (!st_object_is_mpi(o->path)) {
+			first = o;
+			first_addr = addr;
+			break;
+		}
+	}
+	sym = first ? st_symtab_add(st->tab, first->path, first_addr) :
+	      st_symtab_add(st->tab, "?", ev->frames[0]);
+	if (sym < 0) {
+		st->oom = 1;
+		return;
+	}
+	if (ev->site >= st->nsym[rank]) {
+		size_t a = ev->site + 16, k;
+		long *v = realloc(st->sym[rank], a * sizeof(*v));
+
+		if (!v) {
+			st->oom = 1;
+			return;
+		}
+		for (k = st->nsym[rank]; k < a; k++)
+			v[k] = -1;
+		st->sym[rank] = v;
+		st->nsym[rank] = a;
+	}
+	st->sym[rank][ev->site] = sym;
+}
+
+static long site_sym(const struct sites *st, int rank, uint32_t site)
+{
+	if (rank < 0 || rank >= st->nranks || site >= st->nsym[rank])
+		return -1;
+	return st->sym[rank][site];
+}
+
+static int cmp_gsite_key(const void *a, const void *b)
+{
+	const struct gsite *x = a, *y = b;
+
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	if (x->fn != y->fn)
+		return x->fn - y->fn;
+	return x->last_rank - y->last_rank;
+}
+
+static int cmp_gsite_pred(const void *a, const void *b)
+{
+	const struct gsite *x = a, *y = b;
+
+	if (x->pred_ns != y->pred_ns)
+		return x->pred_ns < y->pred_ns ? 1 : -1;
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	return x->fn - y->fn;
+}
+
+/* The replay's sites merged across ranks by place; sorted by time. */
+static struct gsite *merge_sites(const struct st_replay *rp,
+				 const struct sites *st, size_t *n)
+{
+	const struct st_replay_site *s = st_replay_sites(rp, n);
+	struct gsite *g = malloc((*n ? *n : 1) * sizeof(*g));
+	size_t i, k = 0;
+
+	if (!g)
+		die("out of memory");
+	for (i = 0; i < *n; i++)
+		g[i] = (struct gsite){ site_sym(st, s[i].rank, s[i].site),
+				       s[i].fn, s[i].calls, s[i].pred_ns,
+				       s[i].meas_ns, 1, s[i].rank };
+	qsort(g, *n, sizeof(*g), cmp_gsite_key);
+	for (i = 0; i < *n; i++) {
+		if (k && g[k - 1].sym == g[i].sym && g[k - 1].fn == g[i].fn) {
+			g[k - 1].calls += g[i].calls;
+			g[k - 1].pred_ns += g[i].pred_ns;
+			g[k - 1].meas_ns += g[i].meas_ns;
+			if (g[k - 1].last_rank != g[i].last_rank) {
+				g[k - 1].nranks++;
+				g[k - 1].last_rank = g[i].last_rank;
+			}
+			continue;
+		}
+		g[k++] = g[i];
+	}
+	*n = k;
+	qsort(g, k, sizeof(*g), cmp_gsite_pred);
+	return g;
+}
+
+/* "+3.2%" of 'pred' against 'meas'; "-" when there is nothing measured. */
+static char *fmt_err(double pred, double meas, char *buf, size_t len)
+{
+	if (!(meas > 0))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%", 100 * (pred - meas) / meas);
+	return buf;
+}
+
+static char *fmt_pct(double part, double whole, char *buf, size_t len)
+{
+	if (!(whole > 0))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", 100 * part / whole);
+	return buf;
+}
+
+/* The measured run time of a rank, synctrace's own work left out. */
+static double meas_of(const struct st_replay_rank *x)
+{
+	double m = x->meas_ns - x->overhead_ns;
+
+	return m > 0 ? m : 0;
+}
+
+static const char *src_label(const struct st_replay_fn *f)
+{
+	if (f->n_op_missing)
+		return "measured";
+	if (f->n_missing && (f->n_model || f->n_local))
+		return "mixed";
+	if (f->n_missing)
+		return "measured";
+	if (f->n_model)
+		return "table";
+	return "local";
+}
+
+static int is_comm_fn(unsigned fn)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+
+	return d && (d->kind == ST_KIND_COLL || d->kind == ST_KIND_P2P);
+}
+
+/* Everything the output needs. */
+struct result {
+	const struct popts *o;
+	struct st_run *run;
+	int nranks;
+	struct st_replay *rp;
+	struct st_pmodel *pm;
+	struct sites *st;
+	const char *cmdline, *trace_mpi;
+	double replay_s;
+	int first;			/* first-call costs charged */
+	double lo_ns, hi_ns;		/* run time with the table's bounds */
+	double *fn_lo, *fn_hi;		/* [ST_FN_COUNT], per function */
+	double mean_ns, min_ns;
+	double meas_max, meas_mean;
+};
+
+/* "table row's 95 % CI" or, with no level given, without it. */
+static const char *ci_name(const struct result *res, char *buf, size_t len)
+{
+	double lv = st_pmodel_ci_level(res->pm);
+
+	if (isfinite(lv))
+		snprintf(buf, len, "table row's %g %% CI", 100 * lv);
+	else
+		snprintf(buf, len, "table row's CI");
+	return buf;
+}
+
+static void summary_numbers(struct result *res)
+{
+	int r, n = 0;
+
+	res->mean_ns = 0;
+	res->min_ns = INFINITY;
+	res->meas_max = res->meas_mean = 0;
+	for (r = 0; r < res->nranks; r++) {
+		const struct st_replay_rank *x = st_replay_rank(res->rp, r);
+
+		if (!x->finished)
+			continue;
+		n++;
+		res->mean_ns += x->pred_ns;
+		if (x->pred_ns < res->min_ns)
+			res->min_ns = x->pred_ns;
+		res->meas_mean += meas_of(x);
+		if (meas_of(x) > res->meas_max)
+			res->meas_max = meas_of(x);
+	}
+	if (n) {
+		res->mean_ns /= n;
+		res->meas_mean /= n;
+	} else {
+		res->min_ns = 0;
+	}
+}
+
+/* 'line', wrapped at WIDTH, its continuations under its 14-column label. */
+static void print_wrapped(const char *line)
+{
+	const char *p = line;
+	size_t w = WIDTH, label = 14;	/* the first line's label */
+
+	while (strlen(p) > w) {
+		const char *cut = p + w;
+
+		while (cut > p + label && *cut != ' ')
+			cut--;
+		if (cut == p + label)
+			cut = p + w;
+		printf("%.*s\n%-14s", (int)(cut - p), p, "");
+		p = cut + (*cut == ' ');
+		/* Later lines are indented by the label's width. */
+		w = WIDTH - 14;
+		label = 0;
+	}
+	printf("%s\n", p);
+}
+
+/* The rows used, and how the mean statistic scaled them. */
+static void print_factors(const struct result *res)
+{
+	char line[WIDTH * 4];
+	size_t i, n = 0;
+	int k = 0;
+
+	n = (size_t)snprintf(line, sizeof(line), "%-14s", "costs:");
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
+			      res->o->median ? "the table's medians" :
+			      "the table's, scaled to each row's mean",
+			      res->o->statistic ? "" : res->o->median ?
+			      " (a synctrace bench table)" :
+			      " (a table of application traces)");
+	for (i = 0; i < st_pmodel_nrows(res->pm); i++) {
+		const struct st_pmodel_use *u = st_pmodel_use(res->pm, i);
+
+		if (!u->lookups || res->o->median || n > sizeof(line) - 80)
+			continue;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s x%.2f",
+				      k++ ? ", " : ": ", u->op,
+				      u->mean_factor);
+	}
+	print_wrapped(line);
+}
+
+/* Whether first calls were charged, and what each row charged. */
+static void print_first(const struct result *res)
+{
+	char line[WIDTH * 8], a[32];
+	size_t i, n, rows = st_pmodel_first_rows(res->pm);
+	int k = 0;
+
+	n = (size_t)snprintf(line, sizeof(line), "%-14s", "first calls:");
+	if (res->o->no_first)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "not "
+				      "charged (--no-first)");
+	else if (!rows)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "not "
+				      "charged (the table gives no first-call "
+				      "costs)");
+	else if (!res->first)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "not "
+				      "charged: each row's mean holds them "
+				      "(%zu table row%s give%s them)", rows,
+				      rows == 1 ? "" : "s",
+				      rows == 1 ? "s" : "");
+	else
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "charged "
+				      "from %zu table row%s (the first "
+				      "instance of each operation, p and size "
+				      "adds its first call's cost over the "
+				      "median)", rows, rows == 1 ? "" : "s");
+	for (i = 0; res->first && i < st_pmodel_nrows(res->pm); i++) {
+		const struct st_pmodel_use *u = st_pmodel_use(res->pm, i);
+
+		if (!u->first_calls || n > sizeof(line) - 120)
+			continue;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s: "
+				      "%" PRIu64 " instance%s, +%s in all",
+				      k ? ";" : ":", u->op, u->first_calls,
+				      u->first_calls == 1 ? "" : "s",
+				      st_fmt_ns(u->first_ns, a, sizeof(a)));
+		k++;
+	}
+	if (res->first && !k)
+		snprintf(line + n, sizeof(line) - n, "; none in this run");
+	print_wrapped(line);
+}
+
+/* 's' with control characters (header values hold tabs) as spaces. */
+static const char *flat(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "%s", s ? s : "unknown");
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = ' ';
+	return buf;
+}
+
+static void print_text(struct result *res)
+{
+	char f1[256], f2[256], f3[256];
+	const struct popts *o = res->o;
+	const struct st_replay_stats *s = st_replay_stats(res->rp);
+	const struct st_replay_rank *last = st_replay_rank(res->rp,
+							   s->end_rank);
+	const struct st_replay_fn *fns;
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], nm[48];
+	char loc[1024], line[1200];
+	double path = s->path.compute_ns + s->path.comm_ns;
+	struct gsite *gs;
+	size_t i, n, ngs, top;
+	int r, w;
+
+	printf("synctrace predict: %s\n", o->run);
+	printf("%-14s%d ranks, %s; MPI: %s\n", "run:", res->nranks,
+	       flat(res->cmdline, f1, sizeof(f1)),
+	       flat(res->trace_mpi, f2, sizeof(f2)));
+	printf("%-14s%s; MPI: %s; hosts: %s; p = %ld..%ld\n", "table:",
+	       o->table, flat(st_pmodel_mpi_library(res->pm), f3,
+			      sizeof(f3)),
+	       flat(st_pmodel_hosts(res->pm), f1, sizeof(f1)),
+	       st_pmodel_p_min(res->pm), st_pmodel_p_max(res->pm));
+	printf("%-14scompute as measured x %g (synctrace's own work left "
+	       "out); MPI calls from\n%-14sthe table (%s); eager sends;\n"
+	       "%-14s%" PRIu64 " records replayed in %s (%.2f M records/s)\n",
+	       "replay:", o->scale, "", o->formula ? "its formulas" :
+	       "group medians where measured, else formulas", "",
+	       s->records, st_fmt_ns(res->replay_s * 1e9, a, sizeof(a)),
+	       res->replay_s > 0 ? s->records / res->replay_s / 1e6 : 0.0);
+	print_factors(res);
+	print_first(res);
+	printf("\nPredicted run time (MPI_Init exit to MPI_Finalize entry): "
+	       "%s on rank %d\n  (mean over ranks %s, min %s)\n",
+	       st_fmt_ns(s->end_ns, a, sizeof(a)), s->end_rank,
+	       st_fmt_ns(res->mean_ns, b, sizeof(b)),
+	       st_fmt_ns(res->min_ns, c, sizeof(c)));
+	printf("  %s to %s (%s to %s) with every cost at the low or the "
+	       "high\n  end of its %s\n", st_fmt_ns(res->lo_ns, a, sizeof(a)),
+	       st_fmt_ns(res->hi_ns, b, sizeof(b)),
+	       fmt_err(res->lo_ns, s->end_ns, c, sizeof(c)),
+	       fmt_err(res->hi_ns, s->end_ns, d, sizeof(d)),
+	       ci_name(res, line, sizeof(line)));
+	if (o->validate)
+		printf("  measured %s (max over ranks, synctrace's own work "
+		       "left out): error %s\n",
+		       st_fmt_ns(res->meas_max, a, sizeof(a)),
+		       fmt_err(s->end_ns, res->meas_max, b, sizeof(b)));
+	printf("\nCritical path (the chain of dependencies ending at rank "
+	       "%d's end; %" PRIu64 " moves\nbetween ranks; a path never "
+	       "waits, it follows whatever came last):\n", s->end_rank,
+	       s->path.hops);
+	printf("  compute        %10s %7s\n  communication  %10s %7s\n",
+	       st_fmt_ns(s->path.compute_ns, a, sizeof(a)),
+	       fmt_pct(s->path.compute_ns, path, b, sizeof(b)),
+	       st_fmt_ns(s->path.comm_ns, c, sizeof(c)),
+	       fmt_pct(s->path.comm_ns, path, d, sizeof(d)));
+	if (last)
+		printf("Rank %d, the last to finish: compute %s, in MPI %s, of "
+		       "which waiting for other\nranks %s\n", s->end_rank,
+		       fmt_pct(last->compute_ns, last->pred_ns, a, sizeof(a)),
+		       fmt_pct(last->mpi_ns, last->pred_ns, b, sizeof(b)),
+		       fmt_pct(last->wait_ns, last->pred_ns, c, sizeof(c)));
+
+	printf("\nPer rank%s:\n\n", res->nranks > MAX_RANK_ROWS ?
+	       " (the first 32)" : "");
+	printf("%5s %10s %10s %10s %10s", "rank", "predicted", "compute",
+	       "in MPI", "waiting");
+	if (o->validate)
+		printf(" %10s %8s", "measured", "error");
+	putchar('\n');
+	for (r = 0; r < res->nranks && r < MAX_RANK_ROWS; r++) {
+		const struct st_replay_rank *x = st_replay_rank(res->rp, r);
+
+		printf("%5d %10s %10s %10s %10s", r,
+		       st_fmt_ns(x->pred_ns, a, sizeof(a)),
+		       st_fmt_ns(x->compute_ns, b, sizeof(b)),
+		       st_fmt_ns(x->mpi_ns, c, sizeof(c)),
+		       st_fmt_ns(x->wait_ns, d, sizeof(d)));
+		if (o->validate)
+			printf(" %10s %8s", st_fmt_ns(meas_of(x), e,
+						      sizeof(e)),
+			       fmt_err(x->pred_ns, meas_of(x), f, sizeof(f)));
+		putchar('\n');
+	}
+
+	fns = st_replay_fns(res->rp, &n);
+	if (!fns && n)
+		die("out of memory");
+	w = 8;
+	for (i = 0; i < n; i++) {
+		int l = (int)strlen(st_fn_name(fns[i].fn, nm, sizeof(nm)));
+
+		if (l > w)
+			w = l;
+	}
+	printf("\nPer MPI function, summed over ranks; cost from: table, "
+	       "measured (the table lacks it),\nlocal (a call that only "
+	       "starts or frees something: its measured time):\n\n");
+	printf("%-*s %10s %10s %10s %10s %-8s", w, "function", "calls",
+	       "predicted", "mean/call", "waiting", "cost");
+	if (o->validate)
+		printf(" %10s %8s", "measured", "error");
+	putchar('\n');
+	for (i = 0; i < n; i++) {
+		const struct st_replay_fn *x = &fns[i];
+
+		snprintf(g, sizeof(g), "n=%" PRIu64, x->calls);
+		printf("%-*s %10s %10s %10s %10s %-8s", w,
+		       st_fn_name(x->fn, nm, sizeof(nm)), g,
+		       st_fmt_ns(x->pred_ns, a, sizeof(a)),
+		       st_fmt_ns(x->pred_ns / (double)x->calls, b, sizeof(b)),
+		       st_fmt_ns(x->wait_ns, c, sizeof(c)), src_label(x));
+		if (o->validate)
+			printf(" %10s %8s", st_fmt_ns(x->meas_ns, d,
+						      sizeof(d)),
+			       fmt_err(x->pred_ns, x->meas_ns, e, sizeof(e)));
+		putchar('\n');
+	}
+
+	gs = merge_sites(res->rp, res->st, &ngs);
+	if (!ngs) {
+		free(gs);
+		return;
+	}
+	{
+		const char *prog = getenv("SYNCTRACE_ADDR2LINE");
+
+		if (!prog || !*prog)
+			prog = "addr2line";
+		if (st_symtab_resolve(res->st->tab, prog) == -ENOENT)
+			warning("cannot run '%s': call sites are not "
+				"symbolised", prog);
+	}
+	top = o->top > 0 && (size_t)o->top < ngs ? (size_t)o->top : ngs;
+	printf("\nTop %zu of %zu call sites by predicted time, summed over "
+	       "ranks:\n\n", top, ngs);
+	printf("%3s %-*s %10s %10s %6s", "#", w, "function", "calls",
+	       "predicted", "ranks");
+	if (o->validate)
+		printf(" %10s %8s", "measured", "error");
+	putchar('\n');
+	for (i = 0; i < top; i++) {
+		const struct st_sym *sym = st_symtab_get(res->st->tab,
+							 gs[i].sym);
+
+		snprintf(g, sizeof(g), "n=%" PRIu64, gs[i].calls);
+		printf("%3zu %-*s %10s %10s %6d", i + 1, w,
+		       st_fn_name(gs[i].fn, nm, sizeof(nm)), g,
+		       st_fmt_ns(gs[i].pred_ns, a, sizeof(a)), gs[i].nranks);
+		if (o->validate)
+			printf(" %10s %8s", st_fmt_ns(gs[i].meas_ns, b,
+						      sizeof(b)),
+			       fmt_err(gs[i].pred_ns, gs[i].meas_ns, c,
+				       sizeof(c)));
+		putchar('\n');
+		if (sym)
+			st_sym_format(sym, 1, loc, sizeof(loc));
+		else
+			snprintf(loc, sizeof(loc), "unknown (no call-site "
+				 "record)");
+		snprintf(line, sizeof(line), "    at %s", loc);
+		if (strlen(line) > WIDTH)
+			memcpy(line + WIDTH - 3, "...", 4);
+		puts(line);
+	}
+	free(gs);
+}
+
+static void json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.10g", v);
+	else
+		fputs("null", stdout);
+}
+
+static void json_str(const char *s)
+{
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	st_table_json_str(stdout, s);
+	putchar('"');
+}
+
+static void json_err(double pred, double meas)
+{
+	json_num(meas > 0 ? (pred - meas) / meas : NAN);
+}
+
+static void print_json(struct result *res)
+{
+	const struct popts *o = res->o;
+	const struct st_replay_stats *s = st_replay_stats(res->rp);
+	const struct st_replay_fn *fns;
+	char nm[48], loc[1024];
+	struct gsite *gs;
+	size_t i, n, ngs, top;
+	int r;
+
+	printf("{\n  \"format\": \"synctrace-predict\",\n  \"version\": 1,\n"
+	       "  \"run\": ");
+	json_str(o->run);
+	printf(",\n  \"table\": ");
+	json_str(o->table);
+	printf(",\n  \"table_mpi_library\": ");
+	json_str(st_pmodel_mpi_library(res->pm));
+	printf(",\n  \"trace_mpi_library\": ");
+	json_str(res->trace_mpi);
+	printf(",\n  \"nranks\": %d,\n  \"compute_scale\": ", res->nranks);
+	json_num(o->scale);
+	printf(",\n  \"statistic\": \"%s\"", o->median ? "median" : "mean");
+	printf(",\n  \"first_calls\": %s", res->first ? "true" : "false");
+	printf(",\n  \"costs\": \"%s\",\n  \"missing\": \"%s\",\n"
+	       "  \"records\": %" PRIu64
+	       ",\n  \"replay_s\": ", o->formula ? "formulas" :
+	       "groups and formulas", o->missing_measured ? "measured" :
+	       "error", s->records);
+	json_num(res->replay_s);
+	printf(",\n  \"predicted\": {\"run_time_ns\": ");
+	json_num(s->end_ns);
+	printf(", \"rank\": %d, \"mean_ns\": ", s->end_rank);
+	json_num(res->mean_ns);
+	printf(", \"min_ns\": ");
+	json_num(res->min_ns);
+	printf(", \"run_time_lo_ns\": ");
+	json_num(res->lo_ns);
+	printf(", \"run_time_hi_ns\": ");
+	json_num(res->hi_ns);
+	printf(", \"ci_level\": ");
+	json_num(st_pmodel_ci_level(res->pm));
+	printf(", \"bounds\": \"run_time_lo_ns (hi): every cost at the low "
+	       "(high) end of its table row's confidence interval\"");
+	printf("},\n  \"critical_path\": {\"compute_ns\": ");
+	json_num(s->path.compute_ns);
+	printf(", \"comm_ns\": ");
+	json_num(s->path.comm_ns);
+	printf(", \"hops\": %" PRIu64 ", \"end_rank\": %d},\n",
+	       s->path.hops, s->end_rank);
+	printf("  \"replay\": {\"unmatched_sends\": %" PRIu64 ", \"released_"
+	       "receives\": %" PRIu64 ", \"unknown_requests\": %" PRIu64
+	       ", \"max_in_flight\": %zu},\n", s->unmatched_sends,
+	       s->released, s->unknown_reqs, s->max_inflight);
+	if (o->validate) {
+		printf("  \"validation\": {\"measured_run_time_ns\": ");
+		json_num(res->meas_max);
+		printf(", \"error\": ");
+		json_err(s->end_ns, res->meas_max);
+		printf(", \"measured_mean_ns\": ");
+		json_num(res->meas_mean);
+		printf(", \"what\": \"measured: MPI_Init exit to MPI_Finalize "
+		       "entry, synctrace's own work left out; error: "
+		       "(predicted - measured) / measured\"},\n");
+	}
+	printf("  \"ranks\": [");
+	for (r = 0; r < res->nranks; r++) {
+		const struct st_replay_rank *x = st_replay_rank(res->rp, r);
+
+		printf("%s\n    {\"rank\": %d, \"predicted_ns\": ",
+		       r ? "," : "", r);
+		json_num(x->pred_ns);
+		printf(", \"compute_ns\": ");
+		json_num(x->compute_ns);
+		printf(", \"mpi_ns\": ");
+		json_num(x->mpi_ns);
+		printf(", \"wait_ns\": ");
+		json_num(x->wait_ns);
+		printf(", \"measured_ns\": ");
+		json_num(meas_of(x));
+		printf(", \"overhead_ns\": ");
+		json_num(x->overhead_ns);
+		if (o->validate) {
+			printf(", \"error\": ");
+			json_err(x->pred_ns, meas_of(x));
+		}
+		putchar('}');
+	}
+	printf("\n  ],\n  \"functions\": [");
+	fns = st_replay_fns(res->rp, &n);
+	if (!fns && n)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		const struct st_replay_fn *x = &fns[i];
+
+		printf("%s\n    {\"fn\": ", i ? "," : "");
+		json_str(st_fn_name(x->fn, nm, sizeof(nm)));
+		printf(", \"calls\": %" PRIu64 ", \"predicted_ns\": ",
+		       x->calls);
+		json_num(x->pred_ns);
+		printf(", \"wait_ns\": ");
+		json_num(x->wait_ns);
+		printf(", \"measured_ns\": ");
+		json_num(x->meas_ns);
+		printf(", \"from_table\": %" PRIu64 ", \"from_measured\": %"
+		       PRIu64 ", \"local\": %" PRIu64 ", \"operations_"
+		       "from_measured\": %" PRIu64, x->n_model, x->n_missing,
+		       x->n_local, x->n_op_missing);
+		if (x->fn < ST_FN_COUNT) {
+			printf(", \"predicted_lo_ns\": ");
+			json_num(res->fn_lo[x->fn]);
+			printf(", \"predicted_hi_ns\": ");
+			json_num(res->fn_hi[x->fn]);
+		}
+		if (o->validate) {
+			printf(", \"error\": ");
+			json_err(x->pred_ns, x->meas_ns);
+		}
+		putchar('}');
+	}
+	printf("\n  ],\n  \"table_use\": [");
+	for (i = 0, r = 0; i < st_pmodel_nrows(res->pm); i++) {
+		const struct st_pmodel_use *u = st_pmodel_use(res->pm, i);
+
+		if (!u->lookups)
+			continue;
+		printf("%s\n    {\"op\": ", r++ ? "," : "");
+		json_str(u->op);
+		printf(", \"lookups\": %" PRIu64 ", \"p_outside\": %" PRIu64
+		       ", \"d_outside\": %" PRIu64 ", \"mean_factor\": ",
+		       u->lookups, u->p_out, u->d_out);
+		json_num(u->mean_factor);
+		printf(", \"first_calls\": %" PRIu64 ", \"first_ns\": ",
+		       u->first_calls);
+		json_num(u->first_ns);
+		putchar('}');
+	}
+	printf("\n  ],\n  \"sites\": [");
+	gs = merge_sites(res->rp, res->st, &ngs);
+	if (ngs) {
+		const char *prog = getenv("SYNCTRACE_ADDR2LINE");
+
+		st_symtab_resolve(res->st->tab, prog && *prog ? prog :
+				  "addr2line");
+	}
+	top = o->top > 0 && (size_t)o->top < ngs ? (size_t)o->top : ngs;
+	for (i = 0; i < top; i++) {
+		const struct st_sym *sym = st_symtab_get(res->st->tab,
+							 gs[i].sym);
+
+		printf("%s\n    {\"fn\": ", i ? "," : "");
+		json_str(st_fn_name(gs[i].fn, nm, sizeof(nm)));
+		printf(", \"at\": ");
+		if (sym)
+			json_str(st_sym_format(sym, 1, loc, sizeof(loc)));
+		else
+			json_str(NULL);
+		printf(", \"calls\": %" PRIu64 ", \"ranks\": %d, "
+		       "\"predicted_ns\": ", gs[i].calls, gs[i].nranks);
+		json_num(gs[i].pred_ns);
+		printf(", \"measured_ns\": ");
+		json_num(gs[i].meas_ns);
+		putchar('}');
+	}
+	free(gs);
+	printf("\n  ]\n}\n");
+}
+
+/*
+ * The run must be whole: the index says complete=1 and every rank file
+ * is there.  Dies naming what is missing.
+ */
+static void check_run(struct st_run *run, const char *dir, int nranks)
+{
+	const char *complete = st_run_get(run, "complete");
+	int *missing = malloc((size_t)nranks * sizeof(*missing));
+	char list[256];
+	int r, n = 0;
+
+	if (!missing)
+		die("out of memory");
+	for (r = 0; r < nranks; r++) {
+		const char *path = st_run_rank_path(run, r);
+
+		if (!path)
+			die("out of memory");
+		if (access(path, R_OK))
+			missing[n++] = r;
+	}
+	if (n) {
+		st_rank_list(missing, (size_t)n, list, sizeof(list));
+		die("cannot predict '%s': no trace file for rank%s %s of %d "
+		    "(a replay needs every rank)", dir, n == 1 ? "" : "s",
+		    list, nranks);
+	}
+	free(missing);
+	if (!complete || strcmp(complete, "1"))
+		die("cannot predict '%s': the run is incomplete (its index "
+		    "has no complete=1: a rank was killed or did not "
+		    "finish)", dir);
+}
+
+/* Refuse a replay whose table lacked MPI functions, naming them. */
+static void check_missing(const struct st_replay *rp, const char *table)
+{
+	const struct st_replay_fn *fns;
+	char list[2048], nm[48];
+	size_t i, n, len = 0, k = 0;
+
+	fns = st_replay_fns(rp, &n);
+	if (!fns && n)
+		die("out of memory");
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		uint64_t m = fns[i].n_missing + fns[i].n_op_missing;
+
+		if (!m || !is_comm_fn(fns[i].fn))
+			continue;
+		if (len < sizeof(list) - 64)
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%s (n=%" PRIu64 " calls)",
+						k ? ", " : "",
+						st_fn_name(fns[i].fn, nm,
+							   sizeof(nm)), m);
+		k++;
+	}
+	if (k)
+		die("table '%s' has no cost for %s; '--missing=measured' "
+		    "replays %s with the run's measured times", table, list,
+		    k == 1 ? "it" : "them");
+}
+
+/* Warn, per table row, about costs asked outside its fitted ranges. */
+static void check_ranges(const struct st_pmodel *pm, const char *table,
+			 int nranks)
+{
+	char a[32], b[32], c[32], d[32];
+	size_t i;
+
+	if (st_pmodel_p_max(pm) > 0 &&
+	    (nranks < st_pmodel_p_min(pm) || nranks > st_pmodel_p_max(pm)))
+		warning("the run has %d ranks but table '%s' was measured "
+			"on %ld..%ld processes: its formulas are "
+			"extrapolated", nranks, table, st_pmodel_p_min(pm),
+			st_pmodel_p_max(pm));
+	for (i = 0; i < st_pmodel_nrows(pm); i++) {
+		const struct st_pmodel_use *u = st_pmodel_use(pm, i);
+
+		if (u->p_out)
+			warning("%s: n=%" PRIu64 " of n=%" PRIu64 " costs "
+				"asked at p = %ld..%ld, outside the table's "
+				"p = %ld..%ld: extrapolated", u->op, u->p_out,
+				u->lookups, u->p_lo, u->p_hi, u->p_min,
+				u->p_max);
+		if (u->d_out)
+			warning("%s: n=%" PRIu64 " of n=%" PRIu64 " costs "
+				"asked at d = %s..%s, outside the table's "
+				"d = %s..%s: extrapolated", u->op, u->d_out,
+				u->lookups, st_fmt_bytes((uint64_t)u->d_lo, a,
+							 sizeof(a)),
+				st_fmt_bytes((uint64_t)u->d_hi, b, sizeof(b)),
+				st_fmt_bytes((uint64_t)u->d_min, c, sizeof(c)),
+				st_fmt_bytes((uint64_t)u->d_max, d,
+					     sizeof(d)));
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Replay again with every cost at the low ('side' < 0) or high end of
+ * the table's confidence intervals: the run time into '*end', each
+ * function's predicted time into 'fn_ns'.  The replay is monotone in
+ * every cost, so the two passes bound the prediction.
+ */
+static void bound_pass(struct result *res, const struct st_replay_model *m,
+		       const struct st_replay_opts *ro, int side, double *end,
+		       double *fn_ns)
+{
+	const struct st_replay_fn *f;
+	struct st_replay *rp;
+	struct rsrc *srcs = calloc((size_t)res->nranks, sizeof(*srcs));
+	char err[1024];
+	size_t n, i;
+	int r, rc;
+
+	if (!srcs || st_replay_new(&rp, res->nranks, m, ro))
+		die("out of memory");
+	st_pmodel_bound(res->pm, side);
+	for (r = 0; r < res->nranks; r++) {
+		struct st_replay_source src = { &srcs[r], src_next,
+						src_global };
+
+		open_source(&srcs[r], res->run, r, res->nranks);
+		st_replay_set_source(rp, r, &src);
+	}
+	rc = st_replay_run(rp, err, sizeof(err));
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc)
+		die("cannot predict '%s' with the table's bounds: %s",
+		    res->o->run, err);
+	*end = st_replay_stats(rp)->end_ns;
+	f = st_replay_fns(rp, &n);
+	for (i = 0; i < n; i++)
+		if (f[i].fn < ST_FN_COUNT)
+			fn_ns[f[i].fn] = f[i].pred_ns;
+	for (r = 0; r < res->nranks; r++)
+		close_source(&srcs[r]);
+	free(srcs);
+	st_replay_free(rp);
+	st_pmodel_bound(res->pm, 0);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct st_replay_model model;
+	struct st_replay_opts ropts;
+	struct result res = { 0 };
+	struct sites st = { 0 };
+	struct rsrc *srcs;
+	struct popts o;
+	struct stat sb;
+	char err[1024];
+	double t0;
+	int r, rc;
+
+	parse_options(&o, argc, argv);
+	res.o = &o;
+	if (stat(o.run, &sb))
+		die("cannot open '%s': %s", o.run, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		die("'%s' is not a run directory (predict needs every rank's "
+		    "file)", o.run);
+	rc = st_run_open(&res.run, o.run, err, sizeof(err));
+	if (rc)
+		die("%s", *err ? err : strerror_neg(rc));
+	res.nranks = st_run_nranks(res.run);
+	res.cmdline = st_run_get(res.run, "cmdline");
+	check_run(res.run, o.run, res.nranks);
+
+	rc = st_pmodel_load(&res.pm, o.table, err, sizeof(err));
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc)
+		die("%s", err);
+	st_pmodel_formula_only(res.pm, o.formula);
+	o.median = o.statistic == 1 ||
+		   (!o.statistic && st_pmodel_from_bench(res.pm));
+	st_pmodel_mean(res.pm, !o.median);
+	st_pmodel_replay_model(res.pm, &model);
+	if (!o.send_table)
+		model.inject = NULL;
+	/* Under the mean every first-call excess would be 0. */
+	res.first = !o.no_first && o.median && st_pmodel_first_rows(res.pm);
+	if (!res.first)
+		model.coll_first = NULL;
+	st_replay_opts_init(&ropts);
+	ropts.compute_scale = o.scale;
+	if (st_replay_new(&res.rp, res.nranks, &model, &ropts))
+		die("out of memory");
+
+	st.nranks = res.nranks;
+	st.objs = calloc((size_t)res.nranks, sizeof(*st.objs));
+	st.sym = calloc((size_t)res.nranks, sizeof(*st.sym));
+	st.nsym = calloc((size_t)res.nranks, sizeof(*st.nsym));
+	st.tab = st_symtab_new();
+	srcs = calloc((size_t)res.nranks, sizeof(*srcs));
+	if (!st.objs || !st.sym || !st.nsym || !st.tab || !srcs)
+		die("out of memory");
+	res.st = &st;
+	for (r = 0; r < res.nranks; r++) {
+		struct st_replay_source src = { &srcs[r], src_next,
+						src_global };
+		const char *fnt;
+
+		st_objmap_init(&st.objs[r]);
+		open_source(&srcs[r], res.run, r, res.nranks);
+		fnt = st_reader_get(srcs[r].r, "fn_table");
+		if (!r && st_fn_table_differs(fnt))
+			die("'%s' was written with another function table "
+			    "(fn_table %s, this synctrace has %s): cannot "
+			    "replay it", srcs[r].path, fnt,
+			    st_fn_table_hash());
+		if (!r)
+			res.trace_mpi = st_reader_get(srcs[r].r,
+						      "mpi_library");
+		st_replay_set_source(res.rp, r, &src);
+	}
+	if (res.trace_mpi && st_pmodel_mpi_library(res.pm) &&
+	    strcmp(res.trace_mpi, st_pmodel_mpi_library(res.pm)))
+		warning("table '%s' was measured with another MPI library "
+			"('%s') than the run uses ('%s'): its costs may not "
+			"apply", o.table, st_pmodel_mpi_library(res.pm),
+			res.trace_mpi);
+	st_replay_set_aux(res.rp, aux_record, &st);
+
+	t0 = now_s();
+	rc = st_replay_run(res.rp, err, sizeof(err));
+	res.replay_s = now_s() - t0;
+	if (rc == -ENOMEM || st.oom)
+		die("out of memory");
+	if (rc)
+		die("cannot predict '%s': %s", o.run, err);
+	if (!o.missing_measured)
+		check_missing(res.rp, o.table);
+	check_ranges(res.pm, o.table, res.nranks);
+	res.fn_lo = calloc(ST_FN_COUNT, sizeof(*res.fn_lo));
+	res.fn_hi = calloc(ST_FN_COUNT, sizeof(*res.fn_hi));
+	if (!res.fn_lo || !res.fn_hi)
+		die("out of memory");
+	bound_pass(&res, &model, &ropts, -1, &res.lo_ns, res.fn_lo);
+	bound_pass(&res, &model, &ropts, 1, &res.hi_ns, res.fn_hi);
+	{
+		const struct st_replay_stats *s = st_replay_stats(res.rp);
+
+		if (s->released)
+			warning("n=%" PRIu64 " receives matched no send in the "
+				"traces: replayed as if their message was "
+				"there at once", s->released);
+		if (s->unknown_reqs)
+			warning("n=%" PRIu64 " completions of requests whose "
+				"start is not in the traces: not waited for",
+				s->unknown_reqs);
+	}
+	summary_numbers(&res);
+	if (o.json)
+		print_json(&res);
+	else
+		print_text(&res);
+
+	for (r = 0; r < res.nranks; r++) {
+		close_source(&srcs[r]);
+		st_objmap_release(&st.objs[r]);
+		free(st.sym[r]);
+	}
+	free(srcs);
+	free(res.fn_lo);
+	free(res.fn_hi);
+	free(st.objs);
+	free(st.sym);
+	free(st.nsym);
+	st_symtab_free(st.tab);
+	st_replay_free(res.rp);
+	st_pmodel_free(res.pm);
+	st_run_close(res.run);
+	return 0;
+}

@@ -1,0 +1,374 @@
+/*
+ * tools/cli/cmd-table.c: 'synctrace table', cost tables of MPI operations
+ * from one or more run directories (application traces and synctrace
+ * bench runs alike).  Each run is read into one table (tools/analysis/table.h:
+ * samples matched across ranks in global time by tools/analysis/table-read.c),
+ * which is then summarised and fitted, and written as text on stdout
+ * and, if asked, as CSV, JSON and an HTML page with SVG plots.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/cli/synctrace.h"
+#include "tools/analysis/table.h"
+#include "tools/cli/usage.h"
+#include "writer/reader.h"
+
+const char st_table_usage[] =
+"usage: synctrace table [options] RUN [RUN...]\n"
+"\n"
+"A cost table of the MPI operations in the run directories RUN (traces\n"
+"of applications or of synctrace bench, at any process counts), in the\n"
+"spirit of Howell's microbenchmark tables.  Every blocking collective\n"
+"instance on an intra-communicator is one sample: its time from the last\n"
+"rank's arrival to the last rank's exit, in global time; the time ranks\n"
+"waited for the last one is reported apart.  Every blocking send matched\n"
+"with a blocking receive (by communicator, sender, receiver and tag, in\n"
+"order; MPI_Sendrecv included) is one sample: from the later of the two\n"
+"entries to the receive's exit.  Samples are grouped by operation,\n"
+"process count p and size d (bytes per rank, see 'd' in the output);\n"
+"each group gives its median after Tukey's fences with a confidence\n"
+"interval, and each operation a formula T = a + b f(p) + c g(p) d fitted\n"
+"to its group medians, with the coefficients' confidence intervals, Q\n"
+"and adjusted R^2.  The text table goes to stdout.  A RUN without an\n"
+"index that holds run-1, run-2... (synctrace bench --runs) stands for\n"
+"those runs.\n"
+"\n"
+"    --csv FILE       also write the formulas as CSV to FILE and the\n"
+"                     group medians to FILE-groups.csv (FILE.csv:\n"
+"                     FILE-groups.csv; FILE '-': both to stdout, a\n"
+"                     blank line between them)\n"
+"    --json FILE      also write everything as JSON (for synctrace\n"
+"                     predict): metadata, models, group medians\n"
+"    --html FILE      also write a static HTML page with one SVG plot\n"
+"                     per operation\n"
+"                     (FILE '-' writes to stdout instead of the text)\n"
+"    --tukey K        Tukey's fences constant (default 1.5; 0 keeps\n"
+"                     every sample)\n"
+"    --level L        confidence level of the intervals (default 0.95)\n"
+"    --bins N         bin sizes N per octave (default 0: one group per\n"
+"                     exact size)\n"
+"    --no-split       fit one formula over all sizes (no protocol\n"
+"                     switch)\n"
+"    -h, --help       show this help\n";
+
+struct table_opts {
+	const char *csv, *json, *html;
+	struct st_table_options o;
+	const char **runs;
+	int nruns;
+};
+
+static double parse_double(const char *opt, const char *val, double min,
+			   double max, int open_max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno || end == val || *end || !(v >= min) ||
+	    (open_max ? !(v < max) : !(v <= max)))
+		usage_die(st_table_usage, "bad value '%s' for '%s'", val,
+			  opt);
+	return v;
+}
+
+static void parse_options(struct table_opts *to, int argc, char **argv)
+{
+	const char *val;
+	int i, rc, only_runs = 0;
+	long n;
+
+	memset(to, 0, sizeof(*to));
+	st_table_options_init(&to->o);
+	to->runs = calloc((size_t)argc, sizeof(*to->runs));
+	if (!to->runs)
+		die("out of memory");
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (only_runs || arg[0] != '-' || !arg[1]) {
+			to->runs[to->nruns++] = arg;
+		} else if (!strcmp(arg, "--")) {
+			only_runs = 1;
+		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(st_table_usage, stdout);
+			exit(0);
+		} else if (!strcmp(arg, "--no-split")) {
+			to->o.max_pieces = 1;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--csv", &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--csv' needs a file");
+			to->csv = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--json",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--json' needs a file");
+			to->json = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--html",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--html' needs a file");
+			to->html = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--tukey",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--tukey' needs a number");
+			to->o.tukey_k = parse_double("--tukey", val, 0, 100,
+						     0);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--level",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--level' needs a number");
+			to->o.ci_level = parse_double("--level", val, 0.5, 1,
+						      1);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--bins",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--bins' needs a number");
+			if (st_parse_int(val, 0, 64, &n))
+				usage_die(st_table_usage, "bad number '%s' "
+					  "for '--bins' (0 to 64)", val);
+			to->o.bins_per_octave = (int)n;
+		} else {
+			usage_die(st_table_usage, "unknown option '%s'", arg);
+		}
+	}
+	if (!to->nruns)
+		usage_die(st_table_usage, "no run directory given");
+	if ((to->csv && !strcmp(to->csv, "-") &&
+	     ((to->json && !strcmp(to->json, "-")) ||
+	      (to->html && !strcmp(to->html, "-")))) ||
+	    (to->json && to->html && !strcmp(to->json, "-") &&
+	     !strcmp(to->html, "-")))
+		usage_die(st_table_usage, "only one output can go to stdout "
+			  "('-')");
+}
+
+static int cmp_run_no(const void *a, const void *b)
+{
+	long x = strtol(*(char *const *)a + 4, NULL, 10);
+	long y = strtol(*(char *const *)b + 4, NULL, 10);
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The runs of directory 'dir' as 'synctrace bench --runs' writes them:
+ * its subdirectories run-1, run-2... that hold an index, in number
+ * order, as malloc()ed paths in '*out'.  Returns their number (0 when
+ * 'dir' is no such directory).
+ */
+static size_t bench_runs(const char *dir, char ***out)
+{
+	struct dirent *de;
+	char **v = NULL, **names = NULL;
+	size_t n = 0, i;
+	DIR *d = opendir(dir);
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *path;
+		size_t len;
+
+		if (strncmp(de->d_name, "run-", 4) ||
+		    strspn(de->d_name + 4, "0123456789") !=
+		    strlen(de->d_name + 4) || !de->d_name[4])
+			continue;
+		len = strlen(dir) + strlen(de->d_name) + 32;
+		if (!(path = malloc(len)))
+			die("out of memory");
+		snprintf(path, len, "%s/%s/" ST_RUN_INDEX, dir, de->d_name);
+		if (access(path, F_OK)) {
+			free(path);
+			continue;
+		}
+		free(path);
+		names = realloc(names, (n + 1) * sizeof(*names));
+		if (!names || !(names[n] = strdup(de->d_name)))
+			die("out of memory");
+		n++;
+	}
+	closedir(d);
+	if (!n)
+		return 0;
+	qsort(names, n, sizeof(*names), cmp_run_no);
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]) + 2;
+
+		if (!(v[i] = malloc(len)))
+			die("out of memory");
+		snprintf(v[i], len, "%s/%s", dir, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	*out = v;
+	return n;
+}
+
+/* FILE-groups.csv for FILE.csv, else FILE-groups.csv; malloc()ed. */
+static char *groups_path(const char *csv)
+{
+	size_t len = strlen(csv);
+	char *p = malloc(len + 16);
+
+	if (!p)
+		die("out of memory");
+	if (len > 4 && !strcmp(csv + len - 4, ".csv"))
+		len -= 4;
+	snprintf(p, len + 16, "%.*s-groups.csv", (int)len, csv);
+	return p;
+}
+
+static FILE *open_out(const char *path)
+{
+	FILE *f;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot write '%s': %s", path, strerror(errno));
+	return f;
+}
+
+static void close_out(FILE *f, const char *path, int rc)
+{
+	if (f == stdout) {
+		if (rc || fflush(f))
+			die("cannot write the output: %s", strerror(EIO));
+		return;
+	}
+	if (fclose(f) || rc)
+		die("cannot write '%s': %s", path, strerror(EIO));
+}
+
+/* Read run 'dir' as run 'run_no'; 0, or -1 after an error message. */
+static int read_one(struct st_table *t, struct st_table_meta *m,
+		    const char *dir, uint32_t run_no)
+{
+	char err[512] = "";
+	int rc;
+
+	rc = st_table_read_run(t, m, dir, run_no, err, sizeof(err));
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc)
+		return error("%s", *err ? err : strerror_neg(rc));
+	return 0;
+}
+
+int cmd_table(int argc, char **argv)
+{
+	struct table_opts to;
+	struct st_table_meta m;
+	struct st_table *t;
+	uint32_t run_no = 0;
+	int i, rc, failed = 0, nread = 0, to_stdout;
+
+	parse_options(&to, argc, argv);
+	to_stdout = (to.csv && !strcmp(to.csv, "-")) ||
+		    (to.json && !strcmp(to.json, "-")) ||
+		    (to.html && !strcmp(to.html, "-"));
+	if ((rc = st_table_new(&t, &to.o)))
+		die("cannot make a table: %s", strerror_neg(rc));
+	st_table_meta_init(&m);
+	for (i = 0; i < to.nruns; i++) {
+		char idx[PATH_MAX + 32], **sub;
+		struct stat st;
+		size_t k, nsub;
+
+		if (stat(to.runs[i], &st)) {
+			error("cannot open '%s': %s", to.runs[i],
+			      strerror(errno));
+			failed = 1;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			error("'%s' is not a run directory", to.runs[i]);
+			failed = 1;
+			continue;
+		}
+		/* The parent of 'synctrace bench --runs N': each run-K. */
+		snprintf(idx, sizeof(idx), "%s/" ST_RUN_INDEX, to.runs[i]);
+		nsub = access(idx, F_OK) ? bench_runs(to.runs[i], &sub) : 0;
+		if (nsub) {
+			for (k = 0; k < nsub; k++) {
+				if (read_one(t, &m, sub[k], run_no++))
+					failed = 1;
+				else
+					nread++;
+				free(sub[k]);
+			}
+			free(sub);
+			continue;
+		}
+		if (read_one(t, &m, to.runs[i], run_no++))
+			failed = 1;
+		else
+			nread++;
+	}
+	if (!nread)
+		die("no run could be read");
+	if (st_table_finish(t))
+		die("out of memory");
+
+	if (!to_stdout) {
+		rc = st_table_write_text(stdout, t, &m);
+		if (rc || fflush(stdout))
+			die("cannot write the output: %s", strerror(EIO));
+	}
+	if (to.csv && !strcmp(to.csv, "-")) {
+		/* Both tables, a blank line between them. */
+		rc = st_table_write_csv(stdout, NULL, t, &m);
+		putchar('\n');
+		rc = rc ? rc : st_table_write_csv(NULL, stdout, t, &m);
+		close_out(stdout, "-", rc);
+	} else if (to.csv) {
+		char *gp = groups_path(to.csv);
+		FILE *f = open_out(to.csv), *g;
+
+		rc = st_table_write_csv(f, NULL, t, &m);
+		close_out(f, to.csv, rc);
+		g = fopen(gp, "w");
+		if (!g)
+			die("cannot write '%s': %s", gp, strerror(errno));
+		rc = st_table_write_csv(NULL, g, t, &m);
+		close_out(g, gp, rc);
+		free(gp);
+	}
+	if (to.json) {
+		FILE *f = open_out(to.json);
+
+		rc = st_table_write_json(f, t, &m);
+		close_out(f, to.json, rc);
+	}
+	if (to.html) {
+		FILE *f = open_out(to.html);
+
+		rc = st_table_write_html(f, t, &m);
+		close_out(f, to.html, rc);
+	}
+	st_table_free(t);
+	st_table_meta_release(&m);
+	free(to.runs);
+	return failed ? ST_EXIT_FAILURE : 0;
+}

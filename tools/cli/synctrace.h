@@ -1,0 +1,178 @@
+/*
+ * tools/cli/synctrace.h: the subcommands of the synctrace command and the
+ * helpers they share, like git's builtin.h.  Each cmd_<name>() takes
+ * its own argv (argv[0] is the subcommand name) and returns the exit
+ * status; it may die() on a fatal problem.  The pure helpers are here
+ * so the unit tests can reach them.
+ */
+#ifndef ST_TOOLS_CLI_SYNCTRACE_H
+#define ST_TOOLS_CLI_SYNCTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+int cmd_run(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_clockcheck(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+
+/* Help texts, printed by --help (stdout) and after a usage error (stderr). */
+extern const char st_run_usage[];
+extern const char st_dump_usage[];
+extern const char st_report_usage[];
+extern const char st_clockcheck_usage[];
+extern const char st_table_usage[];
+extern const char st_bench_usage[];
+extern const char st_predict_usage[];
+
+/*
+ * Option parsing.  st_opt_value() matches argv[*i] against the long
+ * option 'name' ("--rank") taking a value, as "--rank=3" or "--rank 3"
+ * (then *i is moved past the value).  Returns 1 and sets '*val' on a
+ * match, 0 when argv[*i] is another option, -1 when the value is
+ * missing.
+ */
+int st_opt_value(int argc, char **argv, int *i, const char *name,
+		 const char **val);
+
+/*
+ * Parse all of 's' as a decimal integer in [min, max].  Returns 0, or
+ * -EINVAL (not a number, trailing characters, out of range).
+ */
+int st_parse_int(const char *s, long min, long max, long *out);
+
+/*
+ * Parse a size in bytes: digits with an optional suffix K, M, G (or KB,
+ * KiB...; all binary, case-insensitive).  Returns 0, or -EINVAL for
+ * anything else, zero, or more than 2^63 bytes.
+ */
+int st_size_parse(const char *s, uint64_t *bytes);
+
+/* cmd-run.c: the parsed command line of 'synctrace run'. */
+struct st_run_opts {
+	const char *dir;	/* -o DIR, or NULL for a new directory */
+	const char *lib;	/* --lib PATH, or NULL to search */
+	uint64_t buffer;	/* --buffer, bytes; 0 when not given */
+	long depth;		/* --depth, -1 when not given */
+	int yield, verbose, quiet;
+	const char *families;	/* --families LIST, or NULL */
+	int help;		/* -h/--help was given */
+	char **cmd;		/* the command to run, NULL-terminated */
+};
+
+/*
+ * Parse the options of 'synctrace run' in 'argv' (argv[0] is "run").
+ * The command starts after "--" or at the first argument that is not an
+ * option.  Returns 0, or -1 with a message in 'err' (a usage error:
+ * unknown option, bad value, no command).
+ */
+int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
+		      char *err, size_t errlen);
+
+/*
+ * The LD_PRELOAD value that adds 'lib' to 'old' (NULL or "" when unset):
+ * 'lib' goes first, except after any sanitizer runtimes (libasan...)
+ * in 'old', which must stay first.  Returns a malloc()ed string or NULL.
+ */
+char *st_preload_join(const char *lib, const char *old);
+
+/* Default run directory name for time 't' and process 'pid'. */
+void st_run_dir_name(char *buf, size_t len, time_t t, pid_t pid);
+
+/*
+ * cmd-clockcheck.c: the parsed command line of 'synctrace clockcheck'.
+ * Each value is checked but kept as given, to be passed on to
+ * synctrace-bench; NULL means the option was not given (the program's
+ * default applies).
+ */
+struct st_clockcheck_opts {
+	long nranks;		/* -n, default 2 */
+	const char *times;	/* --times LIST */
+	const char *methods;	/* --methods LIST */
+	const char *refresh;	/* --refresh SECONDS */
+	const char *refresh_methods;	/* --refresh-methods LIST */
+	const char *skew;	/* --skew SPEC */
+	const char *params;	/* --params LIST */
+	const char *csv;	/* --csv FILE */
+	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
+	int node;		/* --node */
+	int help;		/* -h/--help was given */
+	char **extra;		/* 'nextra' mpiexec arguments after "--" */
+	int nextra;
+};
+
+/*
+ * Parse the options of 'synctrace clockcheck' in 'argv' (argv[0] is
+ * "clockcheck"); everything after "--" goes to 'extra'.  Returns 0, or -1
+ * with a message in 'err' (a usage error: unknown option, bad value,
+ * stray argument).
+ */
+int st_clockcheck_opts_parse(struct st_clockcheck_opts *o, int argc,
+			     char **argv, char *err, size_t errlen);
+
+/*
+ * The command that runs the check: "MPIEXEC -n N EXTRA... 'bench'
+ * clockcheck OPTIONS...", with "--csv 'csv'" unless 'csv' is NULL.  The
+ * number of ranks is written into 'nbuf' ('nlen' bytes).  Returns a
+ * malloc()ed NULL-terminated array (free() it, not its strings, which
+ * belong to 'o', 'bench', 'csv' and 'nbuf'), or NULL when out of memory.
+ */
+char **st_clockcheck_argv(const struct st_clockcheck_opts *o,
+			  const char *bench, const char *csv, char *nbuf,
+			  size_t nlen);
+
+/*
+ * cmd-bench.c: the parsed command line of 'synctrace bench'.  Values are
+ * checked but kept as given, to be passed on to synctrace-bench; NULL
+ * means the option was not given (the program's default applies).
+ */
+struct st_bench_opts {
+	long nranks;		/* -n, default 2 */
+	const char *dir;	/* -o DIR, or NULL for a new directory */
+	long runs;		/* --runs, default 1 */
+	const char *ops;	/* --ops LIST */
+	const char *sizes;	/* --sizes LIST */
+	const char *min, *max;	/* --min SIZE, --max SIZE */
+	const char *pairs;	/* --pairs LIST, or what --like made */
+	const char *like;	/* --like RUN */
+	int nranks_set;		/* -n was given */
+	const char *nrep;	/* --nrep N */
+	uint64_t seed;		/* --seed, default 1; run k has seed + k - 1 */
+	const char *sync;	/* --sync window|barrier */
+	const char *window_factor;	/* --window-factor X */
+	const char *skew;	/* --skew SPEC */
+	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
+	int quick;		/* --quick */
+	int reuse;		/* --reuse-buffers */
+	int help;		/* -h/--help was given */
+	char **extra;		/* 'nextra' mpiexec arguments after "--" */
+	int nextra;
+};
+
+/*
+ * Parse the options of 'synctrace bench' in 'argv' (argv[0] is "bench");
+ * everything after "--" goes to 'extra'.  Returns 0, or -1 with a message
+ * in 'err' (a usage error: unknown option or operation, bad value, stray
+ * argument).
+ */
+int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
+			char *err, size_t errlen);
+
+/*
+ * The command of one run: "MPIEXEC -n N EXTRA... 'bench' micro --dir
+ * 'dir' OPTIONS... --seed 'seed'".  The number of ranks is written into
+ * 'nbuf' and the seed into 'sbuf'.  Returns a malloc()ed NULL-terminated
+ * array (free() it, not its strings, which belong to 'o', 'bench', 'dir',
+ * 'nbuf' and 'sbuf'), or NULL when out of memory.
+ */
+char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
+		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
+		     char *sbuf, size_t slen);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * tools/cli/usage.c: die(), error(), warning() and usage_die() for the
+ * synctrace command.  Everything goes to stderr, each message on one
+ * line prefixed "synctrace: ", so it stands out from the output of an
+ * MPI job that 'synctrace run' shares a terminal with; stdout is left
+ * to the command's real output.  The small option-parsing helpers of
+ * tools/cli/synctrace.h live here too: the command line is the other half
+ * of "usage".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tools/cli/synctrace.h"
+#include "tools/cli/usage.h"
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	/*
+	 * Format into one buffer and write it with one call, so lines from
+	 * several processes sharing stderr do not interleave mid-line.
+	 */
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fflush(stdout);
+	fprintf(stderr, "synctrace: %s%s\n", prefix, msg);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(ST_EXIT_FAILURE);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void usage_die(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vreport("", fmt, ap);
+		va_end(ap);
+	}
+	fflush(stdout);
+	fputs(usage, stderr);
+	exit(ST_EXIT_USAGE);
+}
+
+void st_bug_fl(const char *file, int line, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fprintf(stderr, "BUG: %s:%d: %s\n", file, line, msg);
+	abort();
+}
+
+const char *strerror_neg(int err)
+{
+	return strerror(err < 0 ? -err : err);
+}
+
+int st_opt_value(int argc, char **argv, int *i, const char *name,
+		 const char **val)
+{
+	const char *arg = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(arg, name, n))
+		return 0;
+	if (arg[n] == '=') {
+		*val = arg + n + 1;
+		return 1;
+	}
+	if (arg[n])
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+int st_parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s || *s == ' ' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int st_size_parse(const char *s, uint64_t *bytes)
+{
+	static const struct { const char *suffix; unsigned shift; } units[] = {
+		{ "", 0 }, { "b", 0 },
+		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
+		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
+	};
+	uint64_t v = 0;
+	const char *p = s;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(p, units[i].suffix))
+			continue;
+		if (!v || v > (UINT64_C(1) << 63) >> units[i].shift)
+			return -EINVAL;
+		*bytes = v << units[i].shift;
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,830 @@
+/*
+ * tools/gen/main.c: writes OUTDIR/wrappers.c (the MPI_* wrappers of
+ * libsynctrace.so) and OUTDIR/ops.h (the function ids and the ST_FN_LIST
+ * table, free of mpi.h) from wrappers.def.  The meaning of every
+ * function lives in wrappers.def and the shape of every wrapper in
+ * pmpi/hooks.h; this program only transcribes one into the other, in
+ * file order, so the same input always gives the same bytes.  Both files
+ * are built in memory and renamed into place, so a failed run leaves no
+ * half-written file.
+ *
+ *   gen-wrappers wrappers.def OUTDIR
+ *   gen-wrappers --list wrappers.def      (MPI_ names wrapped, _c included)
+ *   gen-wrappers --list-pmpi wrappers.def (PMPI_ names defined: f08 entries)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/gen/wrappers-def.h"
+#include "writer/fn-info.h"
+
+#define BANNER "/* Generated from wrappers.def by tools/gen. " \
+	       "Do not edit. */\n"
+
+static const char usage_text[] =
+	"usage: gen-wrappers wrappers.def OUTDIR\n"
+	"   or: gen-wrappers --list wrappers.def\n"
+	"   or: gen-wrappers --list-pmpi wrappers.def\n";
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gen-wrappers: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+__attribute__((format(printf, 1, 2)))
+static char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	return s;
+}
+
+/* A list of strings, each owned by the list. */
+struct strlist {
+	char **v;
+	size_t n, cap;
+};
+
+static void sl_push(struct strlist *sl, char *s)
+{
+	if (sl->n == sl->cap) {
+		sl->cap = sl->cap ? 2 * sl->cap : 16;
+		sl->v = realloc(sl->v, sl->cap * sizeof(*sl->v));
+		if (!sl->v)
+			die("out of memory");
+	}
+	sl->v[sl->n++] = s;
+}
+
+static void sl_clear(struct strlist *sl)
+{
+	size_t i;
+
+	for (i = 0; i < sl->n; i++)
+		free(sl->v[i]);
+	free(sl->v);
+	memset(sl, 0, sizeof(*sl));
+}
+
+/*
+ * 'head', then 'items' joined by ", ", then 'tail', for a line that
+ * starts at 'indent' tabs: the line breaks before an item that would
+ * pass column 80 and goes on at 'indent' + 'cont' tabs.  An item is
+ * never broken.  Returns a string to free, without the first line's
+ * indentation and without a final newline.
+ */
+static char *fmt_list(int indent, int cont, const char *head,
+		      const struct strlist *items, const char *tail)
+{
+	char *buf = NULL;
+	size_t blen = 0, i, col;
+	FILE *f = open_memstream(&buf, &blen);
+	int k;
+
+	if (!f)
+		die("out of memory");
+	fputs(head, f);
+	col = 8 * indent + strlen(head);
+	for (i = 0; i < items->n; i++) {
+		const char *it = items->v[i];
+		int last = i + 1 == items->n;
+		size_t len = strlen(it) + (last ? strlen(tail) : 1);
+
+		if (i && col + 1 + len > 80) {
+			fputc('\n', f);
+			for (k = 0; k < indent + cont; k++)
+				fputc('\t', f);
+			col = 8 * (indent + cont);
+		} else if (i) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%s%s", it, last ? tail : ",");
+		col += len;
+	}
+	if (!items->n)
+		fputs(tail, f);
+	if (ferror(f) || fclose(f))
+		die("out of memory");
+	return buf;
+}
+
+/* fmt_list() as a line of its own, indented by 'indent' tabs. */
+static void put_list(FILE *f, int indent, int cont, const char *head,
+		     const struct strlist *items, const char *tail)
+{
+	char *s = fmt_list(indent, cont, head, items, tail);
+	int k;
+
+	for (k = 0; k < indent; k++)
+		fputc('\t', f);
+	fprintf(f, "%s\n", s);
+	free(s);
+}
+
+/* "ST_FN_MPI_ALLREDUCE_C" for "MPI_Allreduce_c". */
+static char *fn_id(const char *name)
+{
+	char *id = xstrfmt("ST_FN_%s", name);
+	char *s;
+
+	for (s = id; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+	return id;
+}
+
+static const char *form_name(const struct st_def_fn *fn, int large)
+{
+	return large ? fn->name_c : fn->name;
+}
+
+/* The parameter declarations of one form; "void" when there are none. */
+static void decl_list(struct strlist *sl, const struct st_def_fn *fn,
+		      int large)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++)
+		sl_push(sl, xstrfmt("%s", fn->params[i].decl[large]));
+	if (!fn->nparams)
+		sl_push(sl, xstrfmt("void"));
+}
+
+/*
+ * The arguments that pass the parameters of 'fn' on: their names, the
+ * status left out when 'skip_status' is set, and 'extra' added at the
+ * end unless it is NULL.
+ */
+static void args_of(struct strlist *sl, const struct st_def_fn *fn,
+		    int skip_status, const char *extra)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++)
+		if (!skip_status || fn->params[i].role != ST_ROLE_STATUS)
+			sl_push(sl, xstrfmt("%s", fn->params[i].name));
+	if (extra)
+		sl_push(sl, xstrfmt("%s", extra));
+}
+
+/* "return callee(args);" at 'indent' tabs. */
+static void put_return(FILE *f, int indent, const char *callee,
+		       const struct strlist *args)
+{
+	char *head = xstrfmt("return %s(", callee);
+
+	put_list(f, indent, 1, head, args, ");");
+	free(head);
+}
+
+/*
+ * "rc = ST_YIELDABLE(&c, blocking, nonblocking, status);" on one line
+ * if it fits, else one macro argument a line.
+ */
+static void put_yieldable(FILE *f, const char *real, const char *twin,
+			  const struct strlist *args,
+			  const struct strlist *twin_args, const char *status)
+{
+	char *h1 = xstrfmt("%s(", real), *h2 = xstrfmt("%s(", twin);
+	char *b = fmt_list(2, 1, h1, args, ")");
+	char *nb = fmt_list(2, 1, h2, twin_args, ")");
+	char *line = xstrfmt("rc = ST_YIELDABLE(&c, %s, %s, %s);", b, nb,
+			     status);
+
+	if (!strchr(line, '\n') && 8 + strlen(line) <= 80) {
+		fprintf(f, "\t%s\n", line);
+	} else {
+		free(b);
+		free(nb);
+		b = fmt_list(2, 1, h1, args, "),");
+		nb = fmt_list(2, 1, h2, twin_args, "),");
+		fprintf(f, "\trc = ST_YIELDABLE(&c,\n\t\t%s\n\t\t%s\n"
+			"\t\t%s);\n", b, nb, status);
+	}
+	free(line);
+	free(nb);
+	free(b);
+	free(h2);
+	free(h1);
+}
+
+/*
+ * Blocking collectives whose record follows from scalar arguments (no
+ * count or type arrays): their wrappers hand a struct st_key to
+ * st_key_find() before the call and finish with st_leave_key(), which
+ * takes the repeat path when the key was found.  They carry
+ * ST_FNF_REPEAT in gen/ops.h.
+ */
+static int repeatable(const struct st_def_fn *fn)
+{
+	switch (fn->bytes) {
+	case ST_BYTES_BARRIER: case ST_BYTES_BCAST: case ST_BYTES_GATHER:
+	case ST_BYTES_SCATTER: case ST_BYTES_ALLGATHER:
+	case ST_BYTES_ALLTOALL: case ST_BYTES_REDUCE:
+	case ST_BYTES_ALLREDUCE: case ST_BYTES_REDUCE_SCATTER_BLOCK:
+	case ST_BYTES_SCAN:
+		return fn->kind == ST_KIND_COLL &&
+		       fn->family == ST_FAM_BLOCKING;
+	}
+	return 0;
+}
+
+/*
+ * Roles that make up a struct st_key (pmpi/hooks.h): every role a
+ * repeatable function may have, since its wrapper fills nothing else.
+ */
+static int key_role(int role)
+{
+	switch (role) {
+	case ST_ROLE_SBUF: case ST_ROLE_RBUF: case ST_ROLE_BUF:
+	case ST_ROLE_SCOUNT: case ST_ROLE_RCOUNT: case ST_ROLE_COUNT:
+	case ST_ROLE_STYPE: case ST_ROLE_RTYPE: case ST_ROLE_TYPE:
+	case ST_ROLE_OP: case ST_ROLE_ROOT: case ST_ROLE_COMM:
+		return 1;
+	}
+	return 0;
+}
+
+static const char *param_of(const struct st_def_fn *fn, int role)
+{
+	int i = st_def_find_role(fn, role);
+
+	return i < 0 ? NULL : fn->params[i].name;
+}
+
+/*
+ * "st_key_find(&c, (struct st_key){ .role = param, ... });" for
+ * repeatable 'fn', whose every role must be a key role: st_leave_key()
+ * knows the call from its key alone.
+ */
+static void put_key(FILE *f, const struct st_def_fn *fn)
+{
+	struct strlist sl = { 0 };
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++) {
+		const struct st_def_param *prm = &fn->params[i];
+
+		if (prm->role == ST_ROLE_NONE)
+			continue;
+		if (!key_role(prm->role))
+			die("%s: role %s is not in struct st_key", fn->name,
+			    st_def_role_name(prm->role));
+		sl_push(&sl, xstrfmt(".%s = %s", st_def_role_name(prm->role),
+				     prm->name));
+	}
+	if (!sl.n)
+		sl_push(&sl, xstrfmt("0"));
+	put_list(f, 1, 1, "st_key_find(&c, (struct st_key){ ", &sl, " });");
+	sl_clear(&sl);
+}
+
+/* "c.a = (struct st_args){ .role = param, ... };" for form 'large' of 'fn'. */
+static void put_args(FILE *f, const struct st_def_fn *fn, int large)
+{
+	struct strlist sl = { 0 };
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++) {
+		const struct st_def_param *prm = &fn->params[i];
+
+		if (prm->role != ST_ROLE_NONE)
+			sl_push(&sl, xstrfmt(".%s = %s",
+					     st_def_role_name(prm->role),
+					     prm->name));
+	}
+	if (large)
+		sl_push(&sl, xstrfmt(".large = 1"));
+	if (!sl.n)
+		sl_push(&sl, xstrfmt("0"));
+	put_list(f, 1, 1, "c.a = (struct st_args){ ", &sl, " };");
+	sl_clear(&sl);
+}
+
+/*
+ * The body every wrapper shares (pmpi/hooks.h), for form 'large' of
+ * 'fn': 'ra' is the expression of the call site, 'real' the function
+ * that does the work.
+ */
+static void put_body(FILE *f, const struct st_def_fn *fn, int large,
+		     const char *ra, const char *real)
+{
+	const char *status = param_of(fn, ST_ROLE_STATUS);
+	const char *statuses = param_of(fn, ST_ROLE_STATUSES);
+	const char *nreq = param_of(fn, ST_ROLE_NREQ);
+	const char *commp = param_of(fn, ST_ROLE_COMMP);
+	char *id = fn_id(form_name(fn, large));
+	struct strlist args = { 0 }, sl = { 0 };
+	const char *post = "st_leave";
+	int keyed = repeatable(fn);
+
+	args_of(&args, fn, 0, NULL);
+	fputs("\tstruct st_call c;\n\tint rc;\n\n", f);
+	if (fn->kind == ST_KIND_INIT) {
+		fprintf(f, "\tst_init_pre(&c, %s, %s);\n", id, ra);
+		post = "st_init_post";
+	} else if (fn->kind == ST_KIND_FINALIZE) {
+		fprintf(f, "\tst_finalize_pre(&c, %s, %s);\n", id, ra);
+		post = "st_finalize_post";
+	} else {
+		sl_push(&sl, xstrfmt("&c"));
+		sl_push(&sl, xstrfmt("%s", id));
+		sl_push(&sl, xstrfmt("%s", ra));
+		put_list(f, 1, 2, "if (!st_enter(", &sl, "))");
+		sl_clear(&sl);
+		put_return(f, 2, real, &args);
+	}
+	if (fn->flags & ST_DEF_SNAP) {
+		const char *reqs = param_of(fn, ST_ROLE_REQUESTS);
+
+		if (reqs)
+			fprintf(f, "\tst_complete_pre(&c, %s, %s);\n", nreq,
+				reqs);
+		else
+			fprintf(f, "\tst_complete_pre(&c, 1, %s);\n",
+				param_of(fn, ST_ROLE_REQUEST));
+	}
+	if (commp)
+		fprintf(f, "\tst_comm_free_pre(&c, %s);\n", commp);
+	if (status)
+		fprintf(f, "\t%s = st_status(&c, %s);\n", status, status);
+	if (statuses)
+		fprintf(f, "\t%s = st_statuses(&c, %s, %s);\n", statuses,
+			nreq, statuses);
+	if (keyed)
+		put_key(f, fn);
+	fputs("\tc.t0 = st_now();\n", f);
+	if (fn->twin) {
+		char *twin = xstrfmt(fn->twin_f08 ? "ST_REAL(P%s%s)" : "P%s%s",
+				     fn->twin, large ? "_c" : "");
+		struct strlist targs = { 0 };
+
+		args_of(&targs, fn, 1, "&c.yreq");
+		put_yieldable(f, real, twin, &args, &targs,
+			      status ? status : "MPI_STATUS_IGNORE");
+		sl_clear(&targs);
+		free(twin);
+	} else {
+		char *head = xstrfmt("rc = %s(", real);
+
+		put_list(f, 1, 1, head, &args, ");");
+		free(head);
+	}
+	fputs("\tc.t1 = st_now();\n", f);
+	if (keyed) {
+		fputs("\treturn st_leave_key(&c, rc);\n", f);
+	} else {
+		put_args(f, fn, large);
+		fprintf(f, "\t%s(&c, rc);\n\treturn rc;\n", post);
+	}
+	sl_clear(&args);
+	free(id);
+}
+
+/* "if (!ST_REAL(PMPI_X)) st_gen_resolve();": resolve before first use. */
+static void put_resolve_check(FILE *f, const char *name)
+{
+	fprintf(f, "\tif (!ST_REAL(P%s))\n\t\tst_gen_resolve();\n", name);
+}
+
+/* "ST_EXPORT int NAME(params)" and the opening brace. */
+static void put_head(FILE *f, const char *prefix, const char *name,
+		     const struct strlist *decls)
+{
+	char *head = xstrfmt("ST_EXPORT int %s%s(", prefix, name);
+
+	put_list(f, 0, 2, head, decls, ")");
+	fputs("{\n", f);
+	free(head);
+}
+
+/*
+ * The definitions of form 'large' of 'fn': MPI_X; for f08 entries also
+ * PMPI_X, both reaching one always-inline body st_w_MPI_X() that gets
+ * the call site from its caller.
+ */
+static void put_form(FILE *f, const struct st_def_fn *fn, int large)
+{
+	const char *name = form_name(fn, large);
+	struct strlist decls = { 0 }, wdecls = { 0 }, wargs = { 0 };
+	struct strlist args = { 0 };
+	char *head, *real;
+	size_t i;
+
+	decl_list(&decls, fn, large);
+	fputc('\n', f);
+	if (!(fn->flags & ST_DEF_F08)) {
+		real = xstrfmt("P%s", name);
+		put_head(f, "", name, &decls);
+		put_body(f, fn, large, "__builtin_return_address(0)", real);
+		fputs("}\n", f);
+		free(real);
+		sl_clear(&decls);
+		return;
+	}
+
+	real = xstrfmt("ST_REAL(P%s)", name);
+	sl_push(&wdecls, xstrfmt("void *ra"));
+	for (i = 0; i < fn->nparams; i++)
+		sl_push(&wdecls, xstrfmt("%s", fn->params[i].decl[large]));
+	fputs("static inline __attribute__((always_inline)) int\n", f);
+	head = xstrfmt("st_w_%s(", name);
+	put_list(f, 0, 1, head, &wdecls, ")");
+	free(head);
+	fputs("{\n", f);
+	put_body(f, fn, large, "ra", real);
+	fputs("}\n\n", f);
+
+	args_of(&args, fn, 0, NULL);
+	sl_push(&wargs, xstrfmt("__builtin_return_address(0)"));
+	args_of(&wargs, fn, 0, NULL);
+	head = xstrfmt("st_w_%s", name);
+
+	put_head(f, "", name, &decls);
+	put_resolve_check(f, name);
+	put_return(f, 1, head, &wargs);
+	fputs("}\n\n", f);
+
+	put_head(f, "P", name, &decls);
+	put_resolve_check(f, name);
+	fputs("\tif (!st_from_fortran(__builtin_return_address(0)))\n", f);
+	put_return(f, 2, real, &args);
+	put_return(f, 1, head, &wargs);
+	fputs("}\n", f);
+
+	free(head);
+	free(real);
+	sl_clear(&args);
+	sl_clear(&wargs);
+	sl_clear(&wdecls);
+	sl_clear(&decls);
+}
+
+static int nforms(const struct st_def_fn *fn)
+{
+	return fn->name_c ? 2 : 1;
+}
+
+static void gen_wrappers(FILE *f, const struct st_def *def)
+{
+	struct strlist decls = { 0 };
+	size_t i;
+	int large, any_f08 = 0;
+
+	fputs(BANNER, f);
+	fputs("/*\n"
+	      " * gen/wrappers.c: the MPI_* functions libsynctrace.so "
+	      "defines, one per\n"
+	      " * wrappers.def entry and form, shaped as pmpi/hooks.h "
+	      "describes.  Entries\n"
+	      " * flagged f08 also define PMPI_*, which MPICH's mpi_f08 "
+	      "bindings call\n"
+	      " * directly; those reach the real function through "
+	      "ST_REAL(), looked up\n"
+	      " * by st_gen_resolve().\n"
+	      " */\n", f);
+	fputs("#include <mpi.h>\n#include <string.h>\n\n"
+	      "#include \"pmpi/hooks.h\"\n#include \"gen/ops.h\"\n\n", f);
+	fputs("_Static_assert(sizeof(void *) == sizeof(int (*)(void)),\n"
+	      "\t       \"function pointers must fit a void *\");\n", f);
+
+	for (i = 0; i < def->nfns; i++) {
+		const struct st_def_fn *fn = &def->fns[i];
+
+		if (!(fn->flags & ST_DEF_F08))
+			continue;
+		if (!any_f08)
+			fputs("\n/* The real PMPI_* of the f08 entries. */\n",
+			      f);
+		any_f08 = 1;
+		for (large = 0; large < nforms(fn); large++) {
+			char *head = xstrfmt("static int (*st_real_P%s)(",
+					     form_name(fn, large));
+
+			decl_list(&decls, fn, large);
+			put_list(f, 0, 2, head, &decls, ");");
+			sl_clear(&decls);
+			free(head);
+		}
+	}
+
+	fputs("\n/*\n"
+	      " * Idempotent.  The runtime calls it once at load, before the "
+	      "application\n"
+	      " * has threads; a wrapper called earlier (from another "
+	      "constructor) calls\n"
+	      " * it first itself.\n"
+	      " */\n"
+	      "void st_gen_resolve(void)\n{\n", f);
+	if (any_f08)
+		fputs("\tvoid *p;\n\n", f);
+	for (i = 0; i < def->nfns; i++) {
+		const struct st_def_fn *fn = &def->fns[i];
+
+		if (!(fn->flags & ST_DEF_F08))
+			continue;
+		for (large = 0; large < nforms(fn); large++) {
+			const char *name = form_name(fn, large);
+
+			fprintf(f, "\tp = st_dlsym_next(\"P%s\");\n", name);
+			fprintf(f, "\tmemcpy(&ST_REAL(P%s), &p, sizeof(p));\n",
+				name);
+		}
+	}
+	fputs("}\n", f);
+
+	for (i = 0; i < def->nfns; i++)
+		for (large = 0; large < nforms(&def->fns[i]); large++)
+			put_form(f, &def->fns[i], large);
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static void flags_str(char *buf, size_t len, const struct st_def_fn *fn,
+		      int large)
+{
+	buf[0] = '\0';
+	if (large)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s",
+			 "ST_FNF_LARGE");
+	if (fn->flags & ST_DEF_F08)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_F08");
+	if (fn->flags & ST_DEF_ROOTED)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_ROOTED");
+	if (repeatable(fn))
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_REPEAT");
+	if (!buf[0])
+		snprintf(buf, len, "0");
+}
+
+static void gen_ops(FILE *f, const struct st_def *def)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i, n = 0;
+	int large;
+
+	fputs(BANNER, f);
+	fputs("/*\n"
+	      " * gen/ops.h: the functions synctrace wraps, as small integer "
+	      "ids, and\n"
+	      " * what each means (writer/fn-info.h has the vocabulary).  Ids "
+	      "follow\n"
+	      " * wrappers.def, a _c form right after its int form; traces "
+	      "store ids,\n"
+	      " * so ST_FN_TABLE_HASH changes whenever an id changes "
+	      "meaning.  Free of\n"
+	      " * mpi.h.\n"
+	      " */\n"
+	      "#ifndef ST_GEN_OPS_H\n#define ST_GEN_OPS_H\n\n"
+	      "#include \"writer/fn-info.h\"\n\nenum st_fn {\n"
+	      "\tST_FN_NONE = 0,\n", f);
+	for (i = 0; i < def->nfns; i++)
+		for (large = 0; large < nforms(&def->fns[i]); large++) {
+			char *id = fn_id(form_name(&def->fns[i], large));
+
+			fprintf(f, "\t%s,\n", id);
+			free(id);
+		}
+	fputs("\tST_FN_COUNT\t\t/* one more than the last id */\n};\n\n"
+	      "/* X(id, name, kind, family, bytes_class, flags), in id "
+	      "order. */\n#define ST_FN_LIST(X) \\\n", f);
+	for (i = 0; i < def->nfns; i++) {
+		const struct st_def_fn *fn = &def->fns[i];
+
+		for (large = 0; large < nforms(fn); large++) {
+			const char *name = form_name(fn, large);
+			char *id = fn_id(name);
+			char flags[64];
+
+			flags_str(flags, sizeof(flags), fn, large);
+			if (n++)
+				fputs(" \\\n", f);
+			fprintf(f, "\tX(%s, \"%s\", %s, %s, %s, %s)", id, name,
+				st_def_kind_enum(fn->kind),
+				st_def_family_enum(fn->family),
+				st_def_bytes_enum(fn->bytes), flags);
+			if (n > 1)
+				h = fnv1a(h, "\n");
+			h = fnv1a(h, name);
+			free(id);
+		}
+	}
+	fprintf(f, "\n\n/*\n * FNV-1a 64 of the names in id order joined "
+		"by '\\n' (no final newline).\n */\n"
+		"#define ST_FN_TABLE_HASH \"%016llx\"\n\n#endif\n",
+		(unsigned long long)h);
+}
+
+/* Read all of 'path' into a NUL-terminated string. */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		die("cannot open '%s': %s", path, strerror(errno));
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? 2 * cap : 65536;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				die("out of memory");
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f))
+		die("cannot read '%s': %s", path, strerror(errno));
+	fclose(f);
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		die("'%s' contains a NUL byte", path);
+	return buf;
+}
+
+static void parse_file(const char *path, struct st_def *def)
+{
+	struct st_def_error err;
+	char *text = read_text(path);
+	int rc = st_def_parse(def, text, &err);
+
+	free(text);
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc) {
+		if (err.line)
+			fprintf(stderr, "%s:%d: %s\n", path, err.line,
+				err.msg);
+		else
+			fprintf(stderr, "%s: %s\n", path, err.msg);
+		exit(1);
+	}
+}
+
+/* mkdir -p 'dir'. */
+static void make_dir(const char *dir)
+{
+	char *path = xstrfmt("%s", dir);
+	char *s;
+
+	for (s = path + 1; ; s++) {
+		if (*s && *s != '/')
+			continue;
+		if (*s) {
+			*s = '\0';
+			if (mkdir(path, 0777) && errno != EEXIST)
+				die("cannot create '%s': %s", path,
+				    strerror(errno));
+			*s = '/';
+		} else {
+			if (mkdir(path, 0777) && errno != EEXIST)
+				die("cannot create '%s': %s", path,
+				    strerror(errno));
+			break;
+		}
+	}
+	free(path);
+}
+
+/*
+ * Write 'len' bytes of 'data' to 'dir'/'name' through a temporary file
+ * in the same directory, renamed over the target only once complete.
+ */
+static void write_file(const char *dir, const char *name, const char *data,
+		       size_t len)
+{
+	char *path = xstrfmt("%s/%s", dir, name);
+	char *tmp = xstrfmt("%s/.%s.tmp%ld", dir, name, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	size_t off = 0;
+
+	if (fd < 0)
+		die("cannot create '%s': %s", tmp, strerror(errno));
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			unlink(tmp);
+			die("cannot write '%s': %s", tmp, strerror(e));
+		}
+		off += (size_t)n;
+	}
+	if (close(fd)) {
+		int e = errno;
+
+		unlink(tmp);
+		die("cannot write '%s': %s", tmp, strerror(e));
+	}
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		die("cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
+	}
+	free(tmp);
+	free(path);
+}
+
+/* Run 'gen' on 'def' into memory. */
+static char *render(void (*gen)(FILE *, const struct st_def *),
+		    const struct st_def *def, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		die("out of memory");
+	gen(f, def);
+	if (ferror(f) || fclose(f))
+		die("out of memory");
+	return buf;
+}
+
+static void list(const struct st_def *def, int pmpi)
+{
+	size_t i;
+	int large;
+
+	for (i = 0; i < def->nfns; i++) {
+		const struct st_def_fn *fn = &def->fns[i];
+
+		if (pmpi && !(fn->flags & ST_DEF_F08))
+			continue;
+		for (large = 0; large < nforms(fn); large++)
+			printf("%s%s\n", pmpi ? "P" : "",
+			       form_name(fn, large));
+	}
+	if (fflush(stdout) || ferror(stdout))
+		die("cannot write the list: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	struct st_def def;
+	char *wrappers, *ops;
+	size_t wlen, olen;
+
+	if (argc == 3 && (!strcmp(argv[1], "--list") ||
+			  !strcmp(argv[1], "--list-pmpi"))) {
+		parse_file(argv[2], &def);
+		list(&def, !strcmp(argv[1], "--list-pmpi"));
+		st_def_release(&def);
+		return 0;
+	}
+	if (argc != 3 || argv[1][0] == '-') {
+		fputs(usage_text, stderr);
+		return 129;
+	}
+	parse_file(argv[1], &def);
+	ops = render(gen_ops, &def, &olen);
+	wrappers = render(gen_wrappers, &def, &wlen);
+	make_dir(argv[2]);
+	write_file(argv[2], "ops.h", ops, olen);
+	write_file(argv[2], "wrappers.c", wrappers, wlen);
+	free(ops);
+	free(wrappers);
+	st_def_release(&def);
+	return 0;
+}

@@ -1,0 +1,863 @@
+/*
+ * tools/gen/wrappers-def.c: the wrappers.def parser.  The text is read line
+ * by line into entries; each parameter's declaration is tokenised into
+ * type words, stars, a name and an optional "[]", from which both forms
+ * of the declaration (int and _c) are spelled.  Every rule a generated
+ * wrapper relies on is checked here, with the line to blame, so that a
+ * mistake in wrappers.def stops the build with a message instead of
+ * producing a wrapper that compiles but records the wrong thing (in
+ * MPICH MPI_Comm, MPI_Datatype and MPI_Op are all int, so the compiler
+ * would not notice a role on the wrong parameter).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tools/gen/wrappers-def.h"
+#include "writer/fn-info.h"
+
+/* A vocabulary word of wrappers.def and the enum constant it stands for. */
+struct word {
+	const char *name;	/* enum suffix, upper case: "COLL" */
+	const char *enum_name;	/* "ST_KIND_COLL" */
+	int val;
+};
+
+#define KIND(n) { #n, "ST_KIND_" #n, ST_KIND_##n }
+static const struct word kinds[] = {
+	KIND(COLL), KIND(P2P), KIND(COMPLETE), KIND(COMM), KIND(INIT),
+	KIND(FINALIZE),
+};
+
+#define FAM(n) { #n, "ST_FAM_" #n, ST_FAM_##n }
+static const struct word families[] = {
+	FAM(BLOCKING), FAM(NONBLOCKING), FAM(PERSISTENT), FAM(LOCAL),
+};
+
+#define BYTES(n) { #n, "ST_BYTES_" #n, ST_BYTES_##n }
+static const struct word bytes_classes[] = {
+	BYTES(NONE), BYTES(BARRIER), BYTES(BCAST), BYTES(GATHER),
+	BYTES(GATHERV), BYTES(SCATTER), BYTES(SCATTERV), BYTES(ALLGATHER),
+	BYTES(ALLGATHERV), BYTES(ALLTOALL), BYTES(ALLTOALLV),
+	BYTES(ALLTOALLW), BYTES(REDUCE), BYTES(ALLREDUCE),
+	BYTES(REDUCE_SCATTER), BYTES(REDUCE_SCATTER_BLOCK), BYTES(SCAN),
+	BYTES(NBR_ALLGATHER), BYTES(NBR_ALLGATHERV), BYTES(NBR_ALLTOALL),
+	BYTES(NBR_ALLTOALLV), BYTES(NBR_ALLTOALLW), BYTES(SEND),
+	BYTES(RECV), BYTES(SENDRECV), BYTES(SENDRECV_REPLACE),
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A value added to writer/fn-info.h must be added here too. */
+_Static_assert(NELEM(kinds) == ST_KIND_FINALIZE, "kinds out of date");
+_Static_assert(NELEM(families) == ST_FAM_LOCAL, "families out of date");
+_Static_assert(NELEM(bytes_classes) == ST_BYTES_CLASS_MAX,
+	       "bytes classes out of date");
+
+/*
+ * Role names, and the parameter types each role accepts, spelled as
+ * norm_type() does for the int form ("const void *", "const int []").
+ * A count role takes int or POLYCOUNT.
+ */
+struct role {
+	const char *name;
+	const char *types[2];
+};
+
+static const struct role roles[ST_ROLE_MAX] = {
+	[ST_ROLE_NONE] = { "-", { NULL, NULL } },
+	[ST_ROLE_SBUF] = { "sbuf", { "const void *", NULL } },
+	[ST_ROLE_RBUF] = { "rbuf", { "void *", NULL } },
+	[ST_ROLE_BUF] = { "buf", { "void *", NULL } },
+	[ST_ROLE_SCOUNT] = { "scount", { "int", "POLYCOUNT" } },
+	[ST_ROLE_RCOUNT] = { "rcount", { "int", "POLYCOUNT" } },
+	[ST_ROLE_COUNT] = { "count", { "int", "POLYCOUNT" } },
+	[ST_ROLE_STYPE] = { "stype", { "MPI_Datatype", NULL } },
+	[ST_ROLE_RTYPE] = { "rtype", { "MPI_Datatype", NULL } },
+	[ST_ROLE_TYPE] = { "type", { "MPI_Datatype", NULL } },
+	[ST_ROLE_SCOUNTS] = { "scounts",
+			      { "const int []", "const POLYCOUNT []" } },
+	[ST_ROLE_RCOUNTS] = { "rcounts",
+			      { "const int []", "const POLYCOUNT []" } },
+	[ST_ROLE_STYPES] = { "stypes", { "const MPI_Datatype []", NULL } },
+	[ST_ROLE_RTYPES] = { "rtypes", { "const MPI_Datatype []", NULL } },
+	[ST_ROLE_ROOT] = { "root", { "int", NULL } },
+	[ST_ROLE_OP] = { "op", { "MPI_Op", NULL } },
+	[ST_ROLE_COMM] = { "comm", { "MPI_Comm", NULL } },
+	[ST_ROLE_NEWCOMM] = { "newcomm", { "MPI_Comm *", NULL } },
+	[ST_ROLE_COMMP] = { "commp", { "MPI_Comm *", NULL } },
+	[ST_ROLE_PEER] = { "peer", { "int", NULL } },
+	[ST_ROLE_TAG] = { "tag", { "int", NULL } },
+	[ST_ROLE_PEER2] = { "peer2", { "int", NULL } },
+	[ST_ROLE_TAG2] = { "tag2", { "int", NULL } },
+	[ST_ROLE_REQUEST] = { "request", { "MPI_Request *", NULL } },
+	[ST_ROLE_REQUESTS] = { "requests", { "MPI_Request []", NULL } },
+	[ST_ROLE_NREQ] = { "nreq", { "int", NULL } },
+	[ST_ROLE_INDEX] = { "index", { "int *", NULL } },
+	[ST_ROLE_INDICES] = { "indices", { "int []", NULL } },
+	[ST_ROLE_OUTCOUNT] = { "outcount", { "int *", NULL } },
+	[ST_ROLE_FLAG] = { "flag", { "int *", NULL } },
+	[ST_ROLE_STATUS] = { "status", { "MPI_Status *", NULL } },
+	[ST_ROLE_STATUSES] = { "statuses", { "MPI_Status []", NULL } },
+	[ST_ROLE_PROVIDED] = { "provided", { "int *", NULL } },
+};
+
+/* How a POLY word is spelled in the int form [0] and the _c form [1]. */
+static const struct {
+	const char *word;
+	const char *type[2];
+} polys[] = {
+	[ST_POLY_COUNT] = { "POLYCOUNT", { "int", "MPI_Count" } },
+	[ST_POLY_DISP] = { "POLYDISP", { "int", "MPI_Aint" } },
+};
+
+#define MAX_WORDS 16
+#define MAX_TOKENS 32
+
+struct parser {
+	struct st_def *def;
+	struct st_def_error *err;
+	size_t cap;		/* allocated entries of def->fns */
+	int open;		/* def->fns[def->nfns - 1] awaits its 'end' */
+	size_t pcap;		/* allocated params of the open entry */
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct parser *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->err->line = line;
+	va_start(ap, fmt);
+	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int oom(struct parser *p)
+{
+	p->err->line = 0;
+	snprintf(p->err->msg, sizeof(p->err->msg), "out of memory");
+	return -ENOMEM;
+}
+
+/* 'word' is the lower-case spelling of 'upper'. */
+static int is_lower_of(const char *word, const char *upper)
+{
+	for (; *word && *upper; word++, upper++)
+		if (*word != tolower((unsigned char)*upper) ||
+		    isupper((unsigned char)*word))
+			return 0;
+	return !*word && !*upper;
+}
+
+static const struct word *lookup(const struct word *tab, size_t n,
+				 const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_lower_of(word, tab[i].name))
+			return &tab[i];
+	return NULL;
+}
+
+static const char *enum_of(const struct word *tab, size_t n, int val)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tab[i].val == val)
+			return tab[i].enum_name;
+	return NULL;
+}
+
+const char *st_def_kind_enum(int kind)
+{
+	return enum_of(kinds, NELEM(kinds), kind);
+}
+
+const char *st_def_family_enum(int family)
+{
+	return enum_of(families, NELEM(families), family);
+}
+
+const char *st_def_bytes_enum(int bytes)
+{
+	return enum_of(bytes_classes, NELEM(bytes_classes), bytes);
+}
+
+const char *st_def_role_name(int role)
+{
+	if (role < 0 || role >= ST_ROLE_MAX)
+		return NULL;
+	return roles[role].name;
+}
+
+static int role_of(const char *word)
+{
+	int r;
+
+	for (r = 0; r < ST_ROLE_MAX; r++)
+		if (!strcmp(word, roles[r].name))
+			return r;
+	return -1;
+}
+
+static int is_ident_start(int c)
+{
+	return isalpha(c) || c == '_';
+}
+
+static int is_ident(const char *s)
+{
+	if (!is_ident_start((unsigned char)*s))
+		return 0;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+/* An MPI function name: "MPI_" and more of a C identifier. */
+static int is_mpi_name(const char *s)
+{
+	return !strncmp(s, "MPI_", 4) && s[4] && is_ident(s);
+}
+
+int st_def_find_role(const struct st_def_fn *fn, int role)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++)
+		if (fn->params[i].role == role)
+			return (int)i;
+	return -1;
+}
+
+const struct st_def_fn *st_def_find(const struct st_def *def,
+				    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < def->nfns; i++)
+		if (!strcmp(def->fns[i].name, name))
+			return &def->fns[i];
+	return NULL;
+}
+
+static void param_release(struct st_def_param *prm)
+{
+	free(prm->name);
+	free(prm->decl[0]);
+	free(prm->decl[1]);
+}
+
+static void fn_release(struct st_def_fn *fn)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++)
+		param_release(&fn->params[i]);
+	free(fn->params);
+	free(fn->name);
+	free(fn->name_c);
+	free(fn->twin);
+}
+
+void st_def_release(struct st_def *def)
+{
+	size_t i;
+
+	for (i = 0; i < def->nfns; i++)
+		fn_release(&def->fns[i]);
+	free(def->fns);
+	def->fns = NULL;
+	def->nfns = 0;
+}
+
+/* A growing string; 'oom' is set once an append failed. */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_add(struct strbuf *sb, const char *s)
+{
+	size_t n = strlen(s);
+	char *nb;
+
+	if (sb->oom)
+		return;
+	if (sb->len + n + 1 > sb->cap) {
+		sb->cap = 2 * (sb->len + n + 1);
+		nb = realloc(sb->buf, sb->cap);
+		if (!nb) {
+			sb->oom = 1;
+			return;
+		}
+		sb->buf = nb;
+	}
+	memcpy(sb->buf + sb->len, s, n + 1);
+	sb->len += n;
+}
+
+/* Take the string out of 'sb': NULL when an append failed. */
+static char *sb_take(struct strbuf *sb)
+{
+	if (sb->oom || !sb->buf) {
+		free(sb->buf);
+		return sb->oom ? NULL : strdup("");
+	}
+	return sb->buf;
+}
+
+/* A parameter declaration, split up into tokens that live in 'buf'. */
+struct decl {
+	char *buf;
+	const char *words[MAX_TOKENS];	/* type words */
+	int nwords;
+	int nstars;
+	const char *name;
+	int array;		/* ends in "[]" */
+	int poly;		/* enum st_def_poly */
+};
+
+/*
+ * Split 'text' ("const POLYCOUNT sendcounts[]") into 'd', whose 'buf'
+ * the caller frees.  The accepted shape is WORD... STAR... NAME ["[]"]
+ * with at least one type word.
+ */
+static int decl_split(struct parser *p, int line, const char *text,
+		      struct decl *d)
+{
+	const char *tok[MAX_TOKENS];
+	const char *s = text;
+	int ntok = 0, i = 0, k, pl;
+	char *o;
+
+	memset(d, 0, sizeof(*d));
+	d->buf = malloc(2 * strlen(text) + 1);
+	if (!d->buf)
+		return oom(p);
+	o = d->buf;
+	while (*s) {
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (ntok == MAX_TOKENS)
+			goto bad;
+		tok[ntok++] = o;
+		if (*s == '*' || *s == '[' || *s == ']') {
+			*o++ = *s++;
+			*o++ = '\0';
+			continue;
+		}
+		if (!is_ident_start((unsigned char)*s))
+			goto bad;
+		while (isalnum((unsigned char)*s) || *s == '_')
+			*o++ = *s++;
+		*o++ = '\0';
+	}
+
+	while (i < ntok && is_ident_start((unsigned char)tok[i][0]))
+		d->words[d->nwords++] = tok[i++];
+	while (i < ntok && !strcmp(tok[i], "*")) {
+		d->nstars++;
+		i++;
+	}
+	if (d->nstars) {
+		if (i == ntok || !is_ident_start((unsigned char)tok[i][0]))
+			goto bad;
+		d->name = tok[i++];
+	} else if (d->nwords >= 2) {
+		d->name = d->words[--d->nwords];
+	} else if (d->nwords == 1 && i == ntok) {
+		return fail(p, line, "missing parameter name in '%s'", text);
+	}
+	if (!d->name || !d->nwords)
+		goto bad;
+	if (i + 1 < ntok && !strcmp(tok[i], "[") && !strcmp(tok[i + 1], "]")) {
+		d->array = 1;
+		i += 2;
+	}
+	if (i != ntok)
+		goto bad;
+	for (k = 0; k < d->nwords; k++) {
+		for (pl = ST_POLY_COUNT; pl <= ST_POLY_DISP; pl++) {
+			if (strcmp(d->words[k], polys[pl].word))
+				continue;
+			if (d->poly)
+				return fail(p, line, "two POLY types in '%s'",
+					    text);
+			d->poly = pl;
+		}
+	}
+	return 0;
+bad:
+	return fail(p, line, "bad parameter declaration '%s'", text);
+}
+
+/*
+ * Spell 'd' for form 'large' (0: int, 1: _c): "const int sendcounts[]".
+ * With 'norm' set, spell its type instead, POLY words kept and the name
+ * left out, as the role table does: "const POLYCOUNT []", "MPI_Comm *".
+ * Returns a string to free, or NULL when out of memory.
+ */
+static char *decl_spell(const struct decl *d, int large, int norm)
+{
+	struct strbuf sb = { 0 };
+	int k;
+
+	for (k = 0; k < d->nwords; k++) {
+		const char *w = d->words[k];
+
+		if (!norm && d->poly && !strcmp(w, polys[d->poly].word))
+			w = polys[d->poly].type[large];
+		if (k)
+			sb_add(&sb, " ");
+		sb_add(&sb, w);
+	}
+	if (!norm || d->nstars || d->array)
+		sb_add(&sb, " ");
+	for (k = 0; k < d->nstars; k++)
+		sb_add(&sb, "*");
+	if (norm && d->nstars && d->array)
+		sb_add(&sb, " ");
+	if (!norm)
+		sb_add(&sb, d->name);
+	if (d->array)
+		sb_add(&sb, "[]");
+	return sb_take(&sb);
+}
+
+static struct st_def_fn *cur_fn(struct parser *p)
+{
+	return &p->def->fns[p->def->nfns - 1];
+}
+
+/* Does the int-form type 'norm' suit role 'role'? */
+static int role_accepts(int role, const char *norm)
+{
+	int k;
+
+	if (role == ST_ROLE_NONE)
+		return 1;
+	for (k = 0; k < 2; k++)
+		if (roles[role].types[k] && !strcmp(norm, roles[role].types[k]))
+			return 1;
+	return 0;
+}
+
+static int add_param(struct parser *p, int role, const struct decl *d)
+{
+	struct st_def_fn *fn = cur_fn(p);
+	struct st_def_param *prm;
+
+	if (fn->nparams == p->pcap) {
+		size_t cap = p->pcap ? 2 * p->pcap : 8;
+		struct st_def_param *np;
+
+		np = realloc(fn->params, cap * sizeof(*np));
+		if (!np)
+			return oom(p);
+		fn->params = np;
+		p->pcap = cap;
+	}
+	prm = &fn->params[fn->nparams++];
+	prm->role = role;
+	prm->poly = d->poly;
+	prm->name = strdup(d->name);
+	prm->decl[0] = decl_spell(d, 0, 0);
+	prm->decl[1] = decl_spell(d, 1, 0);
+	if (!prm->name || !prm->decl[0] || !prm->decl[1])
+		return oom(p);
+	return 0;
+}
+
+/* "ROLE DECLARATION": one parameter of the open entry. */
+static int parse_param(struct parser *p, int line, const char *roleword,
+		       const char *text)
+{
+	struct st_def_fn *fn = cur_fn(p);
+	struct decl d;
+	char *norm = NULL;
+	int role, rc;
+	size_t i;
+
+	role = role_of(roleword);
+	if (role < 0)
+		return fail(p, line, "unknown role '%s'", roleword);
+	if (!*text)
+		return fail(p, line, "role '%s' without a declaration",
+			    roleword);
+	rc = decl_split(p, line, text, &d);
+	if (rc)
+		goto out;
+	for (i = 0; i < fn->nparams; i++) {
+		if (!strcmp(fn->params[i].name, d.name)) {
+			rc = fail(p, line, "duplicate parameter '%s'", d.name);
+			goto out;
+		}
+		if (role != ST_ROLE_NONE && fn->params[i].role == role) {
+			rc = fail(p, line, "duplicate role '%s'", roleword);
+			goto out;
+		}
+	}
+	if (d.poly && !(fn->flags & ST_DEF_LARGE)) {
+		rc = fail(p, line, "%s parameter '%s' in '%s', which has no "
+			  "_c form (flag large)", polys[d.poly].word, d.name,
+			  fn->name);
+		goto out;
+	}
+	norm = decl_spell(&d, 0, 1);
+	if (!norm) {
+		rc = oom(p);
+		goto out;
+	}
+	if (!role_accepts(role, norm)) {
+		rc = fail(p, line, "role '%s' needs type '%s', not '%s'",
+			  roleword, roles[role].types[0], norm);
+		goto out;
+	}
+	rc = add_param(p, role, &d);
+out:
+	free(norm);
+	free(d.buf);
+	return rc;
+}
+
+/*
+ * Is 'name' the name of either form of an entry before the last one?
+ * Case is ignored since function ids are the names in upper case.
+ */
+static int name_taken(const struct st_def *def, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < def->nfns; i++)
+		if (!strcasecmp(def->fns[i].name, name) ||
+		    (def->fns[i].name_c &&
+		     !strcasecmp(def->fns[i].name_c, name)))
+			return 1;
+	return 0;
+}
+
+/* "fn NAME KIND FAMILY BYTES [FLAG...]": open an entry. */
+static int parse_header(struct parser *p, int line, char **w, int nw)
+{
+	const struct word *kind, *fam, *bytes;
+	struct st_def_fn *fn;
+	unsigned flags = 0;
+	const char *twin = NULL;
+	int i;
+
+	if (nw < 5)
+		return fail(p, line,
+			    "expected 'fn NAME KIND FAMILY BYTES [FLAG...]'");
+	if (!is_mpi_name(w[1]))
+		return fail(p, line, "bad function name '%s'", w[1]);
+	kind = lookup(kinds, NELEM(kinds), w[2]);
+	if (!kind)
+		return fail(p, line, "unknown kind '%s'", w[2]);
+	fam = lookup(families, NELEM(families), w[3]);
+	if (!fam)
+		return fail(p, line, "unknown family '%s'", w[3]);
+	bytes = lookup(bytes_classes, NELEM(bytes_classes), w[4]);
+	if (!bytes)
+		return fail(p, line, "unknown bytes class '%s'", w[4]);
+	for (i = 5; i < nw; i++) {
+		unsigned f = 0;
+
+		if (!strcmp(w[i], "large"))
+			f = ST_DEF_LARGE;
+		else if (!strcmp(w[i], "f08"))
+			f = ST_DEF_F08;
+		else if (!strcmp(w[i], "rooted"))
+			f = ST_DEF_ROOTED;
+		else if (!strcmp(w[i], "snap"))
+			f = ST_DEF_SNAP;
+		else if (!strncmp(w[i], "twin=", 5)) {
+			if (twin)
+				return fail(p, line, "duplicate flag 'twin'");
+			twin = w[i] + 5;
+			if (!is_mpi_name(twin))
+				return fail(p, line, "bad twin name '%s'",
+					    twin);
+			continue;
+		} else {
+			return fail(p, line, "unknown flag '%s'", w[i]);
+		}
+		if (flags & f)
+			return fail(p, line, "duplicate flag '%s'", w[i]);
+		flags |= f;
+	}
+
+	if (p->def->nfns == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct st_def_fn *nf;
+
+		nf = realloc(p->def->fns, cap * sizeof(*nf));
+		if (!nf)
+			return oom(p);
+		p->def->fns = nf;
+		p->cap = cap;
+	}
+	fn = &p->def->fns[p->def->nfns++];
+	memset(fn, 0, sizeof(*fn));
+	p->open = 1;
+	p->pcap = 0;
+	fn->line = line;
+	fn->kind = kind->val;
+	fn->family = fam->val;
+	fn->bytes = bytes->val;
+	fn->flags = flags;
+	fn->name = strdup(w[1]);
+	if (!fn->name)
+		return oom(p);
+	if (flags & ST_DEF_LARGE) {
+		size_t n = strlen(w[1]) + 3;
+
+		fn->name_c = malloc(n);
+		if (!fn->name_c)
+			return oom(p);
+		snprintf(fn->name_c, n, "%s_c", w[1]);
+	}
+	if (twin) {
+		fn->twin = strdup(twin);
+		if (!fn->twin)
+			return oom(p);
+	}
+	if (name_taken(p->def, fn->name))
+		return fail(p, line, "duplicate function '%s'", fn->name);
+	if (fn->name_c && name_taken(p->def, fn->name_c))
+		return fail(p, line, "duplicate function '%s'", fn->name_c);
+	return 0;
+}
+
+static int has_role(const struct st_def_fn *fn, int role)
+{
+	return st_def_find_role(fn, role) >= 0;
+}
+
+/* The rules one entry must satisfy on its own, checked at its 'end'. */
+static int check_fn(struct parser *p, const struct st_def_fn *fn)
+{
+	int line = fn->line, poly = 0;
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++)
+		poly |= fn->params[i].poly != ST_POLY_NONE;
+	if ((fn->flags & ST_DEF_LARGE) && !poly)
+		return fail(p, line,
+			    "_c form requested for '%s', which has no "
+			    "POLYCOUNT or POLYDISP parameter", fn->name);
+	if (fn->kind == ST_KIND_COLL && !has_role(fn, ST_ROLE_COMM))
+		return fail(p, line, "collective '%s' has no comm role",
+			    fn->name);
+	if (fn->kind == ST_KIND_COLL && fn->family == ST_FAM_BLOCKING &&
+	    !fn->twin)
+		return fail(p, line, "blocking collective '%s' has no twin",
+			    fn->name);
+	if (fn->twin && fn->family != ST_FAM_BLOCKING)
+		return fail(p, line, "twin given for '%s', which is not "
+			    "blocking", fn->name);
+	if ((fn->family == ST_FAM_NONBLOCKING ||
+	     fn->family == ST_FAM_PERSISTENT) &&
+	    !has_role(fn, ST_ROLE_REQUEST))
+		return fail(p, line, "%s '%s' has no request role",
+			    fn->family == ST_FAM_NONBLOCKING ?
+			    "nonblocking" : "persistent", fn->name);
+	if ((fn->flags & ST_DEF_ROOTED) && !has_role(fn, ST_ROLE_ROOT))
+		return fail(p, line, "flag rooted on '%s', which has no root "
+			    "role", fn->name);
+	if (!(fn->flags & ST_DEF_ROOTED) && has_role(fn, ST_ROLE_ROOT))
+		return fail(p, line, "'%s' has a root role but no flag rooted",
+			    fn->name);
+	if ((fn->flags & ST_DEF_SNAP) && fn->kind != ST_KIND_COMPLETE)
+		return fail(p, line, "flag snap on '%s', which is not a "
+			    "completion call", fn->name);
+	if ((fn->flags & ST_DEF_SNAP) && !has_role(fn, ST_ROLE_REQUEST) &&
+	    !has_role(fn, ST_ROLE_REQUESTS))
+		return fail(p, line, "flag snap on '%s', which has no request "
+			    "or requests role", fn->name);
+	if ((has_role(fn, ST_ROLE_REQUESTS) ||
+	     has_role(fn, ST_ROLE_STATUSES)) && !has_role(fn, ST_ROLE_NREQ))
+		return fail(p, line, "'%s' has an array of requests or "
+			    "statuses but no nreq role", fn->name);
+	if (fn->kind == ST_KIND_COMM && !has_role(fn, ST_ROLE_NEWCOMM) &&
+	    !has_role(fn, ST_ROLE_COMMP))
+		return fail(p, line, "communicator call '%s' has no newcomm "
+			    "or commp role", fn->name);
+	if (has_role(fn, ST_ROLE_COMMP) && fn->kind != ST_KIND_COMM)
+		return fail(p, line, "role commp in '%s', which is not of "
+			    "kind comm", fn->name);
+	return 0;
+}
+
+/*
+ * Does 'twin' take the parameters of 'fn' without its status, plus a
+ * final request, in both forms?
+ */
+static int twin_matches(const struct st_def_fn *fn,
+			const struct st_def_fn *twin)
+{
+	size_t i, j = 0;
+	int f;
+
+	for (i = 0; i < fn->nparams; i++) {
+		const struct st_def_param *a = &fn->params[i];
+
+		if (a->role == ST_ROLE_STATUS)
+			continue;
+		if (j == twin->nparams)
+			return 0;
+		for (f = 0; f < 2; f++)
+			if (strcmp(a->decl[f], twin->params[j].decl[f]))
+				return 0;
+		j++;
+	}
+	return j + 1 == twin->nparams &&
+	       twin->params[j].role == ST_ROLE_REQUEST;
+}
+
+/* The rules between entries: twins that are entries themselves. */
+static int check_twins(struct parser *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->def->nfns; i++) {
+		struct st_def_fn *fn = &p->def->fns[i];
+		const struct st_def_fn *tw;
+
+		if (!fn->twin)
+			continue;
+		tw = st_def_find(p->def, fn->twin);
+		if (!tw)
+			continue;	/* not wrapped: the compiler checks */
+		if (tw->family != ST_FAM_NONBLOCKING)
+			return fail(p, fn->line, "twin '%s' of '%s' is not "
+				    "nonblocking", tw->name, fn->name);
+		if ((fn->flags & ST_DEF_LARGE) && !(tw->flags & ST_DEF_LARGE))
+			return fail(p, fn->line, "twin '%s' of '%s' has no _c "
+				    "form", tw->name, fn->name);
+		if (!twin_matches(fn, tw))
+			return fail(p, fn->line, "twin '%s' does not take the "
+				    "parameters of '%s' plus a request",
+				    tw->name, fn->name);
+		fn->twin_f08 = !!(tw->flags & ST_DEF_F08);
+	}
+	return 0;
+}
+
+/* Split 'line' in place into at most MAX_WORDS blank-separated words. */
+static int split_words(char *line, char **w)
+{
+	int n = 0;
+
+	for (;;) {
+		while (isspace((unsigned char)*line))
+			*line++ = '\0';
+		if (!*line)
+			return n;
+		if (n == MAX_WORDS)
+			return -1;
+		w[n++] = line;
+		while (*line && !isspace((unsigned char)*line))
+			line++;
+	}
+}
+
+static int parse_line(struct parser *p, int lineno, char *line)
+{
+	char *hash = strchr(line, '#');
+	char *w[MAX_WORDS];
+	size_t len;
+	char *s, *e;
+	int nw;
+
+	if (hash)
+		*hash = '\0';
+	len = strlen(line);
+	while (len && isspace((unsigned char)line[len - 1]))
+		line[--len] = '\0';
+	for (s = line; isspace((unsigned char)*s); s++)
+		;
+	if (!*s)
+		return 0;
+	for (e = s; *e && !isspace((unsigned char)*e); e++)
+		;
+	if ((e - s == 2 && !strncmp(s, "fn", 2)) ||
+	    (e - s == 3 && !strncmp(s, "end", 3))) {
+		nw = split_words(s, w);
+		if (nw < 0)
+			return fail(p, lineno, "too many words");
+	} else if (p->open) {
+		/* a parameter: the role, then the declaration as it is */
+		if (*e)
+			*e++ = '\0';
+		while (isspace((unsigned char)*e))
+			e++;
+		return parse_param(p, lineno, s, e);
+	} else {
+		*e = '\0';
+		return fail(p, lineno, "expected 'fn', found '%s'", s);
+	}
+	if (!strcmp(w[0], "fn")) {
+		if (p->open)
+			return fail(p, lineno, "'fn' inside entry '%s' "
+				    "(missing 'end')", cur_fn(p)->name);
+		return parse_header(p, lineno, w, nw);
+	}
+	if (!p->open)
+		return fail(p, lineno, "'end' outside an entry");
+	if (nw > 1)
+		return fail(p, lineno, "unexpected '%s' after 'end'", w[1]);
+	p->open = 0;
+	return check_fn(p, cur_fn(p));
+}
+
+int st_def_parse(struct st_def *def, const char *text,
+		 struct st_def_error *err)
+{
+	struct parser p = { def, err, 0, 0, 0 };
+	const char *s = text;
+	int lineno = 0, rc = 0;
+
+	def->fns = NULL;
+	def->nfns = 0;
+	err->line = 0;
+	err->msg[0] = '\0';
+	while (*s && !rc) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char *line = malloc(len + 1);
+
+		lineno++;
+		if (!line) {
+			rc = oom(&p);
+			break;
+		}
+		memcpy(line, s, len);
+		line[len] = '\0';
+		rc = parse_line(&p, lineno, line);
+		free(line);
+		s += len + (nl ? 1 : 0);
+	}
+	if (!rc && p.open)
+		rc = fail(&p, cur_fn(&p)->line, "entry '%s' has no 'end'",
+			  cur_fn(&p)->name);
+	if (!rc && !def->nfns)
+		rc = fail(&p, 0, "no entries");
+	if (!rc)
+		rc = check_twins(&p);
+	if (rc)
+		st_def_release(def);
+	return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * tools/gen/wrappers-def.h: reads wrappers.def, the one place that says what
+ * synctrace wraps and what each parameter means (the syntax is described
+ * at the top of wrappers.def).  st_def_parse() turns the text into a list
+ * of entries and checks each against the rules a wrapper depends on, so
+ * tools/gen only has to transcribe.  Linked into the unit tests,
+ * which feed it strings; it never prints or exits.
+ */
+#ifndef ST_TOOLS_GEN_WRAPPERS_DEF_H
+#define ST_TOOLS_GEN_WRAPPERS_DEF_H
+
+#include <stddef.h>
+
+/*
+ * Parameter roles: the field names of 'struct st_args' in pmpi/hooks.h.
+ * A parameter without a role ('-' in wrappers.def) is ST_ROLE_NONE.
+ */
+enum st_def_role {
+	ST_ROLE_NONE = 0,
+	ST_ROLE_SBUF,
+	ST_ROLE_RBUF,
+	ST_ROLE_BUF,
+	ST_ROLE_SCOUNT,
+	ST_ROLE_RCOUNT,
+	ST_ROLE_COUNT,
+	ST_ROLE_STYPE,
+	ST_ROLE_RTYPE,
+	ST_ROLE_TYPE,
+	ST_ROLE_SCOUNTS,
+	ST_ROLE_RCOUNTS,
+	ST_ROLE_STYPES,
+	ST_ROLE_RTYPES,
+	ST_ROLE_ROOT,
+	ST_ROLE_OP,
+	ST_ROLE_COMM,
+	ST_ROLE_NEWCOMM,
+	ST_ROLE_COMMP,
+	ST_ROLE_PEER,
+	ST_ROLE_TAG,
+	ST_ROLE_PEER2,
+	ST_ROLE_TAG2,
+	ST_ROLE_REQUEST,
+	ST_ROLE_REQUESTS,
+	ST_ROLE_NREQ,
+	ST_ROLE_INDEX,
+	ST_ROLE_INDICES,
+	ST_ROLE_OUTCOUNT,
+	ST_ROLE_FLAG,
+	ST_ROLE_STATUS,
+	ST_ROLE_STATUSES,
+	ST_ROLE_PROVIDED,
+	ST_ROLE_MAX		/* number of roles, ST_ROLE_NONE included */
+};
+
+/*
+ * The type notation that differs between the int form and the _c form
+ * of one entry (MPICH's POLY* idea): POLYCOUNT is int, or MPI_Count in
+ * the _c form; POLYDISP is int, or MPI_Aint in the _c form.
+ */
+enum st_def_poly {
+	ST_POLY_NONE = 0,
+	ST_POLY_COUNT,
+	ST_POLY_DISP
+};
+
+/* Flags of an entry (not the ST_FNF_* of a function id). */
+#define ST_DEF_LARGE 0x1	/* the entry also yields the _c form */
+#define ST_DEF_F08 0x2		/* mpi_f08 calls its PMPI_ name directly */
+#define ST_DEF_ROOTED 0x4	/* has a root argument */
+#define ST_DEF_SNAP 0x8		/* calls st_complete_pre() before the call */
+
+/* One parameter of an entry. */
+struct st_def_param {
+	char *name;		/* "sendcounts" */
+	int role;		/* enum st_def_role */
+	int poly;		/* enum st_def_poly */
+	/*
+	 * The C declaration in the int form [0] and in the _c form [1],
+	 * e.g. "const int sendcounts[]" and "const MPI_Count sendcounts[]";
+	 * the same text twice when 'poly' is ST_POLY_NONE.
+	 */
+	char *decl[2];
+};
+
+/* One entry: an MPI function, and its _c form when ST_DEF_LARGE. */
+struct st_def_fn {
+	char *name;		/* "MPI_Allreduce" */
+	char *name_c;		/* "MPI_Allreduce_c", or NULL without _c form */
+	int line;		/* line of its 'fn' header in the text */
+	int kind;		/* enum st_fn_kind (writer/fn-info.h) */
+	int family;		/* enum st_fn_family */
+	int bytes;		/* enum st_bytes_class */
+	unsigned flags;		/* ST_DEF_* */
+	/*
+	 * The nonblocking twin of a blocking call ("MPI_Iallreduce"; its _c
+	 * form is the twin of the _c form), or NULL.  'twin_f08' is set
+	 * when the twin is itself an entry flagged f08, so it is reached
+	 * through ST_REAL().
+	 */
+	char *twin;
+	int twin_f08;
+	struct st_def_param *params;
+	size_t nparams;
+};
+
+/* A parsed wrappers.def; entries in file order. */
+struct st_def {
+	struct st_def_fn *fns;
+	size_t nfns;
+};
+
+/* Where and why parsing failed. */
+struct st_def_error {
+	int line;		/* 1-based line, 0 when not about a line */
+	char msg[256];		/* "unknown role 'sbuff'" */
+};
+
+/*
+ * Parse the NUL-terminated text 'text' into 'def' (which the caller
+ * releases with st_def_release() after success).  Returns 0; -EINVAL
+ * for a malformed or inconsistent entry, with 'err' saying where and
+ * why; -ENOMEM.  On failure 'def' is left empty.
+ */
+int st_def_parse(struct st_def *def, const char *text,
+		 struct st_def_error *err);
+
+/* Free what st_def_parse() allocated and empty 'def'. */
+void st_def_release(struct st_def *def);
+
+/*
+ * Index in 'fn->params' of the parameter with role 'role', or -1.
+ * Every role but ST_ROLE_NONE occurs at most once in an entry.
+ */
+int st_def_find_role(const struct st_def_fn *fn, int role);
+
+/* Entry called 'name' (int form only), or NULL. */
+const struct st_def_fn *st_def_find(const struct st_def *def,
+				    const char *name);
+
+/* Name of role 'role' as wrappers.def spells it ("sbuf", "-"). */
+const char *st_def_role_name(int role);
+
+/*
+ * Enum constant of a kind, family or bytes class, as gen/ops.h spells
+ * it ("ST_KIND_COLL", "ST_FAM_BLOCKING", "ST_BYTES_ALLREDUCE"); NULL for
+ * an unknown value.
+ */
+const char *st_def_kind_enum(int kind);
+const char *st_def_family_enum(int family);
+const char *st_def_bytes_enum(int bytes);
+
+#endif
