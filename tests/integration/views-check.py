@@ -22,12 +22,19 @@ against `synctrace dump --csv` of the same run (standard library only).
         persistent instance (intra-communicators only); each
         ENTER's time stamp + ORIGIN_NS is the call's g0_ns (within 1 ns).
 
+    views-check.py png SHOT.png X,Y,W,H '#rrggbb' ...
+        In the box X,Y,W,H (CSS pixels at scale 1) the screenshot holds at
+        least 20 pixels of each colour given (a PNG of 8-bit RGB or RGBA,
+        decoded here with zlib).
+
 Prints one line of figures and exits 0, or prints what differs and exits 1.
 """
 import collections
 import csv
 import json
+import struct
 import sys
+import zlib
 
 SENDS = {"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"}
 ISENDS = {"MPI_Isend", "MPI_Issend"}
@@ -246,13 +253,85 @@ def check_otf2(path, dump, origin):
                               .items())), worst))
 
 
+def png_pixels(path):
+    """Width, height and rows of (r, g, b) of an 8-bit RGB(A) PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail("%s is not a PNG" % path)
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(
+                ">IIBBBBB", body)
+            if depth != 8 or ctype not in (2, 6) or interlace:
+                fail("%s: unsupported PNG (depth %d, type %d)"
+                     % (path, depth, ctype))
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    rows = []
+    for y in range(h):
+        ft = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+
+def check_png(path, box, colours):
+    w, h, bpp, rows = png_pixels(path)
+    bx, by, bw, bh = (int(float(v)) for v in box.split(","))
+    if bw <= 0 or bh <= 0 or bx + bw > w or by + bh > h:
+        fail("%s: box %s is not inside the %dx%d shot" % (path, box, w, h))
+    rows = [r[bx * bpp:(bx + bw) * bpp] for r in rows[by:by + bh]]
+    w = bw
+    want = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)): c
+            for c in colours}
+    got = collections.Counter()
+    for line in rows:
+        for x in range(0, w * bpp, bpp):
+            rgb = (line[x], line[x + 1], line[x + 2])
+            if rgb in want:
+                got[rgb] += 1
+    for rgb, name in want.items():
+        if got[rgb] < 20:
+            fail("%s: %d pixels of %s" % (path, got[rgb], name))
+    print("png: box %s, %s" % (box, ", ".join(
+        "%s %d px" % (want[k], got[k]) for k in want)))
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "chrome":
         check_chrome(sys.argv[2], load_dump(sys.argv[3]))
     elif len(sys.argv) == 5 and sys.argv[1] == "otf2":
         check_otf2(sys.argv[2], load_dump(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "png":
+        check_png(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
-        fail("usage: views-check.py chrome JSON CSV | otf2 PRINT CSV ORIGIN")
+        fail("usage: views-check.py chrome JSON CSV | otf2 PRINT CSV ORIGIN"
+             " | png PNG X,Y,W,H COLOUR...")
 
 
 if __name__ == "__main__":
