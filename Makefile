@@ -76,7 +76,8 @@ UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage conformance bench install clean
+	check-exports check-coverage check-python conformance bench install \
+	clean
 .DELETE_ON_ERROR:
 
 all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
@@ -141,6 +142,11 @@ check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
 		sh tests/integration/run.sh
 
+# The Python reader of runs (tools/python/synctrace.py), standard library
+# only; its test of a real run is in tests/integration/t-python.sh.
+check-python:
+	$(Q)python3 -m unittest discover -s tools/python
+
 # Every header compiles on its own, and every file keeps to its layer.
 check-headers: $(BUILD)/gen/ops.h
 	$(Q)sh tests/check-layers.sh
@@ -162,7 +168,7 @@ check-exports: $(LIB) $(BUILD)/gen/ops.h
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-integration
+		check-coverage check-exports check-python check-integration
 
 conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
