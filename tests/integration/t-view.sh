@@ -37,6 +37,36 @@ else
 	grep -q 'st-oversubscribed' "$t/view.html" &&
 		fail "a warning about cores with $ncores cores"
 fi
+# The report says the same, and counts who sends what to whom: on the
+# 2 x 2 grid each rank sends its two neighbours one 32-double edge per
+# iteration, and each MPI_Allreduce moves 8 bytes from every rank to
+# every other.
+"$ST_CLI" report --matrix-csv "$t/matrix.csv" --matrix-json "$t/matrix.json" \
+	"$t/jac" > "$t/report.txt" 2> "$t/report.err" ||
+	{ show "$t/report.err"; fail "synctrace report failed"; }
+# Lines of the report joined where they wrap (continuations are indented).
+awk '/^    / { sub(/^ +/, " "); printf "%s", $0; next }
+     { printf "\n%s", $0 } END { print "" }' "$t/report.txt" \
+	> "$t/report.joined"
+grep -q "^Imbalance by rank: rank $slow arrives last in [0-9]* % of MPI_Allreduce at jacobi.c:[0-9]* (n=15 instances) and causes [0-9]* % of its waiting" \
+	"$t/report.joined" || { grep '^Imbalance' "$t/report.joined";
+	  fail "the report's verdict does not name rank $slow"; }
+if [ "$ncores" -lt 4 ]; then
+	grep -q "^note: 4 ranks ran on host .* cores: the waiting may be the machine's" \
+		"$t/report.joined" || fail "no note on too few cores in the report"
+fi
+[ "$(head -n 1 "$t/matrix.csv")" = kind,src,dst,bytes,messages ] ||
+	fail "matrix CSV header"
+[ "$(grep -c '^p2p,' "$t/matrix.csv")" = 8 ] ||
+	{ show "$t/matrix.csv"; fail "not 8 neighbour pairs"; }
+grep '^p2p,' "$t/matrix.csv" | grep -v ',3840,15$' &&
+	fail "a neighbour pair without 15 edges of 256 bytes"
+[ "$(grep -c '^coll,[0-9]*,[0-9]*,120,15$' "$t/matrix.csv")" = 12 ] ||
+	{ show "$t/matrix.csv"; fail "allreduce pairs are not 12 x 15 x 8 B"; }
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));
+assert d["ranks"] == 4 and d["p2p"]["messages"][0][1] == 15, d' \
+	"$t/matrix.json" || fail "matrix JSON"
+
 # Self-contained: nothing loaded from elsewhere.
 grep -Eq '<script[^>]+src=|<link[^>]+href=|https?://' "$t/view.html" &&
 	fail "the page refers to something outside it"
