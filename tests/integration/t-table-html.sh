@@ -47,7 +47,8 @@ grep -q 'cost of one operation, log scale' "$t/dom.html" ||
 note "$browser rendered $nsvg plots for $nops operations"
 # One colour per process count on the whole page: the legend of every
 # plot gives p=N the same colour.
-grep -o 'fill="#[0-9a-f]*"/><text[^>]*>p=[0-9]*: median' "$t/dom.html" |
+grep -Eo 'fill="#[0-9a-f]*"(/>|></circle>)<text[^>]*>p=[0-9]*: median' \
+	"$t/dom.html" |
 	sed 's/fill="\(#[0-9a-f]*\)".*>p=\([0-9]*\):.*/\2 \1/' | sort -u \
 	> "$t/p-colours"
 [ -s "$t/p-colours" ] || fail "no legend entries p=N in the page"
