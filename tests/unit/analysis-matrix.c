@@ -149,6 +149,7 @@ Test(analysis_matrix, csv_lists_every_pair_with_traffic)
 	fclose(f);
 	cr_expect_str_eq(buf, "kind,src,dst,bytes,messages\np2p,0,1,24,2\n");
 	free(buf);
+	st_matrix_release(&m);
 	cr_expect_eq(st_matrix_init(&m, ST_MATRIX_MAX_RANKS + 1), -E2BIG);
 	fake_scan_release(&s);
 }
