@@ -29,6 +29,7 @@
 #include "tools/analysis/imbalance.h"
 #include "tools/analysis/merge.h"
 #include "tools/analysis/symbols.h"
+#include "tools/cli/report-views.h"
 #include "tools/cli/synctrace.h"
 #include "tools/analysis/timeline.h"
 #include "tools/cli/usage.h"
@@ -37,7 +38,8 @@
 #include "writer/reader.h"
 
 const char st_report_usage[] =
-"usage: synctrace report [--top N] RUN\n"
+"usage: synctrace report [--top N] [--matrix-csv FILE] [--matrix-json FILE]\n"
+"                        RUN\n"
 "\n"
 "Summarise run directory RUN: time and bytes per MPI function, time from\n"
 "start to completion of nonblocking and persistent operations, the call\n"
@@ -49,9 +51,14 @@ const char st_report_usage[] =
 "With clock synchronisation records, blocking collectives are matched\n"
 "across ranks in global time: arrival imbalance, waiting for the last\n"
 "rank, time in the operation after the last arrival and exit skew, per\n"
-"function and per call site.\n"
+"function and per call site; the verdict names the rank that arrives\n"
+"last at the call site with most waiting, and how much of it it causes.\n"
+"Then time per rank and who sends how many bytes to whom.\n"
 "\n"
-"    --top N     show the N call sites with most time (default 10, 0: all)\n"
+"    --top N     show the N call sites with most time, the N pairs with\n"
+"                most bytes (default 10, 0: all)\n"
+"    --matrix-csv FILE   write the communication matrices as CSV\n"
+"    --matrix-json FILE  write them as JSON\n"
 "    -h, --help  show this help\n";
 
 #define NFN 65536		/* function ids are 16 bits */
@@ -235,6 +242,7 @@ struct size_stat {
 
 struct report {
 	long top;
+	const char *matrix_csv, *matrix_json;
 	int nread;			/* ranks whose file was read */
 	int failed;
 	int table_warned;
@@ -1378,6 +1386,18 @@ static void parse_options(struct report *rp, int argc, char **argv,
 			if (st_parse_int(val, 0, 1000000, &rp->top))
 				usage_die(st_report_usage,
 					  "bad number '%s' for '--top'", val);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--matrix-csv",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_report_usage, "option "
+					  "'--matrix-csv' needs a file");
+			rp->matrix_csv = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--matrix-json",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_report_usage, "option "
+					  "'--matrix-json' needs a file");
+			rp->matrix_json = val;
 		} else if (!strcmp(arg, "--")) {
 			if (i + 1 < argc && !*run)
 				*run = argv[++i];
@@ -1482,6 +1502,8 @@ int cmd_report(int argc, char **argv)
 	print_sites(&rp);
 	print_sizes(&rp);
 	print_collectives(&rp);
+	if (st_report_views(arg, rp.top, rp.matrix_csv, rp.matrix_json))
+		rp.failed = 1;
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the output: %s", strerror(errno));
 

@@ -21,6 +21,8 @@ int cmd_clockcheck(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Help texts, printed by --help (stdout) and after a usage error (stderr). */
 extern const char st_run_usage[];
@@ -30,6 +32,8 @@ extern const char st_clockcheck_usage[];
 extern const char st_table_usage[];
 extern const char st_bench_usage[];
 extern const char st_predict_usage[];
+extern const char st_export_usage[];
+extern const char st_view_usage[];
 
 /*
  * Option parsing.  st_opt_value() matches argv[*i] against the long
