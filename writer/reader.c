@@ -47,6 +47,7 @@ struct st_reader {
 	int state;		/* 0, 1 at the end, or a sticky error */
 	int truncated;
 	size_t hdr_len;		/* of a chunk header in this version */
+	uint32_t fn_count;	/* function ids are below this; 0: any */
 
 	/* the sequence number of stream i's next chunk; [nseq], 0 beyond */
 	uint32_t *next_seq;
@@ -526,12 +527,25 @@ int st_reader_next(struct st_reader *r, struct st_event *ev)
 			    r->count - r->left + 1, r->count,
 			    (unsigned long long)r->off);
 	ev->thread = r->stream;
+	if (r->fn_count && ev->fn >= r->fn_count &&
+	    (ev->kind == ST_REC_CALL || ev->kind == ST_REC_START ||
+	     ev->kind == ST_REC_DONE || ev->kind == ST_REC_COMM))
+		return fail(r, -EBADMSG,
+			    "unknown function id %u in record %u of %u in "
+			    "chunk at offset %llu", ev->fn,
+			    r->count - r->left + 1, r->count,
+			    (unsigned long long)r->off);
 	if (!--r->left && r->p != r->end)
 		return fail(r, -EBADMSG,
 			    "%zu stray bytes after record %u in chunk at "
 			    "offset %llu", (size_t)(r->end - r->p), r->count,
 			    (unsigned long long)r->off);
 	return 1;
+}
+
+void st_reader_set_fn_count(struct st_reader *r, unsigned n)
+{
+	r->fn_count = n > 65536 ? 0 : n;
 }
 
 int st_reader_truncated(const struct st_reader *r)

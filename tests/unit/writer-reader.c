@@ -788,3 +788,44 @@ Test(writer_reader, version_4_files_still_read)
 	st_reader_close(r);
 	free(v4);
 }
+
+/* With the tools' function count, an id beyond it is corrupt data. */
+Test(writer_reader, function_id_beyond_the_table_is_corrupt)
+{
+	struct st_stream *s;
+	struct st_reader *r;
+	struct st_event ev[3], got;
+	char err[256];
+	int i, n, rc;
+
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
+	cr_assert_eq(st_stream_new(&s, &sink, 0, ST_STREAM_MIN_BUF, 6), 0);
+	for (i = 0; i < 3; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].fn = i == 2 ? 65535 : 3;
+		ev[i].seq = (uint64_t)i + 1;
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+	}
+	cr_assert_eq(st_stream_flush(s), 0);
+	st_stream_free(s);
+
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "f", err,
+					sizeof(err)), 0);
+	for (n = 0; (rc = st_reader_next(r, &got)) == 1; n++)
+		;
+	cr_expect_eq(rc, 0, "without a count any id reads");
+	cr_expect_eq(n, 3);
+	st_reader_close(r);
+
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "f", err,
+					sizeof(err)), 0);
+	st_reader_set_fn_count(r, 100);
+	for (n = 0; (rc = st_reader_next(r, &got)) == 1; n++)
+		;
+	cr_expect_eq(rc, -EBADMSG);
+	cr_expect_eq(n, 2);
+	cr_expect(strstr(st_reader_error(r), "unknown function id 65535 in "
+			 "record 3 of 3 in chunk at offset"), "%s",
+		  st_reader_error(r));
+	st_reader_close(r);
+}

@@ -642,7 +642,7 @@ static int read_rank(struct report *rp, int rank, const char *path)
 	char err[512];
 	long init_ns;
 
-	rc = st_reader_open(&r, path, err, sizeof(err));
+	rc = st_fn_reader_open(&r, path, err, sizeof(err));
 	if (rc)
 		return error("%s", *err ? err : strerror_neg(rc));
 	rp->nread++;
