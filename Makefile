@@ -149,7 +149,7 @@ check-exports: $(LIB) $(BUILD)/gen/ops.h
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-integration check-fuzz
+		check-coverage check-exports check-fuzz check-integration
 
 conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
