@@ -5,7 +5,8 @@
  * dump, report and predict with a clear error (table, which reads what
  * precedes any damage, with a warning), not used as an index; an object record without text must not reach memcpy() with a
  * NULL pointer (UBSan in the sanitizer build); an object path with a
- * terminal escape sequence must reach the terminal escaped.
+ * terminal escape sequence must reach the terminal escaped, and so must
+ * the run's command line.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -142,11 +143,16 @@ Test(tools_corrupt, object_path_escapes_reach_the_terminal_escaped)
 	char **argv[] = { dump, sites, report };
 	int (*cmd[])(int, char **) = { cmd_dump, cmd_dump, cmd_report };
 	struct st_event ev;
+	char index[512];
 	size_t i;
 
 	/* Rank 1's site 2 has frame 0x10: put the object there. */
 	fake_object(&ev, 0x8, 0x100, evil);
 	append_chunk(&ev);
+	/* and a command line that would clear the screen */
+	snprintf(index, sizeof(index), "%s/synctrace.run", run);
+	write_file(index, "nranks=2\ncmdline=./app\t\x1b[2J\x9b\n"
+		   "complete=1\n");
 	for (i = 0; i < 3; i++) {
 		struct captured c = run_cmd(dir, cmd[i], argv[i]);
 		const char *p;
@@ -168,6 +174,9 @@ Test(tools_corrupt, object_path_escapes_reach_the_terminal_escaped)
 
 		cr_expect(strstr(c.out, "/tmp/\\x1b]0;pwned\\x07\\x1b[2J/"
 				 "lib\\x9b.so"), "%s", c.out);
+		captured_free(&c);
+		c = run_cmd(dir, cmd_report, report);
+		cr_expect(strstr(c.out, "./app \\x1b[2J\\x9b\n"), "%s", c.out);
 		captured_free(&c);
 	}
 }
