@@ -210,11 +210,12 @@ fuzz-build:
 
 check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
 	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
-		sh tests/fuzz/run.sh check
+		SAN=$(SAN) sh tests/fuzz/run.sh check
 
 fuzz: deps fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
 	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
-		FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh fuzz
+		SAN=$(SAN) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		sh tests/fuzz/run.sh fuzz
 
 clean:
 	rm -rf build build-san build-fuzz
