@@ -180,3 +180,52 @@ Test(tools_corrupt, object_path_escapes_reach_the_terminal_escaped)
 		captured_free(&c);
 	}
 }
+
+/*
+ * Header values reach table's, report's and dump --header's text
+ * escaped: a host name with an escape sequence (the fuzzer's input had
+ * a control character in 'clock', which table printed raw).
+ */
+Test(tools_corrupt, header_escapes_reach_the_terminal_escaped)
+{
+	char run1[400];
+	char *tab[] = { "table", run1, NULL };
+	char *report[] = { "report", run1, NULL };
+	char *hdr[] = { "dump", "--header", run1, NULL };
+	char **argv[] = { tab, report, hdr };
+	int (*cmd[])(int, char **) = { cmd_table, cmd_report, cmd_dump };
+	struct fake_rank fr;
+	struct st_event ev;
+	size_t i;
+	int k;
+
+	snprintf(run1, sizeof(run1), "%s/one", dir);
+	cr_assert_eq(mkdir(run1, 0777), 0);
+	fake_index(run1, 1, 1);
+	fake_rank_open(&fr, run1, 0, "node\x1b]0;x\x07\x17", "2000");
+	for (k = 0; k < 8; k++) {
+		fake_call(&ev, ST_FN_MPI_ALLREDUCE, 3000 + 1000 * (uint64_t)k,
+			  3100 + 1000 * (uint64_t)k, 0);
+		ev.comm = 1;
+		ev.comm_size = 1;
+		ev.seq = (uint64_t)k + 1;
+		ev.sbytes = ev.rbytes = ev.tsize = 8;
+		fake_append(&fr, &ev);
+	}
+	fake_rank_close(&fr);
+	for (i = 0; i < 3; i++) {
+		struct captured c = run_cmd(dir, cmd[i], argv[i]);
+		const char *p;
+
+		for (p = c.out; *p; p++)
+			if ((unsigned char)*p < 0x20 && *p != '\n' &&
+			    *p != '\t')
+				break;
+		cr_expect_eq(*p, '\0', "%s: control character 0x%02x in "
+			     "the output", argv[i][0], (unsigned char)*p);
+		cr_expect(cmd[i] == cmd_report ||
+			  strstr(c.out, "node\\x1b]0;x\\x07\\x17"), "%s: %s",
+			  argv[i][0], c.out);
+		captured_free(&c);
+	}
+}
