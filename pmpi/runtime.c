@@ -8,10 +8,12 @@
  * compresses and writes it while the application fills the other
  * (SYNCTRACE_ASYNC=1, the default), or compressed on the spot.
  * MPI_Finalize flushes and lets the ranks agree that the trace set is
- * complete; exit and fatal signals flush what they can; a child
- * forked by the application leaves the trace to its parent.  Any
+ * complete; exit flushes; fatal signals and MPI_Abort write what is
+ * buffered with write(2) only and then go on as they would have; a
+ * child forked by the application leaves the trace to its parent.  Any
  * trouble of synctrace's own warns once and switches tracing off: the
- * application's calls, results and return codes are never touched.
+ * application's calls, results, return codes and exit status are never
+ * touched.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -619,37 +621,148 @@ static void on_exit_flush(void)
 	flush_all();
 }
 
-/* A fatal signal: write what is buffered with write(2) only, then die. */
-static void on_signal(int sig)
+/*
+ * Fatal signals.  A rank that dies of a signal or ends in MPI_Abort
+ * still writes what its streams hold: as stored chunks, with write(2)
+ * only (st_stream_flush_raw: no allocation, lock or stdio, so safe in a
+ * handler), skipping a stream that is being appended to (its records
+ * are half made).  Then the signal goes on as it would have without
+ * synctrace: to the handler the application had installed, or, where it
+ * had none, the default action, so the process dies of the same signal
+ * with the same exit status and core dump.
+ *
+ * The fault signals are taken wherever the application does not ignore
+ * them, and chained to its handler; the termination signals only where
+ * it left their default action, since a program that handles SIGTERM
+ * usually means to finish and call MPI_Finalize, whose flush is better.
+ * A handler that returns (after a fault it repaired) finds tracing off:
+ * streams written from a handler cannot go on safely.
+ */
+static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
+static const int term_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+#define NSIGS 8
+static struct {
+	int sig;
+	int ours;		/* our handler is installed */
+	struct sigaction old;	/* what the application had */
+} caught[NSIGS];
+static atomic_int fatal_flushed;
+
+/* Write every stream that can be written; once.  Async-signal-safe. */
+static void flush_fatal(void)
 {
 	int i, n = atomic_load(&nstreams);
 
-	if (trace_fd >= 0 && !finalized && getpid() == trace_pid) {
-		atomic_store(&st_on, 0);
-		for (i = 0; i < n && i < MAX_STREAMS; i++)
-			if (streams[i].s && !atomic_load(&streams[i].busy))
-				st_stream_flush_raw(streams[i].s, trace_fd);
+	if (trace_fd < 0 || finalized || getpid() != trace_pid ||
+	    atomic_exchange(&fatal_flushed, 1))
+		return;
+	atomic_store(&st_on, 0);
+	for (i = 0; i < n && i < MAX_STREAMS; i++)
+		if (streams[i].s && !atomic_load(&streams[i].busy))
+			st_stream_flush_raw(streams[i].s, trace_fd);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction dfl, *old = &dfl;
+	int i, saved = errno;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (i = 0; i < NSIGS; i++)
+		if (caught[i].sig == sig)
+			old = &caught[i].old;
+	flush_fatal();
+	if (!(old->sa_flags & SA_SIGINFO) &&
+	    (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
+		/*
+		 * The default action: put it back and raise the signal
+		 * again.  It is blocked here, so it comes when this
+		 * handler returns (and a fault's instruction would fault
+		 * again anyway).
+		 */
+		sigaction(sig, old, NULL);
+		raise(sig);
+		errno = saved;
+		return;
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	/* The application's handler, as the kernel would have called it. */
+	if (old->sa_flags & SA_RESETHAND)
+		sigaction(sig, &dfl, NULL);
+	pthread_sigmask(SIG_BLOCK, &old->sa_mask, NULL);
+	errno = saved;
+	if (old->sa_flags & SA_SIGINFO)
+		old->sa_sigaction(sig, info, uc);
+	else
+		old->sa_handler(sig);
+}
+
+/* Take signal 'sig' into slot 'k'; 'term': only from its default. */
+static void catch_signal(int k, int sig, int term)
+{
+	struct sigaction sa, old;
+
+	caught[k].sig = sig;
+	if (sigaction(sig, NULL, &old))
+		return;
+	if (!(old.sa_flags & SA_SIGINFO) &&
+	    (old.sa_handler == SIG_IGN ||
+	     (term && old.sa_handler != SIG_DFL)))
+		return;
+	if (term && (old.sa_flags & SA_SIGINFO))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | (old.sa_flags & SA_RESTART);
+	sigemptyset(&sa.sa_mask);
+	caught[k].old = old;
+	if (!sigaction(sig, &sa, NULL))
+		caught[k].ours = 1;
 }
 
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-	struct sigaction sa, old;
 	size_t i;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
-		/* Only where the application left the default action. */
-		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL ||
-		    (old.sa_flags & SA_SIGINFO))
-			continue;
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < 4; i++) {
+		catch_signal((int)i, fault_sigs[i], 0);
+		catch_signal((int)i + 4, term_sigs[i], 1);
 	}
+}
+
+/* At MPI_Finalize: give back what the application had, unless it took it. */
+static void release_signals(void)
+{
+	struct sigaction now;
+	int i;
+
+	for (i = 0; i < NSIGS; i++) {
+		if (!caught[i].ours || sigaction(caught[i].sig, NULL, &now))
+			continue;
+		if ((now.sa_flags & SA_SIGINFO) &&
+		    now.sa_sigaction == on_signal)
+			sigaction(caught[i].sig, &caught[i].old, NULL);
+		caught[i].ours = 0;
+	}
+}
+
+/*
+ * MPI_Abort: record the call and write what is buffered, then let it
+ * go on to PMPI_Abort, which ends the process.
+ */
+static void abort_pre(struct st_call *c)
+{
+	struct st_event ev;
+
+	if (atomic_load(&st_on)) {
+		st_event_clear(&ev);
+		ev.kind = ST_REC_CALL;
+		ev.fn = (uint16_t)c->fn;
+		ev.t0 = ev.t1 = st_clock_ns(st_now());
+		ev.site = st_site_get(c->ra);
+		st_emit(&ev);
+	}
+	flush_fatal();
 }
 
 void st_init_pre(struct st_call *c, int fn, void *ra)
@@ -740,6 +853,10 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	c->fn = fn;
 	c->ra = ra;
 	st_tls.guard = 1;
+	if (fn == ST_FN_MPI_ABORT) {
+		abort_pre(c);
+		return;
+	}
 	if (st_comm == MPI_COMM_NULL)
 		return;
 	st_sync_finish();
@@ -768,6 +885,11 @@ void st_finalize_post(struct st_call *c, int rc)
 {
 	struct st_event ev;
 
+	if (c->fn == ST_FN_MPI_ABORT) {
+		/* PMPI_Abort returned, which it should not: nothing to do. */
+		st_tls.guard = 0;
+		return;
+	}
 	if (atomic_load(&st_on)) {
 		st_event_clear(&ev);
 		ev.kind = ST_REC_CALL;
@@ -781,6 +903,7 @@ void st_finalize_post(struct st_call *c, int rc)
 		atomic_store(&st_on, 0);
 	}
 	writer_stop();
+	release_signals();
 	finalized = 1;
 	if (trace_fd >= 0) {
 		close(trace_fd);
