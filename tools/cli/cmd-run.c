@@ -562,9 +562,13 @@ int cmd_run(int argc, char **argv)
 		make_run_dir(o.dir, 1, &created);
 	pattern = dir_pattern(o.dir, cwd, &absdir);
 	/* The notify file goes where the traces go, when that is known. */
-	where = absdir ? xstrdup(absdir) : xstrdup(cwd);
-	if (absdir && strrchr(where, '/') && strrchr(where, '/') != where)
-		*strrchr(where, '/') = '\0';
+	where = xstrdup(absdir ? absdir : cwd);
+	if (absdir) {
+		/* The parent of DIR ("/" for "/DIR"): DIR must stay empty. */
+		char *slash = strrchr(where, '/');
+
+		slash[slash == where] = '\0';
+	}
 	notify = make_notify(where);
 	free(where);
 	preload = st_preload_join(lib, getenv("LD_PRELOAD"));
