@@ -179,7 +179,10 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 4 (this one) added the call site to the context, coded with
+ * Version 5 (this one) added the fields 'arg' and 'offset' (one-sided,
+ * I/O, partitioned and phase records), window and file records as
+ * ST_REC_COMM records, and text in call records.  Version 4 added the
+ * call site to the context, coded with
  * fn, the successor prediction of both, the size classes of timings and
  * the prediction of a completion call's shared timestamps, and took
  * 'site' out of ST_FIELD_LIST.  Version 3 added runs.  Version 2 added
@@ -192,7 +195,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 4
+#define ST_FORMAT_VERSION 5
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
 #define ST_FILE_MAGIC_LEN 8
@@ -248,9 +251,11 @@
 	X(16, addr, U64)		\
 	X(17, len, U64)			\
 	X(18, peer2, S32)		\
-	X(19, tag2, S32)
+	X(19, tag2, S32)		\
+	X(20, arg, S32)			\
+	X(21, offset, S64)
 
-#define ST_NFIELDS 20
+#define ST_NFIELDS 22
 #define ST_F_SBYTES 0
 #define ST_F_RBYTES 1
 #define ST_F_PEER 2

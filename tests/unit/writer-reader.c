@@ -322,6 +322,9 @@ Test(writer_reader, foreign_file_is_named_as_such)
 	cr_expect(strstr(err, "truncated file header"), "%s", err);
 }
 
+#define VERSION_STR1(v) #v
+#define VERSION_STR(v) VERSION_STR1(v)
+
 Test(writer_reader, unknown_version_is_named)
 {
 	char err[256];
@@ -335,7 +338,7 @@ Test(writer_reader, unknown_version_is_named)
 	cr_expect_eq(rc, -EBADMSG);
 	cr_expect_str_eq(err, "'x/rank-0.st': unsupported trace format "
 			 "version 1 at offset 8 (this synctrace reads "
-			 "version 4)");
+			 "version " VERSION_STR(ST_FORMAT_VERSION) ")");
 	free(buf);
 }
 
