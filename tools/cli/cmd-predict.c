@@ -137,28 +137,43 @@ struct gsite {
 
 static void parse_options(struct popts *o, int argc, char **argv)
 {
+	enum { O_TABLE = 256, O_SCALE, O_MISSING, O_STATISTIC, O_TOP,
+	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START };
+	static const struct option longopts[] = {
+		{ "compute-scale", required_argument, NULL, O_SCALE },
+		{ "formula", no_argument, NULL, O_FORMULA },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "missing", required_argument, NULL, O_MISSING },
+		{ "no-first", no_argument, NULL, O_NO_FIRST },
+		{ "send-start", required_argument, NULL, O_SEND_START },
+		{ "statistic", required_argument, NULL, O_STATISTIC },
+		{ "table", required_argument, NULL, O_TABLE },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "validate", no_argument, NULL, O_VALIDATE },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
 	char *end;
-	int i, rc;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->scale = 1;
 	o->top = 10;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_predict_usage, stdout);
 			exit(0);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--table",
-					       &val))) {
-			if (rc < 0)
+		case O_TABLE:
+			if (!val)
 				usage_die(st_predict_usage, "option '--table' "
 					  "needs a file");
 			o->table = val;
-		} else if ((rc = st_opt_value(argc, argv, &i,
-					       "--compute-scale", &val))) {
-			if (rc < 0)
+			break;
+		case O_SCALE:
+			if (!val)
 				usage_die(st_predict_usage, "option "
 					  "'--compute-scale' needs a number");
 			errno = 0;
@@ -167,9 +182,9 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			    !isfinite(o->scale) || o->scale < 0)
 				usage_die(st_predict_usage, "bad value '%s' "
 					  "for '--compute-scale'", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--missing",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_MISSING:
+			if (!val)
 				usage_die(st_predict_usage, "option "
 					  "'--missing' needs a mode");
 			if (!strcmp(val, "measured"))
@@ -180,9 +195,9 @@ static void parse_options(struct popts *o, int argc, char **argv)
 				usage_die(st_predict_usage, "bad value '%s' "
 					  "for '--missing' (error or measured)",
 					  val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--statistic",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_STATISTIC:
+			if (!val)
 				usage_die(st_predict_usage, "option "
 					  "'--statistic' needs a value");
 			if (!strcmp(val, "auto"))
@@ -195,42 +210,43 @@ static void parse_options(struct popts *o, int argc, char **argv)
 				usage_die(st_predict_usage, "bad value '%s' "
 					  "for '--statistic' (auto, mean or "
 					  "median)", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--top",
-					       &val))) {
-			if (rc < 0 || st_parse_int(val, 0, 1000000, &o->top))
+			break;
+		case O_TOP:
+			if (!val || st_parse_int(val, 0, 1000000, &o->top))
 				usage_die(st_predict_usage, "bad number '%s' "
-					  "for '--top'", rc < 0 ? "" : val);
-		} else if (!strcmp(arg, "--validate")) {
+					  "for '--top'", val ? val : "");
+			break;
+		case O_VALIDATE:
 			o->validate = 1;
-		} else if (!strcmp(arg, "--json")) {
+			break;
+		case O_JSON:
 			o->json = 1;
-		} else if (!strcmp(arg, "--formula")) {
+			break;
+		case O_FORMULA:
 			o->formula = 1;
-		} else if (!strcmp(arg, "--no-first")) {
+			break;
+		case O_NO_FIRST:
 			o->no_first = 1;
-		} else if (!strcmp(arg, "--send-start=measured")) {
-			o->send_table = 0;
-		} else if (!strcmp(arg, "--send-start=table")) {
-			o->send_table = 1;
-		} else if (!strncmp(arg, "--send-start", 12)) {
-			usage_die(st_predict_usage, "bad '%s': say "
-				  "--send-start=measured or --send-start=table",
-				  arg);
-		} else if (!strcmp(arg, "--")) {
-			if (i + 1 < argc && !o->run)
-				o->run = argv[++i];
-			if (i + 1 < argc)
-				usage_die(st_predict_usage,
-					  "too many arguments");
-		} else if (arg[0] == '-' && arg[1]) {
-			usage_die(st_predict_usage, "unknown option '%s'",
-				  arg);
-		} else if (o->run) {
-			usage_die(st_predict_usage, "too many arguments");
-		} else {
-			o->run = arg;
+			break;
+		case O_SEND_START:
+			if (val && !strcmp(val, "measured"))
+				o->send_table = 0;
+			else if (val && !strcmp(val, "table"))
+				o->send_table = 1;
+			else
+				usage_die(st_predict_usage, "bad '--send-start"
+					  "%s%s': say --send-start=measured or "
+					  "--send-start=table", val ? "=" : "",
+					  val ? val : "");
+			break;
+		default:
+			usage_die(st_predict_usage, "%s", val);
 		}
 	}
+	if (optind < argc)
+		o->run = argv[optind++];
+	if (optind < argc)
+		usage_die(st_predict_usage, "too many arguments");
 	if (!o->run)
 		usage_die(st_predict_usage, "no run directory given");
 	if (!o->table)

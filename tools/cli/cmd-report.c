@@ -607,38 +607,38 @@ static void print_collectives(struct report *rp)
 static void parse_options(struct report *rp, int argc, char **argv,
 			  const char **run)
 {
+	enum { O_TOP = 256 };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "top", required_argument, NULL, O_TOP },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
-	int i, rc;
+	int c;
 
 	*run = NULL;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_report_usage, stdout);
 			exit(0);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--top",
-					       &val))) {
-			if (rc < 0)
+		case O_TOP:
+			if (!val)
 				usage_die(st_report_usage,
 					  "option '--top' needs a number");
 			if (st_parse_int(val, 0, 1000000, &rp->top))
 				usage_die(st_report_usage,
 					  "bad number '%s' for '--top'", val);
-		} else if (!strcmp(arg, "--")) {
-			if (i + 1 < argc && !*run)
-				*run = argv[++i];
-			if (i + 1 < argc)
-				usage_die(st_report_usage,
-					  "too many arguments");
-		} else if (arg[0] == '-' && arg[1]) {
-			usage_die(st_report_usage, "unknown option '%s'", arg);
-		} else if (*run) {
-			usage_die(st_report_usage, "too many arguments");
-		} else {
-			*run = arg;
+			break;
+		default:
+			usage_die(st_report_usage, "%s", val);
 		}
 	}
+	if (optind < argc)
+		*run = argv[optind++];
+	if (optind < argc)
+		usage_die(st_report_usage, "too many arguments");
 	if (!*run)
 		usage_die(st_report_usage, "no run directory given");
 }

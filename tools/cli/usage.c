@@ -8,6 +8,7 @@
  * of "usage".
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,24 +93,73 @@ const char *strerror_neg(int err)
 	return strerror(err < 0 ? -err : err);
 }
 
-int st_opt_value(int argc, char **argv, int *i, const char *name,
-		 const char **val)
+/*
+ * What was wrong with option 'text' (as typed: "--frob", "--s=1") that
+ * getopt_long() returned '?' for: unknown, ambiguous, or given a value
+ * it does not take.  Short options are named by 'opt'.
+ */
+static const char *bad_option(const char *text, int opt,
+			      const struct option *longopts)
 {
-	const char *arg = argv[*i];
-	size_t n = strlen(name);
+	static char msg[512];
+	const struct option *o, *match = NULL;
+	size_t n, len, nmatch = 0;
+	int first = 1;
 
-	if (strncmp(arg, name, n))
-		return 0;
-	if (arg[n] == '=') {
-		*val = arg + n + 1;
-		return 1;
+	if (strncmp(text, "--", 2) || !text[2]) {
+		snprintf(msg, sizeof(msg), "unknown option '-%c'", opt);
+		return msg;
 	}
-	if (arg[n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
+	n = strcspn(text + 2, "=");
+	for (o = longopts; o->name; o++) {
+		if (strncmp(o->name, text + 2, n))
+			continue;
+		if (strlen(o->name) == n) {
+			match = o;
+			nmatch = 1;
+			break;
+		}
+		match = o;
+		nmatch++;
+	}
+	if (!nmatch) {
+		snprintf(msg, sizeof(msg), "unknown option '%.*s'",
+			 (int)n + 2, text);
+	} else if (nmatch == 1) {
+		snprintf(msg, sizeof(msg), "option '--%s' takes no value",
+			 match->name);
+	} else {
+		len = (size_t)snprintf(msg, sizeof(msg), "ambiguous option "
+				       "'%.*s' (could be", (int)n + 2, text);
+		for (o = longopts; o->name && len < sizeof(msg); o++) {
+			if (strncmp(o->name, text + 2, n))
+				continue;
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+						"%s --%s", o == match ? " or" :
+						first ? "" : ",", o->name);
+			first = 0;
+		}
+		if (len < sizeof(msg))
+			snprintf(msg + len, sizeof(msg) - len, ")");
+	}
+	return msg;
+}
+
+int st_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, const char **arg)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	*arg = optarg;
+	if (c == ':') {
+		*arg = NULL;
+		return optopt;
+	}
+	if (c == '?')
+		*arg = bad_option(argv[optind - 1], optopt, longopts);
+	return c;
 }
 
 int st_parse_int(const char *s, long min, long max, long *out)
