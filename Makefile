@@ -64,8 +64,14 @@ BENCH := $(BUILD)/synctrace-bench
 UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
+# The version, from one place: the VERSION file, plus the commit when this
+# is a git checkout (tools/gen/version.sh).  Compiled in through
+# $(BUILD)/gen/version.h, rewritten only when it changes.
+ST_VERSION := $(shell sh tools/gen/version.sh)
+GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
+
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage conformance bench install clean
+	check-exports check-coverage conformance bench install clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
@@ -77,6 +83,14 @@ deps:
 $(BUILD)/gen/wrappers.c $(BUILD)/gen/ops.h &: wrappers.def $(GEN)
 	$(call say,GEN,$@)$(GEN) wrappers.def $(BUILD)/gen
 
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' \
+		'/* Generated from VERSION by tools/gen/version.sh. Do not edit. */' \
+		'#ifndef ST_GEN_VERSION_H' '#define ST_GEN_VERSION_H' \
+		'#define ST_VERSION "$(ST_VERSION)"' '#endif' > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
 $(GEN): $(GEN_OBJ)
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
@@ -84,12 +98,12 @@ $(GEN_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ): $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# Everything that may include gen/ops.h waits for it.
-$(TOOL_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+# Everything that may include gen/ops.h or gen/version.h waits for them.
+$(TOOL_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(call obj,$(PMPI_SRC)) $(BENCH_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+$(call obj,$(PMPI_SRC)) $(BENCH_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) $(LIB_CFLAGS) -c -o $@ $<
 
@@ -128,7 +142,7 @@ check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 		sh tests/integration/run.sh
 
 # Every header compiles on its own, and every file keeps to its layer.
-check-headers: $(BUILD)/gen/ops.h
+check-headers: $(GEN_H)
 	$(Q)sh tests/check-layers.sh
 	$(Q)for h in $(HEADERS); do \
 		case $$h in pmpi/*|tools/bench/*) cc="$(MPICC)";; \
@@ -165,7 +179,8 @@ install: all
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
-	sed -e 's|@PREFIX@|$(PREFIX)|' pmpi/synctrace.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ST_VERSION)|' \
+		pmpi/synctrace.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/synctrace.pc
 
 clean:

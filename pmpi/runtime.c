@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "gen/ops.h"
+#include "gen/version.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
 #include "writer/reader.h"
@@ -520,6 +521,7 @@ static int open_trace(int thread_level)
 	kv[n++] = (struct st_kv){ "yield", yield_s };
 	kv[n++] = (struct st_kv){ "thread_level", level_s };
 	kv[n++] = (struct st_kv){ "fn_table", ST_FN_TABLE_HASH };
+	kv[n++] = (struct st_kv){ "synctrace_version", ST_VERSION };
 	kv[n++] = (struct st_kv){ "t_start_unix", start_s };
 	rc = st_trace_write_header(&sink, kv, (size_t)n);
 	if (rc) {

@@ -1,7 +1,7 @@
 /*
  * tests/unit/cli-usage.c: the command-line helpers and the message
  * functions: die() exits 1 with "synctrace: fatal: ", usage_die() exits
- * 129 after the usage text, error() returns -1; st_getopt() is
+ * 129 after the one wrong line and the synopsis, error() returns -1; st_getopt() is
  * getopt_long(3) (values as "--opt=v" or "--opt v", unique prefixes,
  * options among the operands unless "+") with messages that name the
  * wrong argument; integers and sizes are parsed strictly.
@@ -39,6 +39,22 @@ static int call_usage_die(int argc, char **argv)
 	usage_die("usage: synctrace x\n", "unknown option '%s'", argv[0]);
 }
 
+/* A help text whose synopsis has two forms and an example. */
+static const char two_forms[] =
+"usage: synctrace y [--a] RUN\n"
+"   or: synctrace y --b RUN\n"
+"   eg: synctrace y --a here\n"
+"\n"
+"What y does.\n"
+"\n"
+"    --a   the a option\n";
+
+static int call_usage_die_long(int argc, char **argv)
+{
+	(void)argc;
+	usage_die(two_forms, "bad '%s'", argv[0]);
+}
+
 static int call_error_warning(int argc, char **argv)
 {
 	(void)argc;
@@ -62,7 +78,16 @@ Test(tools_usage_exit, die_usage_die_error_warning)
 	c = run_cmd(dir, call_usage_die, argv);
 	cr_expect_eq(c.status, 129);
 	cr_expect_str_eq(c.err, "synctrace: unknown option 'thing'\n"
-			 "usage: synctrace x\n");
+			 "usage: synctrace x\n"
+			 "Run 'synctrace x --help' for its options.\n");
+	captured_free(&c);
+	c = run_cmd(dir, call_usage_die_long, argv);
+	cr_expect_eq(c.status, 129);
+	cr_expect_str_eq(c.err, "synctrace: bad 'thing'\n"
+			 "usage: synctrace y [--a] RUN\n"
+			 "   or: synctrace y --b RUN\n"
+			 "Run 'synctrace y --help' for its options.\n",
+			 "the synopsis, not the whole help");
 	captured_free(&c);
 	c = run_cmd(dir, call_error_warning, argv);
 	cr_expect_eq(c.status, 7);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen/version.h"
 #include "sync/sync.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/format.h"
@@ -97,6 +98,7 @@ static void print_provenance(FILE *f, const struct st_table *t,
 	size_t i, len = 0;
 
 	fprintf(f, "synctrace table: cost of MPI operations\n\n");
+	wrapped(f, "made by:", "synctrace version " ST_VERSION);
 	for (i = 0; i < m->nruns; i++) {
 		const struct st_table_run *r = &m->runs[i];
 
@@ -789,7 +791,8 @@ static void json_meta(FILE *f, const struct st_table *t,
 		if (m->runs[i].start_unix >= 0 &&
 		    (first < 0 || m->runs[i].start_unix < first))
 			first = m->runs[i].start_unix;
-	fputs("  \"metadata\": {\n    \"mpi_library\": ", f);
+	fputs("  \"metadata\": {\n    \"synctrace_version\": \"" ST_VERSION
+	      "\",\n    \"mpi_library\": ", f);
 	json_s(f, m->mpi_library);
 	fprintf(f, ",\n    \"mpi_library_differs\": %s,\n    \"hosts\": [",
 		m->mpi_differs ? "true" : "false");

@@ -61,6 +61,32 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void st_usage_synopsis(const char *usage, FILE *f)
+{
+	const char *p = usage, *nl, *cmd = NULL;
+	size_t len = 0;
+
+	/* The "usage:" and "or:" lines: up to the first blank line. */
+	while (*p && *p != '\n') {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (strncmp(p, "   eg:", 6))
+			fprintf(f, "%.*s\n", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+	/* "usage: synctrace NAME ...": where the rest is. */
+	if (!strncmp(usage, "usage: synctrace ", 17) && usage[17] != '[') {
+		cmd = usage + 17;
+		len = strcspn(cmd, " \n");
+	}
+	if (cmd)
+		fprintf(f, "Run 'synctrace %.*s --help' for its options.\n",
+			(int)len, cmd);
+	else
+		fputs("Run 'synctrace --help' for the commands.\n", f);
+}
+
 void usage_die(const char *usage, const char *fmt, ...)
 {
 	va_list ap;
@@ -71,7 +97,7 @@ void usage_die(const char *usage, const char *fmt, ...)
 		va_end(ap);
 	}
 	fflush(stdout);
-	fputs(usage, stderr);
+	st_usage_synopsis(usage, stderr);
 	exit(ST_EXIT_USAGE);
 }
 
