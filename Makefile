@@ -71,10 +71,13 @@ ST_VERSION := $(shell sh tools/gen/version.sh)
 GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage conformance bench install clean FORCE
+	check-exports check-coverage check-man conformance bench man install \
+	uninstall clean FORCE
 .DELETE_ON_ERROR:
 
-all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
+MAN := $(BUILD)/man/synctrace.1
+
+all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(MAN)
 
 deps:
 	$(Q)sh tools/scripts/install-deps.sh
@@ -117,6 +120,14 @@ $(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
 
+# Manual pages, synctrace(1) and synctrace-<command>(1) for every command
+# 'synctrace --help' lists, from the help texts the command prints.  One
+# run writes them all; synctrace.1 stands for the set.
+$(MAN): $(CLI) tools/gen/man.sh
+	$(call say,MAN,$(@D))sh tools/gen/man.sh $(CLI) $(@D)
+
+man: $(MAN)
+
 $(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
 
@@ -156,13 +167,17 @@ check-headers: $(GEN_H)
 check-coverage: $(GEN)
 	$(Q)BUILD=$(BUILD) MPICC=$(MPICC) sh tests/coverage.sh
 
+# Every subcommand has a page, and every page renders without warnings.
+check-man: $(MAN)
+	$(Q)BUILD=$(BUILD) SAN=$(SAN) MAKE=$(MAKE) sh tests/check-man.sh
+
 # The library exports only the MPI_ names and the PMPI_ names of f08 entries.
 check-exports: $(LIB) $(BUILD)/gen/ops.h
 	$(Q)BUILD=$(BUILD) sh tests/check-exports.sh
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-integration
+		check-coverage check-exports check-man check-integration
 
 conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
@@ -173,15 +188,26 @@ bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh
 
+# make uninstall removes exactly what make install put there (with the
+# same PREFIX and DESTDIR), and no directory.
+INSTALLED := bin/synctrace lib/libsynctrace.so lib/pkgconfig/synctrace.pc \
+	$(if $(BENCH_SRC),bin/synctrace-bench)
+MAN1 := $(PREFIX)/share/man/man1
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(MAN1)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ST_VERSION)|' \
 		pmpi/synctrace.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/synctrace.pc
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MAN1)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED)) \
+		$(DESTDIR)$(MAN1)/synctrace.1 $(DESTDIR)$(MAN1)/synctrace-*.1
 
 clean:
 	rm -rf build build-san
