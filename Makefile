@@ -118,7 +118,7 @@ $(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 		-lunwind -lz -ldl -lm -lpthread
 
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
-	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -ljansson -lz -lm
 
 # Manual pages, synctrace(1) and synctrace-<command>(1) for every command
 # 'synctrace --help' lists, from the help texts the command prints.  One
@@ -134,7 +134,8 @@ $(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(filter-out $(BUILD)/tools/gen/main.o,$(GEN_OBJ)) \
 		$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
-	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion -lz -lm
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion -ljansson \
+		-lz -lm
 
 # Integration apps are the application's side: no sanitizer flags.
 $(BUILD)/apps/%: tests/integration/apps/%.c
