@@ -65,7 +65,7 @@ const char st_bench_usage[] =
 "                        e.g. allreduce:8,alltoall:128K,pingpong:512\n"
 "    --like RUN          the pairs the traced run RUN called, on as many\n"
 "                        ranks as it had (unless -n): a table in the\n"
-"                        application's own mix of operations (see README)\n"
+"                        application's own mix of operations (docs/bench.md)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --seed N            seed of the shuffled order of the first run;\n"
