@@ -22,6 +22,17 @@ ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I$(BUILD) \
 LIB_CFLAGS = $(ALL_CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
+# The command exports OTF2 when the OTF2 library is there (Debian
+# libotf2-trace-dev); without it everything else builds and 'synctrace
+# export --format otf2' says what is missing.  NO_OTF2=1 builds without.
+ifneq ($(NO_OTF2),1)
+HAVE_OTF2 := $(shell pkg-config --exists otf2 2>/dev/null && echo 1)
+endif
+ifeq ($(HAVE_OTF2),1)
+OTF2_CFLAGS := -DST_HAVE_OTF2 $(shell pkg-config --cflags otf2)
+OTF2_LIBS := $(shell pkg-config --libs otf2)
+endif
+
 ifneq ($(V),1)
 Q = @
 say = @printf '  %-8s %s\n' $(1) $(2);
@@ -71,8 +82,8 @@ ST_VERSION := $(shell sh tools/gen/version.sh)
 GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage check-man conformance bench man install \
-	uninstall clean FORCE
+	check-exports check-coverage check-man check-python conformance bench \
+	man install uninstall clean FORCE
 .DELETE_ON_ERROR:
 
 MAN := $(BUILD)/man/synctrace.1
@@ -117,8 +128,11 @@ $(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -shared -Wl,-z,defs -o $@ $^ $(LDFLAGS_ALL) \
 		-lunwind -lz -ldl -lm -lpthread
 
+$(BUILD)/tools/analysis/export-otf2.o: ALL_CFLAGS += $(OTF2_CFLAGS)
+
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
-	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -ljansson -lz -lm
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) $(OTF2_LIBS) -ljansson \
+		-lz -lm
 
 # Manual pages, synctrace(1) and synctrace-<command>(1) for every command
 # 'synctrace --help' lists, from the help texts the command prints.  One
@@ -134,8 +148,8 @@ $(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(filter-out $(BUILD)/tools/gen/main.o,$(GEN_OBJ)) \
 		$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
-	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion -ljansson \
-		-lz -lm
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion \
+		$(OTF2_LIBS) -ljansson -lz -lm
 
 # Integration apps are the application's side: no sanitizer flags.
 $(BUILD)/apps/%: tests/integration/apps/%.c
@@ -152,6 +166,11 @@ check-unit: $(UNIT) $(CLI) $(if $(BENCH_SRC),$(BENCH))
 check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
 		sh tests/integration/run.sh
+
+# The Python reader of runs (tools/python/synctrace.py), standard library
+# only; its test of a real run is in tests/integration/t-python.sh.
+check-python:
+	$(Q)python3 -m unittest discover -s tools/python
 
 # Every header compiles on its own, and every file keeps to its layer.
 check-headers: $(GEN_H)
@@ -178,7 +197,8 @@ check-exports: $(LIB) $(BUILD)/gen/ops.h
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-man check-integration
+		check-coverage check-exports check-man check-python \
+		check-integration
 
 conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh

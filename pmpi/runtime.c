@@ -474,8 +474,8 @@ static int open_trace(int thread_level)
 	char host[256] = "", cfg[512], clk[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
 	char rank_s[16], size_s[16], pid_s[16], res_s[32], cost_s[32];
 	char start_s[32], level_s[16], cmd[2048];
-	char yield_s[4];
-	struct st_kv kv[16];
+	char yield_s[4], ncores_s[16];
+	struct st_kv kv[20];
 	double res, cost;
 	int n = 0, len = 0, rc;
 
@@ -508,6 +508,9 @@ static int open_trace(int thread_level)
 	snprintf(start_s, sizeof(start_s), "%lld", (long long)time(NULL));
 	snprintf(level_s, sizeof(level_s), "%d", thread_level);
 	snprintf(yield_s, sizeof(yield_s), "%d", st_set.yield);
+	/* So a report can tell when ranks outnumber the host's cores. */
+	snprintf(ncores_s, sizeof(ncores_s), "%ld",
+		 sysconf(_SC_NPROCESSORS_ONLN));
 	kv[n++] = (struct st_kv){ "rank", rank_s };
 	kv[n++] = (struct st_kv){ "size", size_s };
 	kv[n++] = (struct st_kv){ "host", host };
@@ -523,6 +526,7 @@ static int open_trace(int thread_level)
 	kv[n++] = (struct st_kv){ "fn_table", ST_FN_TABLE_HASH };
 	kv[n++] = (struct st_kv){ "synctrace_version", ST_VERSION };
 	kv[n++] = (struct st_kv){ "t_start_unix", start_s };
+	kv[n++] = (struct st_kv){ "ncores", ncores_s };
 	rc = st_trace_write_header(&sink, kv, (size_t)n);
 	if (rc) {
 		st_disable("cannot write '%s': %s", trace_path, strerror(-rc));

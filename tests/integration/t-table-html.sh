@@ -45,3 +45,12 @@ awk '/<svg/ { inside = 1; c = 0; lab = 0 }
 grep -q 'cost of one operation, log scale' "$t/dom.html" ||
 	fail "no y axis title"
 note "$browser rendered $nsvg plots for $nops operations"
+# One colour per process count on the whole page: the legend of every
+# plot gives p=N the same colour.
+grep -Eo 'fill="#[0-9a-f]*"(/>|></circle>)<text[^>]*>p=[0-9]*: median' \
+	"$t/dom.html" |
+	sed 's/fill="\(#[0-9a-f]*\)".*>p=\([0-9]*\):.*/\2 \1/' | sort -u \
+	> "$t/p-colours"
+[ -s "$t/p-colours" ] || fail "no legend entries p=N in the page"
+[ "$(cut -d' ' -f1 "$t/p-colours" | uniq -d | wc -l)" = 0 ] ||
+	{ show "$t/p-colours"; fail "a process count has two colours"; }

@@ -317,3 +317,109 @@ Test(tools_imbalance, calls_that_cannot_be_analysed_are_counted)
 	cr_expect_eq(t->incomplete, 0);
 	st_imb_free(a);
 }
+
+/* The hook's view of the last instance, for the tests below. */
+struct seen_done {
+	int calls, last_rank, flagged;
+	double last_arr;
+	uint64_t cookies[4];
+};
+
+static void on_done(void *ctx, const struct st_imb_done *d)
+{
+	struct seen_done *s = ctx;
+	uint32_t i;
+
+	s->calls++;
+	s->last_rank = d->last_rank;
+	s->flagged = d->flagged;
+	s->last_arr = d->last_arr;
+	for (i = 0; i < d->n && i < 4; i++)
+		s->cookies[d->rank[i]] = d->cookie[i];
+}
+
+Test(analysis_imbalance, blame_goes_to_the_last_arrival)
+{
+	struct st_imb *a = st_imb_new();
+	const struct st_imb_blame *b;
+	const struct st_imb_row *rows;
+	size_t n;
+	int nb;
+
+	cr_assert_not_null(a);
+	scan_ranks(a, 3, 7, 3, NULL, 3, NULL);
+	/* seq 1: rank 2 last (waits 30 + 20); seq 2: rank 2 last (10 + 5);
+	   seq 3: rank 0 last (waits 8 + 8). */
+	add(a, 0, ST_FN_MPI_ALLREDUCE, 7, 3, 1, 1, 0, 40, 1, 1);
+	add(a, 1, ST_FN_MPI_ALLREDUCE, 7, 3, 1, 1, 10, 40, 1, 1);
+	add(a, 2, ST_FN_MPI_ALLREDUCE, 7, 3, 1, 1, 30, 40, 1, 1);
+	add(a, 0, ST_FN_MPI_ALLREDUCE, 7, 3, 2, 1, 100, 120, 1, 1);
+	add(a, 1, ST_FN_MPI_ALLREDUCE, 7, 3, 2, 1, 105, 120, 1, 1);
+	add(a, 2, ST_FN_MPI_ALLREDUCE, 7, 3, 2, 1, 110, 120, 1, 1);
+	add(a, 1, ST_FN_MPI_ALLREDUCE, 7, 3, 3, 1, 200, 220, 1, 1);
+	add(a, 2, ST_FN_MPI_ALLREDUCE, 7, 3, 3, 1, 200, 220, 1, 1);
+	add(a, 0, ST_FN_MPI_ALLREDUCE, 7, 3, 3, 1, 208, 220, 1, 1);
+	st_imb_finish(a);
+	rows = st_imb_by_fn(a, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_geq(rows[0].nblame, 3);
+	cr_expect_eq(rows[0].blame[2].last, 2);
+	cr_expect_float_eq(rows[0].blame[2].caused_ns, 50 + 15, 1e-9);
+	cr_expect_eq(rows[0].blame[0].last, 1);
+	cr_expect_float_eq(rows[0].blame[0].caused_ns, 16, 1e-9);
+	cr_expect_eq(rows[0].blame[1].last, 0);
+	rows = st_imb_by_site(a, &n);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(rows[0].blame[2].last, 2);
+	b = st_imb_blame_all(a, &nb);
+	cr_assert_geq(nb, 3);
+	cr_expect_float_eq(b[0].caused_ns + b[1].caused_ns + b[2].caused_ns,
+			   rows[0].s.wait_ns, 1e-9);
+	st_imb_free(a);
+}
+
+Test(analysis_imbalance, flagged_instances_blame_nobody)
+{
+	struct st_imb *a = st_imb_new();
+	const struct st_imb_row *rows;
+	size_t n;
+
+	scan_ranks(a, 2, 7, 2, NULL, 1, NULL);
+	/* Arrivals 5 ns apart with a clock error of 10 ns each. */
+	add(a, 0, ST_FN_MPI_ALLREDUCE, 7, 2, 1, 1, 0, 100, 10, 10);
+	add(a, 1, ST_FN_MPI_ALLREDUCE, 7, 2, 1, 1, 5, 100, 10, 10);
+	rows = st_imb_by_fn(a, &n);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(rows[0].s.flagged, 1);
+	cr_expect(rows[0].nblame == 0 || (rows[0].blame[1].last == 0 &&
+					  rows[0].blame[0].last == 0));
+	st_imb_free(a);
+}
+
+Test(analysis_imbalance, hook_sees_members_with_their_cookies)
+{
+	struct st_imb *a = st_imb_new();
+	struct seen_done s = { 0 };
+	struct st_event ev;
+
+	scan_ranks(a, 2, 7, 2, NULL, 1, NULL);
+	st_imb_set_hook(a, on_done, &s);
+	ev = ev_of(ST_FN_MPI_ALLREDUCE, 7, 2, 1, 1);
+	cr_expect(st_imb_expected(a, &ev));
+	st_imb_set_cookie(a, 41);
+	add(a, 1, ST_FN_MPI_ALLREDUCE, 7, 2, 1, 1, 0, 50, 1, 1);
+	cr_expect_eq(s.calls, 0);
+	st_imb_set_cookie(a, 42);
+	add(a, 0, ST_FN_MPI_ALLREDUCE, 7, 2, 1, 1, 30, 50, 1, 1);
+	cr_expect_eq(s.calls, 1);
+	cr_expect_eq(s.last_rank, 0);
+	cr_expect_float_eq(s.last_arr, 30, 1e-9);
+	cr_expect_eq(s.cookies[1], 41);
+	cr_expect_eq(s.cookies[0], 42);
+	/* seq 2 was never scanned: no instance will complete. */
+	ev = ev_of(ST_FN_MPI_ALLREDUCE, 7, 2, 2, 1);
+	cr_expect_not(st_imb_expected(a, &ev));
+	ev = ev_of(ST_FN_MPI_IALLREDUCE, 7, 2, 1, 1);
+	cr_expect_not(st_imb_expected(a, &ev));
+	st_imb_free(a);
+}

@@ -4,7 +4,8 @@
  * are not UTF-8 become '?' instead of losing the string; a failed
  * constructor (NULL) is an error of st_jset()/st_jadd(); the layout
  * spreads over lines only the containers that hold containers, and what
- * it writes parses back to the same document.
+ * it writes parses back to the same document; the streaming escape
+ * (export's) does what jansson would.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -104,4 +105,18 @@ Test(analysis_json_out, containers_of_containers_spread)
 	json_decref(back);
 	json_decref(v);
 	free(s);
+}
+
+Test(analysis_json_out, streamed_strings_are_escaped)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(f);
+	st_json_put_str(f, "a\"b\\c\nd\te\x01 caf\xc3\xa9 \xe9!");
+	st_json_put_str(f, NULL);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect_str_eq(buf, "a\\\"b\\\\c\\nd\\te\\u0001 caf\xc3\xa9 ?!");
+	free(buf);
 }

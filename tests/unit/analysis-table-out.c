@@ -422,3 +422,62 @@ Test(tools_table_out, one_process_count_is_not_identified)
 	free(s);
 	st_table_free(t);
 }
+
+/*
+ * The colour of "p=N" in every legend of 's' into 'out' (at most 'max');
+ * returns how many legends name p=N.
+ */
+static int legend_colours(const char *s, int p, char (*out)[8], int max)
+{
+	char want[32];
+	const char *at = s;
+	int n = 0;
+
+	snprintf(want, sizeof(want), ">p=%d: median", p);
+	while ((at = strstr(at, want)) && n < max) {
+		const char *fill = at;
+
+		while (fill > s && strncmp(fill, "fill=\"#", 7))
+			fill--;
+		memcpy(out[n], fill + 6, 7);
+		out[n++][7] = '\0';
+		at += strlen(want);
+	}
+	return n;
+}
+
+Test(tools_table_out, html_gives_a_process_count_one_colour)
+{
+	static const double ds[] = { 8, 64, 512 };
+	struct st_table *t;
+	char c2[4][8], c4[4][8];
+	char *s;
+	size_t i;
+	int p, k, n2, n4;
+
+	/* Allreduce at p = 2 and 4, Bcast at p = 4 only. */
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	for (p = 2; p <= 4; p += 2)
+		for (i = 0; i < 3; i++)
+			for (k = 0; k < 8; k++) {
+				cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+					ST_FN_MPI_ALLREDUCE, 0, p, ds[i], 0,
+					500 + p + ds[i] + k, 10, 900, 0), 0);
+				if (p == 4)
+					cr_assert_eq(st_table_add(t,
+						ST_TABLE_COLL, ST_FN_MPI_BCAST,
+						0, p, ds[i], 0, 400 + ds[i] + k,
+						10, 900, 0), 0);
+			}
+	cr_assert_eq(st_table_finish(t), 0);
+	s = written(st_table_write_html, t, &meta);
+	n2 = legend_colours(s, 2, c2, 4);
+	n4 = legend_colours(s, 4, c4, 4);
+	cr_assert_eq(n2, 1);
+	cr_assert_eq(n4, 2);
+	cr_expect_str_eq(c4[0], c4[1], "p=4 is %s in one plot, %s in another",
+			 c4[0], c4[1]);
+	cr_expect_str_neq(c2[0], c4[0]);
+	free(s);
+	st_table_free(t);
+}

@@ -143,7 +143,10 @@ struct inst {
 	uint32_t low_site;
 	double first_arr, last_arr, first_exit, last_exit;
 	double e_first_arr, e_last_arr, e_last_exit;
+	int last_rank;		/* the member that arrived last */
 	double (*t)[2];		/* per member seen: entry, exit */
+	int *rk;		/* per member seen: its rank */
+	uint64_t *cookie;	/* per member seen: st_imb_set_cookie() */
 };
 
 /* Instances in flight by (comm, seq): open addressing, no tombstones. */
@@ -174,6 +177,11 @@ struct st_imb {
 	uint64_t hist[HIST_BINS], hist_zero;
 	double err_min;
 	struct st_imb_totals tot;
+	struct st_imb_blame *blame_all;	/* over every row, by rank */
+	int nblame_all;
+	uint64_t cookie;		/* of the next st_imb_add() */
+	st_imb_done_fn *hook;
+	void *hook_ctx;
 };
 
 struct st_imb *st_imb_new(void)
@@ -184,7 +192,11 @@ struct st_imb *st_imb_new(void)
 static void inst_release(struct inst *in)
 {
 	free(in->t);
+	free(in->rk);
+	free(in->cookie);
 	in->t = NULL;
+	in->rk = NULL;
+	in->cookie = NULL;
 }
 
 void st_imb_free(struct st_imb *a)
@@ -199,8 +211,13 @@ void st_imb_free(struct st_imb *a)
 	free(a->it.v);
 	free(a->it.used);
 	free(a->comms);
+	for (i = 0; i < a->nfn; i++)
+		free(a->fn_rows[i].blame);
+	for (i = 0; i < a->nsite; i++)
+		free(a->site_rows[i].blame);
 	free(a->fn_rows);
 	free(a->site_rows);
+	free(a->blame_all);
 	map_free(&a->comm_of);
 	map_free(&a->rank_last);
 	map_free(&a->site_of);
@@ -370,8 +387,12 @@ static struct inst *inst_add(struct itab *t, uint64_t comm, uint64_t seq,
 	in = &t->v[i];
 	memset(in, 0, sizeof(*in));
 	in->t = malloc(size * sizeof(*in->t));
-	if (!in->t)
+	in->rk = malloc(size * sizeof(*in->rk));
+	in->cookie = malloc(size * sizeof(*in->cookie));
+	if (!in->t || !in->rk || !in->cookie) {
+		inst_release(in);
 		return NULL;
+	}
 	t->used[i] = 1;
 	t->n++;
 	in->comm = comm;
@@ -465,6 +486,27 @@ static void hist_add(struct st_imb *a, double err)
 	a->hist[b]++;
 }
 
+/*
+ * Charge 'wait' (the waiting of an instance's members) and one last
+ * arrival to 'rank' in the table '*v' of '*n' ranks, grown to fit.
+ */
+static int blame_add(struct st_imb_blame **v, int *n, int rank, double wait)
+{
+	if (rank >= *n) {
+		int m = rank + 1 > 2 * *n ? rank + 1 : 2 * *n;
+		struct st_imb_blame *b = realloc(*v, (size_t)m * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + *n, 0, (size_t)(m - *n) * sizeof(*b));
+		*v = b;
+		*n = m;
+	}
+	(*v)[rank].last++;
+	(*v)[rank].caused_ns += wait;
+	return 0;
+}
+
 /* Fold the complete instance 'in' into the tables, then free it. */
 static int complete(struct st_imb *a, struct comm_info *c, struct inst *in)
 {
@@ -509,6 +551,22 @@ static int complete(struct st_imb *a, struct comm_info *c, struct inst *in)
 		 in->last_exit - in->first_exit);
 	stat_add(&a->tot.all, flagged, imb, wait, after,
 		 in->last_exit - in->first_exit);
+	if (!flagged && in->last_rank >= 0 &&
+	    (blame_add(&fr->blame, &fr->nblame, in->last_rank, wait) ||
+	     blame_add(&sr->blame, &sr->nblame, in->last_rank, wait) ||
+	     blame_add(&a->blame_all, &a->nblame_all, in->last_rank, wait)))
+		return -ENOMEM;
+	if (a->hook) {
+		struct st_imb_done d = {
+			.comm = in->comm, .seq = in->seq, .fn = in->fn,
+			.n = in->seen, .rank = in->rk, .t = in->t,
+			.cookie = in->cookie, .first_arr = in->first_arr,
+			.last_arr = in->last_arr, .last_rank = in->last_rank,
+			.flagged = flagged, .sym = sym,
+		};
+
+		a->hook(a->hook_ctx, &d);
+	}
 	c->open--;
 	inst_del(&a->it, in);
 	return 0;
@@ -573,6 +631,7 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 		in->fn = ev->fn;
 		in->low_rank = rank;
 		in->low_site = ev->site;
+		in->last_rank = rank;
 		in->first_arr = in->last_arr = g0;
 		in->e_first_arr = in->e_last_arr = err0;
 		in->first_exit = in->last_exit = g1;
@@ -589,6 +648,7 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 		if (g0 > in->last_arr) {
 			in->last_arr = g0;
 			in->e_last_arr = err0;
+			in->last_rank = rank;
 		}
 		if (g1 < in->first_exit)
 			in->first_exit = g1;
@@ -599,6 +659,8 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 	}
 	in->t[in->seen][0] = g0;
 	in->t[in->seen][1] = g1;
+	in->rk[in->seen] = rank;
+	in->cookie[in->seen] = a->cookie;
 	if (++in->seen < in->size)
 		return 0;
 	rc = complete(a, c, in);
@@ -663,4 +725,33 @@ const struct st_imb_totals *st_imb_totals(struct st_imb *a)
 size_t st_imb_open(const struct st_imb *a)
 {
 	return a->it.n;
+}
+
+const struct st_imb_blame *st_imb_blame_all(const struct st_imb *a, int *n)
+{
+	*n = a->nblame_all;
+	return a->blame_all;
+}
+
+void st_imb_set_cookie(struct st_imb *a, uint64_t cookie)
+{
+	a->cookie = cookie;
+}
+
+void st_imb_set_hook(struct st_imb *a, st_imb_done_fn *fn, void *ctx)
+{
+	a->hook = fn;
+	a->hook_ctx = ctx;
+}
+
+int st_imb_expected(const struct st_imb *a, const struct st_event *ev)
+{
+	const struct comm_info *c;
+	uint64_t *v;
+
+	if (!is_blocking_coll(ev) || !(v = map_find(&a->comm_of, ev->comm)))
+		return 0;
+	c = &a->comms[*v];
+	return !c->inter && c->size >= 2 && c->present >= (int)c->size &&
+	       ev->seq <= c->min_last && !c->unsynced;
 }

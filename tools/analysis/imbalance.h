@@ -46,11 +46,24 @@ struct st_imb_stat {
 	double skew_ns;		/* last exit - first exit */
 };
 
+/*
+ * Imbalance pinned on one rank: of the instances analysed (not flagged),
+ * how many it arrived last at, and the waiting of all members of those
+ * instances, which its late arrival caused.
+ */
+struct st_imb_blame {
+	uint64_t last;
+	double caused_ns;
+};
+
 /* One row: a function, or a function at one call site. */
 struct st_imb_row {
 	uint16_t fn;
 	long sym;		/* st_imb_site()'s value; -1: unknown */
 	struct st_imb_stat s;
+	struct st_imb_blame *blame;	/* [nblame], by rank; ranks past
+					   the end arrived last nowhere */
+	int nblame;
 };
 
 /* The whole analysis. */
@@ -114,5 +127,41 @@ const struct st_imb_totals *st_imb_totals(struct st_imb *a);
 
 /* Instances in flight now. */
 size_t st_imb_open(const struct st_imb *a);
+
+/* The blame of every row together, by rank; '*n' gets the length. */
+const struct st_imb_blame *st_imb_blame_all(const struct st_imb *a, int *n);
+
+/* A complete instance, as st_imb_set_hook()'s function sees it. */
+struct st_imb_done {
+	uint64_t comm, seq;
+	uint16_t fn;
+	uint32_t n;		/* members */
+	const int *rank;	/* [n]: each member's rank */
+	const double (*t)[2];	/* [n]: its global entry and exit */
+	const uint64_t *cookie;	/* [n]: st_imb_set_cookie() at its add */
+	double first_arr, last_arr;
+	int last_rank;		/* the member that arrived last */
+	int flagged;		/* shorter than the clock error */
+	long sym;		/* call site of the lowest member rank */
+};
+
+typedef void st_imb_done_fn(void *ctx, const struct st_imb_done *d);
+
+/*
+ * Call 'fn' with 'ctx' for each instance as it completes (from inside
+ * st_imb_add(); the pointers are valid during the call only).
+ */
+void st_imb_set_hook(struct st_imb *a, st_imb_done_fn *fn, void *ctx);
+
+/*
+ * Non-zero when 'ev' (after the first pass) is a blocking collective
+ * call whose instance every member's trace holds, with global time, on
+ * an intra-communicator of two or more ranks: one that st_imb_add()
+ * will see complete when every rank's records are added.
+ */
+int st_imb_expected(const struct st_imb *a, const struct st_event *ev);
+
+/* Tag the records of the next st_imb_add() calls with 'cookie'. */
+void st_imb_set_cookie(struct st_imb *a, uint64_t cookie);
 
 #endif

@@ -77,6 +77,35 @@ json_t *st_jstr(const char *s)
 	return v;
 }
 
+void st_json_put_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n;
+
+	for (; *p; p += n) {
+		n = utf8_len(p);
+		if (!n) {
+			fputc('?', f);
+			n = 1;
+		} else if (n > 1) {
+			fwrite(p, 1, n, f);
+		} else if (*p == '"' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p, f);
+		} else if (*p == '\n') {
+			fputs("\\n", f);
+		} else if (*p == '\t') {
+			fputs("\\t", f);
+		} else if (*p == '\r') {
+			fputs("\\r", f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p);
+		} else {
+			fputc(*p, f);
+		}
+	}
+}
+
 int st_jset(json_t *o, const char *key, json_t *v)
 {
 	return v && !json_object_set_new(o, key, v) ? 0 : -ENOMEM;

@@ -36,6 +36,13 @@ int st_jset(json_t *o, const char *key, json_t *v);
 int st_jadd(json_t *a, json_t *v);
 
 /*
+ * For writers that stream a document too large to build (export's
+ * trace events): the JSON escape of 's' (NULL: ""), without the quotes.
+ * A byte that is not part of valid UTF-8 becomes '?', as in st_jstr().
+ */
+void st_json_put_str(FILE *f, const char *s);
+
+/*
  * Write 'v' to 'f' as described above, ending with a newline; numbers
  * that are not integers keep 10 significant digits.  Returns 0, -ENOMEM
  * or -EIO.

@@ -1,10 +1,11 @@
 /*
  * tools/analysis/profile.c: the profile of a run (profile.h), what
- * 'synctrace report' prints.  Each rank is read once, its per-rank tables
- * (time per function, requests in flight, call sites, site records and
- * loaded objects) are folded into the run's at the end of the rank and
- * cleared, so memory grows with the functions, sites and sizes the run
- * used, not with the number of ranks or records.
+ * 'synctrace report' prints.  Each rank is read once, its per-rank
+ * tables (time per function, requests in flight, call sites, site
+ * records and loaded objects; maps are st_u64map's, u64map.h) are folded
+ * into the run's at the end of the rank and cleared, so memory grows
+ * with the functions, sites and sizes the run used, not with the number
+ * of ranks or records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,139 +22,12 @@
 #include "tools/analysis/profile.h"
 #include "tools/analysis/symbols.h"
 #include "tools/analysis/timeline.h"
+#include "tools/analysis/u64map.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
 #include "writer/reader.h"
 
 #define NFN ST_PROFILE_NFN
-
-/* A map from 64-bit keys to 64-bit values: linear probing. */
-struct u64map {
-	uint64_t *key, *val;
-	unsigned char *used;
-	size_t cap, n;
-};
-
-static uint64_t *map_slot(const struct u64map *m, uint64_t key, size_t *at)
-{
-	size_t i;
-
-	if (!m->cap) {
-		*at = 0;
-		return NULL;
-	}
-	i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (m->cap - 1);
-	while (m->used[i]) {
-		if (m->key[i] == key) {
-			*at = i;
-			return &m->val[i];
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-	*at = i;
-	return NULL;
-}
-
-static uint64_t *map_get(const struct u64map *m, uint64_t key)
-{
-	size_t at;
-
-	return map_slot(m, key, &at);
-}
-
-static int map_grow(struct u64map *m)
-{
-	struct u64map g = { 0 };
-	size_t i, at;
-
-	g.cap = m->cap ? 2 * m->cap : 64;
-	g.key = malloc(g.cap * sizeof(*g.key));
-	g.val = malloc(g.cap * sizeof(*g.val));
-	g.used = calloc(g.cap, 1);
-	if (!g.key || !g.val || !g.used) {
-		free(g.key);
-		free(g.val);
-		free(g.used);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->used[i])
-			continue;
-		map_slot(&g, m->key[i], &at);
-		g.used[at] = 1;
-		g.key[at] = m->key[i];
-		g.val[at] = m->val[i];
-	}
-	g.n = m->n;
-	free(m->key);
-	free(m->val);
-	free(m->used);
-	*m = g;
-	return 0;
-}
-
-/*
- * The value of 'key', inserted as 'val' when absent ('*added' says);
- * NULL when out of memory.
- */
-static uint64_t *map_put(struct u64map *m, uint64_t key, uint64_t val,
-			 int *added)
-{
-	uint64_t *v;
-	size_t at;
-
-	if (2 * (m->n + 1) > m->cap && map_grow(m))
-		return NULL;
-	v = map_slot(m, key, &at);
-	*added = !v;
-	if (v)
-		return v;
-	m->used[at] = 1;
-	m->key[at] = key;
-	m->val[at] = val;
-	m->n++;
-	return &m->val[at];
-}
-
-/* Remove 'key', shifting later entries back (no tombstones). */
-static void map_del(struct u64map *m, uint64_t key)
-{
-	size_t i, j, home;
-
-	if (!map_slot(m, key, &i))
-		return;
-	m->used[i] = 0;
-	m->n--;
-	for (j = (i + 1) & (m->cap - 1); m->used[j];
-	     j = (j + 1) & (m->cap - 1)) {
-		home = (size_t)((m->key[j] * 0x9e3779b97f4a7c15ULL) >> 20) &
-		       (m->cap - 1);
-		/* Move j to the hole i unless its home lies in (i, j]. */
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && home <= i && home > j)) {
-			m->used[i] = 1;
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			m->used[j] = 0;
-			i = j;
-		}
-	}
-}
-
-static void map_clear(struct u64map *m)
-{
-	if (m->cap)
-		memset(m->used, 0, m->cap);
-	m->n = 0;
-}
-
-static void map_free(struct u64map *m)
-{
-	free(m->key);
-	free(m->val);
-	free(m->used);
-	memset(m, 0, sizeof(*m));
-}
 
 /*
  * Growable arrays of fixed-size elements: make room for one more after
@@ -182,7 +56,7 @@ static int grow(void **v, size_t nr, size_t *alloc, size_t size)
 struct req {
 	uint16_t fn;
 	uint8_t persistent, active;
-	uint8_t got_rbytes;		/* its start already counted rbytes */
+	uint8_t got_rbytes;		/* its start counted rbytes */
 	uint64_t t0;
 };
 
@@ -217,25 +91,25 @@ struct st_profile {
 	size_t nreqs, alloc_reqs;
 	uint64_t *free_reqs;
 	size_t nfree, alloc_free;
-	struct u64map req_of;		/* request id -> index in 'reqs' */
+	struct st_u64map req_of;	/* request id -> index in 'reqs' */
 
 	struct rank_site *rs;
 	size_t nrs, alloc_rs;
-	struct u64map rs_of;		/* site << 16 | fn -> index in 'rs' */
+	struct st_u64map rs_of;		/* site << 16 | fn -> in 'rs' */
 	struct site_rec *srec;
 	size_t nsrec, alloc_srec;
-	struct u64map srec_of;		/* site id -> index in 'srec' */
+	struct st_u64map srec_of;	/* site id -> index in 'srec' */
 	struct st_objmap objs;
 
 	struct st_symtab *syms;
 	struct st_profile_site *gs;
 	size_t ngs, alloc_gs;
-	struct u64map gs_of;		/* sym << 16 | fn -> index in 'gs' */
+	struct st_u64map gs_of;		/* sym << 16 | fn -> in 'gs' */
 
 	struct st_profile_size *sizes;
 	size_t nsizes, alloc_sizes;
-	struct u64map size_of;		/* comm size -> index in 'sizes' */
-	struct u64map comm_seen;	/* comm id -> 1 */
+	struct st_u64map size_of;	/* comm size -> in 'sizes' */
+	struct st_u64map comm_seen;	/* comm id -> 1 */
 
 	char **hosts;
 	size_t alloc_hosts;
@@ -294,7 +168,7 @@ static int new_req(struct st_profile *p, uint64_t *idx)
 
 static int free_req(struct st_profile *p, uint64_t id, size_t idx)
 {
-	map_del(&p->req_of, id);
+	st_u64map_del(&p->req_of, id);
 	if (GROW(p->free_reqs, p->nfree, p->alloc_free))
 		return -ENOMEM;
 	p->free_reqs[p->nfree++] = idx;
@@ -309,7 +183,7 @@ static struct req *track(struct st_profile *p, uint64_t id, uint16_t fn,
 	struct req *q;
 	int added;
 
-	v = map_put(&p->req_of, id, 0, &added);
+	v = st_u64map_put(&p->req_of, id, 0, &added);
 	if (!v || (added && new_req(p, v)))
 		return NULL;
 	q = &p->reqs[*v];
@@ -355,7 +229,8 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 			return -ENOMEM;
 	}
 
-	v = map_put(&p->rs_of, (uint64_t)ev->site << 16 | ev->fn, 0, &added);
+	v = st_u64map_put(&p->rs_of, (uint64_t)ev->site << 16 | ev->fn, 0,
+			  &added);
 	if (!v)
 		return -ENOMEM;
 	if (added) {
@@ -371,7 +246,7 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 	if (ev->comm && ev->comm_size && !st_profile_outside_run(ev->fn)) {
 		struct st_profile_size *z;
 
-		v = map_put(&p->size_of, ev->comm_size, 0, &added);
+		v = st_u64map_put(&p->size_of, ev->comm_size, 0, &added);
 		if (!v)
 			return -ENOMEM;
 		if (added) {
@@ -384,7 +259,7 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 		z = &p->sizes[*v];
 		z->calls++;
 		z->time_ns += dt;
-		if (!map_put(&p->comm_seen, ev->comm, 1, &added))
+		if (!st_u64map_put(&p->comm_seen, ev->comm, 1, &added))
 			return -ENOMEM;
 		if (added)
 			z->ncomms++;
@@ -395,7 +270,7 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 static int on_start(struct st_profile *p, const struct st_event *ev)
 {
 	struct st_profile_fn *s = &p->fn[ev->fn];
-	uint64_t *v = map_get(&p->req_of, ev->req);
+	uint64_t *v = st_u64map_find(&p->req_of, ev->req);
 	struct req *q;
 
 	q = v ? &p->reqs[*v] : track(p, ev->req, ev->fn, 1);
@@ -412,7 +287,7 @@ static int on_start(struct st_profile *p, const struct st_event *ev)
 
 static int on_done(struct st_profile *p, const struct st_event *ev)
 {
-	uint64_t *v = map_get(&p->req_of, ev->req);
+	uint64_t *v = st_u64map_find(&p->req_of, ev->req);
 	struct st_profile_fn *s;
 	struct req *q;
 	uint64_t dt;
@@ -445,7 +320,7 @@ static int on_site(struct st_profile *p, const struct st_event *ev)
 	uint64_t *v;
 	int added;
 
-	v = map_put(&p->srec_of, ev->site, 0, &added);
+	v = st_u64map_put(&p->srec_of, ev->site, 0, &added);
 	if (!v)
 		return -ENOMEM;
 	if (added) {
@@ -467,7 +342,7 @@ static int on_site(struct st_profile *p, const struct st_event *ev)
  */
 static long site_sym(struct st_profile *p, uint32_t id)
 {
-	uint64_t *v = id ? map_get(&p->srec_of, id) : NULL;
+	uint64_t *v = id ? st_u64map_find(&p->srec_of, id) : NULL;
 	const struct st_object *o, *first = NULL;
 	const struct site_rec *sr;
 	uint64_t addr, first_addr = 0;
@@ -523,7 +398,7 @@ static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 		if (p->req_of.used[i] && p->reqs[p->req_of.val[i]].active)
 			p->fn[p->reqs[p->req_of.val[i]].fn].pending++;
 	}
-	map_clear(&p->req_of);
+	st_u64map_clear(&p->req_of);
 	p->nreqs = p->nfree = 0;
 
 	for (i = 0; i < p->nrs; i++) {
@@ -535,8 +410,8 @@ static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 
 		if (sym < -1 || st_imb_site(p->imb, rank, r->site, sym))
 			return -ENOMEM;
-		v = map_put(&p->gs_of, (uint64_t)(sym + 1) << 16 | r->fn, 0,
-			    &added);
+		v = st_u64map_put(&p->gs_of, (uint64_t)(sym + 1) << 16 | r->fn,
+				  0, &added);
 		if (!v)
 			return -ENOMEM;
 		if (added) {
@@ -555,8 +430,8 @@ static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 		}
 	}
 	p->nrs = p->nsrec = 0;
-	map_clear(&p->rs_of);
-	map_clear(&p->srec_of);
+	st_u64map_clear(&p->rs_of);
+	st_u64map_clear(&p->srec_of);
 	st_objmap_release(&p->objs);
 
 	for (i = 0; i < p->nrank_marks; i++) {
@@ -845,12 +720,12 @@ void st_profile_free(struct st_profile *p)
 	free(p->srec);
 	free(p->gs);
 	free(p->sizes);
-	map_free(&p->req_of);
-	map_free(&p->rs_of);
-	map_free(&p->srec_of);
-	map_free(&p->gs_of);
-	map_free(&p->size_of);
-	map_free(&p->comm_seen);
+	st_u64map_release(&p->req_of);
+	st_u64map_release(&p->rs_of);
+	st_u64map_release(&p->srec_of);
+	st_u64map_release(&p->gs_of);
+	st_u64map_release(&p->size_of);
+	st_u64map_release(&p->comm_seen);
 	st_objmap_release(&p->objs);
 	st_symtab_free(p->syms);
 	if (p->first)
@@ -894,7 +769,7 @@ const struct st_profile_site *st_profile_sites(struct st_profile *p,
 	/* The index by key is not needed once every rank is read. */
 	if (p->ngs)
 		qsort(p->gs, p->ngs, sizeof(*p->gs), cmp_site);
-	map_clear(&p->gs_of);
+	st_u64map_clear(&p->gs_of);
 	*n = p->ngs;
 	return p->gs;
 }
@@ -911,7 +786,7 @@ const struct st_profile_size *st_profile_sizes(struct st_profile *p,
 {
 	if (p->nsizes)
 		qsort(p->sizes, p->nsizes, sizeof(*p->sizes), cmp_size);
-	map_clear(&p->size_of);
+	st_u64map_clear(&p->size_of);
 	*n = p->nsizes;
 	return p->sizes;
 }

@@ -5,7 +5,9 @@
  * so the page opens from a file anywhere.
  *
  * A plot shows the group medians against d on log-log axes (log2 for
- * bytes, log10 for time), one colour per process count, each median
+ * bytes, log10 for time), one colour per process count (the same in
+ * every plot of the page: the page numbers its process counts once, in
+ * increasing order, tools/analysis/colours.h), each median
  * with its confidence interval as an error bar (a hollow point has no
  * interval: n < 6), and the fitted formula as a line per process count,
  * drawn only over the sizes measured (and once per piece when the fit
@@ -20,6 +22,7 @@
 #include <time.h>
 
 #include "sync/sync.h"
+#include "tools/analysis/colours.h"
 #include "tools/analysis/format.h"
 #include "tools/analysis/table.h"
 
@@ -32,11 +35,7 @@
 #define ZERO_X (PL + 22)	/* the slot of d = 0 */
 #define NCURVE 96		/* points per fitted curve */
 
-static const char *const palette[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
-	"#8c564b", "#e377c2",
-};
-#define NPAL (sizeof(palette) / sizeof(palette[0]))
+#define NPAL ST_NCOLOURS
 
 static void esc(FILE *f, const char *s)
 {
@@ -318,6 +317,34 @@ static void draw_fit(FILE *f, const struct st_table *t,
 	}
 }
 
+/*
+ * The colour of process count 'p' on this page: its place among every
+ * process count of every operation, in increasing order.
+ */
+static const char *p_colour(const struct st_table *t, long p)
+{
+	size_t i, j, k, below = 0, nseen = 0;
+	long seen[NPAL * 16];
+
+	for (i = 0; i < st_table_nops(t); i++) {
+		const struct st_table_op *op = st_table_op(t, i);
+
+		for (j = 0; j < op->ngroups; j++) {
+			long q = st_table_group(t, op->groups[j])->p;
+
+			if (q >= p)
+				continue;
+			for (k = 0; k < nseen && seen[k] != q; k++)
+				;
+			if (k == nseen && nseen < sizeof(seen) / sizeof(seen[0])) {
+				seen[nseen++] = q;
+				below++;
+			}
+		}
+	}
+	return st_colour(below);
+}
+
 static void draw_plot(FILE *f, const struct st_table *t,
 		      const struct st_table_op *op)
 {
@@ -344,7 +371,7 @@ static void draw_plot(FILE *f, const struct st_table *t,
 	      f);
 	draw_axes(f, op, &a);
 	for (j = 0; j < np; j++) {
-		const char *c = palette[j % NPAL];
+		const char *c = p_colour(t, ps[j]);
 
 		draw_fit(f, t, op, &a, ps[j], c);
 		for (i = 0; i < op->ngroups; i++) {
@@ -374,7 +401,7 @@ static void draw_plot(FILE *f, const struct st_table *t,
 	/* Legend, right of the plot. */
 	ly = PT + 6;
 	for (j = 0; j < np; j++) {
-		const char *c = palette[j % NPAL];
+		const char *c = p_colour(t, ps[j]);
 
 		fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" font-size=\"11\">p=%ld: "

@@ -7,7 +7,8 @@
  * sync records, each blocking collective's instances matched across
  * ranks in global time (tools/analysis/imbalance.h).  This file parses
  * the command line and prints those sections within 100 columns, each
- * number with its unit and its count.
+ * number with its unit and its count; then the verdict on imbalance by
+ * rank and who talks to whom (report-views.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,12 +23,14 @@
 #include "tools/analysis/imbalance.h"
 #include "tools/analysis/profile.h"
 #include "tools/analysis/symbols.h"
+#include "tools/cli/report-views.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
 #include "writer/reader.h"
 
 const char st_report_usage[] =
-"usage: synctrace report [--top N] RUN\n"
+"usage: synctrace report [--top N] [--matrix-csv FILE] [--matrix-json FILE]\n"
+"                        RUN\n"
 "\n"
 "Summarise run directory RUN: time and bytes per MPI function, time from\n"
 "start to completion of nonblocking and persistent operations, the call\n"
@@ -39,9 +42,14 @@ const char st_report_usage[] =
 "With clock synchronisation records, blocking collectives are matched\n"
 "across ranks in global time: arrival imbalance, waiting for the last\n"
 "rank, time in the operation after the last arrival and exit skew, per\n"
-"function and per call site.\n"
+"function and per call site; the verdict names the rank that arrives\n"
+"last at the call site with most waiting, and how much of it it causes.\n"
+"Then time per rank and who sends how many bytes to whom.\n"
 "\n"
-"    --top N     show the N call sites with most time (default 10, 0: all)\n"
+"    --top N     show the N call sites with most time, the N pairs with\n"
+"                most bytes (default 10, 0: all)\n"
+"    --matrix-csv FILE   write the communication matrices as CSV\n"
+"    --matrix-json FILE  write them as JSON\n"
 "    -h, --help  show this help\n";
 
 
@@ -53,6 +61,7 @@ struct report {
 	const struct st_profile_fn *fn;	/* [ST_PROFILE_NFN] */
 	struct st_symtab *syms;
 	long top;			/* --top */
+	const char *matrix_csv, *matrix_json;	/* --matrix-csv, -json */
 };
 
 /* "12.3%" of 'part' in 'whole', or "-" when there is no whole. */
@@ -607,9 +616,11 @@ static void print_collectives(struct report *rp)
 static void parse_options(struct report *rp, int argc, char **argv,
 			  const char **run)
 {
-	enum { O_TOP = 256 };
+	enum { O_TOP = 256, O_MATRIX_CSV, O_MATRIX_JSON };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "matrix-csv", required_argument, NULL, O_MATRIX_CSV },
+		{ "matrix-json", required_argument, NULL, O_MATRIX_JSON },
 		{ "top", required_argument, NULL, O_TOP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -630,6 +641,18 @@ static void parse_options(struct report *rp, int argc, char **argv,
 			if (st_parse_int(val, 0, 1000000, &rp->top))
 				usage_die(st_report_usage,
 					  "bad number '%s' for '--top'", val);
+			break;
+		case O_MATRIX_CSV:
+			if (!val)
+				usage_die(st_report_usage, "option "
+					  "'--matrix-csv' needs a file");
+			rp->matrix_csv = val;
+			break;
+		case O_MATRIX_JSON:
+			if (!val)
+				usage_die(st_report_usage, "option "
+					  "'--matrix-json' needs a file");
+			rp->matrix_json = val;
 			break;
 		default:
 			usage_die(st_report_usage, "%s", val);
@@ -710,6 +733,8 @@ int cmd_report(int argc, char **argv)
 	print_sites(&rp);
 	print_sizes(&rp);
 	print_collectives(&rp);
+	if (st_report_views(arg, rp.top, rp.matrix_csv, rp.matrix_json))
+		failed = 1;
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the output: %s", strerror(errno));
 

@@ -38,6 +38,11 @@ static const struct command commands[] = {
 	{ "predict", cmd_predict, st_predict_usage,
 	  "replay a run on a cost table: predicted time per rank,\n"
 	  "              function and call site, critical path" },
+	{ "export", cmd_export, st_export_usage,
+	  "a run on global time as Perfetto JSON or OTF2 (Vampir)" },
+	{ "view", cmd_view, st_view_usage,
+	  "a run as one HTML page: timeline, imbalance, who talks\n"
+	  "              to whom" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

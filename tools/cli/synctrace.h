@@ -22,6 +22,8 @@ int cmd_clockcheck(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Help texts, printed by --help (stdout) and after a usage error (stderr). */
 extern const char st_run_usage[];
@@ -31,6 +33,8 @@ extern const char st_clockcheck_usage[];
 extern const char st_table_usage[];
 extern const char st_bench_usage[];
 extern const char st_predict_usage[];
+extern const char st_export_usage[];
+extern const char st_view_usage[];
 
 /*
  * Option parsing: getopt_long(3), so options may come in any order

@@ -72,6 +72,8 @@ to_roff()
 			synopsis = synopsis line($0) "\n"
 		else if (sub(/^ *eg: /, ""))
 			examples = examples ".PP\n.nf\n" line($0) "\n.fi\n"
+		else	# a synopsis line continued
+			synopsis = synopsis line($0) "\n"
 		next
 	}
 	$0 == "" { flush_item(); flush_para(); inopts = 0; next }

@@ -45,6 +45,9 @@ The trace stays in '$dir' (the next 'make demo' replaces it).  Try next:
   \$ $st dump $dir
   \$ $st dump --csv $dir
   \$ $st dump --sync $dir
+  the run as one HTML page with a zoomable timeline; as Perfetto JSON:
+  \$ $st view -o $dir/view.html $dir
+  \$ $st export -o $dir/trace.json $dir
   a cost table of the MPI operations the run timed:
   \$ $st table $dir
   what MPI operations cost on this machine (--quick: half a minute or so):

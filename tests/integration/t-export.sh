@@ -1,0 +1,94 @@
+#!/bin/sh
+# tests/integration/t-export.sh: `synctrace export` writes what viewers
+# read, on global time.  A 2-D Jacobi run (nonblocking halo exchange,
+# MPI_Allreduce) and the p2p app (every send and receive flavour) are
+# exported as Chrome/Perfetto JSON and as OTF2, and views-check.py reads
+# both back against `synctrace dump --csv`: the JSON keeps the format's
+# rules (valid, X slices, flows that pair up, time stamps in us,
+# non-decreasing per track) with one slice per call at its global time;
+# the OTF2 archive, printed by otf2-print, has per rank as many events of
+# each kind as the dump has records, and its ENTER time stamps are the
+# calls' global entry times.  The OTF2 half is skipped when this build
+# has no OTF2 library or otf2-print is missing (the JSON half still runs).
+. "$(dirname "$0")/lib.sh"
+
+need_app jacobi
+need_app p2p
+t=$ST_TMP
+check=$st_top/tests/integration/views-check.py
+command -v python3 > /dev/null 2>&1 || skip "no python3"
+
+cli_run "$t/jac" "$t/jac.run" -- $MPIEXEC -n 2 "$ST_APPS/jacobi" 30 1 1
+expect_rc "$t/jac.run" 0
+cli_run "$t/p2p" "$t/p2p.run" -- $MPIEXEC -n 2 "$ST_APPS/p2p"
+expect_rc "$t/p2p.run" 0
+
+for run in jac p2p; do
+	"$ST_CLI" dump --csv "$t/$run" > "$t/$run.csv" 2> "$t/$run.csv.err" ||
+		{ show "$t/$run.csv.err"; fail "dump of $run failed"; }
+	"$ST_CLI" export -o "$t/$run.json" "$t/$run" 2> "$t/$run.exp.err" ||
+		{ show "$t/$run.exp.err"; fail "export of $run failed"; }
+	grep -q '^synctrace: exported .*messages paired' "$t/$run.exp.err" ||
+		{ show "$t/$run.exp.err"; fail "no summary line"; }
+	python3 "$check" chrome "$t/$run.json" "$t/$run.csv" \
+		> "$t/$run.check" 2>&1 ||
+		{ show "$t/$run.check"; fail "$run: the JSON breaks a rule"; }
+	note "$(cat "$t/$run.check")"
+done
+# The same JSON on stdout.
+"$ST_CLI" export -q "$t/jac" > "$t/jac-stdout.json" 2> "$t/stdout.err" ||
+	{ show "$t/stdout.err"; fail "export to stdout failed"; }
+cmp -s "$t/jac.json" "$t/jac-stdout.json" ||
+	fail "export to stdout differs from export to a file"
+# Jacobi on 2 ranks: one neighbour each, so one message each way per
+# iteration, and one MPI_Allreduce instance per iteration.
+grep -q ' 60 message flows, 30 collective flows' "$t/jac.check" ||
+	fail "unexpected flows: $(cat "$t/jac.check")"
+
+# Command-line mistakes and bad input.
+"$ST_CLI" export --format xml "$t/jac" > /dev/null 2> "$t/bad.err"
+[ $? = 129 ] || fail "an unknown format does not exit 129"
+grep -q "unknown format 'xml'" "$t/bad.err" || fail "no message for xml"
+"$ST_CLI" export "$t/nothing-here" > /dev/null 2> "$t/none.err"
+[ $? = 1 ] || fail "a missing run does not exit 1"
+grep -q "^synctrace: fatal: cannot open '$t/nothing-here'" "$t/none.err" ||
+	{ show "$t/none.err"; fail "no message for a missing run"; }
+
+if "$ST_CLI" export --format otf2 -o "$t/probe-otf2" "$t/p2p" \
+	> /dev/null 2> "$t/probe.err"; then :
+elif grep -q 'built without the OTF2 library' "$t/probe.err"; then
+	skip "synctrace was built without OTF2 (the JSON checks passed)"
+else
+	show "$t/probe.err"
+	fail "export --format otf2 failed"
+fi
+command -v otf2-print > /dev/null 2>&1 ||
+	skip "no otf2-print (apt-get install otf2-tools)"
+for run in jac p2p; do
+	"$ST_CLI" export -q --format otf2 -o "$t/$run-otf2" "$t/$run" \
+		2> "$t/$run.otf2.err" ||
+		{ show "$t/$run.otf2.err"; fail "OTF2 export of $run failed"; }
+	otf2-print "$t/$run-otf2/traces.otf2" > "$t/$run.print" \
+		2> "$t/$run.print.err" ||
+		{ show "$t/$run.print.err"; fail "otf2-print cannot read $run"; }
+	[ ! -s "$t/$run.print.err" ] ||
+		{ show "$t/$run.print.err"; fail "otf2-print warns on $run"; }
+	otf2-print -A "$t/$run-otf2/traces.otf2" > "$t/$run.anchor" ||
+		fail "otf2-print -A failed"
+	origin=$(awk '$3 == "SYNCTRACE::ORIGIN_NS" { getline; print $3 }' \
+		"$t/$run.anchor")
+	[ -n "$origin" ] || fail "no SYNCTRACE::ORIGIN_NS property"
+	for p in SYNC_METHOD SYNC_ERR_MAX_NS CLOCK CLOCK_RES_NS; do
+		grep -q "SYNCTRACE::$p" "$t/$run.anchor" ||
+			fail "no SYNCTRACE::$p property"
+	done
+	python3 "$check" otf2 "$t/$run.print" "$t/$run.csv" "$origin" \
+		> "$t/$run.ocheck" 2>&1 ||
+		{ show "$t/$run.ocheck"; fail "$run: OTF2 differs from dump"; }
+	note "$(cat "$t/$run.ocheck")"
+done
+# A second export into the same directory is refused, not merged.
+"$ST_CLI" export -q --format otf2 -o "$t/jac-otf2" "$t/jac" \
+	2> "$t/again.err" && fail "an export over an archive succeeded"
+grep -q 'cannot create the archive' "$t/again.err" ||
+	{ show "$t/again.err"; fail "no message for an existing archive"; }

@@ -1,0 +1,149 @@
+/*
+ * tests/unit/analysis-p2p.c: pairing the ends of messages.  The k-th
+ * send of a (communicator, source, destination, tag) meets its k-th
+ * receive whichever end comes first, with world ranks reported on a
+ * communicator whose ranks are not the world's; a nonblocking receive
+ * that names its source and tag is numbered when posted (so completions
+ * in another order still pair right), a wildcard one at its completion;
+ * after the counting sweep, an end whose partner is not in the trace
+ * says so; sends on unknown communicators are counted as unmapped.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gen/ops.h"
+#include "tests/unit/analysis-fake-scan.h"
+#include "tools/analysis/p2p.h"
+
+#define WORLD (1ull << 32)
+#define SUB 0x300000007ull
+
+struct got {
+	int n;
+	struct st_p2p_msg m[16];
+};
+
+static int keep(void *ctx, const struct st_p2p_msg *m)
+{
+	struct got *g = ctx;
+
+	cr_assert_lt(g->n, 16);
+	g->m[g->n++] = *m;
+	return 0;
+}
+
+static void feed(struct st_p2p *p, int rank, struct st_event ev, double g,
+		 struct got *got)
+{
+	cr_assert_eq(st_p2p_add(p, rank, &ev, g, g + 1, keep, got), 0);
+}
+
+Test(analysis_p2p, kth_send_meets_kth_receive)
+{
+	static const int32_t world[2] = { 0, 1 }, sub[2] = { 1, 0 };
+	struct st_scan s;
+	struct st_p2p *p;
+	struct got g = { 0 };
+	struct st_event ev;
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, WORLD, 2, world);
+	fake_comm(&s, SUB, 2, sub);
+	p = st_p2p_new(&s);
+	cr_assert_not_null(p);
+
+	/* Two receives come before their sends. */
+	ev = fake_call(ST_FN_MPI_RECV, WORLD, 0, 5);
+	ev.rbytes = 10;
+	feed(p, 1, ev, 100, &g);
+	ev.rbytes = 20;
+	feed(p, 1, ev, 200, &g);
+	ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 5);
+	ev.sbytes = 10;
+	feed(p, 0, ev, 50, &g);
+	ev.sbytes = 20;
+	feed(p, 0, ev, 150, &g);
+	cr_assert_eq(g.n, 4);
+	cr_expect_not(g.m[0].paired);
+	cr_expect(g.m[2].paired);
+	cr_expect_eq(g.m[2].id, g.m[0].id);
+	cr_expect_eq(g.m[3].id, g.m[1].id);
+	cr_expect_neq(g.m[0].id, g.m[1].id);
+	cr_expect_eq(g.m[3].other.bytes, 20);
+	cr_expect_eq(g.m[3].end.peer, 1);
+	cr_expect_eq(g.m[3].other.peer, 0);
+
+	/* On SUB, rank 0 is world 1: world 1 sends to world 0. */
+	ev = fake_call(ST_FN_MPI_ISEND, SUB, 1, 9);
+	feed(p, 1, ev, 300, &g);
+	cr_expect_eq(g.m[4].end.peer, 0);
+	/* Two named Irecvs complete in the other order. */
+	ev = fake_call(ST_FN_MPI_ISEND, SUB, 1, 9);
+	feed(p, 1, ev, 310, &g);
+	ev = fake_call(ST_FN_MPI_IRECV, SUB, 0, 9);
+	ev.req = 1;
+	feed(p, 0, ev, 320, &g);
+	ev.req = 2;
+	feed(p, 0, ev, 330, &g);
+	cr_expect_eq(g.n, 6);	/* posting reports nothing */
+	ev = fake_call(ST_FN_MPI_WAITALL, SUB, 0, 9);
+	ev.kind = ST_REC_DONE;
+	ev.req = 2;
+	feed(p, 0, ev, 400, &g);
+	ev.req = 1;
+	feed(p, 0, ev, 400, &g);
+	cr_assert_eq(g.n, 8);
+	cr_expect_eq(g.m[6].id, g.m[5].id);	/* req 2: the second send */
+	cr_expect_eq(g.m[7].id, g.m[4].id);
+	cr_expect(g.m[7].end.recv);
+
+	/* A wildcard receive pairs at its completion. */
+	ev = fake_call(ST_FN_MPI_IRECV, WORLD, ST_RANK_ANY, ST_TAG_ANY);
+	ev.req = 3;
+	feed(p, 1, ev, 500, &g);
+	ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 77);
+	feed(p, 0, ev, 510, &g);
+	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 77);
+	ev.kind = ST_REC_DONE;
+	ev.req = 3;
+	feed(p, 1, ev, 520, &g);
+	cr_assert_eq(g.n, 10);
+	cr_expect(g.m[9].paired);
+	cr_expect_eq(g.m[9].id, g.m[8].id);
+
+	ev = fake_call(ST_FN_MPI_SEND, 0x999, 1, 0);
+	feed(p, 0, ev, 600, &g);
+	cr_expect_eq(st_p2p_unmapped(p), 1);
+	cr_expect_eq(st_p2p_unpaired(p), 0);
+	st_p2p_free(p);
+	fake_scan_release(&s);
+}
+
+Test(analysis_p2p, counting_sweep_knows_lonely_ends)
+{
+	static const int32_t world[2] = { 0, 1 };
+	struct st_scan s;
+	struct st_p2p *p;
+	struct got g = { 0 };
+	struct st_event snd = fake_call(ST_FN_MPI_SEND, WORLD, 1, 3);
+	struct st_event rcv = fake_call(ST_FN_MPI_RECV, WORLD, 0, 3);
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, WORLD, 2, world);
+	p = st_p2p_new(&s);
+	/* Rank 0 sends twice, rank 1 receives once. */
+	cr_assert_eq(st_p2p_count(p, 0, &snd), 0);
+	cr_assert_eq(st_p2p_count(p, 0, &snd), 0);
+	cr_assert_eq(st_p2p_count(p, 1, &rcv), 0);
+	st_p2p_counted(p);
+	feed(p, 0, snd, 1, &g);
+	feed(p, 0, snd, 2, &g);
+	feed(p, 1, rcv, 3, &g);
+	cr_assert_eq(g.n, 3);
+	cr_expect(g.m[0].both);
+	cr_expect_not(g.m[1].both);
+	cr_expect(g.m[2].both && g.m[2].paired);
+	cr_expect_eq(st_p2p_unpaired(p), 1);
+	st_p2p_free(p);
+	fake_scan_release(&s);
+}
