@@ -82,8 +82,9 @@ ST_VERSION := $(shell sh tools/gen/version.sh)
 GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage check-man check-python conformance bench \
-	man install uninstall clean FORCE
+	check-exports check-coverage check-man check-python check-fuzz \
+	conformance bench man install uninstall clean FORCE fuzz fuzz-build \
+	fuzz-targets
 .DELETE_ON_ERROR:
 
 MAN := $(BUILD)/man/synctrace.1
@@ -197,7 +198,7 @@ check-exports: $(LIB) $(BUILD)/gen/ops.h
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-man check-python \
+		check-coverage check-exports check-man check-python check-fuzz \
 		check-integration
 
 conformance: deps $(LIB) $(CLI)
@@ -230,7 +231,55 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED)) \
 		$(DESTDIR)$(MAN1)/synctrace.1 $(DESTDIR)$(MAN1)/synctrace-*.1
 
+# Fuzzing (docs/fuzzing.md): libFuzzer targets over every reader entry
+# point, built by clang into $(FUZZ_BUILD)/ with ASan and UBSan.
+# `make fuzz` runs each for its share of FUZZ_SECONDS; check-fuzz replays
+# the seeds and the regression corpus and makes a fixed number of
+# mutations, whatever the machine's speed.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 240
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_OBJ := $(call obj,$(FUZZ_SRC) tests/fuzz/fuzz.c tests/fuzz/split.c)
+FUZZ_LIBOBJ := $(BUILD)/tests/fuzz/fuzz.o $(WRITER_OBJ) $(SYNC_OBJ) \
+	$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
+
+$(FUZZ_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# fuzz-tools catches the commands' exit() (tests/fuzz/fuzz-tools.c).
+$(BUILD)/fuzz/fuzz-tools: FUZZ_LDFLAGS := -Wl,--wrap=exit
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBOBJ)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer,address,undefined \
+		$(FUZZ_LDFLAGS) -o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm
+
+$(BUILD)/fuzz/split: $(BUILD)/tests/fuzz/split.o $(FUZZ_LIBOBJ)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer-no-link,address,undefined \
+		-o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm
+
+fuzz-targets: $(FUZZ_BIN) $(BUILD)/fuzz/split
+
+fuzz-build:
+	$(Q)command -v $(FUZZ_CC) >/dev/null || { echo "synctrace:" \
+		"'$(FUZZ_CC)' not found: 'make deps' installs clang" >&2; \
+		exit 1; }
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+		SAN=fuzzer-no-link,address,undefined fuzz-targets
+
+check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
+	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
+		SAN=$(SAN) sh tests/fuzz/run.sh check
+
+fuzz: deps fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
+	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
+		SAN=$(SAN) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		sh tests/fuzz/run.sh fuzz
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -525,7 +525,7 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 	if (rank < 0 || rank >= p->sum.expected)
 		return -EINVAL;
 	*err = '\0';
-	rc = st_reader_open(&r, path, err, errlen);
+	rc = st_fn_reader_open(&r, path, err, errlen);
 	if (rc) {
 		if (!*err)
 			snprintf(err, errlen, "%s", strerror(-rc));
