@@ -65,7 +65,10 @@ Test(analysis_json_out, strings_stay_strings)
 			 "\"none\": null}\n");
 	free(s);
 	cr_expect_eq(st_jset(o, "failed", NULL), -ENOMEM);
-	cr_expect_eq(st_jadd(json_array(), NULL), -ENOMEM);
+	json_decref(o);
+	o = json_array();
+	cr_assert(o);
+	cr_expect_eq(st_jadd(o, NULL), -ENOMEM);
 	json_decref(o);
 }
 
