@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "gen/ops.h"
+#include "gen/version.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
 #include "writer/reader.h"
@@ -566,7 +567,7 @@ static int open_trace(int thread_level)
 	char rank_s[16], size_s[16], pid_s[16], res_s[32], cost_s[32];
 	char start_s[32], level_s[16], cmd[2048];
 	char yield_s[4], ncores_s[16];
-	struct st_kv kv[18];
+	struct st_kv kv[20];
 	double res, cost;
 	int n = 0, len = 0, rc;
 
@@ -614,6 +615,7 @@ static int open_trace(int thread_level)
 	kv[n++] = (struct st_kv){ "yield", yield_s };
 	kv[n++] = (struct st_kv){ "thread_level", level_s };
 	kv[n++] = (struct st_kv){ "fn_table", ST_FN_TABLE_HASH };
+	kv[n++] = (struct st_kv){ "synctrace_version", ST_VERSION };
 	kv[n++] = (struct st_kv){ "t_start_unix", start_s };
 	kv[n++] = (struct st_kv){ "ncores", ncores_s };
 	rc = st_trace_write_header(&sink, kv, (size_t)n);

@@ -711,48 +711,56 @@ static void print_sites(struct dump *d)
 static void parse_options(struct dump *d, int argc, char **argv,
 			  const char **run)
 {
+	enum { O_CSV = 256, O_HEADER, O_SITES, O_SYNC, O_RANK };
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "header", no_argument, NULL, O_HEADER },
+		{ "help", no_argument, NULL, 'h' },
+		{ "rank", required_argument, NULL, O_RANK },
+		{ "sites", no_argument, NULL, O_SITES },
+		{ "sync", no_argument, NULL, O_SYNC },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
 	long v;
-	int i, rc;
+	int c;
 
 	*run = NULL;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_dump_usage, stdout);
 			exit(0);
-		} else if (!strcmp(arg, "--csv")) {
+		case O_CSV:
 			d->csv = 1;
-		} else if (!strcmp(arg, "--header")) {
+			break;
+		case O_HEADER:
 			d->header = 1;
-		} else if (!strcmp(arg, "--sites")) {
+			break;
+		case O_SITES:
 			d->sites = 1;
-		} else if (!strcmp(arg, "--sync")) {
+			break;
+		case O_SYNC:
 			d->sync = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--rank",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_RANK:
+			if (!val)
 				usage_die(st_dump_usage,
 					  "option '--rank' needs a value");
 			if (st_parse_int(val, 0, INT32_MAX, &v))
 				usage_die(st_dump_usage,
 					  "bad rank '%s' for '--rank'", val);
 			d->rank = v;
-		} else if (!strcmp(arg, "--")) {
-			if (i + 1 < argc && !*run)
-				*run = argv[++i];
-			if (i + 1 < argc)
-				usage_die(st_dump_usage,
-					  "too many arguments");
-		} else if (arg[0] == '-' && arg[1]) {
-			usage_die(st_dump_usage, "unknown option '%s'", arg);
-		} else if (*run) {
-			usage_die(st_dump_usage, "too many arguments");
-		} else {
-			*run = arg;
+			break;
+		default:
+			usage_die(st_dump_usage, "%s", val);
 		}
 	}
+	if (optind < argc)
+		*run = argv[optind++];
+	if (optind < argc)
+		usage_die(st_dump_usage, "too many arguments");
 	if (!*run)
 		usage_die(st_dump_usage, "no run directory given");
 	if (d->header + d->sites + d->sync > 1 ||
