@@ -38,7 +38,10 @@
  *     window.  A MAX reduction after the batch tells every rank which
  *     measurements some rank flagged.  Those are discarded (no record)
  *     and made again later, up to 10 nrep attempts per (operation,
- *     size).  A late start right after an overrun of the previous
+ *     size), and all remade ones together at most twice the planned
+ *     measurements: on a busy machine, where most are discarded, a run
+ *     makes at most three times its planned attempts, not ten, and
+ *     ends in bounded time with fewer valid ones.  A late start right after an overrun of the previous
  *     measurement on that rank, or at the first start of a batch, is the
  *     previous window's or the lead's fault: it does not count against
  *     its own window, and the second doubles the lead.  When more than
@@ -133,6 +136,7 @@ const char st_bench_micro_usage[] =
 #define FIRST_REFRESH_S 0.25	/* then twice the last, up to --refresh */
 #define PILOT_RUNS 3
 #define ATTEMPTS_PER_REP 10	/* attempts per (op, size): 10 nrep */
+#define RETRY_BUDGET 2		/* remade in all: 2 x the planned ones */
 #define CHECK_ROUNDS 20		/* ping-pongs per rank of a sync check */
 #define ADAPT_MIN 8		/* measurements before a window is judged */
 #define RECENT (2 * ADAPT_MIN)	/* ...after which good ones are dropped */
@@ -215,6 +219,8 @@ struct job {
 	size_t nqueue, head;
 	int *retry;		/* discarded ones to measure again */
 	size_t nretry;
+	long retries, retry_budget;	/* remade so far, and at most */
+	long n_unretried;	/* discarded, not remade: budget spent */
 	uint64_t rng;
 	uint64_t seq;
 	double lead_ns;
@@ -803,6 +809,8 @@ static void make_queue(struct job *j)
 			j->queue[i++] = p;
 	j->nqueue = n;
 	j->head = 0;
+	j->retries = 0;
+	j->retry_budget = RETRY_BUDGET * (long)n;
 	j->rng = j->o.seed;
 	shuffle(j->queue, n, &j->rng);
 }
@@ -1107,10 +1115,15 @@ static void judge_batch(struct job *j, int n)
 			j->n_cascade++;
 		else
 			j->n_lead++;
-		if (p->attempts + p->queued < max_attempts) {
-			j->retry[j->nretry++] = sl->pair;
-			p->queued++;
+		if (p->attempts + p->queued >= max_attempts)
+			continue;
+		if (j->retries >= j->retry_budget) {
+			j->n_unretried++;
+			continue;
 		}
+		j->retry[j->nretry++] = sl->pair;
+		p->queued++;
+		j->retries++;
 	}
 	for (i = 0; i < j->npairs; i++)
 		adapt(j, &j->pairs[i]);
@@ -1297,6 +1310,13 @@ static void print_summary(struct job *j)
 		printf("note: %ld operation-size pair%s got fewer than %d "
 		       "valid measurements\n", short_pairs,
 		       short_pairs == 1 ? "" : "s", o->nrep);
+	if (j->n_unretried)
+		printf("note: %ld discarded measurement%s not made again: "
+		       "those made again may\n"
+		       "  add up to %d times the planned ones (%ld), which "
+		       "bounds the run's time\n",
+		       j->n_unretried, j->n_unretried == 1 ? " was" : "s were",
+		       RETRY_BUDGET, j->retry_budget / RETRY_BUDGET);
 	if (j->n_discarded > j->n_valid)
 		printf("note: most measurements were discarded: ranks were "
 		       "descheduled (other jobs on\n"
