@@ -76,8 +76,8 @@ UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage check-python conformance bench install \
-	clean
+	check-exports check-coverage check-python conformance bench \
+	validate install clean
 .DELETE_ON_ERROR:
 
 all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
@@ -175,6 +175,11 @@ conformance: deps $(LIB) $(CLI)
 
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
+
+# Timing and accuracy figures against their targets (not in `make test`,
+# which asserts only what holds at any speed); VALIDATE_RUNS runs each.
+validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/validate/run.sh
 
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh
