@@ -294,24 +294,42 @@ expect_rc "$D" 0
 grep -q '^clock skew injected: 0,+0.5s@+100ppm' "$D.out" ||
 	{ show "$D.out"; fail "skew not reported"; }
 calls skew
-[ -s "$D.calls" ] || fail "no call records in $D"
-# Locally the ranks' entries are the injected 0.5 s apart (ranks enter a
-# valid measurement together, to within the sync's error).
-apart=$(awk 'NR == 1 { s = $2 } $2 == s && !(($1) in t) { t[$1] = $7 }
-	END { printf "%.0f", (t[1] - t[0]) / 1e6 }' "$D.calls")
-[ "$apart" -ge 490 ] && [ "$apart" -le 510 ] ||
-	fail "local entry times $apart ms apart, not the injected 500 ms"
-# In global time every valid measurement starts on both ranks within a
-# tenth of the skew: a sync not applied leaves them 0.5 s apart.  (How
-# close they are, 2 us median when the machine is quiet, is a figure
-# for `make validate`.)
-set -- $(spread skew)
-[ "$3" = "$(summary skew 2)" ] ||
-	fail "spread over $3 measurements, not the $(summary skew 2) valid"
-[ "$2" -lt 50000000 ] ||
-	fail "ranks $2 ns apart in global time at a measurement's start"
-note "skew: local entries $apart ms apart; global start spread median" \
-	"$1 ns, max $2 ns over $3 measurements"
+first_calls skew 9
+# Every measurement on both ranks, the pilot's first calls (made after a
+# barrier) and the valid ones: locally the ranks' entries are the
+# injected 0.5 s apart; in global time, from the trace's own sync
+# records, within a tenth of that.  Medians: a rank descheduled right
+# before one entry moves that one by a time slice.  A sync not applied
+# leaves every entry 0.5 s apart.  (How close they are, 2 us median on
+# a quiet machine, is a figure for `make validate`.)
+cat "$D.first" "$D.calls" | awk '
+	!(($1, $2) in t) { t[$1, $2] = $7; g[$1, $2] = $8; s[$2] }
+	END {
+		for (k in s) if (((0, k) in t) && ((1, k) in t)) {
+			n++
+			l[n] = (t[1, k] - t[0, k]) / 1e6
+			d = g[0, k] - g[1, k]
+			v[n] = d < 0 ? -d : d
+		}
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+				x = v[j]; v[j] = v[j - 1]; v[j - 1] = x
+			}
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && l[j - 1] > l[j]; j--) {
+				x = l[j]; l[j] = l[j - 1]; l[j - 1] = x
+			}
+		m = int((n + 1) / 2)
+		printf "%d %.0f %.0f %.0f\n", n, l[m], v[m], v[n]
+	}' > "$D.apart"
+set -- $(cat "$D.apart")
+[ "$1" -ge 9 ] || fail "skew: $1 measurements on both ranks, not 9 or more"
+[ "$2" -ge 490 ] && [ "$2" -le 510 ] ||
+	fail "skew: local entry times $2 ms apart (median), not the injected 500"
+[ "$3" -lt 50000000 ] ||
+	fail "skew: ranks $3 ns apart in global time (median) at a start"
+note "skew: over $1 measurements, local entries $2 ms apart, global" \
+	"starts $3 ns apart (median), at most $4 ns"
 
 # --- windows too small: caught and grown ---------------------------------
 # At 4 MiB an all-to-all takes about 1 ms; a tenth of the pilot's time
@@ -348,9 +366,19 @@ first_calls pairs 3
 [ "$(awk '$1 == 0 { printf "%s:%s ", $3, $4 }' "$ST_TMP/pairs.first")" = \
 	"MPI_Alltoall:1024 MPI_Allreduce:8 MPI_Bcast:64 " ] ||
 	{ show "$ST_TMP/pairs.first"; fail "first calls not in --pairs order"; }
-[ "$(wc -l < "$ST_TMP/pairs.calls")" = 18 ] ||
-	fail "--pairs: $(wc -l < "$ST_TMP/pairs.calls") call records, not 3 x 3 x 2"
-note "pairs: first calls in the order of --pairs, then 3 x 3 measurements"
+# Then one record per rank for each valid measurement: at most 3 x 3,
+# fewer only with a note (other jobs can spoil measurements past the
+# bench's budget).
+v=$(summary pairs 2)
+[ "$(wc -l < "$ST_TMP/pairs.calls")" = $((2 * v)) ] ||
+	fail "--pairs: $(wc -l < "$ST_TMP/pairs.calls") call records for" \
+		"$v valid measurements on 2 ranks"
+[ "$v" -le 9 ] || fail "--pairs: $v valid measurements, more than 3 x 3"
+[ "$v" = 9 ] || grep -q '^note: [1-3] operation-size pairs* got fewer' \
+	"$ST_TMP/pairs.out" ||
+	{ show "$ST_TMP/pairs.out"; fail "--pairs: $v valid of 9 and no note"; }
+note "pairs: first calls in the order of --pairs, then $v of 3 x 3" \
+	"measurements"
 
 # --- barrier mode ---------------------------------------------------------
 bench barrier --quick --sync barrier --ops barrier,allreduce,sendrecv
@@ -367,9 +395,14 @@ grep -q 'sync=barrier: an MPI_Barrier before each measurement' \
 	fail "synctrace dump --header failed"
 [ "$(grep -c '^sync=barrier$' "$ST_TMP/barrier.hdr")" = 2 ] ||
 	{ show "$ST_TMP/barrier.hdr"; fail "headers do not say sync=barrier"; }
-[ "$(summary barrier 3)" = 0 ] && [ "$(summary barrier 2)" = 35 ] ||
-	{ show "$ST_TMP/barrier.out"
-	  fail "barrier mode: not 35 valid, 0 discarded"; }
+# Nothing discarded; all 35 made unless other jobs held the bench past
+# its time limit, which a note says.
+[ "$(summary barrier 3)" = 0 ] || { show "$ST_TMP/barrier.out"
+	fail "barrier mode discarded measurements"; }
+[ "$(summary barrier 2)" = 35 ] ||
+	grep -q '^note: [0-9]* planned measurements* w[ae][sr]e* not made' \
+	"$ST_TMP/barrier.out" || { show "$ST_TMP/barrier.out"
+	fail "barrier mode: $(summary barrier 2) valid of 35 and no note"; }
 
 # --- --runs 2 -------------------------------------------------------------
 bench runs --runs 2 --ops allreduce --sizes 8 --nrep 4
@@ -391,8 +424,14 @@ grep -q "^$want 2 complete)\$" "$ST_TMP/runs.err" ||
 # Both runs named (however the table wraps its lines), Allreduce costed.
 tr -d ' \n' < "$ST_TMP/table.out" > "$ST_TMP/table.flat"
 grep -q "$ST_TMP/runs/run-1:2ranks,.*$ST_TMP/runs/run-2:2ranks," \
-	"$ST_TMP/table.flat" && grep -q '^MPI_Allreduce ' "$ST_TMP/table.out" ||
+	"$ST_TMP/table.flat" ||
 	{ show "$ST_TMP/table.out"; fail "synctrace table: not both runs"; }
+# An MPI_Allreduce row when either run kept a measurement.
+if awk '$1 == "total" && $2 > 0 { ok = 1 } END { exit !ok }' \
+	"$ST_TMP/runs.out"; then
+	grep -q '^MPI_Allreduce ' "$ST_TMP/table.out" ||
+		{ show "$ST_TMP/table.out"; fail "synctrace table: no MPI_Allreduce"; }
+fi
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \
