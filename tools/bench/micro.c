@@ -41,11 +41,13 @@
  *     size), and all remade ones together at most twice the planned
  *     measurements: on a busy machine, where most are discarded, a run
  *     makes at most three times its planned attempts, not ten, and
- *     ends in bounded time with fewer valid ones.  On a machine so busy
- *     that the windows themselves grow far beyond the pilot's times,
- *     the batches stop once they have taken 4 times the planned time
- *     (every measurement in its first window), or 10 s if that is
- *     more; the rest are not made.  A late start right after an overrun of the previous
+ *     ends in bounded time with fewer valid ones.  The batches also
+ *     stop once they have taken 4 times the planned time (every
+ *     measurement in its first window), or 10 s if that is more, and
+ *     after 10 s when most measurements so far were discarded: on a
+ *     machine that busy the pilot's times, and with them the windows
+ *     and the planned time, are inflated too.  The rest are not made.
+ *     A late start right after an overrun of the previous
  *     measurement on that rank, or at the first start of a batch, is the
  *     previous window's or the lead's fault: it does not count against
  *     its own window, and the second doubles the lead.  When more than
@@ -1170,7 +1172,12 @@ static void measure(struct job *j)
 			hdr[0] = n;
 			hdr[1] = every_s > 0 && n &&
 				 (double)(now - last_sync) > every_s * 1e9;
-			hdr[2] = n && (double)(now - start) > j->time_budget_ns;
+			double took = (double)(now - start);
+
+			/* Out of time, or busy: most discarded after 10 s. */
+			hdr[2] = n && (took > j->time_budget_ns ||
+				       (took > MIN_TIME_BUDGET_NS &&
+					j->n_discarded > j->n_valid));
 		}
 		MPI_Allreduce(MPI_IN_PLACE, hdr, 3, MPI_LONG_LONG, MPI_MAX,
 			      MPI_COMM_WORLD);
@@ -1332,11 +1339,14 @@ static void print_summary(struct job *j)
 	if (j->n_unmade)
 		printf("note: %ld planned measurement%s not made: the "
 		       "batches stop after %s\n"
-		       "  (%d times the planned windows, at least %s), "
-		       "which bounds the run's time\n",
+		       "  (%d times the planned windows, at least %s), or "
+		       "after %s when most\n"
+		       "  measurements are discarded, which bounds the run's "
+		       "time\n",
 		       j->n_unmade, j->n_unmade == 1 ? " was" : "s were",
 		       fmt_ns(a, sizeof(a), j->time_budget_ns), TIME_BUDGET,
-		       fmt_ns(b, sizeof(b), MIN_TIME_BUDGET_NS));
+		       fmt_ns(b, sizeof(b), MIN_TIME_BUDGET_NS),
+		       fmt_ns(c, sizeof(c), MIN_TIME_BUDGET_NS));
 	if (j->n_unretried)
 		printf("note: %ld discarded measurement%s not made again: "
 		       "those made again may\n"
