@@ -83,7 +83,7 @@ GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
 	check-exports check-coverage check-man check-python check-fuzz \
-	conformance bench man install uninstall clean FORCE fuzz fuzz-build \
+	conformance bench validate man install uninstall clean FORCE fuzz fuzz-build \
 	fuzz-targets
 .DELETE_ON_ERROR:
 
@@ -206,6 +206,11 @@ conformance: deps $(LIB) $(CLI)
 
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
+
+# Timing and accuracy figures against their targets (not in `make test`,
+# which asserts only what holds at any speed); VALIDATE_RUNS runs each.
+validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/validate/run.sh
 
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh

@@ -3,16 +3,24 @@
 # clock skew SYNCTRACE_CLOCK_SKEW injects (every rank of this machine
 # reads one physical clock, so the skew is the only error there is to
 # find) and shows what each method leaves of it.  With offsets up to
-# +-1 s and drifts up to +-100 ppm, checked 0 and 2 s after each sync:
-#  - HCA's residual right after sync is below 1 us;
-#  - offset-only SKaMPI's residual grows by the injected relative drift
-#    times the time elapsed (between 0.5 and 1.5 times that);
-#  - HCA refreshed as the interposer does, capped at 1 s (3 times by the
-#    2 s check), stays below 2 us at 2 s;
+# +-1 s and drifts up to +-100 ppm, checked 0 and 2 s after each sync,
 # on 2 and 3 ranks, and on 4 ranks on two fake hydra nodes with
-# node-aware sync (skew per node, as the ranks of a node share a clock;
-# SKIP if the fake hosts do not make separate nodes).  Each case gets up
-# to 3 runs (see check()).  About 8 s, 30 s at worst.
+# node-aware sync (skew per node, as the ranks of a node share a clock):
+#  - the CSV has its six rows; HCA refreshed as the interposer does,
+#    capped at 1 s, refreshed 3 times by the 2 s check;
+#  - HCA's residual right after its sync, refreshed HCA's at 2 s and
+#    SKaMPI's right after its sync are within twice the row's own
+#    uncertainty (the sync's error estimate plus half the check's least
+#    round trip) plus the injected drift over 0.5 s, the time a rank
+#    may be descheduled between sync and check: a 0.5 to 1 s offset not
+#    undone, or refreshed HCA 2 s of 100 ppm off, is far outside;
+#  - offset-only SKaMPI's residual grows by the injected drift times the
+#    time elapsed, to within what the two checks' uncertainties allow.
+# These hold on a busy machine, where round trips grow to milliseconds
+# and the residuals with them; how small the residuals are (under 1 us
+# at 0 s and 2 us at 2 s on a quiet machine) is a figure for `make
+# validate`.  The node-aware case is skipped (77, a failure in `make
+# test`) if hydra's fake hosts do not make separate nodes.
 #
 # On 2 cores, 3 and 4 ranks are more than the CPUs: synctrace-bench then
 # gives rank 0 a CPU of its own and the others poll with sched_yield(),
@@ -50,47 +58,64 @@ field()
 }
 
 # judge NAME PPM: the assertions on run NAME, PPM being the largest
-# injected drift of a rank relative to rank 0.  Returns 0, or 1 with the
-# reason in $why.
+# injected drift of a rank relative to rank 0.  Fails on a miss.
 judge()
 {
 	expect_rc "$ST_TMP/$1" 0
 	[ "$(wc -l < "$ST_TMP/$1.csv")" = 7 ] ||
 		{ show "$ST_TMP/$1.csv"
 		  fail "$1.csv: not 6 rows and a header"; }
-	h0=$(field "$1" hca off 0 residual_ns)
-	rtt0=$(field "$1" hca off 0 rtt_ns)
-	s0=$(field "$1" skampi off 0 residual_ns)
-	s2=$(field "$1" skampi off 2 residual_ns)
-	a0=$(field "$1" skampi off 0 age_s)
-	a2=$(field "$1" skampi off 2 age_s)
-	r2=$(field "$1" hca on 2 residual_ns)
 	# Refreshes on the interposer's schedule, capped at 1 s: at 0.25,
 	# 0.5 and 1 s, all after the 0 s check and before the 2 s one.
 	[ "$(field "$1" hca on 2 epoch)$(field "$1" hca on 0 epoch)" = 30 ] ||
 		{ show "$ST_TMP/$1.csv"
 		  fail "$1: hca not refreshed 3 times by 2 s"; }
-	grow=$(awk -v a="$s0" -v b="$s2" 'BEGIN { print b - a }')
-	want=$(awk -v p="$2" -v a="$a0" -v b="$a2" \
-		'BEGIN { printf "%.0f", p * 1e-6 * (b - a) * 1e9 }')
-	note "$1: hca at 0 s $h0 ns (check RTT $rtt0 ns), hca refreshed" \
-		"at 2 s $r2 ns, skampi $s0 -> $s2 ns (+$grow, drift" \
-		"predicts +$want)"
-	why=
-	awk -v x="$h0" 'BEGIN { exit !(x < 1000) }' ||
-		why="hca residual $h0 ns at 0 s, not < 1 us"
-	awk -v g="$grow" -v w="$want" \
-		'BEGIN { exit !(g >= w / 2 && g <= 1.5 * w) }' ||
-		why="${why:+$why; }skampi grew by $grow ns, not about $want"
-	awk -v x="$r2" 'BEGIN { exit !(x < 2000) }' ||
-		why="${why:+$why; }refreshed hca $r2 ns at 2 s, not < 2 us"
-	[ -z "$why" ]
+	awk -F, -v ppm="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{
+			m = $c["method"]; r = $c["refresh"]; t = $c["t_s"]
+			res = $c["residual_ns"]; rtt = $c["rtt_ns"]
+			est = $c["est_err_ns"] != "" ? $c["est_err_ns"] : \
+			      $c["err_ns"]
+			if (m == "skampi") {
+				s[t] = res; q[t] = rtt; age[t] = $c["age_s"]
+				if (t == 2)
+					next
+			} else if (r == "off" && t == 2) {
+				next
+			}
+			# Twice the own uncertainty, plus the drift over the
+			# 0.5 s a descheduled rank may lose before the check.
+			b = 2 * (est + rtt / 2) + ppm * 1e-6 * 0.5e9
+			printf "%s %s at %s s: residual %.0f ns, bound %.0f " \
+			       "ns (est %.0f, rtt %.0f)\n", m, r, t, res, b,
+			       est, rtt
+			if (!(res <= b)) {
+				printf "MISS: %s refresh %s at %s s\n", m, r, t
+				bad = 1
+			}
+		}
+		END {
+			d = ppm * 1e-6 * 0.5e9
+			want = ppm * 1e-6 * (age[2] - age[0]) * 1e9
+			g = s[2] - s[0]
+			lo = want - 2 * s[0] - q[0] / 2 - q[2] / 2 - d
+			hi = want + q[0] / 2 + q[2] / 2 + d
+			printf "skampi grew %.0f ns, drift predicts %.0f, " \
+			       "bounds %.0f..%.0f ns\n", g, want, lo, hi
+			if (!(g >= lo && g <= hi)) {
+				print "MISS: skampi did not grow by the drift"
+				bad = 1
+			}
+			exit bad
+		}' "$ST_TMP/$1.csv" > "$ST_TMP/$1.judge" ||
+		{ cat "$ST_TMP/$1.judge"; show "$ST_TMP/$1.out"
+		  fail "$1: a residual outside its own uncertainty"; }
+	note "$1: $(tr '\n' ';' < "$ST_TMP/$1.judge")"
 }
 
 # check NAME NP SKEW PPM [ARG...]: run clockcheck NAME NP SKEW ARG... and
-# judge it, up to 3 times.  The machine is shared: a rank descheduled
-# for a time slice in the middle of a sync spoils that sync, so a case
-# fails only when all three runs miss (a broken sync misses every time).
+# judge it.
 check()
 {
 	ck_name=$1
@@ -98,14 +123,8 @@ check()
 	ck_skew=$3
 	ck_ppm=$4
 	shift 4
-	for ck_try in 1 2 3; do
-		clockcheck "$ck_name" "$ck_np" "$ck_skew" "$@"
-		judge "$ck_name" "$ck_ppm" && return 0
-		note "$ck_name: run $ck_try of 3 missed: $why"
-		cp "$ST_TMP/$ck_name.out" "$ST_TMP/$ck_name.out.$ck_try"
-	done
-	show "$ST_TMP/$ck_name.out"
-	fail "$ck_name: $why (3 runs)"
+	clockcheck "$ck_name" "$ck_np" "$ck_skew" "$@"
+	judge "$ck_name" "$ck_ppm"
 }
 
 check two 2 0,+0.9s@+100ppm 100

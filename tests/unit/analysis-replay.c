@@ -6,7 +6,8 @@
  * predicted time below can be worked out by hand.  The last tests replay
  * a large synthetic trace written through the real writer and read back
  * through the real reader, and print how many records per second the
- * replay takes.
+ * replay takes (tests/validate/run.sh checks that figure; this test
+ * asserts only what holds at any speed).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -1463,8 +1464,10 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 		"records/s), at most %zu operations in flight\n", NR,
 		(unsigned long long)n, dt, n / dt / 1e6, decode,
 		n / decode / 1e6, st->max_inflight);
-	/* Loose, so a sanitizer build passes; the figure is printed. */
-	cr_expect_gt(n / dt, 1e5);
+	/*
+	 * No bound on the rate here: it depends on the machine and its
+	 * load.  'make validate' reads the line above and checks it.
+	 */
 	for (r = 0; r < NR; r++) {
 		st_reader_close(fs[r].r);
 		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);

@@ -38,7 +38,16 @@
  *     window.  A MAX reduction after the batch tells every rank which
  *     measurements some rank flagged.  Those are discarded (no record)
  *     and made again later, up to 10 nrep attempts per (operation,
- *     size).  A late start right after an overrun of the previous
+ *     size), and all remade ones together at most twice the planned
+ *     measurements: on a busy machine, where most are discarded, a run
+ *     makes at most three times its planned attempts, not ten, and
+ *     ends in bounded time with fewer valid ones.  The batches also
+ *     stop once they have taken 4 times the planned time (every
+ *     measurement in its first window), or 10 s if that is more, and
+ *     after 10 s when most measurements so far were discarded: on a
+ *     machine that busy the pilot's times, and with them the windows
+ *     and the planned time, are inflated too.  The rest are not made.
+ *     A late start right after an overrun of the previous
  *     measurement on that rank, or at the first start of a batch, is the
  *     previous window's or the lead's fault: it does not count against
  *     its own window, and the second doubles the lead.  When more than
@@ -133,6 +142,9 @@ const char st_bench_micro_usage[] =
 #define FIRST_REFRESH_S 0.25	/* then twice the last, up to --refresh */
 #define PILOT_RUNS 3
 #define ATTEMPTS_PER_REP 10	/* attempts per (op, size): 10 nrep */
+#define RETRY_BUDGET 2		/* remade in all: 2 x the planned ones */
+#define TIME_BUDGET 4		/* batches stop after 4 x the planned time */
+#define MIN_TIME_BUDGET_NS 10e9	/* ...or 10 s, if that is more */
 #define CHECK_ROUNDS 20		/* ping-pongs per rank of a sync check */
 #define ADAPT_MIN 8		/* measurements before a window is judged */
 #define RECENT (2 * ADAPT_MIN)	/* ...after which good ones are dropped */
@@ -215,6 +227,10 @@ struct job {
 	size_t nqueue, head;
 	int *retry;		/* discarded ones to measure again */
 	size_t nretry;
+	long retries, retry_budget;	/* remade so far, and at most */
+	long n_unretried;	/* discarded, not remade: budget spent */
+	double time_budget_ns;	/* rank 0: the batches' time limit */
+	long n_unmade;		/* not made: time limit reached */
 	uint64_t rng;
 	uint64_t seq;
 	double lead_ns;
@@ -803,6 +819,8 @@ static void make_queue(struct job *j)
 			j->queue[i++] = p;
 	j->nqueue = n;
 	j->head = 0;
+	j->retries = 0;
+	j->retry_budget = RETRY_BUDGET * (long)n;
 	j->rng = j->o.seed;
 	shuffle(j->queue, n, &j->rng);
 }
@@ -1107,10 +1125,15 @@ static void judge_batch(struct job *j, int n)
 			j->n_cascade++;
 		else
 			j->n_lead++;
-		if (p->attempts + p->queued < max_attempts) {
-			j->retry[j->nretry++] = sl->pair;
-			p->queued++;
+		if (p->attempts + p->queued >= max_attempts)
+			continue;
+		if (j->retries >= j->retry_budget) {
+			j->n_unretried++;
+			continue;
 		}
+		j->retry[j->nretry++] = sl->pair;
+		p->queued++;
+		j->retries++;
 	}
 	for (i = 0; i < j->npairs; i++)
 		adapt(j, &j->pairs[i]);
@@ -1130,23 +1153,39 @@ static void judge_batch(struct job *j, int n)
  */
 static void measure(struct job *j)
 {
-	uint64_t last_sync = st_mpi_transport_now(&j->t);
-	double every_s = fmin(FIRST_REFRESH_S, j->o.refresh_s);
-	long long hdr[2];
+	uint64_t last_sync = st_mpi_transport_now(&j->t), start = last_sync;
+	double every_s = fmin(FIRST_REFRESH_S, j->o.refresh_s), planned = 0;
+	long long hdr[3];
 	int n, i;
 
+	/* The planned time: every measurement in its first window. */
+	for (i = 0; i < j->npairs; i++)
+		planned += j->pairs[i].window0_ns * j->pairs[i].queued;
+	j->time_budget_ns = fmax(TIME_BUDGET * planned, MIN_TIME_BUDGET_NS);
 	j->lead_ns = FIRST_LEAD_NS;
 	for (;;) {
 		n = plan_batch(j);
-		hdr[0] = hdr[1] = 0;
+		hdr[0] = hdr[1] = hdr[2] = 0;
 		if (!j->rank) {
+			uint64_t now = st_mpi_transport_now(&j->t);
+
 			hdr[0] = n;
 			hdr[1] = every_s > 0 && n &&
-				 (double)(st_mpi_transport_now(&j->t) -
-					  last_sync) > every_s * 1e9;
+				 (double)(now - last_sync) > every_s * 1e9;
+			double took = (double)(now - start);
+
+			/* Out of time, or busy: most discarded after 10 s. */
+			hdr[2] = n && (took > j->time_budget_ns ||
+				       (took > MIN_TIME_BUDGET_NS &&
+					j->n_discarded > j->n_valid));
 		}
-		MPI_Allreduce(MPI_IN_PLACE, hdr, 2, MPI_LONG_LONG, MPI_MAX,
+		MPI_Allreduce(MPI_IN_PLACE, hdr, 3, MPI_LONG_LONG, MPI_MAX,
 			      MPI_COMM_WORLD);
+		if (hdr[2]) {
+			/* Out of time: what is still queued is not made. */
+			j->n_unmade = (long)(j->nqueue - j->head + j->nretry);
+			break;
+		}
 		if (hdr[0] != n) {
 			st_bench_msg("BUG: rank %d planned a batch of %d, "
 				     "rank 0 one of %lld", j->rank, n, hdr[0]);
@@ -1297,6 +1336,24 @@ static void print_summary(struct job *j)
 		printf("note: %ld operation-size pair%s got fewer than %d "
 		       "valid measurements\n", short_pairs,
 		       short_pairs == 1 ? "" : "s", o->nrep);
+	if (j->n_unmade)
+		printf("note: %ld planned measurement%s not made: the "
+		       "batches stop after %s\n"
+		       "  (%d times the planned windows, at least %s), or "
+		       "after %s when most\n"
+		       "  measurements are discarded, which bounds the run's "
+		       "time\n",
+		       j->n_unmade, j->n_unmade == 1 ? " was" : "s were",
+		       fmt_ns(a, sizeof(a), j->time_budget_ns), TIME_BUDGET,
+		       fmt_ns(b, sizeof(b), MIN_TIME_BUDGET_NS),
+		       fmt_ns(c, sizeof(c), MIN_TIME_BUDGET_NS));
+	if (j->n_unretried)
+		printf("note: %ld discarded measurement%s not made again: "
+		       "those made again may\n"
+		       "  add up to %d times the planned ones (%ld), which "
+		       "bounds the run's time\n",
+		       j->n_unretried, j->n_unretried == 1 ? " was" : "s were",
+		       RETRY_BUDGET, j->retry_budget / RETRY_BUDGET);
 	if (j->n_discarded > j->n_valid)
 		printf("note: most measurements were discarded: ranks were "
 		       "descheduled (other jobs on\n"

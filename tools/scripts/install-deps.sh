@@ -1,9 +1,18 @@
 #!/bin/sh
-# tools/scripts/install-deps.sh: install the Debian packages synctrace needs when
-# any is missing, as root or through sudo; otherwise print the command.
-pkgs="mpich libmpich-dev libunwind-dev zlib1g-dev libcriterion-dev gfortran pkg-config
-libotf2-trace-dev otf2-tools python3-otf2 chromium clang libclang-rt-14-dev groff-base
-libjansson-dev"
+# tools/scripts/install-deps.sh: install the Debian packages synctrace and
+# its tests need when any is missing, as root or through sudo; otherwise
+# print the command.  With them, no test of `make test` is skipped:
+#   build:  make gcc pkg-config mpich libmpich-dev libunwind-dev zlib1g-dev
+#           gfortran (the Fortran test apps), libotf2-trace-dev (export),
+#           libjansson-dev (JSON), groff-base (manual pages)
+#   tests:  libcriterion-dev (unit tests), python3 (JSON checks, the
+#           Python reader), otf2-tools python3-otf2 (t-export reads the
+#           OTF2 back), chromium (t-table-html, t-view render HTML pages),
+#           clang libclang-rt-14-dev (the libFuzzer targets)
+pkgs="make gcc pkg-config mpich libmpich-dev libunwind-dev zlib1g-dev"
+pkgs="$pkgs gfortran libotf2-trace-dev libjansson-dev groff-base"
+pkgs="$pkgs libcriterion-dev python3 otf2-tools python3-otf2 chromium"
+pkgs="$pkgs clang libclang-rt-14-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

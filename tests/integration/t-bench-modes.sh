@@ -1,0 +1,75 @@
+#!/bin/sh
+# tests/integration/t-bench-modes.sh: `synctrace bench`'s other modes on
+# 2 ranks (t-bench.sh checks the window-synchronised measurements):
+#  - --sync barrier is labelled in the output, the index and the
+#    headers, and discards nothing;
+#  - --runs 2 makes run-1 and run-2 with seeds 1 and 2, which `synctrace
+#    table` reads together;
+#  - bad options are usage errors (129) before any job starts.
+# All of it holds however busy the machine is.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench-lib.sh"
+
+# --- barrier mode ---------------------------------------------------------
+bench barrier --quick --sync barrier --ops barrier,allreduce,sendrecv
+expect_rc "$ST_TMP/barrier" 0
+D=$ST_TMP/barrier
+grep -q 'sync=barrier: an MPI_Barrier before each measurement' \
+	"$ST_TMP/barrier.out" &&
+	grep -q '^sync: MPI_Barrier before each measurement (barrier mode' \
+	"$ST_TMP/barrier.out" ||
+	{ show "$ST_TMP/barrier.out"
+	  fail "barrier mode not labelled in the output"; }
+[ "$(index "$D" sync)" = barrier ] || fail "index does not say sync=barrier"
+"$ST_CLI" dump --header "$D" > "$ST_TMP/barrier.hdr" ||
+	fail "synctrace dump --header failed"
+[ "$(grep -c '^sync=barrier$' "$ST_TMP/barrier.hdr")" = 2 ] ||
+	{ show "$ST_TMP/barrier.hdr"; fail "headers do not say sync=barrier"; }
+# Nothing discarded; all 35 made unless other jobs held the bench past
+# its time limit, which a note says.
+[ "$(summary barrier 3)" = 0 ] || { show "$ST_TMP/barrier.out"
+	fail "barrier mode discarded measurements"; }
+[ "$(summary barrier 2)" = 35 ] ||
+	grep -q '^note: [0-9]* planned measurements* w[ae][sr]e* not made' \
+	"$ST_TMP/barrier.out" || { show "$ST_TMP/barrier.out"
+	fail "barrier mode: $(summary barrier 2) valid of 35 and no note"; }
+
+# --- --runs 2 -------------------------------------------------------------
+bench runs --runs 2 --ops allreduce --sizes 8 --nrep 4
+expect_rc "$ST_TMP/runs" 0
+for k in 1 2; do
+	D=$ST_TMP/runs/run-$k
+	[ "$(index "$D" complete)" = 1 ] || fail "run-$k not complete"
+	"$ST_CLI" dump --header --rank 0 "$D" | grep -q "^seed=$k\$" ||
+		fail "run-$k does not have seed $k"
+done
+[ "$(ls "$ST_TMP/runs")" = "$(printf 'run-1\nrun-2')" ] ||
+	fail "--runs 2 made: $(ls "$ST_TMP/runs")"
+want="synctrace: 2 bench runs in $ST_TMP/runs/run-1 .. run-2 (2 ranks,"
+grep -q "^$want 2 complete)\$" "$ST_TMP/runs.err" ||
+	{ show "$ST_TMP/runs.err"; fail "no summary line for 2 runs"; }
+"$ST_CLI" table "$ST_TMP/runs/run-1" "$ST_TMP/runs/run-2" \
+	> "$ST_TMP/table.out" 2> "$ST_TMP/table.err" ||
+	{ show "$ST_TMP/table.err"; fail "synctrace table cannot read the runs"; }
+# Both runs named (however the table wraps its lines), Allreduce costed.
+tr -d ' \n' < "$ST_TMP/table.out" > "$ST_TMP/table.flat"
+grep -q "$ST_TMP/runs/run-1:2ranks,.*$ST_TMP/runs/run-2:2ranks," \
+	"$ST_TMP/table.flat" ||
+	{ show "$ST_TMP/table.out"; fail "synctrace table: not both runs"; }
+# An MPI_Allreduce row when either run kept a measurement.
+if awk '$1 == "total" && $2 > 0 { ok = 1 } END { exit !ok }' \
+	"$ST_TMP/runs.out"; then
+	grep -q '^MPI_Allreduce ' "$ST_TMP/table.out" ||
+		{ show "$ST_TMP/table.out"; fail "synctrace table: no MPI_Allreduce"; }
+fi
+
+# --- usage errors ---------------------------------------------------------
+for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \
+	"--sizes 8 --min 1" "--runs 0" "-n 1" "--window-factor 0"; do
+	bench usage $args
+	expect_rc "$ST_TMP/usage" 129
+	[ -e "$ST_TMP/usage" ] && fail "'bench $args' made a run directory"
+	grep -q '^usage: synctrace bench' "$ST_TMP/usage.err" ||
+		fail "'bench $args': no usage on stderr"
+done
+note "usage errors refused before any job"
