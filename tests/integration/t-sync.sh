@@ -26,14 +26,14 @@
 
 need_app bsp
 
-# run NAME NRANKS ITERS SKEW ENV...: a traced bsp run.
+# run NAME NRANKS ITERS WORK SKEW ENV...: a traced bsp run.
 run()
 {
-	name=$1 n=$2 iters=$3 skew=$4
-	shift 4
+	name=$1 n=$2 iters=$3 work=$4 skew=$5
+	shift 5
 	env SYNCTRACE_CLOCK_SKEW="$skew" SYNCTRACE_SYNC_CHECK=64 "$@" \
 		LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$ST_TMP/$name" \
-		$MPIEXEC -n $n "$ST_APPS/bsp" $iters 20000 \
+		$MPIEXEC -n $n "$ST_APPS/bsp" $iters $work \
 		> "$ST_TMP/$name.out" 2> "$ST_TMP/$name.err" ||
 		{ show "$ST_TMP/$name.err"; fail "$name: the run failed"; }
 	[ -s "$ST_TMP/$name.err" ] &&
@@ -124,7 +124,7 @@ causal()
 untraced "$ST_TMP/plain" $MPIEXEC -n 2 "$ST_APPS/bsp" 4000 20000
 expect_rc "$ST_TMP/plain" 0
 
-run hca2r 2 4000 0,+0.9s@+100ppm SYNCTRACE_SYNC=hca \
+run hca2r 2 4000 20000 0,+0.9s@+100ppm SYNCTRACE_SYNC=hca \
 	SYNCTRACE_SYNC_INTERVAL=300
 cmp -s "$ST_TMP/plain.out" "$ST_TMP/hca2r.out" ||
 	fail "hca2r: the application's output changed"
@@ -141,8 +141,12 @@ causal hca2r 50000000
 # Three ranks on two CPUs: yield mode, and few iterations, since each
 # collective waits for a rank to get a CPU (with two CPU hogs and other
 # jobs, load 17, an iteration took 100 ms, and 1000 ran into mpiexec's
-# 60 s limit).
-run hca3r 3 300 0,-1s@-100ppm,+0.5s@+60ppm SYNCTRACE_SYNC=hca \
+# 60 s limit).  Each iteration computes 20 times longer instead, so that
+# the run lasts over the refresh interval (0.6 s quiet): with the run
+# over in the 43 ms of the init sync, rank 2's slope was 42 +- 5.6 ppm
+# for 60 on a quiet machine, and 28 +- 4.2 ppm once on a loaded one;
+# with refreshes 0.5 s apart, 60.9 +- 0.5 ppm.
+run hca3r 3 300 400000 0,-1s@-100ppm,+0.5s@+60ppm SYNCTRACE_SYNC=hca \
 	SYNCTRACE_SYNC_INTERVAL=300 SYNCTRACE_YIELD=1
 for r in 0 1 2; do
 	[ "$(epochs hca3r $r)" -ge 2 ] ||
@@ -155,7 +159,7 @@ causal hca3r 50000000
 # is the ignored drift, 100 ppm of the run, is checked by make validate:
 # the check's own error is up to half a round trip, a time slice when a
 # rank is descheduled.)
-run skampi 2 4000 0,+0.9s@+100ppm SYNCTRACE_SYNC=skampi \
+run skampi 2 4000 20000 0,+0.9s@+100ppm SYNCTRACE_SYNC=skampi \
 	SYNCTRACE_SYNC_INTERVAL=0
 awk -F, 'NR > 1 && $1 == 1 { n++; if ($3 != "skampi" || $6 + 0 != 0) bad = 1 }
 	END { exit bad || !n }' "$ST_TMP/skampi.sync" ||
