@@ -265,17 +265,20 @@ Test(tools_predict, model_charges_a_send_start_its_smallest_message)
 	struct st_replay_model rm;
 	double ns = -1;
 
+	/* No call row: nothing, unless the fallback is asked for. */
+	cr_expect_lt(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 64), 0);
+	st_pmodel_send_start_fallback(m, 1);
 	/* Send->Recv's smallest measured size is 1 B: 1000 + 0.5. */
-	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND), 1000.5,
-			   1e-9);
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 64),
+			   1000.5, 1e-9);
 	/* Sendrecv measured 8 B only: that group's median. */
-	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_SENDRECV), 3000,
-			   1e-9);
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_SENDRECV, 64),
+			   3000, 1e-9);
 	st_pmodel_replay_model(m, &rm);
 	cr_assert(rm.inject);
-	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, &ns), 0);
+	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, 64, &ns), 0);
 	cr_expect_float_eq(ns, 1000.5, 1e-9);
-	cr_expect_lt(rm.inject(rm.ctx, ST_FN_MPI_ALLREDUCE, &ns), 0);
+	cr_expect_lt(rm.inject(rm.ctx, ST_FN_MPI_ALLREDUCE, 64, &ns), 0);
 	st_pmodel_free(m);
 }
 
@@ -942,8 +945,8 @@ Test(tools_predict, command_usage_errors)
 	captured_free(&c);
 	c = run_cmd(dir, cmd_predict, bad_send);
 	cr_expect_eq(c.status, 129);
-	cr_expect(strstr(c.err, "--send-start=measured or "
-			 "--send-start=table"), "%s", c.err);
+	cr_expect(strstr(c.err, "--send-start=auto, measured or table"),
+		  "%s", c.err);
 	captured_free(&c);
 	c = run_cmd(dir, cmd_predict, help);
 	cr_expect_eq(c.status, 0);

@@ -260,7 +260,14 @@ Test(tools_table_read, transfers_pair_in_order_per_channel)
 	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_assert_eq(st_table_finish(t), 0);
-	cr_assert_eq(st_table_nops(t), 2);
+	cr_assert_eq(st_table_nops(t), 3);
+
+	/* What starting the nonblocking send cost: 6010 - 6000. */
+	op = op_of(t, "MPI_Isend (call)");
+	cr_expect_eq(op->kind, ST_TABLE_CALL);
+	g = group_of(t, "MPI_Isend (call)", 4);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 10.0, 1e-6);
 
 	op = op_of(t, "MPI_Send->MPI_Recv");
 	cr_expect_eq(op->kind, ST_TABLE_P2P);

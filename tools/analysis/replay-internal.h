@@ -144,12 +144,18 @@ enum { M_SEND, M_RECV, M_PROBE };
 struct msg {
 	uint32_t next;
 	uint8_t type, sync;
+	uint8_t net;			/* send: under the network model */
 	uint16_t fn;			/* receive: its function (0: probe) */
-	int32_t w;			/* receiver; sync sender */
+	int32_t w;			/* receiver; sync (or rendezvous)
+					   sender */
+	int32_t src;			/* send: the sender's rank */
 	double t;			/* send entry, or receive post */
 	double xfer, bytes;		/* send: transfer time, size */
 	double gm;			/* send: measured global time of its
 					   exit, NaN unknown */
+	double w0;			/* net, eager: its turn at the
+					   sender's out-port */
+	struct st_replay_msg nm;	/* net: its costs */
 	struct cpv cp;
 };
 
@@ -219,6 +225,8 @@ struct st_replay {
 	uint32_t req_free;
 	struct comminfo *cis;
 	size_t ncis, acis;
+	double *out_free, *in_free;	/* [nranks]: when each rank's ports
+					   are free (network model) */
 	size_t live_insts, live_msgs, live_reqs;
 
 	struct st_replay_fn *fns;	/* [ST_FN_COUNT] */
@@ -356,6 +364,13 @@ int st_rp_icall_cost(struct st_replay *r, const struct rrec *x,
 void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       const struct rrec *x, uint64_t seq, double arr,
 		       struct cpv cp, double meas);
+
+/*
+ * The network model's costs of a message of 'bytes' sent by 'fn' into
+ * '*m': 1 when the model has them, else 0.
+ */
+int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,
+		   struct st_replay_msg *m);
 
 /* replay-p2p.c */
 

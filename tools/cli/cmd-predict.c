@@ -84,12 +84,20 @@ const char st_predict_usage[] =
 "                          --statistic=mean none is charged anyway: each\n"
 "                          row's mean holds its first calls)\n"
 "    --send-start=MODE     what starting a nonblocking send (MPI_Isend...)\n"
-"                          costs: 'measured' (default), its duration in\n"
-"                          the trace, like other local calls; 'table', the\n"
-"                          table's per-message cost (its point-to-point\n"
-"                          row at the smallest size), for a target whose\n"
-"                          transport does the sending inside the call\n"
-"                          (TCP: 4 us, against 0.4 us in shared memory)\n"
+"                          costs: 'auto' (default), the table's cost of\n"
+"                          the call at that size when it has one (its\n"
+"                          \"call\" row), else the duration in the trace;\n"
+"                          'measured', always the duration in the trace;\n"
+"                          'table', the call row, else the table's\n"
+"                          per-message cost (its point-to-point row at the\n"
+"                          smallest size; TCP: 4 us, shared memory 0.4 us)\n"
+"    --network=MODE        'model' (default): messages share their ranks'\n"
+"                          ports (the gap the table's bursts measured),\n"
+"                          large ones wait for their receive (where its\n"
+"                          late sends waited), a send costs what its late\n"
+"                          sends cost; 'off': every message costs the\n"
+"                          point-to-point row alone, eager, as if it had\n"
+"                          the network to itself\n"
 "    --validate            set the run's measured times (per rank, per\n"
 "                          function, per call site) beside the\n"
 "                          prediction, with the relative errors\n"
@@ -103,7 +111,9 @@ const char st_predict_usage[] =
 struct popts {
 	const char *run, *table;
 	double scale;
-	int json, validate, missing_measured, formula, send_table;
+	int json, validate, missing_measured, formula;
+	int send_start;		/* 0 auto, 1 table, 2 measured */
+	int no_net;
 	int no_first;
 	int statistic;		/* 0 auto, 1 median, 2 mean */
 	int median;		/* what auto chose */
@@ -140,13 +150,15 @@ struct gsite {
 static void parse_options(struct popts *o, int argc, char **argv)
 {
 	enum { O_TABLE = 256, O_SCALE, O_MISSING, O_STATISTIC, O_TOP,
-	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START };
+	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START,
+	       O_NETWORK };
 	static const struct option longopts[] = {
 		{ "compute-scale", required_argument, NULL, O_SCALE },
 		{ "formula", no_argument, NULL, O_FORMULA },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "missing", required_argument, NULL, O_MISSING },
+		{ "network", required_argument, NULL, O_NETWORK },
 		{ "no-first", no_argument, NULL, O_NO_FIRST },
 		{ "send-start", required_argument, NULL, O_SEND_START },
 		{ "statistic", required_argument, NULL, O_STATISTIC },
@@ -231,14 +243,27 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			o->no_first = 1;
 			break;
 		case O_SEND_START:
-			if (val && !strcmp(val, "measured"))
-				o->send_table = 0;
+			if (val && !strcmp(val, "auto"))
+				o->send_start = 0;
+			else if (val && !strcmp(val, "measured"))
+				o->send_start = 2;
 			else if (val && !strcmp(val, "table"))
-				o->send_table = 1;
+				o->send_start = 1;
 			else
 				usage_die(st_predict_usage, "bad '--send-start"
-					  "%s%s': say --send-start=measured or "
-					  "--send-start=table", val ? "=" : "",
+					  "%s%s': say --send-start=auto, "
+					  "measured or table", val ? "=" : "",
+					  val ? val : "");
+			break;
+		case O_NETWORK:
+			if (val && !strcmp(val, "model"))
+				o->no_net = 0;
+			else if (val && !strcmp(val, "off"))
+				o->no_net = 1;
+			else
+				usage_die(st_predict_usage, "bad '--network"
+					  "%s%s': say --network=model or "
+					  "--network=off", val ? "=" : "",
 					  val ? val : "");
 			break;
 		default:
@@ -1203,7 +1228,9 @@ int cmd_predict(int argc, char **argv)
 		   (!o.statistic && st_pmodel_from_bench(res.pm));
 	st_pmodel_mean(res.pm, !o.median);
 	st_pmodel_replay_model(res.pm, &model);
-	if (!o.send_table)
+	st_pmodel_network(res.pm, !o.no_net);
+	st_pmodel_send_start_fallback(res.pm, o.send_start == 1);
+	if (o.send_start == 2)
 		model.inject = NULL;
 	/* Under the mean every first-call excess would be 0. */
 	res.first = !o.no_first && o.median && st_pmodel_first_rows(res.pm);
