@@ -153,7 +153,8 @@ $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(OTF2_LIBS) -ljansson -lz -lm
 
 # Integration apps are the application's side: no sanitizer flags.
-$(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h
+$(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h \
+		tests/integration/apps/nm-work.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lm
 
