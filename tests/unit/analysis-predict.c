@@ -282,6 +282,115 @@ Test(tools_predict, model_charges_a_send_start_its_smallest_message)
 	st_pmodel_free(m);
 }
 
+/*
+ * A table with the network model's rows: Send->Recv 1000 + 0.5 d;
+ * bursts of 1 and of 4 messages, measured at 1 KiB and 64 KiB (4 at
+ * once: 3 gaps more than one); sends to a late receiver that did not
+ * wait up to 16 KiB, that waited from 64 KiB; late receives; the cost
+ * of starting an MPI_Isend.
+ */
+static const char net_json[] =
+"{\"format\": \"synctrace-table\", \"version\": 1,\n"
+" \"metadata\": {\"process_counts\": [2]},\n"
+" \"operations\": [\n"
+"  {\"op\": \"MPI_Send->MPI_Recv\", \"kind\": \"p2p\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": \"MPI_Recv\", \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1, \"d_max_bytes\": 65536,\n"
+"   \"model\": {\"pieces\": 1, \"piece\": [\n"
+"     {\"terms\": [{\"name\": \"a\", \"fn\": \"1\", \"coef\": 1000},\n"
+"                {\"name\": \"c\", \"fn\": \"1\", \"coef\": 0.5}]}]}},\n"
+"  {\"op\": \"MPI_Isend->MPI_Irecv (burst)\", \"kind\": \"burst\",\n"
+"   \"fn\": \"MPI_Isend\", \"recv_fn\": \"MPI_Irecv\", \"p_min\": 1,\n"
+"   \"p_max\": 4, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 1, \"d_bytes\": 1024, \"median_ns\": 1500},\n"
+"    {\"p\": 1, \"d_bytes\": 65536, \"median_ns\": 33000},\n"
+"    {\"p\": 4, \"d_bytes\": 1024, \"median_ns\": 2100},\n"
+"    {\"p\": 4, \"d_bytes\": 65536, \"median_ns\": 123000}]},\n"
+"  {\"op\": \"MPI_Send (receiver late, eager)\", \"kind\": "
+"\"send-eager\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 16384,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 300},\n"
+"    {\"p\": 2, \"d_bytes\": 16384, \"median_ns\": 4000}]},\n"
+"  {\"op\": \"MPI_Send (receiver late, rendezvous)\", \"kind\": "
+"\"send-rendezvous\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 65536, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 30000}]},\n"
+"  {\"op\": \"MPI_Recv (posted late)\", \"kind\": \"recv-late\",\n"
+"   \"fn\": \"MPI_Recv\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 200},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 31000}]},\n"
+"  {\"op\": \"MPI_Isend (call)\", \"kind\": \"call\",\n"
+"   \"fn\": \"MPI_Isend\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 400},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 8000}]}\n"
+" ]}\n";
+
+Test(tools_predict, model_network_rows)
+{
+	struct st_pmodel *m = load(net_json);
+	struct st_replay_model rm;
+	struct st_replay_msg nm;
+	double ns;
+
+	/* The gap: (B(4) - B(1)) / 3, at the sizes and between them. */
+	cr_expect_float_eq(st_pmodel_gap(m, ST_FN_MPI_ISEND, 1024), 200,
+			   1e-9);
+	cr_expect_float_eq(st_pmodel_gap(m, ST_FN_MPI_ISEND, 65536), 30000,
+			   1e-9);
+	/* The eager limit: between 16 KiB and 64 KiB, at 32 KiB. */
+	cr_expect_eq(st_pmodel_rendezvous(m, 16384), 0);
+	cr_expect_eq(st_pmodel_rendezvous(m, 32768), 0);
+	cr_expect_eq(st_pmodel_rendezvous(m, 32769), 1);
+	cr_expect_eq(st_pmodel_rendezvous(m, 1 << 20), 1);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_float_eq(nm.xfer_ns, 1000 + 512, 1e-9);
+	cr_expect_float_eq(nm.send_ns, 300, 1e-9);
+	cr_expect_float_eq(nm.late_ns, 200, 1e-9);
+	cr_expect_float_eq(nm.gap_ns, 200, 1e-9);
+	cr_expect_eq(nm.rendezvous, 0);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+	cr_expect_eq(nm.rendezvous, 1);
+	cr_expect_float_eq(nm.rndv_send_ns, 30000, 1e-9);
+	cr_expect_float_eq(nm.late_ns, 31000, 1e-9);
+	/* Starting a send: the call row at its size. */
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 1024),
+			   400, 1e-9);
+	st_pmodel_replay_model(m, &rm);
+	cr_assert(rm.msg && rm.inject);
+	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, 65536, &ns), 0);
+	cr_expect_float_eq(ns, 8000, 1e-9);
+	/* Off: no network model. */
+	st_pmodel_network(m, 0);
+	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_SEND, 64, &nm), 0);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_without_network_rows_costs_as_before)
+{
+	struct st_pmodel *m = load(table_json);
+	struct st_replay_msg nm;
+
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 100, &nm), 0);
+	cr_expect_float_eq(nm.xfer_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.send_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.late_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.rndv_send_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.gap_ns, 0, 1e-9);
+	cr_expect_eq(nm.rendezvous, 0);
+	/* A collective row is no point-to-point row. */
+	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_ALLREDUCE, 100, &nm), 0);
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_knows_a_bench_table)
 {
 	static const char bench[] =

@@ -903,6 +903,30 @@ void st_pmodel_network(struct st_pmodel *m, int on)
 	m->no_net = !on;
 }
 
+void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len)
+{
+	struct net *n = &m->net;
+	size_t k = 0;
+
+	net_resolve(m);
+	if (m->no_net || (!n->burst && !n->eager && !n->rndv && !n->late)) {
+		snprintf(buf, len, "every message eager, at the point-to-point "
+			 "row's cost alone%s", m->no_net ? " (--network=off)" :
+			 " (the table has no network rows)");
+		return;
+	}
+	k += (size_t)snprintf(buf, len, "messages share their ranks' ports "
+			      "(%s)", n->burst && n->kmax >= 2 ?
+			      "gap from bursts" : "no bursts: no gap");
+	if (k < len)
+		k += (size_t)snprintf(buf + k, len - k, ", %s",
+				      !n->rndv ? "all eager (no late send "
+				      "waited)" : "rendezvous from");
+	if (n->rndv && k < len)
+		snprintf(buf + k, len - k, " %.0f B (eager up to %.0f B)",
+			 n->rndv_min, n->eager_max > 0 ? n->eager_max : 0);
+}
+
 void st_pmodel_send_start_fallback(struct st_pmodel *m, int on)
 {
 	m->send_fallback = on;

@@ -115,6 +115,9 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 /* With 'on' 0, st_pmodel_msg() gives nothing (the replay as before). */
 void st_pmodel_network(struct st_pmodel *m, int on);
 
+/* What the network model makes of the table, in a line, into 'buf'. */
+void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len);
+
 /*
  * What each message of 'bytes' adds when K go at once: (B(K, d) -
  * B(1, d)) / (K - 1), B the table's "burst" row at its largest K (B(1,
