@@ -31,7 +31,7 @@ load average is recorded beside it: on a shared machine the figures
 depend on what else runs.  The run takes 20 to 60 minutes.
 
 Usage: predict-validate.py [--reps N] [--nrep N] [--apps A,B] [--targets shm,tcp]
-                           [--no-smpi] [--keep DIR] [--json FILE]
+                           [--no-smpi] [--keep DIR] [--json FILE] [--no-lock]
 Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich).
 Exit status: 0 when every held-out figure meets its target, 1 when one
 misses, 2 when the validation itself failed.
@@ -93,7 +93,8 @@ def load():
 
 
 class Runner:
-    def __init__(self, build, mpiexec, work):
+    def __init__(self, build, mpiexec, work, lock=True):
+        self.lock = lock
         self.cli = os.path.join(build, "synctrace")
         self.apps = os.path.join(build, "apps")
         self.mpiexec = mpiexec
@@ -106,7 +107,7 @@ class Runner:
         e.pop("LD_PRELOAD", None)
         if env:
             e.update(env)
-        cmd = (["flock", LOCK] if timed else []) + argv
+        cmd = (["flock", LOCK] if timed and self.lock else []) + argv
         for t in range(tries):
             if timed:
                 self.loads.append(load())
@@ -177,6 +178,9 @@ def main():
     ap.add_argument("--no-smpi", action="store_true")
     ap.add_argument("--keep", default="")
     ap.add_argument("--json", default="")
+    ap.add_argument("--no-lock", action="store_true",
+                    help="do not take the timing lock (figures for a look "
+                    "only, not to report)")
     o = ap.parse_args()
 
     build = os.environ.get("BUILD", "build")
@@ -199,7 +203,7 @@ def main():
         os.makedirs(work, exist_ok=True)
     else:
         work = tempfile.mkdtemp(prefix="predict-validate-")
-    rn = Runner(build, mpiexec, work)
+    rn = Runner(build, mpiexec, work, not o.no_lock)
     smpi = None
     if not o.no_smpi and shutil.which("smpicc") and shutil.which("smpirun"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -280,6 +284,9 @@ def main():
             if smpi:
                 r["smpi"] = smpi.predict(rn, app, args, t, tj, work,
                                          o.reps)
+                if "predicted_ns" in r["smpi"]:
+                    r["smpi"]["error"] = (r["smpi"]["predicted_ns"] -
+                                          mm) / mm
             results.append(r)
 
     # The report.
