@@ -84,7 +84,7 @@ GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 .PHONY: all deps demo test check-unit check-integration check-headers \
 	check-exports check-coverage check-man check-python check-fuzz \
 	conformance bench man install uninstall clean FORCE fuzz fuzz-build \
-	fuzz-targets
+	fuzz-targets validate-net
 .DELETE_ON_ERROR:
 
 MAN := $(BUILD)/man/synctrace.1
@@ -207,6 +207,12 @@ conformance: deps $(LIB) $(CLI)
 
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
+
+# Predictions on shared memory and over TCP against what the apps take
+# there, beside SimGrid SMPI's (docs/prediction.md); takes 20 to 60 min.
+validate-net: deps all $(APPS)
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) \
+		python3 tools/scripts/predict-validate.py $(VALIDATE_NET_ARGS)
 
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh
