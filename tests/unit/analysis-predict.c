@@ -286,8 +286,9 @@ Test(tools_predict, model_charges_a_send_start_its_smallest_message)
  * A table with the network model's rows: Send->Recv 1000 + 0.5 d;
  * bursts of 1 and of 4 messages, measured at 1 KiB and 64 KiB (4 at
  * once: 3 gaps more than one); sends to a late receiver that did not
- * wait up to 16 KiB, that waited from 64 KiB; late receives; the cost
- * of starting an MPI_Isend.
+ * wait up to 16 KiB, that waited from 64 KiB (and one of ten at 1 KiB,
+ * its sender descheduled); late receives; the cost of starting an
+ * MPI_Isend.
  */
 static const char net_json[] =
 "{\"format\": \"synctrace-table\", \"version\": 1,\n"
@@ -312,14 +313,15 @@ static const char net_json[] =
 "   \"fn\": \"MPI_Send\", \"recv_fn\": null, \"p_min\": 2,\n"
 "   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 16384,\n"
 "   \"model\": null, \"groups\": [\n"
-"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 300},\n"
-"    {\"p\": 2, \"d_bytes\": 16384, \"median_ns\": 4000}]},\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 300, \"n_in\": 9},\n"
+"    {\"p\": 2, \"d_bytes\": 16384, \"median_ns\": 4000, \"n_in\": 10}]},\n"
 "  {\"op\": \"MPI_Send (receiver late, rendezvous)\", \"kind\": "
 "\"send-rendezvous\",\n"
 "   \"fn\": \"MPI_Send\", \"recv_fn\": null, \"p_min\": 2,\n"
 "   \"p_max\": 2, \"d_min_bytes\": 65536, \"d_max_bytes\": 65536,\n"
 "   \"model\": null, \"groups\": [\n"
-"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 30000}]},\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 99000, \"n_in\": 1},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 30000, \"n_in\": 10}]},\n"
 "  {\"op\": \"MPI_Recv (posted late)\", \"kind\": \"recv-late\",\n"
 "   \"fn\": \"MPI_Recv\", \"recv_fn\": null, \"p_min\": 2,\n"
 "   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
@@ -347,6 +349,7 @@ Test(tools_predict, model_network_rows)
 	cr_expect_float_eq(st_pmodel_gap(m, ST_FN_MPI_ISEND, 65536), 30000,
 			   1e-9);
 	/* The eager limit: between 16 KiB and 64 KiB, at 32 KiB. */
+	cr_expect_eq(st_pmodel_rendezvous(m, 1024), 0, "a minority");
 	cr_expect_eq(st_pmodel_rendezvous(m, 16384), 0);
 	cr_expect_eq(st_pmodel_rendezvous(m, 32768), 0);
 	cr_expect_eq(st_pmodel_rendezvous(m, 32769), 1);

@@ -818,6 +818,18 @@ static struct row *kind_row(struct st_pmodel *m, int kind, unsigned fn)
 	return NULL;
 }
 
+/* The samples of row 'rw''s groups at size 'd' (any p), 0 when none. */
+static double samples_at(const struct row *rw, double d)
+{
+	double n = 0;
+	size_t i;
+
+	for (i = 0; rw && i < rw->ng; i++)
+		if (rw->g[i].d == d)
+			n += rw->g[i].n_in;
+	return n;
+}
+
 /* Find the network model's rows and the eager limit, once. */
 static void net_resolve(struct st_pmodel *m)
 {
@@ -838,12 +850,24 @@ static void net_resolve(struct st_pmodel *m)
 			n->kmax = n->burst->g[i].p;
 		n->has_k1 |= n->burst->g[i].p == 1;
 	}
-	for (i = 0; n->eager && i < n->eager->ng; i++)
-		if (n->eager->g[i].d > n->eager_max)
-			n->eager_max = n->eager->g[i].d;
-	for (i = 0; n->rndv && i < n->rndv->ng; i++)
-		if (n->rndv->g[i].d < n->rndv_min)
-			n->rndv_min = n->rndv->g[i].d;
+	/*
+	 * A size is eager when more of its late sends did not wait than
+	 * did: a sender descheduled past the receive's post looks as if
+	 * it had waited.
+	 */
+	for (i = 0; n->eager && i < n->eager->ng; i++) {
+		const struct group *g = &n->eager->g[i];
+
+		if (g->d > n->eager_max &&
+		    g->n_in >= samples_at(n->rndv, g->d))
+			n->eager_max = g->d;
+	}
+	for (i = 0; n->rndv && i < n->rndv->ng; i++) {
+		const struct group *g = &n->rndv->g[i];
+
+		if (g->d < n->rndv_min && g->n_in > samples_at(n->eager, g->d))
+			n->rndv_min = g->d;
+	}
 }
 
 int st_pmodel_rendezvous(struct st_pmodel *m, double bytes)
@@ -853,6 +877,9 @@ int st_pmodel_rendezvous(struct st_pmodel *m, double bytes)
 	net_resolve(m);
 	if (!n->rndv || !isfinite(n->rndv_min))
 		return 0;
+	if (n->eager_max >= n->rndv_min)
+		/* A size in both: each size as its majority says. */
+		return bytes >= n->rndv_min && bytes > n->eager_max;
 	if (n->eager_max < 0 || n->eager_max >= n->rndv_min)
 		return bytes >= n->rndv_min;
 	/* Between the two sizes measured: the geometric middle. */

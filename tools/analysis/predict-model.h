@@ -130,8 +130,11 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes);
  * Whether a message of 'bytes' waits for its receive: the table's
  * "send-rendezvous" row has groups (sizes whose send waited for a late
  * receive), and 'bytes' lies above the geometric middle between the
- * largest size that did not wait and the smallest that did (or at or
- * above the latter when they overlap).  0 without such groups.
+ * largest size that did not wait and the smallest that did (above both
+ * when they overlap).  A size counts as one that waited when more of
+ * its late sends waited than did not (its groups' samples before the
+ * fences): a sender descheduled until after the receive's post looks as
+ * if it had waited.  0 without such sizes.
  */
 int st_pmodel_rendezvous(struct st_pmodel *m, double bytes);
 

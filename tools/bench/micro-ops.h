@@ -92,10 +92,11 @@ static inline int st_micro_burst_op(int k)
 
 /*
  * How long the receiver of 'late' at 'n' bytes waits before it posts
- * its receive: 30 us plus 2 ns a byte, longer than any eager message
- * of that size takes to arrive over loopback TCP or shared memory.
+ * its receive: 100 us plus 2 ns a byte, longer than any eager message
+ * of that size takes to arrive over loopback TCP or shared memory, and
+ * than most stalls of a virtual CPU.
  */
-#define ST_MICRO_LATE_NS(n) (30000.0 + 2.0 * (double)(n))
+#define ST_MICRO_LATE_NS(n) (100000.0 + 2.0 * (double)(n))
 
 /*
  * The groups: "all" is the collectives and the two classic point-to-point
