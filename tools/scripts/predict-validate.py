@@ -39,6 +39,7 @@ misses, 2 when the validation itself failed.
 
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -73,6 +74,8 @@ TARGETS = {
                      "-genv", "UCX_TLS", "tcp"]},
 }
 RUN_TARGET = {"shm": 0.05, "tcp": 0.10}
+DEFAULT_C = 0.10      # synctrace predict --model-error's defaults
+DEFAULT_X = 0.03
 FN_TARGET = 0.15
 FN_SHARE = 0.10
 COVER_TARGET = 0.9
@@ -157,6 +160,27 @@ class Runner:
             return json.load(f)
 
 
+def calibrate_c(results, x):
+    """The C that would have put 9 in 10 of the tuning runs' measured run
+    times inside their intervals (given X = 'x'), at least DEFAULT_C."""
+    need = []
+    for r in results:
+        if r["set"] != "tuning":
+            continue
+        for i, m in enumerate(r["measured_ns"]):
+            lo, hi = r["bounds"][i]
+            gap = lo - m if m < lo else m - hi if m > hi else 0
+            comm = r["path"][i]["comm_ns"]
+            comp = x * r["path"][i]["compute_ns"]
+            need.append((gap * gap - comp * comp) ** 0.5 / comm
+                        if gap > comp and comm > 0 else 0)
+    if not need:
+        return DEFAULT_C
+    need.sort()
+    k = max(0, math.ceil(COVER_TARGET * len(need)) - 1)
+    return max(DEFAULT_C, need[k])
+
+
 def fn_times(pred, key):
     return {f["fn"]: f[key] for f in pred.get("functions", [])}
 
@@ -237,23 +261,39 @@ def main():
                 die("table of %s failed, see %s.log" % (b, tj))
         say("tables of %s done (load %.1f)" % (app, load()))
 
-    # 4: predictions and what was measured.
+    # 4: predictions and what was measured: the tuning apps first, whose
+    # errors calibrate the model's error C (the fraction of the critical
+    # path's communication that the interval adds, beside X of its
+    # compute), then the held-out apps with that C.
     results = []
-    for app, args, aset in apps:
+    model_err = [DEFAULT_C, DEFAULT_X]
+    order = [a for a in apps if a[2] == "tuning"] + \
+        [a for a in apps if a[2] != "tuning"]
+    calibrated = False
+    for app, args, aset in order:
+        if aset != "tuning" and not calibrated:
+            model_err[0] = calibrate_c(results, model_err[1])
+            calibrated = True
+            say("model error calibrated on the tuning apps: C=%.3f, X=%.3f"
+                % tuple(model_err))
         for t in targets:
             tj = os.path.join(work, "bench-%s-%s.json" % (app, t))
-            pred, lo, hi, meas = [], [], [], []
+            pred, lo, hi, meas, path, bounds = [], [], [], [], [], []
             pfn, mfn, mmpi = {}, {}, []
             for rep in range(1, o.reps + 1):
                 src = os.path.join(work, "%s-shm-%d" % (app, rep))
                 tgt = os.path.join(work, "%s-%s-%d" % (app, t, rep))
-                p = rn.predict(src, tj, tgt + ".pred-%s.json" % t)
+                p = rn.predict(src, tj, tgt + ".pred-%s.json" % t,
+                               ["--model-error=%g,%g" % tuple(model_err)])
                 m = rn.predict(tgt, tj, tgt + ".meas.json",
                                ["--missing=measured"])
                 if not p or not m:
                     die("predict of %s on %s failed (see %s.*)" %
                         (app, t, tgt))
                 pred.append(p["predicted"]["run_time_ns"])
+                path.append(p["critical_path"])
+                bounds.append((p["predicted"]["run_time_lo_ns"],
+                               p["predicted"]["run_time_hi_ns"]))
                 iv = p["predicted"].get("interval", {})
                 lo.append(iv.get("lo_ns", p["predicted"]["run_time_lo_ns"]))
                 hi.append(iv.get("hi_ns", p["predicted"]["run_time_hi_ns"]))
@@ -266,7 +306,8 @@ def main():
             mp, mm = median(pred), median(meas)
             r = {"app": app, "set": aset, "target": t,
                  "predicted_ns": pred, "measured_ns": meas,
-                 "lo_ns": lo, "hi_ns": hi,
+                 "lo_ns": lo, "hi_ns": hi, "path": path, "bounds": bounds,
+                 "model_error": list(model_err),
                  "error": (mp - mm) / mm,
                  "inside": [lo[i] <= meas[i] <= hi[i]
                             for i in range(len(meas))],
