@@ -1374,6 +1374,58 @@ Test(tools_replay, nonblocking_transfers_overlap_compute)
 }
 
 /*
+ * Rank 0 starts a send of 'bytes' at 0 and computes 3000 before its
+ * Wait; rank 1 posts the receive at 10 and computes 3000 before its.
+ */
+static void send_first(const struct consts *c, uint64_t bytes, double *p0,
+		       double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, bytes, 1);
+	e->req = req;
+	s_compute(&s[0], 3000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+	e->req = req;
+	s_compute(&s[1], 3000);
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
+{
+	double p0, p1;
+
+	/*
+	 * The receive comes at 10 while the sender computes: nothing moves
+	 * until the sender's Wait at 5 + 3000; then 20 for the (late)
+	 * receive, 30 for the send.
+	 */
+	send_first(&net_c, 4096, &p0, &p1);
+	cr_expect_float_eq(p0, 3005 + 30, 1e-9);
+	cr_expect_float_eq(p1, 3005 + 20, 1e-9);
+	/* Eager, the message went at once and was there long before. */
+	send_first(&net_c, 64, &p0, &p1);
+	cr_expect_float_eq(p0, 5 + 3000, 1e-9);
+	cr_expect_float_eq(p1, 11 + 3000, 1e-9);
+}
+
+/*
  * A network model whose every cost is the transfer's C and without a
  * gap is the replay without one, where a send is busy C and a receive
  * done C after the later of its post and the send: a table without the

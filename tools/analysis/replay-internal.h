@@ -159,6 +159,20 @@ struct msg {
 	struct cpv cp;
 };
 
+/*
+ * A rendezvous transfer matched while its sender or receiver (or both)
+ * was computing: it starts once each side it waits for ('need': 1 the
+ * sender, 2 the receiver) has entered an MPI call, no earlier than
+ * 'ready' (the later post) nor 'from' (the latest such entry).
+ */
+struct pend {
+	struct msg s, v;
+	int32_t src, dst;
+	uint8_t need;
+	double ready, from;
+	uint32_t next;
+};
+
 struct mq {
 	uint32_t head, tail;
 	uint64_t k1, k2, k3;
@@ -227,6 +241,10 @@ struct st_replay {
 	size_t ncis, acis;
 	double *out_free, *in_free;	/* [nranks]: when each rank's ports
 					   are free (network model) */
+	struct pend *pends;		/* rendezvous transfers waiting for
+					   a side to enter MPI */
+	size_t npends, apends;
+	uint32_t pend_free, pend_live;
 	size_t live_insts, live_msgs, live_reqs;
 
 	struct st_replay_fn *fns;	/* [ST_FN_COUNT] */
@@ -394,5 +412,13 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 
 /* Drop the head of queue 'qi'; returns 1 when that freed the queue. */
 int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
+
+/*
+ * A unit of rank 'rank' enters an MPI call at 't': the rendezvous
+ * transfers waiting for that rank may start.  With 'all', every waiting
+ * transfer starts as if its sides had come (nothing else can move).
+ * Returns the number started.
+ */
+size_t st_rp_progress(struct st_replay *r, int rank, double t, int all);
 
 #endif

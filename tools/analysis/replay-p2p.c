@@ -156,38 +156,36 @@ static int waiter_rank(const struct st_replay *r, int32_t w)
 }
 
 /*
- * Send 's' under the network model meets receive 'v' (the rules are
- * struct st_replay_msg's, tools/analysis/replay.h).  Each result's
- * critical path is the chain of whichever side came later (eager: the
- * sender's, unless the receive came after its message), plus what
- * followed.
+ * Whether rank 'rank' is inside an MPI call at 't': one of its units is
+ * blocked in a call it entered by then.
  */
-static void match_net(struct st_replay *r, const struct msg *s,
-		      const struct msg *v)
+static int in_mpi(const struct st_replay *r, int rank, double t)
+{
+	const struct rank *rk = &r->ranks[rank];
+	size_t i;
+
+	for (i = 0; i < rk->nunits; i++) {
+		const struct unit *u = rk->units[i];
+
+		if (u && u->state == U_BLOCKED && u->op_entry <= t)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Rendezvous transfer of send 's' and receive 'v' starts at 'start'
+ * (both sides posted and in MPI), takes its turns at the ports, and
+ * completes both sides.
+ */
+static void rndv_start(struct st_replay *r, const struct msg *s,
+		       const struct msg *v, int dst, double start)
 {
 	const struct st_replay_msg *m = &s->nm;
-	int dst = waiter_rank(r, v->w);
 	double *in = dst >= 0 ? &r->in_free[dst] : NULL;
 	double w0, tr, ts, base;
-	struct cpv cpb, cpr;
+	struct cpv cpb;
 
-	if (!m->rendezvous) {
-		w0 = s->w0;
-		if (in && *in > w0)
-			w0 = *in;
-		if (in)
-			*in = w0 + m->gap_ns;
-		tr = w0 + m->xfer_ns;
-		cpr = cp_add(s->cp, tr - s->t);
-		if (v->t + m->late_ns > tr) {
-			tr = v->t + m->late_ns;
-			cpr = cp_add(v->cp, m->late_ns);
-		}
-		note_recv(r, v->w, SRC_MODEL, tr - v->t < m->late_ns ?
-			  tr - v->t : m->late_ns, s->gm);
-		st_rp_resolve(r, v->w, tr, cpr);
-		return;
-	}
 	if (v->t > s->t) {
 		base = v->t;
 		cpb = v->cp;
@@ -195,7 +193,9 @@ static void match_net(struct st_replay *r, const struct msg *s,
 		base = s->t;
 		cpb = s->cp;
 	}
-	w0 = base;
+	if (start < base)
+		start = base;
+	w0 = start;
 	if (s->src >= 0 && r->out_free[s->src] > w0)
 		w0 = r->out_free[s->src];
 	if (in && *in > w0)
@@ -217,6 +217,124 @@ static void match_net(struct st_replay *r, const struct msg *s,
 	st_rp_resolve(r, s->w, ts, cp_add(cpb, ts - base));
 	note_recv(r, v->w, SRC_MODEL, tr - w0, s->gm);
 	st_rp_resolve(r, v->w, tr, cp_add(cpb, tr - base));
+}
+
+size_t st_rp_progress(struct st_replay *r, int rank, double t, int all)
+{
+	uint32_t i, *link = &r->pend_free;
+	size_t n = 0;
+
+	for (i = 0; i < r->npends; i++) {
+		struct pend *p = &r->pends[i];
+		struct pend x;
+
+		if (!p->need)
+			continue;	/* a free slot */
+		if (!all) {
+			uint8_t was = p->need;
+
+			if (p->src == rank)
+				p->need &= (uint8_t)~1u;
+			if (p->dst == rank)
+				p->need &= (uint8_t)~2u;
+			if (p->need == was)
+				continue;
+			if (t > p->from)
+				p->from = t;
+			if (p->need)
+				continue;
+		}
+		x = *p;
+		p->need = 0;
+		p->next = *link;
+		*link = i;
+		r->pend_live--;
+		rndv_start(r, &x.s, &x.v, x.dst,
+			   x.from > x.ready ? x.from : x.ready);
+		n++;
+		p = &r->pends[i];
+	}
+	return n;
+}
+
+/*
+ * A rendezvous transfer needs both sides inside MPI (no asynchronous
+ * progress: the receiver must answer the request to send, the sender
+ * push the data): a side that posted last is in its call; a blocking
+ * side is in its call until the transfer ends; a nonblocking side that
+ * posted first is in MPI only if it is blocked in a call now, else the
+ * transfer waits for its next MPI call (st_rp_progress()).
+ */
+static void rndv_match(struct st_replay *r, const struct msg *s,
+		       const struct msg *v, int dst)
+{
+	double ready = s->t > v->t ? s->t : v->t;
+	uint8_t need = 0;
+	uint32_t i;
+	struct pend *p;
+
+	if (s->w < 0 && s->t < ready && s->src >= 0 &&
+	    !in_mpi(r, s->src, ready))
+		need |= 1;
+	if (v->w < 0 && v->t < ready && dst >= 0 && !in_mpi(r, dst, ready))
+		need |= 2;
+	if (!need) {
+		rndv_start(r, s, v, dst, ready);
+		return;
+	}
+	if (r->pend_free != NIL) {
+		i = r->pend_free;
+		r->pend_free = r->pends[i].next;
+	} else {
+		if (GROW(r, r->pends, r->apends, r->npends))
+			return;
+		i = (uint32_t)r->npends++;
+	}
+	p = &r->pends[i];
+	p->s = *s;
+	p->v = *v;
+	p->src = s->src;
+	p->dst = dst;
+	p->need = need;
+	p->ready = p->from = ready;
+	p->next = NIL;
+	r->pend_live++;
+}
+
+/*
+ * Send 's' under the network model meets receive 'v' (the rules are
+ * struct st_replay_msg's, tools/analysis/replay.h).  Each result's
+ * critical path is the chain of whichever side came later (eager: the
+ * sender's, unless the receive came after its message), plus what
+ * followed.
+ */
+static void match_net(struct st_replay *r, const struct msg *s,
+		      const struct msg *v)
+{
+	const struct st_replay_msg *m = &s->nm;
+	int dst = waiter_rank(r, v->w);
+	double *in = dst >= 0 ? &r->in_free[dst] : NULL;
+	double w0, tr;
+	struct cpv cpr;
+
+	if (!m->rendezvous) {
+		w0 = s->w0;
+		if (in && *in > w0)
+			w0 = *in;
+		if (in)
+			*in = w0 + m->gap_ns;
+		tr = w0 + m->xfer_ns;
+		cpr = cp_add(s->cp, tr - s->t);
+		if (v->t + m->late_ns > tr) {
+			tr = v->t + m->late_ns;
+			cpr = cp_add(v->cp, m->late_ns);
+		}
+		note_recv(r, v->w, SRC_MODEL, tr - v->t < m->late_ns ?
+			  tr - v->t : m->late_ns, s->gm);
+		st_rp_resolve(r, v->w, tr, cpr);
+		return;
+	}
+	rndv_match(r, s, v, dst);
 }
 
 /*

@@ -849,6 +849,9 @@ static int on_call(struct st_replay *r, struct unit *u, const struct rrec *x)
 		return 0;
 	compute(r, u, x->t0);
 	u->last_exit = x->t1;
+	/* In MPI now: rendezvous transfers waiting for this rank go. */
+	if (r->pend_live)
+		st_rp_progress(r, u->rank, u->now, 0);
 	if (kind == ST_KIND_FINALIZE) {
 		u->finalized = 1;
 		rk->res.finished = 1;
@@ -1017,6 +1020,9 @@ static size_t unstick(struct st_replay *r)
 		/* New work, or a stream read to its end: look again. */
 		return 1;
 	}
+	/* Rendezvous transfers whose sides never came back into MPI. */
+	if (r->pend_live && st_rp_progress(r, -1, 0, 1))
+		return 1;
 	for (i = 0; i < r->mq_of.cap; i++) {
 		const struct hent *e = &r->mq_of.e[i];
 		const struct msg *m;
@@ -1168,7 +1174,7 @@ int st_replay_new(struct st_replay **out, int nranks,
 		r->fbytes[fn] = (uint8_t)d->bytes;
 	}
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
-	r->req_free = NIL;
+	r->req_free = r->pend_free = NIL;
 	r->stats.end_rank = -1;
 	*out = r;
 	return 0;
@@ -1307,6 +1313,7 @@ void st_replay_free(struct st_replay *r)
 			free(r->ranks[rank].units);
 	free(r->ranks);
 	free(r->out_free);
+	free(r->pends);
 	free(r->units);
 	free(r->heap);
 	st_rp_map_free(&r->inst_of);
