@@ -42,6 +42,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -81,6 +82,15 @@ FN_SHARE = 0.10
 COVER_TARGET = 0.9
 
 
+def complete(rundir):
+    """Whether run directory 'rundir' says complete=1."""
+    try:
+        with open(os.path.join(rundir, "synctrace.run")) as f:
+            return "complete=1" in f.read().split("\n")
+    except OSError:
+        return False
+
+
 def say(*a):
     print("predict-validate:", *a, flush=True)
 
@@ -104,46 +114,58 @@ class Runner:
         self.work = work
         self.loads = []
 
-    def run(self, argv, log, env=None, timed=True, timeout=900, tries=3):
-        """Run argv (under the timing lock when timed), output to log."""
+    def run(self, argv, log, env=None, timed=True, timeout=900, tries=3,
+            rundir=None):
+        """Run argv (under the timing lock when timed), output to log.
+        With 'rundir', the run directory it writes: removed before each
+        try, and a try that times out once the directory is complete
+        counts (a job over UCX's TCP transport now and then hangs in
+        MPI_Finalize).  A command still running at its time limit is
+        ended with its whole process group."""
         e = dict(os.environ)
         e.pop("LD_PRELOAD", None)
         if env:
             e.update(env)
         cmd = (["flock", LOCK] if timed and self.lock else []) + argv
         for t in range(tries):
+            if rundir:
+                shutil.rmtree(rundir, ignore_errors=True)
             if timed:
                 self.loads.append(load())
             with open(log, "w") as out:
+                pr = subprocess.Popen(cmd, stdout=out,
+                                      stderr=subprocess.STDOUT, env=e,
+                                      stdin=subprocess.DEVNULL,
+                                      start_new_session=True)
                 try:
-                    rc = subprocess.run(cmd, stdout=out,
-                                        stderr=subprocess.STDOUT, env=e,
-                                        stdin=subprocess.DEVNULL,
-                                        timeout=timeout).returncode
+                    rc = pr.wait(timeout=timeout)
                 except subprocess.TimeoutExpired:
+                    try:
+                        os.killpg(pr.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    pr.wait()
                     rc = -1
-            if rc == 0:
+            if rc == 0 or (rc == -1 and rundir and complete(rundir)):
                 return True
             say("'%s' failed (try %d), see %s" % (" ".join(argv[:4]), t + 1,
                                                   log))
         return False
 
     def trace(self, app, args, target, out):
-        shutil.rmtree(out, ignore_errors=True)
         env = dict(TARGETS[target]["env"])
         if target == "shm":
             env["SYNCTRACE_YIELD"] = "1"
         return self.run([self.cli, "run", "-o", out, "--", self.mpiexec,
                          "-n", "2", os.path.join(self.apps, app)] + args,
-                        out + ".log", env=env)
+                        out + ".log", env=env, timeout=300, rundir=out)
 
     def bench(self, like, target, out, nrep):
-        shutil.rmtree(out, ignore_errors=True)
         argv = [self.cli, "bench", "--like", like, "--nrep", str(nrep),
                 "-o", out]
         if TARGETS[target]["genv"]:
             argv += ["--"] + TARGETS[target]["genv"]
-        return self.run(argv, out + ".log", timeout=1800)
+        return self.run(argv, out + ".log", timeout=900, rundir=out)
 
     def table(self, bench, out):
         return self.run([self.cli, "table", "--json", out, bench],
@@ -241,8 +263,7 @@ def main():
         for app, args, _ in apps:
             for t in ["shm"] + [x for x in targets if x != "shm"]:
                 d = os.path.join(work, "%s-%s-%d" % (app, t, rep))
-                if not os.path.exists(os.path.join(d, "synctrace.run")) \
-                        or not o.keep:
+                if not o.keep or not complete(d):
                     if not rn.trace(app, args, t, d):
                         die("%s on %s failed, see %s.log" % (app, t, d))
         say("traces of rep %d done (load %.1f)" % (rep, load()))
@@ -252,7 +273,7 @@ def main():
         for t in targets:
             b = os.path.join(work, "bench-%s-%s" % (app, t))
             tj = b + ".json"
-            if o.keep and os.path.exists(tj):
+            if o.keep and os.path.exists(tj) and complete(b):
                 continue
             if not rn.bench(os.path.join(work, "%s-shm-1" % app), t, b,
                             o.nrep):
