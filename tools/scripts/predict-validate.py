@@ -303,7 +303,10 @@ def main():
             pfn, mfn, mmpi = {}, {}, []
             for rep in range(1, o.reps + 1):
                 src = os.path.join(work, "%s-shm-%d" % (app, rep))
-                tgt = os.path.join(work, "%s-%s-%d" % (app, t, rep))
+                # On the same machine the source run is one of the
+                # target's: compare it with another run (the next).
+                tgt = os.path.join(work, "%s-%s-%d" % (
+                    app, t, rep % o.reps + 1 if t == "shm" else rep))
                 p = rn.predict(src, tj, tgt + ".pred-%s.json" % t,
                                ["--model-error=%g,%g" % tuple(model_err)])
                 m = rn.predict(tgt, tj, tgt + ".meas.json",
