@@ -728,6 +728,8 @@ Test(tools_predict, command_predicts_a_run)
 {
 	char dir[64], run[128], table[128];
 	struct captured c;
+	json_t *j, *iv;
+	double w;
 
 	scratch_dir(dir, sizeof(dir));
 	snprintf(run, sizeof(run), "%s/run", dir);
@@ -756,6 +758,33 @@ Test(tools_predict, command_predicts_a_run)
 	cr_expect_float_eq(json_at(c.out, "critical_path", "comm_ns"),
 			   1516 + 1050, 1e-6);
 	cr_expect_eq(json_at(c.out, NULL, "nranks"), 2);
+	/*
+	 * The interval: the bounds widened by 0.10 of the path's 2566 of
+	 * communication and 0.03 of its 2500 of compute, in quadrature.
+	 */
+	j = parsed(c.out);
+	iv = json_object_get(json_object_get(j, "predicted"), "interval");
+	w = sqrt(256.6 * 256.6 + 75.0 * 75.0);
+	cr_expect_float_eq(json_number_value(json_object_get(iv, "lo_ns")),
+			   5066 - w, 1e-6);
+	cr_expect_float_eq(json_number_value(json_object_get(iv, "hi_ns")),
+			   5066 + w, 1e-6);
+	json_decref(j);
+	captured_free(&c);
+
+	/* Measured 12500: outside, unless the model's error is 3 x comm. */
+	c = predict(dir, "--json", "--validate", NULL);
+	j = parsed(c.out);
+	cr_expect(json_is_false(json_object_get(json_object_get(j,
+		  "validation"), "inside_interval")), "%s", c.out);
+	json_decref(j);
+	captured_free(&c);
+	c = predict(dir, "--json", "--validate", "--model-error=3,0");
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	j = parsed(c.out);
+	cr_expect(json_is_true(json_object_get(json_object_get(j,
+		  "validation"), "inside_interval")), "%s", c.out);
+	json_decref(j);
 	captured_free(&c);
 
 	c = predict(dir, "--validate", NULL, NULL);
@@ -1042,9 +1071,29 @@ Test(tools_predict, command_usage_errors)
 				"--missing=maybe", NULL };
 	char *bad_send[] = { "predict", "x", "--table", "t",
 			     "--send-start=later", NULL };
+	char *bad_net[] = { "predict", "x", "--table", "t",
+			    "--network=maybe", NULL };
+	char *bad_err[][6] = {
+		{ "predict", "x", "--table", "t", "--model-error=0.1", NULL },
+		{ "predict", "x", "--table", "t", "--model-error=-1,0", NULL },
+		{ "predict", "x", "--table", "t", "--model-error=0.1,x", NULL },
+		{ "predict", "x", "--table", "t", "--model-error=nan,0", NULL },
+	};
 	char *help[] = { "predict", "--help", NULL };
+	size_t i;
 
 	scratch_dir(dir, sizeof(dir));
+	c = run_cmd(dir, cmd_predict, bad_net);
+	cr_expect_eq(c.status, 129);
+	cr_expect(strstr(c.err, "--network=model or --network=off"), "%s",
+		  c.err);
+	captured_free(&c);
+	for (i = 0; i < sizeof(bad_err) / sizeof(bad_err[0]); i++) {
+		c = run_cmd(dir, cmd_predict, bad_err[i]);
+		cr_expect_eq(c.status, 129, "%s", bad_err[i][4]);
+		cr_expect(strstr(c.err, "bad '--model-error"), "%s", c.err);
+		captured_free(&c);
+	}
 	c = run_cmd(dir, cmd_predict, no_table);
 	cr_expect_eq(c.status, 129);
 	cr_expect(strstr(c.err, "no cost table given"), "%s", c.err);
