@@ -84,7 +84,7 @@ GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 .PHONY: all deps demo test check-unit check-integration check-headers \
 	check-exports check-coverage check-man check-python check-fuzz \
 	conformance bench validate man install uninstall clean FORCE fuzz fuzz-build \
-	fuzz-targets
+	fuzz-targets validate-net
 .DELETE_ON_ERROR:
 
 MAN := $(BUILD)/man/synctrace.1
@@ -153,7 +153,8 @@ $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(OTF2_LIBS) -ljansson -lz -lm
 
 # Integration apps are the application's side: no sanitizer flags.
-$(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h
+$(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h \
+		tests/integration/apps/nm-work.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lm
 
@@ -211,6 +212,12 @@ bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 # which asserts only what holds at any speed); VALIDATE_RUNS runs each.
 validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/validate/run.sh
+
+# Predictions on shared memory and over TCP against what the apps take
+# there, beside SimGrid SMPI's (docs/prediction.md); takes 20 to 60 min.
+validate-net: deps all $(APPS)
+	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) \
+		python3 tools/scripts/predict-validate.py $(VALIDATE_NET_ARGS)
 
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh

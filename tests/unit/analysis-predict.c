@@ -265,17 +265,132 @@ Test(tools_predict, model_charges_a_send_start_its_smallest_message)
 	struct st_replay_model rm;
 	double ns = -1;
 
+	/* No call row: nothing, unless the fallback is asked for. */
+	cr_expect_lt(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 64), 0);
+	st_pmodel_send_start_fallback(m, 1);
 	/* Send->Recv's smallest measured size is 1 B: 1000 + 0.5. */
-	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND), 1000.5,
-			   1e-9);
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 64),
+			   1000.5, 1e-9);
 	/* Sendrecv measured 8 B only: that group's median. */
-	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_SENDRECV), 3000,
-			   1e-9);
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_SENDRECV, 64),
+			   3000, 1e-9);
 	st_pmodel_replay_model(m, &rm);
 	cr_assert(rm.inject);
-	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, &ns), 0);
+	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, 64, &ns), 0);
 	cr_expect_float_eq(ns, 1000.5, 1e-9);
-	cr_expect_lt(rm.inject(rm.ctx, ST_FN_MPI_ALLREDUCE, &ns), 0);
+	cr_expect_lt(rm.inject(rm.ctx, ST_FN_MPI_ALLREDUCE, 64, &ns), 0);
+	st_pmodel_free(m);
+}
+
+/*
+ * A table with the network model's rows: Send->Recv 1000 + 0.5 d;
+ * bursts of 1 and of 4 messages, measured at 1 KiB and 64 KiB (4 at
+ * once: 3 gaps more than one); sends to a late receiver that did not
+ * wait up to 16 KiB, that waited from 64 KiB (and one of ten at 1 KiB,
+ * its sender descheduled); late receives; the cost of starting an
+ * MPI_Isend.
+ */
+static const char net_json[] =
+"{\"format\": \"synctrace-table\", \"version\": 1,\n"
+" \"metadata\": {\"process_counts\": [2]},\n"
+" \"operations\": [\n"
+"  {\"op\": \"MPI_Send->MPI_Recv\", \"kind\": \"p2p\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": \"MPI_Recv\", \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1, \"d_max_bytes\": 65536,\n"
+"   \"model\": {\"pieces\": 1, \"piece\": [\n"
+"     {\"terms\": [{\"name\": \"a\", \"fn\": \"1\", \"coef\": 1000},\n"
+"                {\"name\": \"c\", \"fn\": \"1\", \"coef\": 0.5}]}]}},\n"
+"  {\"op\": \"MPI_Isend->MPI_Irecv (burst)\", \"kind\": \"burst\",\n"
+"   \"fn\": \"MPI_Isend\", \"recv_fn\": \"MPI_Irecv\", \"p_min\": 1,\n"
+"   \"p_max\": 4, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 1, \"d_bytes\": 1024, \"median_ns\": 1500},\n"
+"    {\"p\": 1, \"d_bytes\": 65536, \"median_ns\": 33000},\n"
+"    {\"p\": 4, \"d_bytes\": 1024, \"median_ns\": 2100},\n"
+"    {\"p\": 4, \"d_bytes\": 65536, \"median_ns\": 123000}]},\n"
+"  {\"op\": \"MPI_Send (receiver late, eager)\", \"kind\": "
+"\"send-eager\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 16384,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 300, \"n_in\": 9},\n"
+"    {\"p\": 2, \"d_bytes\": 16384, \"median_ns\": 4000, \"n_in\": 10}]},\n"
+"  {\"op\": \"MPI_Send (receiver late, rendezvous)\", \"kind\": "
+"\"send-rendezvous\",\n"
+"   \"fn\": \"MPI_Send\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 65536, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 99000, \"n_in\": 1},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 30000, \"n_in\": 10}]},\n"
+"  {\"op\": \"MPI_Recv (posted late)\", \"kind\": \"recv-late\",\n"
+"   \"fn\": \"MPI_Recv\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 200},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 31000}]},\n"
+"  {\"op\": \"MPI_Isend (call)\", \"kind\": \"call\",\n"
+"   \"fn\": \"MPI_Isend\", \"recv_fn\": null, \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 400},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 8000}]}\n"
+" ]}\n";
+
+Test(tools_predict, model_network_rows)
+{
+	struct st_pmodel *m = load(net_json);
+	struct st_replay_model rm;
+	struct st_replay_msg nm;
+	double ns;
+
+	/* The gap: (B(4) - B(1)) / 3, at the sizes and between them. */
+	cr_expect_float_eq(st_pmodel_gap(m, ST_FN_MPI_ISEND, 1024), 200,
+			   1e-9);
+	cr_expect_float_eq(st_pmodel_gap(m, ST_FN_MPI_ISEND, 65536), 30000,
+			   1e-9);
+	/* The eager limit: between 16 KiB and 64 KiB, at 32 KiB. */
+	cr_expect_eq(st_pmodel_rendezvous(m, 1024), 0, "a minority");
+	cr_expect_eq(st_pmodel_rendezvous(m, 16384), 0);
+	cr_expect_eq(st_pmodel_rendezvous(m, 32768), 0);
+	cr_expect_eq(st_pmodel_rendezvous(m, 32769), 1);
+	cr_expect_eq(st_pmodel_rendezvous(m, 1 << 20), 1);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_float_eq(nm.xfer_ns, 1000 + 512, 1e-9);
+	cr_expect_float_eq(nm.send_ns, 300, 1e-9);
+	cr_expect_float_eq(nm.late_ns, 200, 1e-9);
+	cr_expect_float_eq(nm.gap_ns, 200, 1e-9);
+	cr_expect_eq(nm.rendezvous, 0);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+	cr_expect_eq(nm.rendezvous, 1);
+	cr_expect_float_eq(nm.rndv_send_ns, 30000, 1e-9);
+	cr_expect_float_eq(nm.late_ns, 31000, 1e-9);
+	/* Starting a send: the call row at its size. */
+	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 1024),
+			   400, 1e-9);
+	st_pmodel_replay_model(m, &rm);
+	cr_assert(rm.msg && rm.inject);
+	cr_expect_eq(rm.inject(rm.ctx, ST_FN_MPI_ISSEND, 65536, &ns), 0);
+	cr_expect_float_eq(ns, 8000, 1e-9);
+	/* Off: no network model. */
+	st_pmodel_network(m, 0);
+	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_SEND, 64, &nm), 0);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_without_network_rows_costs_as_before)
+{
+	struct st_pmodel *m = load(table_json);
+	struct st_replay_msg nm;
+
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 100, &nm), 0);
+	cr_expect_float_eq(nm.xfer_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.send_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.late_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.rndv_send_ns, 1050, 1e-9);
+	cr_expect_float_eq(nm.gap_ns, 0, 1e-9);
+	cr_expect_eq(nm.rendezvous, 0);
+	/* A collective row is no point-to-point row. */
+	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_ALLREDUCE, 100, &nm), 0);
 	st_pmodel_free(m);
 }
 
@@ -613,6 +728,8 @@ Test(tools_predict, command_predicts_a_run)
 {
 	char dir[64], run[128], table[128];
 	struct captured c;
+	json_t *j, *iv;
+	double w;
 
 	scratch_dir(dir, sizeof(dir));
 	snprintf(run, sizeof(run), "%s/run", dir);
@@ -641,6 +758,33 @@ Test(tools_predict, command_predicts_a_run)
 	cr_expect_float_eq(json_at(c.out, "critical_path", "comm_ns"),
 			   1516 + 1050, 1e-6);
 	cr_expect_eq(json_at(c.out, NULL, "nranks"), 2);
+	/*
+	 * The interval: the bounds widened by 0.10 of the path's 2566 of
+	 * communication and 0.03 of its 2500 of compute, in quadrature.
+	 */
+	j = parsed(c.out);
+	iv = json_object_get(json_object_get(j, "predicted"), "interval");
+	w = sqrt(256.6 * 256.6 + 75.0 * 75.0);
+	cr_expect_float_eq(json_number_value(json_object_get(iv, "lo_ns")),
+			   5066 - w, 1e-6);
+	cr_expect_float_eq(json_number_value(json_object_get(iv, "hi_ns")),
+			   5066 + w, 1e-6);
+	json_decref(j);
+	captured_free(&c);
+
+	/* Measured 12500: outside, unless the model's error is 3 x comm. */
+	c = predict(dir, "--json", "--validate", NULL);
+	j = parsed(c.out);
+	cr_expect(json_is_false(json_object_get(json_object_get(j,
+		  "validation"), "inside_interval")), "%s", c.out);
+	json_decref(j);
+	captured_free(&c);
+	c = predict(dir, "--json", "--validate", "--model-error=3,0");
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	j = parsed(c.out);
+	cr_expect(json_is_true(json_object_get(json_object_get(j,
+		  "validation"), "inside_interval")), "%s", c.out);
+	json_decref(j);
 	captured_free(&c);
 
 	c = predict(dir, "--validate", NULL, NULL);
@@ -927,9 +1071,29 @@ Test(tools_predict, command_usage_errors)
 				"--missing=maybe", NULL };
 	char *bad_send[] = { "predict", "x", "--table", "t",
 			     "--send-start=later", NULL };
+	char *bad_net[] = { "predict", "x", "--table", "t",
+			    "--network=maybe", NULL };
+	char *bad_err[][6] = {
+		{ "predict", "x", "--table", "t", "--model-error=0.1", NULL },
+		{ "predict", "x", "--table", "t", "--model-error=-1,0", NULL },
+		{ "predict", "x", "--table", "t", "--model-error=0.1,x", NULL },
+		{ "predict", "x", "--table", "t", "--model-error=nan,0", NULL },
+	};
 	char *help[] = { "predict", "--help", NULL };
+	size_t i;
 
 	scratch_dir(dir, sizeof(dir));
+	c = run_cmd(dir, cmd_predict, bad_net);
+	cr_expect_eq(c.status, 129);
+	cr_expect(strstr(c.err, "--network=model or --network=off"), "%s",
+		  c.err);
+	captured_free(&c);
+	for (i = 0; i < sizeof(bad_err) / sizeof(bad_err[0]); i++) {
+		c = run_cmd(dir, cmd_predict, bad_err[i]);
+		cr_expect_eq(c.status, 129, "%s", bad_err[i][4]);
+		cr_expect(strstr(c.err, "bad '--model-error"), "%s", c.err);
+		captured_free(&c);
+	}
 	c = run_cmd(dir, cmd_predict, no_table);
 	cr_expect_eq(c.status, 129);
 	cr_expect(strstr(c.err, "no cost table given"), "%s", c.err);
@@ -942,8 +1106,8 @@ Test(tools_predict, command_usage_errors)
 	captured_free(&c);
 	c = run_cmd(dir, cmd_predict, bad_send);
 	cr_expect_eq(c.status, 129);
-	cr_expect(strstr(c.err, "--send-start=measured or "
-			 "--send-start=table"), "%s", c.err);
+	cr_expect(strstr(c.err, "--send-start=auto, measured or table"),
+		  "%s", c.err);
 	captured_free(&c);
 	c = run_cmd(dir, cmd_predict, help);
 	cr_expect_eq(c.status, 0);

@@ -169,6 +169,9 @@ struct consts {
 	unsigned missing;	/* a function it does not know */
 	int no_p2p;
 	double inject;		/* starting a nonblocking send; 0: none */
+	int net;		/* the network model: 'nm' */
+	struct st_replay_msg nm;
+	double rndv_from;	/* messages this large wait; 0: none */
 };
 
 static double c_coll(void *ctx, unsigned fn, long p, double d)
@@ -192,13 +195,26 @@ static int c_p2p(void *ctx, unsigned fn, double bytes, double *local,
 	return 0;
 }
 
-static int c_inject(void *ctx, unsigned fn, double *ns)
+static int c_inject(void *ctx, unsigned fn, double bytes, double *ns)
 {
 	const struct consts *c = ctx;
 
+	(void)bytes;
 	if (!(c->inject > 0) || fn == c->missing)
 		return -1;
 	*ns = c->inject;
+	return 0;
+}
+
+static int c_msg(void *ctx, unsigned fn, double bytes,
+		 struct st_replay_msg *m)
+{
+	const struct consts *c = ctx;
+
+	if (!c->net || fn == c->missing)
+		return -1;
+	*m = c->nm;
+	m->rendezvous = c->rndv_from > 0 && bytes >= c->rndv_from;
 	return 0;
 }
 
@@ -231,7 +247,7 @@ static int replay_g(struct script *s, int n, const struct consts *c,
 		    char *err, size_t errlen)
 {
 	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject,
-				     NULL };
+				     NULL, c_msg };
 
 	return replay_m(s, n, &m, scale, global, out, err, errlen);
 }
@@ -727,7 +743,8 @@ Test(tools_replay, first_call_is_charged_once_per_key)
 {
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
-	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
+				     NULL };
 	const struct st_replay_fn *fn;
 	struct script s[2];
 	struct st_replay *rp;
@@ -779,7 +796,8 @@ Test(tools_replay, first_call_is_not_charged_to_measured_costs)
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100,
 				   .missing = ST_FN_MPI_ALLREDUCE },
 			    .at8 = 1000, .other = 3000 };
-	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
+				     NULL };
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
@@ -798,7 +816,8 @@ Test(tools_replay, first_call_excess_reaches_every_member)
 {
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
-	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
+				     NULL };
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
@@ -1160,6 +1179,289 @@ Test(tools_replay, send_start_costs_the_models_injection)
 	cr_expect_float_eq(isend, 40, 1e-9);
 }
 
+/*
+ * The network model (struct st_replay_msg): a send costs 10 of its own
+ * once its turn comes, a transfer 100, each message holds the ports 50,
+ * a late receive takes 20, a rendezvous send 30 after a late receive;
+ * starting a send costs 5.  Messages of 1000 B and more wait for their
+ * receive.
+ */
+static const struct consts net_c = {
+	.coll = 50, .local = 5, .xfer = 100, .inject = 5, .net = 1,
+	.nm = { .send_ns = 10, .xfer_ns = 100, .gap_ns = 50, .late_ns = 20,
+		.rndv_send_ns = 30 },
+	.rndv_from = 1000,
+};
+
+/*
+ * Rank 0 starts 'k' messages of 'bytes' to rank 1 at once and waits
+ * for them; rank 1 posts its 'k' receives first and waits.
+ */
+static void burst(const struct consts *c, int k, uint64_t bytes,
+		  double *p0, double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[8];
+	char err[256];
+	int i;
+
+	s_init(&s[0], 0, 2, 0);
+	s_init(&s[1], 1, 2, 0);
+	for (i = 0; i < k; i++) {
+		req[i] = (uint64_t)i + 1;
+		e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, bytes, 1);
+		e->req = req[i];
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+		e->req = req[i];
+	}
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, (size_t)k, 1);
+	s_wait(&s[1], ST_FN_MPI_WAITALL, req, (size_t)k, 1);
+	s_finalize(&s[0]);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, messages_in_flight_share_the_ports)
+{
+	struct consts c = net_c;
+	double p0, p1;
+
+	/*
+	 * The sends start at 0, 5, 10, 15 (5 each); their turns at the
+	 * port come every 50: 0, 50, 100, 150.  The last send is done at
+	 * 160, the last receive at 150 + 100.
+	 */
+	burst(&c, 4, 64, &p0, &p1);
+	cr_expect_float_eq(p0, 160, 1e-9);
+	cr_expect_float_eq(p1, 250, 1e-9);
+	/* One message: what a lone transfer takes. */
+	burst(&c, 1, 64, &p0, &p1);
+	cr_expect_float_eq(p0, 10, 1e-9);
+	cr_expect_float_eq(p1, 100, 1e-9);
+	/* No gap: the four overlap, as the replay had them without it. */
+	c.nm.gap_ns = 0;
+	burst(&c, 4, 64, &p0, &p1);
+	cr_expect_float_eq(p0, 15 + 10, 1e-9);
+	cr_expect_float_eq(p1, 15 + 100, 1e-9);
+}
+
+Test(tools_replay, messages_to_one_rank_share_its_in_port)
+{
+	struct script s[3];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	/* Ranks 0 and 2 send to 1 at once: 1 takes them one by one. */
+	for (r = 0; r < 3; r++)
+		s_init(&s[r], r, 3, 0);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 0, 64, 1);
+	s_p2p(&s[2], ST_FN_MPI_SEND, 1, 0, 64, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 64, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 2, 0, 64, 1);
+	for (r = 0; r < 3; r++)
+		s_finalize(&s[r]);
+	cr_assert_eq(replay(s, 3, &net_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Each sender has its own out-port: both done at 10. */
+	cr_expect_float_eq(PRED(rp, 0), 10, 1e-9);
+	cr_expect_float_eq(PRED(rp, 2), 10, 1e-9);
+	/* The second message gets the in-port at 50: there at 150. */
+	cr_expect_float_eq(PRED(rp, 1), 150, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
+/*
+ * Rank 0 sends 'bytes' after 'w0' of compute, rank 1 receives after
+ * 'w1'; the two predicted run times.
+ */
+static void late_pair(const struct consts *c, unsigned fn, uint64_t bytes,
+		      uint64_t w0, uint64_t w1, double *p0, double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], w0);
+	s_p2p(&s[0], fn, 1, 0, bytes, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], w1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, bytes, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, rendezvous_send_waits_for_its_receive)
+{
+	double p0, p1;
+
+	/* Eager: the send is done at 10; the late receive at 5000 + 20. */
+	late_pair(&net_c, ST_FN_MPI_SEND, 64, 0, 5000, &p0, &p1);
+	cr_expect_float_eq(p0, 10, 1e-9);
+	cr_expect_float_eq(p1, 5020, 1e-9);
+	/* Rendezvous: nothing moves before 5000; send 30, receive 20 on. */
+	late_pair(&net_c, ST_FN_MPI_SEND, 4096, 0, 5000, &p0, &p1);
+	cr_expect_float_eq(p0, 5030, 1e-9);
+	cr_expect_float_eq(p1, 5020, 1e-9);
+	/* The receive first: the transfer's 100 from the send's entry. */
+	late_pair(&net_c, ST_FN_MPI_SEND, 4096, 5000, 0, &p0, &p1);
+	cr_expect_float_eq(p0, 5100, 1e-9);
+	cr_expect_float_eq(p1, 5100, 1e-9);
+	/* A synchronous send is a rendezvous at any size. */
+	late_pair(&net_c, ST_FN_MPI_SSEND, 64, 0, 5000, &p0, &p1);
+	cr_expect_float_eq(p0, 5030, 1e-9);
+}
+
+/* Both ranks start a transfer of 'bytes', compute 3000, then wait. */
+static void overlapped(const struct consts *c, uint64_t bytes,
+		       uint64_t work, double *p0, double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 7;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, bytes, 1);
+	e->req = req;
+	s_compute(&s[0], work);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+	e->req = req;
+	s_compute(&s[1], work);
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, nonblocking_transfers_overlap_compute)
+{
+	double p0, p1;
+
+	/* Eager or rendezvous, the 100 of the transfer hide in 3000. */
+	overlapped(&net_c, 64, 3000, &p0, &p1);
+	cr_expect_float_eq(p0, 5 + 3000, 1e-9);
+	cr_expect_float_eq(p1, 1 + 3000, 1e-9);
+	overlapped(&net_c, 4096, 3000, &p0, &p1);
+	cr_expect_float_eq(p0, 5 + 3000, 1e-9);
+	cr_expect_float_eq(p1, 1 + 3000, 1e-9);
+	/* Little compute: the waits wait for it (both posted at 0). */
+	overlapped(&net_c, 4096, 10, &p0, &p1);
+	cr_expect_float_eq(p0, 100, 1e-9);
+	cr_expect_float_eq(p1, 100, 1e-9);
+}
+
+/*
+ * Rank 0 starts a send of 'bytes' at 0 and computes 3000 before its
+ * Wait; rank 1 posts the receive at 10 and computes 3000 before its.
+ */
+static void send_first(const struct consts *c, uint64_t bytes, double *p0,
+		       double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, bytes, 1);
+	e->req = req;
+	s_compute(&s[0], 3000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+	e->req = req;
+	s_compute(&s[1], 3000);
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
+{
+	double p0, p1;
+
+	/*
+	 * The receive comes at 10 while the sender computes: nothing moves
+	 * until the sender's Wait at 5 + 3000; then 20 for the (late)
+	 * receive, 30 for the send.
+	 */
+	send_first(&net_c, 4096, &p0, &p1);
+	cr_expect_float_eq(p0, 3005 + 30, 1e-9);
+	cr_expect_float_eq(p1, 3005 + 20, 1e-9);
+	/* Eager, the message went at once and was there long before. */
+	send_first(&net_c, 64, &p0, &p1);
+	cr_expect_float_eq(p0, 5 + 3000, 1e-9);
+	cr_expect_float_eq(p1, 11 + 3000, 1e-9);
+}
+
+/*
+ * A network model whose every cost is the transfer's C and without a
+ * gap is the replay without one, where a send is busy C and a receive
+ * done C after the later of its post and the send: a table without the
+ * model's rows predicts what it did before.
+ */
+Test(tools_replay, network_model_of_one_cost_is_the_plain_replay)
+{
+	struct consts plain = { .coll = 50, .local = 100, .xfer = 0 };
+	struct consts net = plain;
+	double a0, a1, b0, b1;
+	uint64_t w[][2] = { { 0, 5000 }, { 5000, 0 }, { 30, 40 } };
+	size_t i;
+
+	net.net = 1;
+	net.nm = (struct st_replay_msg){ .send_ns = 100, .xfer_ns = 100,
+					 .late_ns = 100,
+					 .rndv_send_ns = 100 };
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		late_pair(&plain, ST_FN_MPI_SEND, 64, w[i][0], w[i][1], &a0,
+			  &a1);
+		late_pair(&net, ST_FN_MPI_SEND, 64, w[i][0], w[i][1], &b0,
+			  &b1);
+		cr_expect_float_eq(a0, b0, 1e-9, "case %zu", i);
+		cr_expect_float_eq(a1, b1, 1e-9, "case %zu", i);
+		overlapped(&plain, 64, w[i][0], &a0, &a1);
+		overlapped(&net, 64, w[i][0], &b0, &b1);
+		cr_expect_float_eq(a0, b0, 1e-9, "case %zu", i);
+		cr_expect_float_eq(a1, b1, 1e-9, "case %zu", i);
+	}
+	burst(&plain, 4, 64, &a0, &a1);
+	burst(&net, 4, 64, &b0, &b1);
+	cr_expect_float_eq(a0, b0, 1e-9);
+	cr_expect_float_eq(a1, b1, 1e-9);
+}
+
 Test(tools_replay, rank_that_ends_early_is_an_error)
 {
 	struct script s[2];
@@ -1184,7 +1486,7 @@ Test(tools_replay, rank_that_ends_early_is_an_error)
 Test(tools_replay, missing_rank_stream_is_an_error)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
-				     NULL };
+				     NULL, NULL };
 	struct st_replay_source src;
 	struct st_replay *rp;
 	struct script s[1];
@@ -1249,7 +1551,7 @@ Test(tools_replay, unmatched_receive_does_not_hang)
 Test(tools_replay, bad_arguments)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
-				     NULL };
+				     NULL, NULL };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 
@@ -1410,7 +1712,8 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 	/* First calls on: the path every collective takes with a table. */
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000 };
-	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
+				     NULL };
 	struct file_src fs[NR];
 	struct st_replay *rp;
 	const struct st_replay_stats *st;

@@ -260,7 +260,14 @@ Test(tools_table_read, transfers_pair_in_order_per_channel)
 	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_assert_eq(st_table_finish(t), 0);
-	cr_assert_eq(st_table_nops(t), 2);
+	cr_assert_eq(st_table_nops(t), 3);
+
+	/* What starting the nonblocking send cost: 6010 - 6000. */
+	op = op_of(t, "MPI_Isend (call)");
+	cr_expect_eq(op->kind, ST_TABLE_CALL);
+	g = group_of(t, "MPI_Isend (call)", 4);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 10.0, 1e-6);
 
 	op = op_of(t, "MPI_Send->MPI_Recv");
 	cr_expect_eq(op->kind, ST_TABLE_P2P);
@@ -285,6 +292,127 @@ Test(tools_table_read, transfers_pair_in_order_per_channel)
 	cr_expect_eq(m.p2p_nonblocking, 2, "Isend/Irecv and the wildcard");
 	cr_expect_eq(m.p2p_unmatched, 1, "the send to tag 13");
 	cr_expect_eq(m.p2p_inconsistent, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
+/* A CALL of a bench measurement 'seq', at global g0..g1 on comm 1. */
+static void bench_call(struct fake_rank *fr, int rank, unsigned fn,
+		       double g0, double g1, int32_t tag, uint64_t sb,
+		       uint64_t rb, uint64_t req, uint64_t seq)
+{
+	struct st_event ev;
+
+	fake_call(&ev, fn, sync_local(rank, g0), sync_local(rank, g1), 0);
+	ev.comm = 1;
+	ev.comm_size = 2;
+	ev.seq = seq;
+	if (tag >= 0) {
+		ev.peer = 1 - rank;
+		ev.tag = tag;
+	}
+	ev.sbytes = sb;
+	ev.rbytes = rb;
+	ev.req = req;
+	fake_append(fr, &ev);
+}
+
+/*
+ * A bench run (bench=1) of the network model's patterns, global times
+ * after 1 ms:
+ *  seq 5, burst2 of 64 B: rank 0 Isend 1000..1010, 1010..1020, Waitall
+ *   1020..1500; rank 1 Irecv 990..995, 995..1000, Waitall 1000..1800;
+ *  seq 6, late of 64 B: rank 0 Send 3000..3100, rank 1 Recv 3500..3550;
+ *  seq 7, late of 1 MiB: rank 0 Send 5000..9000, rank 1 Recv
+ *   6000..9500 (the send waited for the receive).
+ */
+static void pattern_run(const char *dir)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	char path[512];
+	int r;
+
+	fake_run_size = 2;
+	snprintf(path, sizeof(path), "%s/synctrace.run", dir);
+	write_file(path, "nranks=2\ncmdline=synctrace-bench micro\nbench=1\n"
+		   "complete=1\n");
+	for (r = 0; r < 2; r++) {
+		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
+					       0.0, r ? -500.0 : 0.0);
+		double o = 1e6;
+		int i;
+
+		fake_rank_open(&fr, dir, r, "nodeA", "100");
+		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_COMM;
+		ev.fn = ST_FN_MPI_INIT;
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.rank = r;
+		ev.t0 = ev.t1 = sync_local(r, 5e5);
+		fake_append(&fr, &ev);
+		for (i = 0; i < 2; i++)
+			bench_call(&fr, r, r ? ST_FN_MPI_IRECV : ST_FN_MPI_ISEND,
+				   o + (r ? 990 + 5 * i : 1000 + 10 * i),
+				   o + (r ? 995 + 5 * i : 1010 + 10 * i), 3,
+				   r ? 0 : 64, 0, (uint64_t)i + 1, 5);
+		bench_call(&fr, r, ST_FN_MPI_WAITALL, o + (r ? 1000 : 1020),
+			   o + (r ? 1800 : 1500), -1, 0, 0, 0, 5);
+		if (r == 0) {
+			bench_call(&fr, 0, ST_FN_MPI_SEND, o + 3000, o + 3100,
+				   4, 64, 0, 0, 6);
+			bench_call(&fr, 0, ST_FN_MPI_SEND, o + 5000, o + 9000,
+				   4, 1 << 20, 0, 0, 7);
+		} else {
+			bench_call(&fr, 1, ST_FN_MPI_RECV, o + 3500, o + 3550,
+				   4, 0, 64, 0, 6);
+			bench_call(&fr, 1, ST_FN_MPI_RECV, o + 6000, o + 9500,
+				   4, 0, 1 << 20, 0, 7);
+		}
+		fake_rank_close(&fr);
+	}
+}
+
+Test(tools_table_read, bench_patterns_give_the_network_rows)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	const struct st_table_group *g;
+	char dir[256], err[512];
+
+	scratch_dir(dir, sizeof(dir));
+	pattern_run(dir);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(&m);
+	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st_table_finish(t), 0);
+	/* The burst: first Isend's entry to the receiver's Waitall exit. */
+	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (burst)")->kind,
+		     ST_TABLE_BURST);
+	g = group_of(t, "MPI_Isend->MPI_Irecv (burst)", 64);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_eq(g->p, 2, "two messages at once");
+	cr_expect_float_eq(g->x[0], 800.0, 1e-6);
+	g = group_of(t, "MPI_Isend (call)", 64);
+	cr_expect_eq(g->n_in, 2);
+	cr_expect_float_eq(g->s.median, 10.0, 1e-6);
+	/* Late receives: a send that did not wait, one that did. */
+	g = group_of(t, "MPI_Send (receiver late, eager)", 64);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 100.0, 1e-6);
+	g = group_of(t, "MPI_Send (receiver late, rendezvous)", 1 << 20);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 9000.0 - 6000.0, 1e-6);
+	g = group_of(t, "MPI_Recv (posted late)", 64);
+	cr_expect_float_eq(g->x[0], 50.0, 1e-6);
+	g = group_of(t, "MPI_Recv (posted late)", 1 << 20);
+	cr_expect_float_eq(g->x[0], 3500.0, 1e-6);
+	/* None of them is a plain transfer. */
+	cr_expect_eq(st_table_nops(t), 5);
 	st_table_meta_release(&m);
 	st_table_free(t);
 }

@@ -28,6 +28,13 @@ struct pairs {
 	int full;		/* a pair did not fit */
 };
 
+/* Nonblocking sends to one peer since the rank's last completion. */
+struct inflight {
+	int32_t peer;
+	uint64_t comm;
+	int n, max;
+};
+
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -152,11 +159,38 @@ static int nsizes(const struct pairs *ps)
 	return n;
 }
 
+/*
+ * Count the nonblocking sends of call 'ev' to one peer in a row, until
+ * a completion call: the most messages the run had in flight to one
+ * peer, near enough (a peer change starts a new count).
+ */
+static void note_inflight(struct inflight *f, const struct st_event *ev)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+
+	if (!d)
+		return;
+	if (d->kind == ST_KIND_COMPLETE) {
+		f->n = 0;
+		return;
+	}
+	if (d->kind != ST_KIND_P2P || d->bytes != ST_BYTES_SEND ||
+	    d->family == ST_FAM_BLOCKING || ev->peer < 0)
+		return;
+	if (f->n && (f->peer != ev->peer || f->comm != ev->comm))
+		f->n = 0;
+	f->peer = ev->peer;
+	f->comm = ev->comm;
+	if (++f->n > f->max)
+		f->max = f->n;
+}
+
 /* Read one rank file into 'exact' and 'binned'. */
 static int scan_file(const char *path, struct pairs *exact,
 		     struct pairs *binned, struct st_like *out, char *err,
 		     size_t errlen)
 {
+	struct inflight f = { 0 };
 	struct st_reader *r;
 	struct st_event ev;
 	char rerr[512];
@@ -172,6 +206,7 @@ static int scan_file(const char *path, struct pairs *exact,
 		if (ev.kind != ST_REC_CALL)
 			continue;
 		out->calls++;
+		note_inflight(&f, &ev);
 		op = st_like_map(&ev, &size);
 		if (op == -2)
 			continue;
@@ -195,8 +230,29 @@ static int scan_file(const char *path, struct pairs *exact,
 	}
 	if (rc < 0)
 		rc = fail(err, errlen, rc, "%s", st_reader_error(r));
+	if (f.max > out->inflight)
+		out->inflight = f.max;
 	st_reader_close(r);
 	return rc;
+}
+
+/*
+ * The network model's patterns (tools/analysis/predict-model.h) for
+ * every message size of 'ps', after its pairs: a late receive, a burst
+ * of one and a burst of K, K the most messages the run had in flight
+ * to one peer rounded up to 2, 4 or 8.
+ */
+static void add_net(struct pairs *ps, int inflight)
+{
+	int k = inflight <= 2 ? 2 : inflight <= 4 ? 4 : 8, n = ps->n, i;
+
+	for (i = 0; i < n; i++) {
+		if (ps->op[i] != ST_MICRO_PINGPONG)
+			continue;
+		add(ps, ST_MICRO_LATE, ps->size[i]);
+		add(ps, ST_MICRO_BURST1, ps->size[i]);
+		add(ps, st_micro_burst_op(k), ps->size[i]);
+	}
 }
 
 int st_like_pairs(const char *dir, char *buf, size_t len,
@@ -230,6 +286,8 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 		if (rc)
 			goto done;
 	}
+	add_net(exact, out->inflight);
+	add_net(binned, out->inflight);
 	ps = exact;
 	if (exact->full || nsizes(exact) > MAX_SIZES) {
 		ps = binned;

@@ -15,7 +15,10 @@
  * contributes (allgather, gather), sends to each rank (alltoall: its
  * sent bytes / p) or gets (scatter, reduce_scatter), the vector of a
  * broadcast or reduction, a message.  Receives, probes, completions and
- * neighbourhood collectives (the bench has none) are not mapped.
+ * neighbourhood collectives (the bench has none) are not mapped.  Every
+ * message size also gets the patterns of the network model, after the
+ * run's own pairs: late:SIZE, burst1:SIZE and burstK:SIZE (K the most
+ * nonblocking sends to one peer in a row, rounded up to 2, 4 or 8).
  */
 #ifndef ST_TOOLS_ANALYSIS_LIKE_H
 #define ST_TOOLS_ANALYSIS_LIKE_H
@@ -33,6 +36,8 @@ struct st_like {
 	uint64_t unmapped;	/* collectives and sends the bench lacks */
 	int npairs;		/* distinct (operation, size) pairs */
 	int binned;		/* sizes were rounded to powers of two */
+	int inflight;		/* most nonblocking sends to one peer in
+				   a row before a completion */
 	char unmapped_fn[64];	/* the first unmapped function's name */
 };
 

@@ -39,11 +39,16 @@ struct group {
 	double first;		/* its first instance's cost, NaN: none */
 };
 
+/* Row kinds (the table's "kind", tools/analysis/table.h). */
+enum { K_OTHER = -1, K_COLL, K_P2P, K_CALL, K_BURST, K_SEND_EAGER,
+       K_SEND_RNDV, K_RECV_LATE };
+
 struct row {
 	char *name;
 	long last_p;		/* the last lookup, cached */
 	double last_d, last_t;
-	int p2p;
+	int p2p;		/* kind "p2p": a blocking transfer */
+	int kind;		/* K_* */
 	unsigned fn, fn2;	/* p2p: send and receive functions */
 	int npieces;
 	struct piece pc[2];
@@ -54,10 +59,25 @@ struct row {
 	struct st_pmodel_use use;
 };
 
+/*
+ * The network model's rows, found on first use: the bursts, the late
+ * receives' three, the send starts; and from the late sends' groups,
+ * the largest size that was eager and the smallest that was not.
+ */
+struct net {
+	int resolved;
+	struct row *burst, *eager, *rndv, *late;
+	long kmax;		/* most messages in a burst group */
+	int has_k1;		/* bursts of one message measured */
+	double eager_max, rndv_min;
+};
+
 struct st_pmodel {
 	struct row *rows;
 	size_t nrows;
 	int formula_only, mean, bench, bound;
+	int no_net, send_fallback;
+	struct net net;
 	double ci_level;
 	char *mpi, *hosts, *date;
 	long p_min, p_max;
@@ -157,7 +177,7 @@ static void mean_factor(struct row *rw, double call_ns, double wait_ns)
 	rw->use.mean_factor = 1;
 	for (i = 0; i < rw->ng; i++) {
 		const struct group *g = &rw->g[i];
-		double k = rw->p2p ? 1 : (double)g->p;
+		double k = rw->kind != K_COLL ? 1 : (double)g->p;
 
 		ranks += g->n_in * k;
 		samples += g->n_in;
@@ -223,6 +243,12 @@ static int read_row(const json_t *j, struct row *rw,
 	if (!rw->name)
 		return -ENOMEM;
 	rw->p2p = !strcmp(kind, "p2p");
+	rw->kind = !strcmp(kind, "collective") ? K_COLL :
+		   rw->p2p ? K_P2P : !strcmp(kind, "call") ? K_CALL :
+		   !strcmp(kind, "burst") ? K_BURST :
+		   !strcmp(kind, "send-eager") ? K_SEND_EAGER :
+		   !strcmp(kind, "send-rendezvous") ? K_SEND_RNDV :
+		   !strcmp(kind, "recv-late") ? K_RECV_LATE : K_OTHER;
 	rw->fn = st_fn_lookup(fn);
 	rw->fn2 = fn2 ? st_fn_lookup(fn2) : 0;
 	rw->use.op = rw->name;
@@ -500,10 +526,10 @@ static int find_coll(const struct st_pmodel *m, unsigned fn)
 	size_t i;
 
 	for (i = 0; i < m->nrows; i++)
-		if (!m->rows[i].p2p && m->rows[i].fn == fn)
+		if (m->rows[i].kind == K_COLL && m->rows[i].fn == fn)
 			return (int)i;
 	for (i = 0; base && i < m->nrows; i++)
-		if (!m->rows[i].p2p && m->rows[i].fn == base)
+		if (m->rows[i].kind == K_COLL && m->rows[i].fn == base)
 			return (int)i;
 	return NONE;
 }
@@ -513,7 +539,7 @@ static int find_pair(const struct st_pmodel *m, unsigned fn, unsigned fn2)
 	size_t i;
 
 	for (i = 0; i < m->nrows; i++)
-		if (m->rows[i].p2p && (!fn || m->rows[i].fn == fn) &&
+		if (m->rows[i].kind == K_P2P && (!fn || m->rows[i].fn == fn) &&
 		    (!fn2 || m->rows[i].fn2 == fn2))
 			return (int)i;
 	return NONE;
@@ -614,7 +640,8 @@ static void count_use(struct row *rw, long p, double d)
 	struct st_pmodel_use *u = &rw->use;
 
 	u->lookups++;
-	if (!rw->p2p && (p < u->p_min || p > u->p_max))
+	if ((rw->kind == K_COLL || rw->kind == K_BURST) &&
+	    (p < u->p_min || p > u->p_max))
 		u->p_out++;
 	if (d < u->d_min * (1 - 1e-9) || d > u->d_max * (1 + 1e-9))
 		u->d_out++;
@@ -780,11 +807,167 @@ double st_pmodel_p2p(struct st_pmodel *m, unsigned fn, double bytes)
 	return rw ? row_eval(m, rw, 2, bytes) : -1;
 }
 
-double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn)
+/* The row of 'kind' and function 'fn' (any when 0), or NULL. */
+static struct row *kind_row(struct st_pmodel *m, int kind, unsigned fn)
 {
-	struct row *rw = p2p_row(m, fn);
+	size_t i;
+
+	for (i = 0; i < m->nrows; i++)
+		if (m->rows[i].kind == kind && (!fn || m->rows[i].fn == fn))
+			return &m->rows[i];
+	return NULL;
+}
+
+/* The samples of row 'rw''s groups at size 'd' (any p), 0 when none. */
+static double samples_at(const struct row *rw, double d)
+{
+	double n = 0;
+	size_t i;
+
+	for (i = 0; rw && i < rw->ng; i++)
+		if (rw->g[i].d == d)
+			n += rw->g[i].n_in;
+	return n;
+}
+
+/* Find the network model's rows and the eager limit, once. */
+static void net_resolve(struct st_pmodel *m)
+{
+	struct net *n = &m->net;
+	size_t i;
+
+	if (n->resolved)
+		return;
+	n->resolved = 1;
+	n->burst = kind_row(m, K_BURST, 0);
+	n->eager = kind_row(m, K_SEND_EAGER, 0);
+	n->rndv = kind_row(m, K_SEND_RNDV, 0);
+	n->late = kind_row(m, K_RECV_LATE, 0);
+	n->eager_max = -1;
+	n->rndv_min = INFINITY;
+	for (i = 0; n->burst && i < n->burst->ng; i++) {
+		if (n->burst->g[i].p > n->kmax)
+			n->kmax = n->burst->g[i].p;
+		n->has_k1 |= n->burst->g[i].p == 1;
+	}
+	/*
+	 * A size is eager when more of its late sends did not wait than
+	 * did: a sender descheduled past the receive's post looks as if
+	 * it had waited.
+	 */
+	for (i = 0; n->eager && i < n->eager->ng; i++) {
+		const struct group *g = &n->eager->g[i];
+
+		if (g->d > n->eager_max &&
+		    g->n_in >= samples_at(n->rndv, g->d))
+			n->eager_max = g->d;
+	}
+	for (i = 0; n->rndv && i < n->rndv->ng; i++) {
+		const struct group *g = &n->rndv->g[i];
+
+		if (g->d < n->rndv_min && g->n_in > samples_at(n->eager, g->d))
+			n->rndv_min = g->d;
+	}
+}
+
+int st_pmodel_rendezvous(struct st_pmodel *m, double bytes)
+{
+	struct net *n = &m->net;
+
+	net_resolve(m);
+	if (!n->rndv || !isfinite(n->rndv_min))
+		return 0;
+	if (n->eager_max >= n->rndv_min)
+		/* A size in both: each size as its majority says. */
+		return bytes >= n->rndv_min && bytes > n->eager_max;
+	if (n->eager_max < 0 || n->eager_max >= n->rndv_min)
+		return bytes >= n->rndv_min;
+	/* Between the two sizes measured: the geometric middle. */
+	return bytes * bytes > n->eager_max * n->rndv_min;
+}
+
+double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
+{
+	struct net *n = &m->net;
+	struct row *x = p2p_row(m, fn);
+	double one, k;
+
+	net_resolve(m);
+	if (!n->burst || n->kmax < 2)
+		return 0;
+	if (n->has_k1)
+		one = row_eval(m, n->burst, 1, bytes);
+	else if (x)
+		one = row_eval(m, x, 2, bytes);
+	else
+		return 0;
+	k = row_eval(m, n->burst, n->kmax, bytes);
+	return k > one ? (k - one) / (double)(n->kmax - 1) : 0;
+}
+
+int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
+		  struct st_replay_msg *nm)
+{
+	struct row *x = p2p_row(m, fn);
+	struct net *n = &m->net;
+	double c;
+
+	if (!x || m->no_net)
+		return -1;
+	net_resolve(m);
+	c = row_eval(m, x, 2, bytes);
+	nm->xfer_ns = c;
+	nm->send_ns = n->eager ? row_eval(m, n->eager, 2, bytes) : c;
+	nm->late_ns = n->late ? row_eval(m, n->late, 2, bytes) : c;
+	nm->rndv_send_ns = n->rndv ? row_eval(m, n->rndv, 2, bytes) : c;
+	nm->gap_ns = st_pmodel_gap(m, fn, bytes);
+	nm->rendezvous = st_pmodel_rendezvous(m, bytes);
+	return 0;
+}
+
+void st_pmodel_network(struct st_pmodel *m, int on)
+{
+	m->no_net = !on;
+}
+
+void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len)
+{
+	struct net *n = &m->net;
+	size_t k = 0;
+
+	net_resolve(m);
+	if (m->no_net || (!n->burst && !n->eager && !n->rndv && !n->late)) {
+		snprintf(buf, len, "every message eager, at the point-to-point "
+			 "row's cost alone%s", m->no_net ? " (--network=off)" :
+			 " (the table has no network rows)");
+		return;
+	}
+	k += (size_t)snprintf(buf, len, "messages share their ranks' ports "
+			      "(%s)", n->burst && n->kmax >= 2 ?
+			      "gap from bursts" : "no bursts: no gap");
+	if (k < len)
+		k += (size_t)snprintf(buf + k, len - k, ", %s",
+				      !n->rndv ? "all eager (no late send "
+				      "waited)" : "rendezvous from");
+	if (n->rndv && k < len)
+		snprintf(buf + k, len - k, " %.0f B (eager up to %.0f B)",
+			 n->rndv_min, n->eager_max > 0 ? n->eager_max : 0);
+}
+
+void st_pmodel_send_start_fallback(struct st_pmodel *m, int on)
+{
+	m->send_fallback = on;
+}
+
+double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn, double bytes)
+{
+	struct row *rw = kind_row(m, K_CALL, fn);
 
 	if (!rw)
+		rw = kind_row(m, K_CALL, ST_FN_MPI_ISEND);
+	if (rw)
+		return row_eval(m, rw, 2, bytes);
+	if (!m->send_fallback || !(rw = p2p_row(m, fn)))
 		return -1;
 	return row_eval(m, rw, 2, rw->use.d_min > 0 ? rw->use.d_min : 0);
 }
@@ -811,10 +994,16 @@ static int model_p2p(void *ctx, unsigned fn, double bytes, double *local,
 	return 0;
 }
 
-static int model_inject(void *ctx, unsigned fn, double *ns)
+static int model_inject(void *ctx, unsigned fn, double bytes, double *ns)
 {
-	*ns = st_pmodel_p2p_inject(ctx, fn);
+	*ns = st_pmodel_p2p_inject(ctx, fn, bytes);
 	return *ns < 0 ? -1 : 0;
+}
+
+static int model_msg(void *ctx, unsigned fn, double bytes,
+		     struct st_replay_msg *nm)
+{
+	return st_pmodel_msg(ctx, fn, bytes, nm);
 }
 
 void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm)
@@ -824,6 +1013,7 @@ void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm)
 	rm->coll_first = model_coll_first;
 	rm->p2p = model_p2p;
 	rm->inject = model_inject;
+	rm->msg = model_msg;
 }
 
 const char *st_pmodel_mpi_library(const struct st_pmodel *m)

@@ -41,6 +41,7 @@
 
 struct st_pmodel;
 struct st_replay_model;
+struct st_replay_msg;
 
 /*
  * Read the table in file 'path' (or the 'len' bytes at 'text', called
@@ -79,12 +80,63 @@ void st_pmodel_mean(struct st_pmodel *m, int on);
 void st_pmodel_bound(struct st_pmodel *m, int side);
 
 /*
- * The per-message cost of point-to-point function 'fn': its row's cost
- * at the smallest size the table measured (at 0 bytes when it says
- * none), which is what starting a nonblocking send costs its sender
- * (st_replay_model.inject).  Negative when the table has no row for it.
+ * What starting nonblocking send 'fn' of 'bytes' costs its sender
+ * (st_replay_model.inject): the table's "call" row of 'fn' (or of
+ * MPI_Isend) at that size.  Without one: with
+ * st_pmodel_send_start_fallback() on, the per-message cost of its
+ * point-to-point row, its cost at the smallest size measured (which
+ * includes the latency the sender does not wait for); else negative, as
+ * when the table has no row for it.
  */
-double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn);
+double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn, double bytes);
+void st_pmodel_send_start_fallback(struct st_pmodel *m, int on);
+
+/*
+ * The network model (st_replay_model.msg, struct st_replay_msg in
+ * tools/analysis/replay.h) of a message of 'bytes' sent by 'fn', from
+ * the table's rows:
+ *  - xfer_ns: the transfer C(d), its point-to-point row (as 'p2p');
+ *  - send_ns: its "send-eager" row (a send's own cost when it need not
+ *    wait), else C(d);
+ *  - late_ns: its "recv-late" row (a receive posted after its message),
+ *    else C(d);
+ *  - rndv_send_ns: its "send-rendezvous" row, else C(d);
+ *  - gap_ns: st_pmodel_gap();
+ *  - rendezvous: st_pmodel_rendezvous().
+ * A table with none of the model's rows gives the costs of 'p2p' (a
+ * send busy C(d), a receive C(d) after the later of its post and the
+ * send) and no gap: the replay is then what it was without the model.
+ * Returns 0, or -1 when the table has no point-to-point row for 'fn' or
+ * the model is off (st_pmodel_network()).
+ */
+int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
+		  struct st_replay_msg *nm);
+
+/* With 'on' 0, st_pmodel_msg() gives nothing (the replay as before). */
+void st_pmodel_network(struct st_pmodel *m, int on);
+
+/* What the network model makes of the table, in a line, into 'buf'. */
+void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len);
+
+/*
+ * What each message of 'bytes' adds when K go at once: (B(K, d) -
+ * B(1, d)) / (K - 1), B the table's "burst" row at its largest K (B(1,
+ * d) from its bursts of one, else the point-to-point row of 'fn'), at
+ * least 0; 0 without bursts of two or more.
+ */
+double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes);
+
+/*
+ * Whether a message of 'bytes' waits for its receive: the table's
+ * "send-rendezvous" row has groups (sizes whose send waited for a late
+ * receive), and 'bytes' lies above the geometric middle between the
+ * largest size that did not wait and the smallest that did (above both
+ * when they overlap).  A size counts as one that waited when more of
+ * its late sends waited than did not (its groups' samples before the
+ * fences): a sender descheduled until after the receive's post looks as
+ * if it had waited.  0 without such sizes.
+ */
+int st_pmodel_rendezvous(struct st_pmodel *m, double bytes);
 
 /* Fill 'rm' with functions over 'm' (which must outlive its use). */
 void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm);

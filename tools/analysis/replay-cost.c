@@ -168,10 +168,30 @@ int st_rp_icall_cost(struct st_replay *r, const struct rrec *x,
 	    r->ffam[x->fn] == ST_FAM_PERSISTENT || x->rc ||
 	    r->fbytes[x->fn] != ST_BYTES_SEND || !peer_ok(x->peer) ||
 	    !r->model.inject ||
-	    r->model.inject(r->model.ctx, x->fn, &ns) || !isfinite(ns) ||
-	    ns < 0)
+	    r->model.inject(r->model.ctx, x->fn, (double)x->sbytes, &ns) ||
+	    !isfinite(ns) || ns < 0)
 		return SRC_LOCAL;
 	*busy = ns;
 	return SRC_MODEL;
+}
+
+/* Every cost finite and not negative. */
+static int msg_ok(const struct st_replay_msg *m)
+{
+	return isfinite(m->send_ns) && m->send_ns >= 0 &&
+	       isfinite(m->xfer_ns) && m->xfer_ns >= 0 &&
+	       isfinite(m->gap_ns) && m->gap_ns >= 0 &&
+	       isfinite(m->late_ns) && m->late_ns >= 0 &&
+	       isfinite(m->rndv_send_ns) && m->rndv_send_ns >= 0;
+}
+
+int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,
+		   struct st_replay_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!r->model.msg || fn >= ST_FN_COUNT ||
+	    r->model.msg(r->model.ctx, fn, bytes, m) || !msg_ok(m))
+		return 0;
+	return 1;
 }
 

@@ -144,13 +144,33 @@ enum { M_SEND, M_RECV, M_PROBE };
 struct msg {
 	uint32_t next;
 	uint8_t type, sync;
+	uint8_t net;			/* send: under the network model */
 	uint16_t fn;			/* receive: its function (0: probe) */
-	int32_t w;			/* receiver; sync sender */
+	int32_t w;			/* receiver; sync (or rendezvous)
+					   sender */
+	int32_t src;			/* send: the sender's rank */
 	double t;			/* send entry, or receive post */
 	double xfer, bytes;		/* send: transfer time, size */
 	double gm;			/* send: measured global time of its
 					   exit, NaN unknown */
+	double w0;			/* net, eager: its turn at the
+					   sender's out-port */
+	struct st_replay_msg nm;	/* net: its costs */
 	struct cpv cp;
+};
+
+/*
+ * A rendezvous transfer matched while its sender or receiver (or both)
+ * was computing: it starts once each side it waits for ('need': 1 the
+ * sender, 2 the receiver) has entered an MPI call, no earlier than
+ * 'ready' (the later post) nor 'from' (the latest such entry).
+ */
+struct pend {
+	struct msg s, v;
+	int32_t src, dst;
+	uint8_t need;
+	double ready, from;
+	uint32_t next;
 };
 
 struct mq {
@@ -219,6 +239,12 @@ struct st_replay {
 	uint32_t req_free;
 	struct comminfo *cis;
 	size_t ncis, acis;
+	double *out_free, *in_free;	/* [nranks]: when each rank's ports
+					   are free (network model) */
+	struct pend *pends;		/* rendezvous transfers waiting for
+					   a side to enter MPI */
+	size_t npends, apends;
+	uint32_t pend_free, pend_live;
 	size_t live_insts, live_msgs, live_reqs;
 
 	struct st_replay_fn *fns;	/* [ST_FN_COUNT] */
@@ -357,6 +383,13 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       const struct rrec *x, uint64_t seq, double arr,
 		       struct cpv cp, double meas);
 
+/*
+ * The network model's costs of a message of 'bytes' sent by 'fn' into
+ * '*m': 1 when the model has them, else 0.
+ */
+int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,
+		   struct st_replay_msg *m);
+
 /* replay-p2p.c */
 
 /* Blocking point-to-point call 'x' of 'u'. */
@@ -379,5 +412,13 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 
 /* Drop the head of queue 'qi'; returns 1 when that freed the queue. */
 int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
+
+/*
+ * A unit of rank 'rank' enters an MPI call at 't': the rendezvous
+ * transfers waiting for that rank may start.  With 'all', every waiting
+ * transfer starts as if its sides had come (nothing else can move).
+ * Returns the number started.
+ */
+size_t st_rp_progress(struct st_replay *r, int rank, double t, int all);
 
 #endif

@@ -2,9 +2,12 @@
  * tools/analysis/replay-p2p.c: point-to-point messages in the replay.
  * Sends and receives meet in queues keyed by (communicator, source and
  * destination, group and tag), in posting order: MPI's non-overtaking
- * rule, the trace having resolved the wildcards.  Every send is eager;
- * a synchronous one completes when its message arrives.  A probe waits
- * for the envelope and takes nothing from the queue.
+ * rule, the trace having resolved the wildcards.  Under the model's
+ * network part (struct st_replay_msg) messages take turns at their
+ * ranks' ports and large ones wait for their receive; without it every
+ * send is eager and a synchronous one completes when its message
+ * arrives.  A probe waits for the envelope and takes nothing from the
+ * queue.
  */
 #include <math.h>
 
@@ -95,6 +98,19 @@ int st_rp_mq_pop(struct st_replay *r, uint32_t qi)
 static double arrival(const struct msg *s, const struct msg *v,
 		      struct cpv *cp)
 {
+	double t;
+
+	if (s->net) {
+		/*
+		 * Its envelope (a probe's wait): an eager message is there
+		 * once its data has come, before the receive's own work of
+		 * taking it in; a rendezvous one announces itself at once.
+		 */
+		t = s->nm.rendezvous ? s->t : s->w0 + s->nm.xfer_ns -
+		    (s->nm.late_ns < s->nm.xfer_ns ? s->nm.late_ns : 0);
+		*cp = cp_add(s->cp, t - s->t);
+		return t;
+	}
 	if (s->sync && v && v->t > s->t) {
 		*cp = cp_add(v->cp, s->xfer);
 		return v->t + s->xfer;
@@ -129,6 +145,198 @@ static void note_recv(struct st_replay *r, int32_t w, int src, double local,
 	}
 }
 
+/* The rank of waiter 'w' (a unit or a request), -1 when none. */
+static int waiter_rank(const struct st_replay *r, int32_t w)
+{
+	if (w >= 0)
+		return r->units[w]->rank;
+	if (w != WNONE)
+		return r->reqs[-2 - w].rank;
+	return -1;
+}
+
+/*
+ * Whether rank 'rank' is inside an MPI call at 't': one of its units is
+ * blocked in a call it entered by then.
+ */
+static int in_mpi(const struct st_replay *r, int rank, double t)
+{
+	const struct rank *rk = &r->ranks[rank];
+	size_t i;
+
+	for (i = 0; i < rk->nunits; i++) {
+		const struct unit *u = rk->units[i];
+
+		if (u && u->state == U_BLOCKED && u->op_entry <= t)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Rendezvous transfer of send 's' and receive 'v' starts at 'start'
+ * (both sides posted and in MPI), takes its turns at the ports, and
+ * completes both sides.
+ */
+static void rndv_start(struct st_replay *r, const struct msg *s,
+		       const struct msg *v, int dst, double start)
+{
+	const struct st_replay_msg *m = &s->nm;
+	double *in = dst >= 0 ? &r->in_free[dst] : NULL;
+	double w0, tr, ts, base;
+	struct cpv cpb;
+
+	if (v->t > s->t) {
+		base = v->t;
+		cpb = v->cp;
+	} else {
+		base = s->t;
+		cpb = s->cp;
+	}
+	if (start < base)
+		start = base;
+	w0 = start;
+	if (s->src >= 0 && r->out_free[s->src] > w0)
+		w0 = r->out_free[s->src];
+	if (in && *in > w0)
+		w0 = *in;
+	if (s->src >= 0)
+		r->out_free[s->src] = w0 + m->gap_ns;
+	if (in)
+		*in = w0 + m->gap_ns;
+	if (v->t > s->t) {
+		tr = w0 + m->late_ns;
+		ts = w0 + m->rndv_send_ns;
+	} else {
+		tr = w0 + m->xfer_ns;
+		ts = tr - (m->late_ns > m->rndv_send_ns ?
+			   m->late_ns - m->rndv_send_ns : 0);
+		if (ts < w0)
+			ts = w0;
+	}
+	st_rp_resolve(r, s->w, ts, cp_add(cpb, ts - base));
+	note_recv(r, v->w, SRC_MODEL, tr - w0, s->gm);
+	st_rp_resolve(r, v->w, tr, cp_add(cpb, tr - base));
+}
+
+size_t st_rp_progress(struct st_replay *r, int rank, double t, int all)
+{
+	uint32_t i, *link = &r->pend_free;
+	size_t n = 0;
+
+	for (i = 0; i < r->npends; i++) {
+		struct pend *p = &r->pends[i];
+		struct pend x;
+
+		if (!p->need)
+			continue;	/* a free slot */
+		if (!all) {
+			uint8_t was = p->need;
+
+			if (p->src == rank)
+				p->need &= (uint8_t)~1u;
+			if (p->dst == rank)
+				p->need &= (uint8_t)~2u;
+			if (p->need == was)
+				continue;
+			if (t > p->from)
+				p->from = t;
+			if (p->need)
+				continue;
+		}
+		x = *p;
+		p->need = 0;
+		p->next = *link;
+		*link = i;
+		r->pend_live--;
+		rndv_start(r, &x.s, &x.v, x.dst,
+			   x.from > x.ready ? x.from : x.ready);
+		n++;
+		p = &r->pends[i];
+	}
+	return n;
+}
+
+/*
+ * A rendezvous transfer needs both sides inside MPI (no asynchronous
+ * progress: the receiver must answer the request to send, the sender
+ * push the data): a side that posted last is in its call; a blocking
+ * side is in its call until the transfer ends; a nonblocking side that
+ * posted first is in MPI only if it is blocked in a call now, else the
+ * transfer waits for its next MPI call (st_rp_progress()).
+ */
+static void rndv_match(struct st_replay *r, const struct msg *s,
+		       const struct msg *v, int dst)
+{
+	double ready = s->t > v->t ? s->t : v->t;
+	uint8_t need = 0;
+	uint32_t i;
+	struct pend *p;
+
+	if (s->w < 0 && s->t < ready && s->src >= 0 &&
+	    !in_mpi(r, s->src, ready))
+		need |= 1;
+	if (v->w < 0 && v->t < ready && dst >= 0 && !in_mpi(r, dst, ready))
+		need |= 2;
+	if (!need) {
+		rndv_start(r, s, v, dst, ready);
+		return;
+	}
+	if (r->pend_free != NIL) {
+		i = r->pend_free;
+		r->pend_free = r->pends[i].next;
+	} else {
+		if (GROW(r, r->pends, r->apends, r->npends))
+			return;
+		i = (uint32_t)r->npends++;
+	}
+	p = &r->pends[i];
+	p->s = *s;
+	p->v = *v;
+	p->src = s->src;
+	p->dst = dst;
+	p->need = need;
+	p->ready = p->from = ready;
+	p->next = NIL;
+	r->pend_live++;
+}
+
+/*
+ * Send 's' under the network model meets receive 'v' (the rules are
+ * struct st_replay_msg's, tools/analysis/replay.h).  Each result's
+ * critical path is the chain of whichever side came later (eager: the
+ * sender's, unless the receive came after its message), plus what
+ * followed.
+ */
+static void match_net(struct st_replay *r, const struct msg *s,
+		      const struct msg *v)
+{
+	const struct st_replay_msg *m = &s->nm;
+	int dst = waiter_rank(r, v->w);
+	double *in = dst >= 0 ? &r->in_free[dst] : NULL;
+	double w0, tr;
+	struct cpv cpr;
+
+	if (!m->rendezvous) {
+		w0 = s->w0;
+		if (in && *in > w0)
+			w0 = *in;
+		if (in)
+			*in = w0 + m->gap_ns;
+		tr = w0 + m->xfer_ns;
+		cpr = cp_add(s->cp, tr - s->t);
+		if (v->t + m->late_ns > tr) {
+			tr = v->t + m->late_ns;
+			cpr = cp_add(v->cp, m->late_ns);
+		}
+		note_recv(r, v->w, SRC_MODEL, tr - v->t < m->late_ns ?
+			  tr - v->t : m->late_ns, s->gm);
+		st_rp_resolve(r, v->w, tr, cpr);
+		return;
+	}
+	rndv_match(r, s, v, dst);
+}
+
 /*
  * Send 's' meets receive 'v': the receive completes its cost after the
  * later of its post and the message's arrival; a synchronous send when
@@ -138,8 +346,14 @@ static void match(struct st_replay *r, const struct msg *s,
 		  const struct msg *v)
 {
 	struct cpv cp;
-	double T = arrival(s, v, &cp), local = 0;
+	double T, local = 0;
 	int src = SRC_MODEL;
+
+	if (s->net) {
+		match_net(r, s, v);
+		return;
+	}
+	T = arrival(s, v, &cp);
 
 	if (s->sync)
 		st_rp_resolve(r, s->w, T, cp);
@@ -260,20 +474,39 @@ static int is_sync_send(unsigned fn)
 
 /*
  * A send of 'bytes' to 'peer', 'tag' by 'sw' (sync) from 'u' at 't',
- * whose call ended at measured global time 'gm'.
+ * whose call ended at measured global time 'gm'.  Under the network
+ * model ('nm' not NULL; 'sync' set for a rendezvous), an eager message
+ * takes its turn at the sender's out-port now, and the function returns
+ * when the send completes; else -1.
  */
-static void do_send(struct st_replay *r, struct unit *u, uint64_t comm,
-		    int32_t peer, int32_t tag, int sync, int32_t sw,
-		    double xfer, double bytes, struct cpv cp, double t,
-		    double gm)
+static double do_send(struct st_replay *r, struct unit *u, uint64_t comm,
+		      int32_t peer, int32_t tag, int sync, int32_t sw,
+		      double xfer, double bytes, struct cpv cp, double t,
+		      double gm, const struct st_replay_msg *nm)
 {
 	struct msg s = { .type = M_SEND, .sync = (uint8_t)sync, .w = sw,
 			 .t = t, .xfer = xfer, .bytes = bytes, .gm = gm,
-			 .cp = cp };
+			 .cp = cp, .src = u->rank };
+	double done = -1;
 	uint64_t k[3];
 
+	if (nm) {
+		s.net = 1;
+		s.nm = *nm;
+		s.nm.rendezvous = sync;
+		if (sync) {
+			/* Released alone (unstick), it takes this. */
+			s.xfer = nm->rndv_send_ns;
+		} else {
+			s.w0 = t > r->out_free[u->rank] ? t :
+			       r->out_free[u->rank];
+			r->out_free[u->rank] = s.w0 + nm->gap_ns;
+			done = s.w0 + nm->send_ns;
+		}
+	}
 	send_key(r, u->rank, comm, peer, tag, k);
 	post_send(r, k[0], k[1], k[2], &s);
+	return done;
 }
 
 /* A receive (function 'fn'; 0 for a probe) by 'w', posted at 't'. */
@@ -296,12 +529,28 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 	double ls = 0, xs = 0;
 	int bytes = r->fbytes[x->fn], src = SRC_LOCAL;
 	struct cpv cp0 = u->cp;
-	double t = u->now;
+	double t = u->now, done;
+	struct st_replay_msg nm;
+	int rv;
 
 	switch (bytes) {
 	case ST_BYTES_SEND:
 		if (!peer_ok(x->peer)) {
 			st_rp_op_begin(u, x, meas, SRC_LOCAL);
+			return;
+		}
+		if (st_rp_msg_cost(r, x->fn, (double)x->sbytes, &nm)) {
+			rv = nm.rendezvous || is_sync_send(x->fn);
+			st_rp_op_begin(u, x, 0, SRC_MODEL);
+			done = do_send(r, u, x->comm, x->peer, x->tag, rv,
+				       rv ? st_rp_w_unit(u) : WNONE, 0,
+				       (double)x->sbytes, cp0, t,
+				       st_rp_gtime(r, u->rank, x->t1), &nm);
+			if (!rv) {
+				u->op_busy = done - t;
+				u->op_T = done;
+				u->op_cp = cp_add(cp0, done - t);
+			}
 			return;
 		}
 		src = st_rp_p2p_cost(r, x->fn, (double)x->sbytes, meas, &ls,
@@ -310,7 +559,7 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		do_send(r, u, x->comm, x->peer, x->tag, is_sync_send(x->fn),
 			is_sync_send(x->fn) ? st_rp_w_unit(u) : WNONE, xs,
 			(double)x->sbytes, cp0, t,
-			st_rp_gtime(r, u->rank, x->t1));
+			st_rp_gtime(r, u->rank, x->t1), NULL);
 		return;
 	case ST_BYTES_RECV:
 		if (!peer_ok(x->peer)) {
@@ -337,7 +586,7 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		if (peer_ok(x->peer))
 			do_send(r, u, x->comm, x->peer, x->tag, 0, WNONE, xs,
 				(double)x->sbytes, cp0, t,
-				st_rp_gtime(r, u->rank, x->t1));
+				st_rp_gtime(r, u->rank, x->t1), NULL);
 		if (peer_ok(x->peer2))
 			st_rp_do_recv(r, u->rank, x->comm, x->peer2, x->tag2,
 				      M_RECV, st_rp_w_unit(u), x->fn, cp0, t);
@@ -365,16 +614,28 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		     uint64_t sbytes, uint64_t rbytes, double meas, double t,
 		     struct cpv cp, double gm)
 {
-	double local = 0, xfer = 0;
+	double local = 0, xfer = 0, done;
 	struct req *q = &r->reqs[qi];
-	int bytes = r->fbytes[fn];
+	int bytes = r->fbytes[fn], rv;
+	struct st_replay_msg nm;
 
 	q->T = t;
 	q->gm = -INFINITY;
 	q->cp = cp;
 	q->fn = (uint16_t)fn;
 	q->nwait = 1;		/* held until set up */
-	if (bytes == ST_BYTES_SEND && peer_ok(peer)) {
+	if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
+	    st_rp_msg_cost(r, fn, (double)sbytes, &nm)) {
+		rv = nm.rendezvous || is_sync_send(fn);
+		done = do_send(r, u, comm, peer, tag, rv,
+			       rv ? st_rp_w_req(r, qi) : WNONE, 0,
+			       (double)sbytes, cp, t, gm, &nm);
+		q = &r->reqs[qi];
+		if (!rv) {
+			q->T = done;
+			q->cp = cp_add(cp, done - t);
+		}
+	} else if (bytes == ST_BYTES_SEND && peer_ok(peer)) {
 		if (st_rp_p2p_cost(r, fn, (double)sbytes, meas, &local,
 				   &xfer) == SRC_MISSING)
 			r->reqs[qi].missing = 1;
@@ -383,7 +644,7 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		q->cp = cp_add(cp, local);
 		do_send(r, u, comm, peer, tag, is_sync_send(fn),
 			is_sync_send(fn) ? st_rp_w_req(r, qi) : WNONE, xfer,
-			(double)sbytes, cp, t, gm);
+			(double)sbytes, cp, t, gm, NULL);
 	} else if (bytes == ST_BYTES_RECV) {
 		/* Its cost comes with the message it matches. */
 		(void)rbytes;

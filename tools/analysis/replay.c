@@ -849,6 +849,9 @@ static int on_call(struct st_replay *r, struct unit *u, const struct rrec *x)
 		return 0;
 	compute(r, u, x->t0);
 	u->last_exit = x->t1;
+	/* In MPI now: rendezvous transfers waiting for this rank go. */
+	if (r->pend_live)
+		st_rp_progress(r, u->rank, u->now, 0);
 	if (kind == ST_KIND_FINALIZE) {
 		u->finalized = 1;
 		rk->res.finished = 1;
@@ -946,6 +949,13 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 
 	u->running = 1;
 	while (!r->rc) {
+		/*
+		 * Ops start in time order across units (the heap's top
+		 * may have come back since), so that messages take their
+		 * turns at the ports in the order they were sent.
+		 */
+		if (r->nheap && r->heap[0]->now < limit)
+			limit = r->heap[0]->now;
 		if (u->now > limit) {
 			u->running = 0;
 			return heap_push(r, u);
@@ -1010,6 +1020,9 @@ static size_t unstick(struct st_replay *r)
 		/* New work, or a stream read to its end: look again. */
 		return 1;
 	}
+	/* Rendezvous transfers whose sides never came back into MPI. */
+	if (r->pend_live && st_rp_progress(r, -1, 0, 1))
+		return 1;
 	for (i = 0; i < r->mq_of.cap; i++) {
 		const struct hent *e = &r->mq_of.e[i];
 		const struct msg *m;
@@ -1137,14 +1150,19 @@ int st_replay_new(struct st_replay **out, int nranks,
 	else
 		st_replay_opts_init(&r->opts);
 	r->ranks = calloc((size_t)nranks, sizeof(*r->ranks));
+	r->out_free = malloc(2 * (size_t)nranks * sizeof(*r->out_free));
 	r->fns = calloc(ST_FN_COUNT, sizeof(*r->fns));
 	r->fkind = calloc(ST_FN_COUNT, 1);
 	r->ffam = calloc(ST_FN_COUNT, 1);
 	r->fbytes = calloc(ST_FN_COUNT, 1);
-	if (!r->ranks || !r->fns || !r->fkind || !r->ffam || !r->fbytes) {
+	if (!r->ranks || !r->fns || !r->fkind || !r->ffam || !r->fbytes ||
+	    !r->out_free) {
 		st_replay_free(r);
 		return -ENOMEM;
 	}
+	r->in_free = r->out_free + nranks;
+	for (fn = 0; fn < 2 * (unsigned)nranks; fn++)
+		r->out_free[fn] = -INFINITY;
 	for (fn = 1; fn < ST_FN_COUNT; fn++) {
 		const struct st_fn_desc *d = st_fn_desc(fn);
 
@@ -1156,7 +1174,7 @@ int st_replay_new(struct st_replay **out, int nranks,
 		r->fbytes[fn] = (uint8_t)d->bytes;
 	}
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
-	r->req_free = NIL;
+	r->req_free = r->pend_free = NIL;
 	r->stats.end_rank = -1;
 	*out = r;
 	return 0;
@@ -1294,6 +1312,8 @@ void st_replay_free(struct st_replay *r)
 		for (rank = 0; rank < r->nranks; rank++)
 			free(r->ranks[rank].units);
 	free(r->ranks);
+	free(r->out_free);
+	free(r->pends);
 	free(r->units);
 	free(r->heap);
 	st_rp_map_free(&r->inst_of);

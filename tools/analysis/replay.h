@@ -19,8 +19,11 @@
  *  - point-to-point messages match by (communicator, source, destination,
  *    tag) in posting order, which is MPI's non-overtaking rule once
  *    wildcards are resolved (the trace resolves them from the status);
- *    protocol: every send is eager (no send waits for its receive but a
- *    synchronous one).  A standard, buffered or ready send
+ *    with the model's network part (struct st_replay_msg), messages
+ *    share their ranks' ports and large ones wait for their receive
+ *    (rendezvous); without it every send is eager (no send waits for
+ *    its receive but a synchronous one): a standard, buffered or ready
+ *    send
  *    completes 'local' after its entry and its message is at the
  *    receiver 'xfer' after the entry; a synchronous send completes when
  *    its message arrives, which starts once both sides are there;
@@ -71,7 +74,35 @@ struct st_event;
 struct st_replay;
 
 /*
- * The cost model, in nanoseconds.  Either function may be NULL, which is
+ * A message under the network model (LogGP, with LogGPS's switch to a
+ * synchronising protocol above a size; see docs/prediction.md).  Each
+ * rank has one port out and one port in; a message holds its sender's
+ * out-port and its receiver's in-port for 'gap_ns' (LogGP's g + G d: the
+ * time K messages in flight together add per message), in turn.  All
+ * times in ns.
+ *
+ * Eager ('rendezvous' 0): the message's turn w0 is the later of the
+ * send's entry and the time its sender's out-port is free (its
+ * receiver's in-port is taken at the match, from w0).  The send
+ * completes at w0 + 'send_ns'.  A receive completes at the later of
+ * w0' + 'xfer_ns' (w0' its turn at the in-port: the receive was there
+ * first) and its post + 'late_ns' (it came after its message).
+ *
+ * Rendezvous ('rendezvous' 1, and every synchronous send): nothing
+ * moves before both the send and its receive are posted; from the later
+ * of the two (and both ports free), w0: when the receive came first,
+ * the receive completes at w0 + 'xfer_ns' and the send 'late_ns' -
+ * 'rndv_send_ns' before it (not before w0); when the send came first,
+ * the receive completes at w0 + 'late_ns' and the send at w0 +
+ * 'rndv_send_ns'.
+ */
+struct st_replay_msg {
+	int rendezvous;
+	double send_ns, xfer_ns, gap_ns, late_ns, rndv_send_ns;
+};
+
+/*
+ * The cost model, in nanoseconds.  Any function may be NULL, which is
  * a model that knows nothing of that kind.
  */
 struct st_replay_model {
@@ -95,14 +126,14 @@ struct st_replay_model {
 		   double *xfer_ns);
 	/*
 	 * Time the call that starts nonblocking send 'fn' (MPI_Isend...)
-	 * takes, into '*ns': the per-message cost of a transfer, which the
-	 * sender spends handing its message to the transport, whatever its
-	 * size (an eager message's bytes, or a rendezvous transfer, follow
-	 * in the background, as the request's completion models).  Returns
-	 * 0, or negative when the model does not know 'fn'.  NULL, or
-	 * unknown: the I-call's measured duration, as for a local call.
+	 * of 'bytes' takes, into '*ns': what the sender spends handing its
+	 * message to the transport (the rest of an eager message, or a
+	 * rendezvous transfer, follows in the background, as the request's
+	 * completion models).  Returns 0, or negative when the model does
+	 * not know 'fn'.  NULL, or unknown: the I-call's measured duration,
+	 * as for a local call.
 	 */
-	int (*inject)(void *ctx, unsigned fn, double *ns);
+	int (*inject)(void *ctx, unsigned fn, double bytes, double *ns);
 	/*
 	 * Time the first instance of collective 'fn' at ('p', 'd') takes
 	 * beyond 'coll' (lazy set-up in the MPI library, cold code): asked
@@ -112,6 +143,15 @@ struct st_replay_model {
 	 * (or NaN): nothing.  NULL: no first-call costs.
 	 */
 	double (*coll_first)(void *ctx, unsigned fn, long p, double d);
+	/*
+	 * The network model of one message of 'bytes' sent by 'fn' (a
+	 * send of any mode, blocking, nonblocking or persistent; not
+	 * MPI_Sendrecv), into '*m' (see struct st_replay_msg).  Returns 0,
+	 * or negative when the model has none: the message then follows
+	 * 'p2p'.  NULL: every message follows 'p2p'.
+	 */
+	int (*msg)(void *ctx, unsigned fn, double bytes,
+		   struct st_replay_msg *m);
 };
 
 /*

@@ -248,7 +248,7 @@ static void draw_axes(FILE *f, const struct st_table_op *op,
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 		"font-size=\"12\">d: %s%s</text>\n", (PL + PR) / 2, PB + 36,
-		op->kind == ST_TABLE_P2P ? "bytes received" :
+		op->kind != ST_TABLE_COLL ? "bytes received" :
 		"bytes per rank (see the d rule)",
 		a->has_pos ? ", log2 scale" : "");
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
@@ -537,7 +537,7 @@ static void html_formulas(FILE *f, const struct st_table *t)
 			fprintf(f, "</td><td>%s</td><td>%.3f</td><td>%ld..%ld"
 				"%s</td><td>n=%ld</td></tr>\n", q, pc->r2_adj,
 				pc->p_min, pc->p_max,
-				op->kind == ST_TABLE_P2P ? "" :
+				op->kind != ST_TABLE_COLL ? "" :
 				pc->flags & ST_FIT_P_NOT_IDENTIFIED ?
 				" (p not identified)" : "", pc->n_samples);
 		}
@@ -592,7 +592,7 @@ int st_table_write_html(FILE *f, const struct st_table *t,
 	html_formulas(f, t);
 	for (i = 0; i < st_table_nops(t); i++) {
 		const struct st_table_op *op = st_table_op(t, i);
-		const char *rule = op->kind == ST_TABLE_P2P ?
+		const char *rule = op->kind != ST_TABLE_COLL ?
 			"the bytes received" :
 			st_table_size_rule(op->bytes_class);
 

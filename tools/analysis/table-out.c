@@ -195,7 +195,9 @@ static char *fit_notes(const struct st_table_op *op, char *buf, size_t len)
 	buf[0] = '\0';
 #define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, \
 					 __VA_ARGS__))
-	if (op->kind == ST_TABLE_P2P)
+	if (op->kind == ST_TABLE_BURST)
+		ADD("burst: p is the messages at once");
+	else if (op->kind != ST_TABLE_COLL)
 		ADD("point-to-point: no p term");
 	else if (op->fit_rc == 0 && (op->fit.flags & ST_FIT_P_NOT_IDENTIFIED))
 		ADD("p not identified (only p=%ld)", op->p_min);
@@ -316,7 +318,8 @@ static void print_details(FILE *f, const struct st_table *t)
 	for (i = 0; i < nops; i++) {
 		const struct st_table_op *op = st_table_op(t, i);
 		const char *rule = op->kind == ST_TABLE_P2P ?
-			"the bytes received" :
+			"the bytes received" : op->kind != ST_TABLE_COLL ?
+			"the bytes of a message" :
 			st_table_size_rule(op->bytes_class);
 
 		fprintf(f, "\n%s\n", op->name);
@@ -588,7 +591,7 @@ static void csv_num(FILE *f, double v)
 
 static const char *kind_name(int kind)
 {
-	return kind == ST_TABLE_COLL ? "collective" : "p2p";
+	return st_table_kind_name(kind);
 }
 
 static void csv_coef(FILE *f, const struct st_fit_piece *pc, int j)
@@ -997,6 +1000,8 @@ static json_t *json_op(const struct st_table *t, const struct st_table_op *op)
 {
 	char b1[32], b2[32], notes[256];
 	const char *rule = op->kind == ST_TABLE_P2P ? "the bytes received" :
+			   op->kind != ST_TABLE_COLL ?
+			   "the bytes of a message" :
 			   st_table_size_rule(op->bytes_class);
 	json_t *x = json_object(), *mo, *a;
 	size_t i;
@@ -1007,7 +1012,7 @@ static json_t *json_op(const struct st_table *t, const struct st_table_op *op)
 	rc |= st_jset(x, "op", st_jstr(op->name));
 	rc |= st_jset(x, "kind", st_jstr(kind_name(op->kind)));
 	rc |= st_jset(x, "fn", st_jstr(st_fn_name(op->fn, b1, sizeof(b1))));
-	rc |= st_jset(x, "recv_fn", st_jstr(op->kind == ST_TABLE_P2P ?
+	rc |= st_jset(x, "recv_fn", st_jstr(op->fn2 ?
 				st_fn_name(op->fn2, b2, sizeof(b2)) : NULL));
 	rc |= st_jset(x, "d_rule", st_jstr(rule));
 	rc |= st_jset(x, "operations", jint((long long)op->samples));

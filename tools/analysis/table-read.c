@@ -39,6 +39,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen/ops.h"
+#include "tools/bench/micro-ops.h"
 #include "tools/analysis/diag.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/merge.h"
@@ -82,7 +84,19 @@ struct endpoint {
 	unsigned fn;
 	int blocking;
 	int rank;
+	int32_t tag;
 	uint32_t next;
+};
+
+/*
+ * A bench's burst measurement being collected (by its seq): the
+ * sender's first MPI_Isend entry, the messages, and which MPI_Waitall
+ * calls have been seen.
+ */
+struct burst {
+	double first_a, err_a, recv_e, err_e;
+	uint64_t bytes;
+	int k, send_rank, recv_rank, send_done, recv_done;
 };
 
 /* The two queues of a channel: indices into 'eps', NONE when empty. */
@@ -125,6 +139,11 @@ struct reading {
 	size_t neps, alloc_eps;
 	uint32_t ep_free;
 	uint64_t pending;	/* endpoints queued */
+
+	int bench;		/* a bench run: its patterns by their tags */
+	struct st_tmap burst_of; /* (seq) -> index in 'bursts' */
+	struct burst *bursts;
+	size_t nbursts, alloc_bursts;
 
 	struct st_tmap wild_of;	/* (rank, req) -> index in 'wilds' */
 	struct wild *wilds;
@@ -573,6 +592,36 @@ static uint32_t pop(struct reading *rd, uint32_t *head, uint32_t *tail)
 	return i;
 }
 
+/*
+ * A bench's 'late' pair: the receive was posted long after the send.  A
+ * send that ended before the receive began did not wait for it (eager):
+ * its own duration; one that did (rendezvous): from the receive's entry
+ * to its exit.  The receive: its own duration.
+ */
+static int late_pair(struct reading *rd, const struct endpoint *s,
+		     const struct endpoint *r)
+{
+	int first = s->seq && s->seq <= rd->first_upto, rc;
+	double err = s->rank == r->rank ? 0 : s->err_e + r->err_a;
+	int kind = s->e < r->a ? ST_TABLE_SEND_EAGER : ST_TABLE_SEND_RNDV;
+	double cost = kind == ST_TABLE_SEND_EAGER ? s->e - s->a : s->e - r->a;
+
+	if (first) {
+		rc = st_table_add_first(rd->t, kind, s->fn, 0, 2,
+					(double)s->bytes, rd->run, cost);
+		return rc ? rc : st_table_add_first(rd->t, ST_TABLE_RECV_LATE,
+						    r->fn, 0, 2,
+						    (double)r->bytes, rd->run,
+						    r->e - r->a);
+	}
+	rc = st_table_add(rd->t, kind, s->fn, 0, 2, (double)s->bytes,
+			  rd->run, cost, 0, s->e - s->a,
+			  kind == ST_TABLE_SEND_EAGER ? 0 : err);
+	return rc ? rc : st_table_add(rd->t, ST_TABLE_RECV_LATE, r->fn, 0, 2,
+				      (double)r->bytes, rd->run, r->e - r->a,
+				      0, r->e - r->a, 0);
+}
+
 /* Pair send 's' with receive 'r' and add the sample, if both block. */
 static int pair(struct reading *rd, const struct endpoint *s,
 		const struct endpoint *r)
@@ -583,6 +632,8 @@ static int pair(struct reading *rd, const struct endpoint *s,
 		rd->m->p2p_nonblocking++;
 		return 0;
 	}
+	if (rd->bench && s->tag == ST_MICRO_TAG_LATE)
+		return late_pair(rd, s, r);
 	if (s->a > r->a) {
 		later = s->a;
 		err = s->rank == r->rank ? 0 : s->err_a + r->err_e;
@@ -666,6 +717,85 @@ static int real_peer(int32_t peer)
 	return peer >= 0;
 }
 
+/* The burst measurement 'seq' of a bench run, created when 'create'. */
+static struct burst *burst_get(struct reading *rd, uint64_t seq, int create)
+{
+	uint64_t *slot = st_tmap_get(&rd->burst_of, seq, 0, 0);
+	struct burst *b;
+
+	if (slot || !create)
+		return slot ? &rd->bursts[*slot] : NULL;
+	if (grow((void **)&rd->bursts, rd->nbursts, &rd->alloc_bursts,
+		 sizeof(*rd->bursts)) ||
+	    st_tmap_put(&rd->burst_of, seq, 0, 0, rd->nbursts, &slot, NULL))
+		return NULL;
+	b = &rd->bursts[rd->nbursts++];
+	memset(b, 0, sizeof(*b));
+	b->first_a = INFINITY;
+	b->send_rank = b->recv_rank = -1;
+	return b;
+}
+
+/*
+ * A record of a bench's burst: an MPI_Isend or MPI_Irecv with its tag,
+ * or an MPI_Waitall of a measurement that has them.  Once both ranks'
+ * MPI_Waitall are in, the sample: from the first MPI_Isend's entry to
+ * the receiver's MPI_Waitall exit, p = the messages.  The slots of
+ * finished measurements are not reused (a bench run holds a few
+ * thousand), and are freed with the reading.
+ */
+static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
+		    double g0, double g1)
+{
+	const struct st_gclock *clk = rd->clk[rank];
+	struct burst *b;
+	double cost;
+
+	if (ev->fn == ST_FN_MPI_WAITALL) {
+		b = burst_get(rd, ev->seq, 0);
+		if (!b || b->k <= 0)
+			return 0;
+		if (rank == b->recv_rank) {
+			b->recv_e = g1;
+			b->err_e = st_gclock_err(clk, ev->t1);
+			b->recv_done = 1;
+		} else if (rank == b->send_rank) {
+			b->send_done = 1;
+		}
+		if (!b->recv_done || !b->send_done)
+			return 0;
+		b->k = -b->k;	/* done */
+		cost = b->recv_e - b->first_a;
+		if (ev->seq <= rd->first_upto)
+			return st_table_add_first(rd->t, ST_TABLE_BURST,
+						  ST_FN_MPI_ISEND,
+						  ST_FN_MPI_IRECV, -b->k,
+						  (double)b->bytes, rd->run,
+						  cost);
+		return st_table_add(rd->t, ST_TABLE_BURST, ST_FN_MPI_ISEND,
+				    ST_FN_MPI_IRECV, -b->k, (double)b->bytes,
+				    rd->run, cost, 0, cost,
+				    b->send_rank == b->recv_rank ? 0 :
+				    b->err_a + b->err_e);
+	}
+	if (!(b = burst_get(rd, ev->seq, 1)))
+		return -ENOMEM;
+	if (b->k < 0)
+		return 0;
+	if (ev->fn == ST_FN_MPI_IRECV) {
+		b->recv_rank = rank;
+		return 0;
+	}
+	b->send_rank = rank;
+	b->k++;
+	b->bytes = ev->sbytes;
+	if (g0 < b->first_a) {
+		b->first_a = g0;
+		b->err_a = st_gclock_err(clk, ev->t0);
+	}
+	return 0;
+}
+
 static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 		  int cls, double g0, double g1)
 {
@@ -702,7 +832,26 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	ep.fn = ev->fn;
 	ep.blocking = desc->family == ST_FAM_BLOCKING;
 	ep.rank = rank;
+	ep.tag = ev->tag;
 
+	if (rd->bench && ev->tag == ST_MICRO_TAG_BURST && ev->seq &&
+	    (ev->fn == ST_FN_MPI_ISEND || ev->fn == ST_FN_MPI_IRECV) &&
+	    (rc = on_burst(rd, rank, ev, g0, g1)))
+		return rc;
+	if (cls == ST_BYTES_SEND && desc->family == ST_FAM_NONBLOCKING &&
+	    real_peer(ev->peer)) {
+		/* What starting the send cost: one clock. */
+		if (ev->seq && ev->seq <= rd->first_upto)
+			rc = st_table_add_first(rd->t, ST_TABLE_CALL, ev->fn,
+						0, 2, (double)ev->sbytes,
+						rd->run, g1 - g0);
+		else
+			rc = st_table_add(rd->t, ST_TABLE_CALL, ev->fn, 0, 2,
+					  (double)ev->sbytes, rd->run,
+					  g1 - g0, 0, g1 - g0, 0);
+		if (rc)
+			return rc;
+	}
 	if (cls == ST_BYTES_SEND || cls == ST_BYTES_SENDRECV ||
 	    cls == ST_BYTES_SENDRECV_REPLACE) {
 		if (real_peer(ev->peer)) {
@@ -827,6 +976,9 @@ static int walk(struct reading *rd, struct st_run *run)
 
 		if (x.ev->kind == ST_REC_DONE) {
 			rc = on_done(rd, x.rank, x.ev);
+		} else if (rd->bench && x.ev->kind == ST_REC_CALL &&
+			   x.ev->fn == ST_FN_MPI_WAITALL && x.ev->seq) {
+			rc = on_burst(rd, x.rank, x.ev, x.g0, x.g1);
 		} else if (is_blocking_coll(x.ev)) {
 			rc = x.ev->rc ? 0 : on_coll(rd, x.rank, x.ev, x.g0,
 						    x.g1);
@@ -864,6 +1016,8 @@ static void reading_release(struct reading *rd)
 	st_tmap_release(&rd->inst_of);
 	st_tmap_release(&rd->chan_of);
 	st_tmap_release(&rd->wild_of);
+	st_tmap_release(&rd->burst_of);
+	free(rd->bursts);
 }
 
 /* The run's own entries of its index file. */
@@ -966,6 +1120,7 @@ int st_table_read_run(struct st_table *t, struct st_table_meta *m,
 		/* A bench's first calls are not among its measurements. */
 		rd.first_upto = tr->bench && tr->first_calls > 0 ?
 				(uint64_t)tr->first_calls : 0;
+		rd.bench = tr->bench;
 		rc = walk(&rd, run);
 	}
 out:

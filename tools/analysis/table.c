@@ -196,16 +196,45 @@ static int grow(void **v, size_t n, size_t *alloc, size_t size)
 	return 0;
 }
 
+const char *st_table_kind_name(int kind)
+{
+	static const char *const names[] = {
+		[ST_TABLE_COLL] = "collective",
+		[ST_TABLE_P2P] = "p2p",
+		[ST_TABLE_CALL] = "call",
+		[ST_TABLE_BURST] = "burst",
+		[ST_TABLE_SEND_EAGER] = "send-eager",
+		[ST_TABLE_SEND_RNDV] = "send-rendezvous",
+		[ST_TABLE_RECV_LATE] = "recv-late",
+	};
+
+	return kind > 0 && kind < ST_TABLE_NKINDS ? names[kind] : "?";
+}
+
+/* Kinds whose rows name two functions, a send and a receive. */
+static int two_fns(int kind)
+{
+	return kind == ST_TABLE_P2P || kind == ST_TABLE_BURST;
+}
+
 static void op_name(struct st_table_op *op)
 {
+	static const char *const what[] = {
+		[ST_TABLE_CALL] = " (call)",
+		[ST_TABLE_BURST] = " (burst)",
+		[ST_TABLE_SEND_EAGER] = " (receiver late, eager)",
+		[ST_TABLE_SEND_RNDV] = " (receiver late, rendezvous)",
+		[ST_TABLE_RECV_LATE] = " (posted late)",
+	};
 	char b1[32], b2[32];
 	const char *n1 = st_fn_name(op->fn, b1, sizeof(b1));
+	const char *w = op->kind > ST_TABLE_P2P ? what[op->kind] : "";
 
-	if (op->kind == ST_TABLE_COLL || op->fn == op->fn2)
-		snprintf(op->name, sizeof(op->name), "%s", n1);
+	if (!two_fns(op->kind) || op->fn == op->fn2)
+		snprintf(op->name, sizeof(op->name), "%s%s", n1, w);
 	else
-		snprintf(op->name, sizeof(op->name), "%s->%s", n1,
-			 st_fn_name(op->fn2, b2, sizeof(b2)));
+		snprintf(op->name, sizeof(op->name), "%s->%s%s", n1,
+			 st_fn_name(op->fn2, b2, sizeof(b2)), w);
 }
 
 static int op_get(struct st_table *t, int kind, unsigned fn, unsigned fn2,
@@ -216,8 +245,8 @@ static int op_get(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 	uint64_t *slot;
 	int added;
 
-	if (!desc || (kind == ST_TABLE_P2P && !st_fn_desc(fn2)) ||
-	    (kind != ST_TABLE_COLL && kind != ST_TABLE_P2P))
+	if (!desc || (two_fns(kind) && !st_fn_desc(fn2)) ||
+	    kind < ST_TABLE_COLL || kind >= ST_TABLE_NKINDS)
 		return -EINVAL;
 	if (st_tmap_put(&t->op_of, (uint64_t)kind, fn, fn2, t->nops, &slot,
 			&added))
@@ -234,7 +263,7 @@ static int op_get(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->fn = fn;
-	op->fn2 = kind == ST_TABLE_P2P ? fn2 : 0;
+	op->fn2 = two_fns(kind) ? fn2 : 0;
 	op->bytes_class = desc->bytes;
 	op_name(op);
 	*idx = t->nops++;
@@ -291,8 +320,8 @@ static int sample_ok(const struct st_table *t, int kind, unsigned fn,
 {
 	return !t->finished && isfinite(cost_ns) && p >= 1 && d >= 0 &&
 	       isfinite(d) && st_fn_desc(fn) &&
-	       (kind != ST_TABLE_P2P || st_fn_desc(fn2)) &&
-	       (kind == ST_TABLE_COLL || kind == ST_TABLE_P2P);
+	       (!two_fns(kind) || st_fn_desc(fn2)) &&
+	       kind >= ST_TABLE_COLL && kind < ST_TABLE_NKINDS;
 }
 
 int st_table_add_first(struct st_table *t, int kind, unsigned fn,

@@ -33,11 +33,37 @@
 #include "tools/analysis/fit.h"
 #include "tools/analysis/stats.h"
 
-/* What kind of operation a table row is. */
+/*
+ * What kind of operation a table row is.  Every kind but ST_TABLE_COLL
+ * is point-to-point, its d the bytes of one message; the last five are
+ * the parts of the network model of 'synctrace predict'
+ * (tools/analysis/predict-model.h), the first of them from any trace,
+ * the others from the patterns of 'synctrace bench' (by their tags,
+ * tools/bench/micro-ops.h), in bench runs only.
+ */
 enum st_table_kind {
 	ST_TABLE_COLL = 1,	/* a blocking collective */
-	ST_TABLE_P2P = 2	/* a blocking point-to-point transfer */
+	ST_TABLE_P2P = 2,	/* a blocking point-to-point transfer */
+	ST_TABLE_CALL = 3,	/* a nonblocking send's start: the
+				   MPI_Isend call's own duration */
+	ST_TABLE_BURST = 4,	/* p = K messages started at once: from
+				   the first MPI_Isend's entry to the
+				   receiver's MPI_Waitall exit */
+	ST_TABLE_SEND_EAGER = 5, /* a send whose receive came late and
+				   which did not wait for it: its own
+				   duration */
+	ST_TABLE_SEND_RNDV = 6,	/* a send whose receive came late and
+				   which waited for it (rendezvous): from
+				   the receive's entry to the send's
+				   exit */
+	ST_TABLE_RECV_LATE = 7,	/* a receive posted well after its send:
+				   its own duration */
+	ST_TABLE_NKINDS
 };
+
+/* The name of 'kind' in the table's JSON and CSV ("collective", "p2p",
+ * "call", "burst", "send-eager", "send-rendezvous", "recv-late"). */
+const char *st_table_kind_name(int kind);
 
 /*
  * The size d of one instance of a collective of byte class 'bytes_class'

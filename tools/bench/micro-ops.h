@@ -37,7 +37,12 @@
 	X(SCATTER, "scatter", "MPI_Scatter", 1) \
 	X(SCATTERV, "scatterv", "MPI_Scatterv", 1) \
 	X(PINGPONG, "pingpong", "ping-pong", 1) \
-	X(SENDRECV, "sendrecv", "MPI_Sendrecv", 1)
+	X(SENDRECV, "sendrecv", "MPI_Sendrecv", 1) \
+	X(BURST1, "burst1", "burst x1 (Isend/Waitall)", 1) \
+	X(BURST2, "burst2", "burst x2 (Isend/Waitall)", 1) \
+	X(BURST4, "burst4", "burst x4 (Isend/Waitall)", 1) \
+	X(BURST8, "burst8", "burst x8 (Isend/Waitall)", 1) \
+	X(LATE, "late", "late receive (Send/Recv)", 1)
 
 enum st_micro_op {
 #define ST_MICRO_ENUM(id, name, label, sized) ST_MICRO_##id,
@@ -49,8 +54,60 @@ enum st_micro_op {
 /* The point-to-point operations: from ST_MICRO_P2P_FIRST to the end. */
 #define ST_MICRO_P2P_FIRST ST_MICRO_PINGPONG
 
-/* Every operation, the collectives and the point-to-point ones. */
-#define ST_MICRO_ALL ((1u << ST_MICRO_NOPS) - 1)
+/*
+ * The point-to-point patterns between the rank pairs (0,1), (2,3)...,
+ * each with its own tag, so that 'synctrace table' tells them apart in
+ * a bench run:
+ *  - pingpong: MPI_Send, then MPI_Recv (the even rank), the reverse on
+ *    the odd one; sendrecv: MPI_Sendrecv both ways;
+ *  - burstK: the even rank starts K messages of the size to its partner
+ *    at once (K MPI_Isend, then MPI_Waitall), the odd one receives them
+ *    (K MPI_Irecv posted first, then MPI_Waitall): how messages in
+ *    flight together share the endpoints (K - 1 messages' worth of
+ *    time beyond one), and what starting a send costs at that size;
+ *  - late: the even rank sends (MPI_Send), the odd one posts its
+ *    MPI_Recv only ST_MICRO_LATE_NS(n) after the start: what the send
+ *    costs its sender when it need not wait (eager), or whether it
+ *    waits for the receive (rendezvous), and what a receive costs when
+ *    its message was sent long before.
+ */
+#define ST_MICRO_TAG_PINGPONG 1
+#define ST_MICRO_TAG_SENDRECV 2
+#define ST_MICRO_TAG_BURST 3
+#define ST_MICRO_TAG_LATE 4
+
+/* The messages of burst operation 'op', 0 when it is none. */
+static inline int st_micro_burst_k(int op)
+{
+	return op == ST_MICRO_BURST1 ? 1 : op == ST_MICRO_BURST2 ? 2 :
+	       op == ST_MICRO_BURST4 ? 4 : op == ST_MICRO_BURST8 ? 8 : 0;
+}
+
+/* The burst operation of K messages (1, 2, 4, 8), -1 when none. */
+static inline int st_micro_burst_op(int k)
+{
+	return k == 1 ? ST_MICRO_BURST1 : k == 2 ? ST_MICRO_BURST2 :
+	       k == 4 ? ST_MICRO_BURST4 : k == 8 ? ST_MICRO_BURST8 : -1;
+}
+
+/*
+ * How long the receiver of 'late' at 'n' bytes waits before it posts
+ * its receive: 100 us plus 2 ns a byte, longer than any eager message
+ * of that size takes to arrive over loopback TCP or shared memory, and
+ * than most stalls of a virtual CPU.
+ */
+#define ST_MICRO_LATE_NS(n) (100000.0 + 2.0 * (double)(n))
+
+/*
+ * The groups: "all" is the collectives and the two classic point-to-point
+ * patterns; "net" the patterns of the network model (bursts and late
+ * receives), which the grid leaves out unless asked, since they take
+ * as long again (synctrace bench --like adds the ones a run needs).
+ */
+#define ST_MICRO_NET ((1u << ST_MICRO_BURST1) | (1u << ST_MICRO_BURST2) | \
+		      (1u << ST_MICRO_BURST4) | (1u << ST_MICRO_BURST8) | \
+		      (1u << ST_MICRO_LATE))
+#define ST_MICRO_ALL (((1u << ST_MICRO_NOPS) - 1) & ~ST_MICRO_NET)
 #define ST_MICRO_P2P (ST_MICRO_ALL & ~((1u << ST_MICRO_P2P_FIRST) - 1))
 #define ST_MICRO_COLL (ST_MICRO_ALL & ~ST_MICRO_P2P)
 
@@ -70,7 +127,7 @@ static inline const char *st_micro_op_name(int op)
  * The operations named by the comma-separated list 's' into '*mask'
  * (bit i for operation i).  A name is matched without regard to case,
  * with or without "MPI_" in front ("Allreduce", "MPI_Allreduce" and
- * "allreduce" are one); "all", "coll" and "p2p" name groups.  Returns 0,
+ * "allreduce" are one); "all", "coll", "p2p" and "net" name groups.  Returns 0,
  * -EINVAL for an unknown or empty name (its text, at most 'len' - 1
  * bytes, is left in 'bad' when 'bad' is not NULL).
  */
@@ -102,6 +159,8 @@ static inline int st_micro_ops_parse(const char *s, unsigned *mask,
 			m |= ST_MICRO_COLL;
 		else if (n == 3 && !strncasecmp(s, "p2p", 3))
 			m |= ST_MICRO_P2P;
+		else if (n == 3 && !strncasecmp(s, "net", 3))
+			m |= ST_MICRO_NET;
 		else {
 			if (bad && len) {
 				if (n >= len)

@@ -17,8 +17,10 @@
 #include "tools/bench/mpi-transport.h"
 #include "writer/event.h"
 
-#define TAG_PINGPONG 1
-#define TAG_SENDRECV 2
+#define TAG_PINGPONG ST_MICRO_TAG_PINGPONG
+#define TAG_SENDRECV ST_MICRO_TAG_SENDRECV
+#define TAG_BURST ST_MICRO_TAG_BURST
+#define TAG_LATE ST_MICRO_TAG_LATE
 
 void st_micro_buffers(int op, int size, size_t n, size_t *sbytes,
 		      size_t *rbytes)
@@ -46,6 +48,13 @@ void st_micro_buffers(int op, int size, size_t n, size_t *sbytes,
 		break;
 	case ST_MICRO_BARRIER:
 		*sbytes = *rbytes = 0;
+		break;
+	case ST_MICRO_BURST1:
+	case ST_MICRO_BURST2:
+	case ST_MICRO_BURST4:
+	case ST_MICRO_BURST8:
+		/* Each message of a burst has its own buffer. */
+		*sbytes = *rbytes = (size_t)st_micro_burst_k(op) * n;
 		break;
 	}
 }
@@ -171,7 +180,7 @@ static void p2p(struct st_micro_ctx *c, int op, int n,
 				  TAG_PINGPONG, c->comm));
 	}
 	/* After the last clock read: bytes as the status says. */
-	for (k = 0; k < s->ncalls; k++) {
+	for (k = 0; k < 2 && k < s->ncalls; k++) {
 		int recv = op == ST_MICRO_SENDRECV ||
 			   (c->rank % 2) == (k == 0);
 
@@ -181,17 +190,85 @@ static void p2p(struct st_micro_ctx *c, int op, int n,
 	}
 }
 
+/*
+ * burstK: K messages at once from the even rank to the odd one, each
+ * from (into) its own part of the buffer; the receives are posted
+ * first.
+ */
+static void burst(struct st_micro_ctx *c, int k, int n,
+		  struct st_micro_stamps *s)
+{
+	MPI_Request rq[8];
+	MPI_Status st[8];
+	size_t at = (size_t)n;
+	int i, got, send = c->rank % 2 == 0;
+
+	if (c->partner < 0)
+		return;
+	s->ncalls = k + 1;
+	for (i = 0; i < k; i++) {
+		if (send)
+			TIMED(i, MPI_Isend(c->sbuf + at * (size_t)i, n,
+					   MPI_BYTE, c->partner, TAG_BURST,
+					   c->comm, &rq[i]));
+		else
+			TIMED(i, MPI_Irecv(c->rbuf + at * (size_t)i, n,
+					   MPI_BYTE, c->partner, TAG_BURST,
+					   c->comm, &rq[i]));
+	}
+	TIMED(k, MPI_Waitall(k, rq, st));
+	for (i = 0; !send && i < k; i++)
+		if (MPI_Get_count(&st[i], MPI_BYTE, &got) == MPI_SUCCESS &&
+		    got != MPI_UNDEFINED)
+			s->rbytes[i] = got;
+}
+
+/*
+ * late: the even rank sends at once; the odd one waits
+ * ST_MICRO_LATE_NS(n), busy, then receives.
+ */
+static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
+{
+	MPI_Status st;
+	uint64_t t;
+	int got;
+
+	if (c->partner < 0)
+		return;
+	s->ncalls = 1;
+	if (c->rank % 2 == 0) {
+		TIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner, TAG_LATE,
+				  c->comm));
+		return;
+	}
+	s->delay_ns = (uint64_t)ST_MICRO_LATE_NS(n);
+	t = now(c);
+	while (now(c) - t < s->delay_ns)
+		;
+	s->delay_ns = now(c) - t;
+	TIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner, TAG_LATE,
+			  c->comm, &st));
+	if (MPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS &&
+	    got != MPI_UNDEFINED)
+		s->rbytes[0] = got;
+}
+
 void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		   struct st_micro_stamps *s)
 {
-	int n = (int)nbytes;
+	int n = (int)nbytes, i;
 	char *sb = c->sbuf, *rb = c->rbuf;
 	MPI_Comm comm = c->comm;
 
 	s->ncalls = 1;
-	s->rc[1] = 0;
-	s->t0[1] = s->t1[1] = 0;
-	s->rbytes[0] = s->rbytes[1] = -1;
+	s->delay_ns = 0;
+	for (i = 0; i < ST_MICRO_MAX_CALLS; i++) {
+		s->rc[i] = 0;
+		s->rbytes[i] = -1;
+		if (i) {
+			s->t0[i] = s->t1[i] = 0;
+		}
+	}
 	switch (op) {
 	case ST_MICRO_ALLGATHER:
 		TIMED(0, MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE,
@@ -264,6 +341,17 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		s->ncalls = 0;
 		p2p(c, op, n, s);
 		break;
+	case ST_MICRO_BURST1:
+	case ST_MICRO_BURST2:
+	case ST_MICRO_BURST4:
+	case ST_MICRO_BURST8:
+		s->ncalls = 0;
+		burst(c, st_micro_burst_k(op), n, s);
+		break;
+	case ST_MICRO_LATE:
+		s->ncalls = 0;
+		late(c, n, s);
+		break;
 	default:
 		s->ncalls = 0;
 		break;
@@ -296,10 +384,54 @@ static int fn_of(int op, int rank, int k)
 		[ST_MICRO_SENDRECV] = ST_FN_MPI_SENDRECV,
 	};
 
+	int kb = st_micro_burst_k(op);
+
 	if (op == ST_MICRO_PINGPONG)
 		return (rank % 2 == 0) == (k == 0) ? ST_FN_MPI_SEND :
 						     ST_FN_MPI_RECV;
-	return op >= 0 && op < ST_MICRO_NOPS ? ids[op] : ST_FN_NONE;
+	if (op == ST_MICRO_LATE)
+		return rank % 2 == 0 ? ST_FN_MPI_SEND : ST_FN_MPI_RECV;
+	if (kb)
+		return k == kb ? ST_FN_MPI_WAITALL : rank % 2 == 0 ?
+		       ST_FN_MPI_ISEND : ST_FN_MPI_IRECV;
+	return op >= 0 && op < ST_MICRO_NOPS && op < ST_MICRO_BURST1 ?
+	       ids[op] : ST_FN_NONE;
+}
+
+int st_micro_nrecords(int op, const struct st_micro_stamps *s)
+{
+	return s->ncalls + (s->ncalls ? st_micro_burst_k(op) : 0);
+}
+
+/*
+ * Record 'k' of a burst of 'kb': calls 0 .. kb - 1 (the I-calls), then
+ * the DONE record of each request, then the MPI_Waitall.
+ */
+static void burst_event(const struct st_micro_ctx *c, int kb, size_t n,
+			const struct st_micro_stamps *s, int k,
+			struct st_event *ev)
+{
+	int send = c->rank % 2 == 0, call = k < kb ? k : kb;
+	int req = k < kb ? k : k - kb;
+
+	ev->kind = k < kb || k == 2 * kb ? ST_REC_CALL : ST_REC_DONE;
+	ev->fn = (uint16_t)(k < kb ? (send ? ST_FN_MPI_ISEND :
+					     ST_FN_MPI_IRECV) :
+			    ST_FN_MPI_WAITALL);
+	ev->t0 = s->t0[call];
+	ev->t1 = s->t1[call];
+	ev->rc = s->rc[call];
+	ev->sbytes = ev->rbytes = 0;
+	if (k == 2 * kb)
+		return;
+	ev->req = (uint64_t)req + 1;
+	ev->peer = c->partner;
+	ev->tag = TAG_BURST;
+	if (send)
+		ev->sbytes = n;
+	else if (k >= kb)
+		ev->rbytes = s->rbytes[req] >= 0 ? (uint64_t)s->rbytes[req] :
+			     n;
 }
 
 void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
@@ -307,17 +439,22 @@ void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 		    uint64_t seq, struct st_event *ev)
 {
 	uint64_t p = (uint64_t)c->size, un = n;
-	int root0 = c->rank == 0;
+	int root0 = c->rank == 0, kb = st_micro_burst_k(op);
 
 	st_event_clear(ev);
+	ev->comm = comm_id;
+	ev->comm_size = (uint32_t)c->size;
+	ev->seq = seq;
+	if (kb) {
+		ev->tsize = 1;
+		burst_event(c, kb, n, s, k, ev);
+		return;
+	}
 	ev->kind = ST_REC_CALL;
 	ev->fn = (uint16_t)fn_of(op, c->rank, k);
 	ev->t0 = s->t0[k];
 	ev->t1 = s->t1[k];
 	ev->rc = s->rc[k];
-	ev->comm = comm_id;
-	ev->comm_size = (uint32_t)c->size;
-	ev->seq = seq;
 	ev->tsize = op == ST_MICRO_BARRIER ? 0 : 1;
 	ev->sbytes = ev->rbytes = un;
 	switch (op) {
@@ -379,6 +516,17 @@ void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 		ev->tag = ev->tag2 = TAG_SENDRECV;
 		if (s->rbytes[k] >= 0)
 			ev->rbytes = (uint64_t)s->rbytes[k];
+		break;
+	case ST_MICRO_LATE:
+		ev->peer = c->partner;
+		ev->tag = TAG_LATE;
+		if (ev->fn == ST_FN_MPI_SEND) {
+			ev->rbytes = 0;
+		} else {
+			ev->sbytes = 0;
+			if (s->rbytes[k] >= 0)
+				ev->rbytes = (uint64_t)s->rbytes[k];
+		}
 		break;
 	}
 }

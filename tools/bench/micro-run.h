@@ -27,12 +27,20 @@
 struct st_event;
 struct st_mpi_transport;
 
+/* The most MPI calls of one measurement on one rank: burst8's. */
+#define ST_MICRO_MAX_CALLS 9
+
 /* The local clock around each MPI call of one measurement on this rank. */
 struct st_micro_stamps {
-	int ncalls;		/* 0 (rank idle in a p2p pattern), 1 or 2 */
-	int rc[2];		/* what MPI returned */
-	uint64_t t0[2], t1[2];	/* entry and exit, transport clock */
-	int64_t rbytes[2];	/* received, from the status; -1: n/a */
+	int ncalls;		/* 0 (rank idle in a p2p pattern) to
+				   ST_MICRO_MAX_CALLS */
+	int rc[ST_MICRO_MAX_CALLS];	/* what MPI returned */
+	uint64_t t0[ST_MICRO_MAX_CALLS], t1[ST_MICRO_MAX_CALLS];
+				/* entry and exit, transport clock */
+	int64_t rbytes[ST_MICRO_MAX_CALLS]; /* received, from the status;
+					       -1: n/a */
+	uint64_t delay_ns;	/* the rank waited this long on purpose
+				   before its first call (late) */
 };
 
 struct st_micro_ctx {
@@ -85,11 +93,19 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t n,
 		   struct st_micro_stamps *s);
 
 /*
- * Fill 'ev' with the ST_REC_CALL record of call 'k' of the measurement
- * 's' of 'op' at size 'n': function id, times, the benchmark
- * communicator's id 'comm_id', its size, 'seq', root, peer and tags,
- * bytes sent and received as the interposer counts them (README.md,
- * "Bytes sent and received"), element size and reduction op.
+ * The records of measurement 's' of 'op' on this rank: one ST_REC_CALL
+ * per MPI call, and before an MPI_Waitall the ST_REC_DONE record of
+ * each request it completed, as the interposer writes them.
+ */
+int st_micro_nrecords(int op, const struct st_micro_stamps *s);
+
+/*
+ * Fill 'ev' with record 'k' (0 .. st_micro_nrecords() - 1) of the
+ * measurement 's' of 'op' at size 'n': function id, times, the
+ * benchmark communicator's id 'comm_id', its size, 'seq', root, peer
+ * and tags, request ids, bytes sent and received as the interposer
+ * counts them (README.md, "Bytes sent and received"), element size and
+ * reduction op.
  */
 void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 		    const struct st_micro_stamps *s, int k, uint64_t comm_id,

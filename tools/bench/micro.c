@@ -830,7 +830,8 @@ static double span_of(const struct st_micro_stamps *s)
 {
 	if (!s->ncalls)
 		return 0;
-	return (double)(int64_t)(s->t1[s->ncalls - 1] - s->t0[0]);
+	return (double)(int64_t)(s->t1[s->ncalls - 1] - s->t0[0]) +
+	       (double)s->delay_ns;
 }
 
 /* The pair of the i-th pilot: in the order of --pairs when given. */
@@ -886,7 +887,7 @@ static void pilot(struct job *j)
 				continue;
 			}
 			j->seq++;
-			for (c = 0; c < s.ncalls; c++) {
+			for (c = 0; c < st_micro_nrecords(p->op, &s); c++) {
 				st_micro_event(&j->mc, p->op, p->n, &s, c,
 					       BENCH_COMM_ID, j->seq, &ev);
 				st_bench_trace_append(&j->tr, &ev);
@@ -1003,7 +1004,7 @@ static void run_batch(struct job *j, int n)
 			continue;
 		}
 		r[F_DUR] = span_of(s);
-		r[F_GOFF] = st_sync_global(j->sync, s->t0[0]) -
+		r[F_GOFF] = st_sync_global(j->sync, s->t0[0] - s->delay_ns) -
 			    (j->o.barrier ? 0 : j->starts[i]);
 		r[F_NGOFF] = -r[F_GOFF];
 		if (!j->o.barrier) {
@@ -1012,7 +1013,8 @@ static void run_batch(struct job *j, int n)
 					    LATE_SLACK_MAX_NS);
 
 			/* Descheduled between the look and the call? */
-			if ((double)(int64_t)(s->t0[0] - target) > slack)
+			if ((double)(int64_t)(s->t0[0] - s->delay_ns -
+					      target) > slack)
 				late |= 2;
 			if (late & 1 && !i)
 				r[F_LEAD] = 1;
@@ -1104,7 +1106,8 @@ static void judge_batch(struct job *j, int n)
 		if (!own && !excused) {
 			p->valid++;
 			j->n_valid++;
-			for (k = 0; k < sl->s.ncalls; k++) {
+			for (k = 0; k < st_micro_nrecords(p->op, &sl->s);
+			     k++) {
 				st_micro_event(&j->mc, p->op, p->n, &sl->s, k,
 					       BENCH_COMM_ID, seq, &ev);
 				st_bench_trace_append(&j->tr, &ev);

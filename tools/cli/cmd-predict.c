@@ -84,12 +84,25 @@ const char st_predict_usage[] =
 "                          --statistic=mean none is charged anyway: each\n"
 "                          row's mean holds its first calls)\n"
 "    --send-start=MODE     what starting a nonblocking send (MPI_Isend...)\n"
-"                          costs: 'measured' (default), its duration in\n"
-"                          the trace, like other local calls; 'table', the\n"
-"                          table's per-message cost (its point-to-point\n"
-"                          row at the smallest size), for a target whose\n"
-"                          transport does the sending inside the call\n"
-"                          (TCP: 4 us, against 0.4 us in shared memory)\n"
+"                          costs: 'auto' (default), the table's cost of\n"
+"                          the call at that size when it has one (its\n"
+"                          \"call\" row), else the duration in the trace;\n"
+"                          'measured', always the duration in the trace;\n"
+"                          'table', the call row, else the table's\n"
+"                          per-message cost (its point-to-point row at the\n"
+"                          smallest size; TCP: 4 us, shared memory 0.4 us)\n"
+"    --network=MODE        'model' (default): messages share their ranks'\n"
+"                          ports (the gap the table's bursts measured),\n"
+"                          large ones wait for their receive (where its\n"
+"                          late sends waited), a send costs what its late\n"
+"                          sends cost; 'off': every message costs the\n"
+"                          point-to-point row alone, eager, as if it had\n"
+"                          the network to itself\n"
+"    --model-error=C,X     the model's own error, as fractions of the\n"
+"                          communication (C) and the compute (X) on the\n"
+"                          critical path, that widens the interval around\n"
+"                          the prediction beyond the table's bounds\n"
+"                          (default 0.10,0.03: see docs/prediction.md)\n"
 "    --validate            set the run's measured times (per rank, per\n"
 "                          function, per call site) beside the\n"
 "                          prediction, with the relative errors\n"
@@ -99,11 +112,21 @@ const char st_predict_usage[] =
 
 #define WIDTH 100
 #define MAX_RANK_ROWS 32
+/*
+ * The model's own error, as a fraction of the communication and of the
+ * compute on the critical path (--model-error): calibrated on the
+ * tuning apps of tools/scripts/predict-validate.py (docs/prediction.md).
+ */
+#define DEFAULT_ERR_COMM 0.10
+#define DEFAULT_ERR_COMP 0.03
 
 struct popts {
 	const char *run, *table;
 	double scale;
-	int json, validate, missing_measured, formula, send_table;
+	int json, validate, missing_measured, formula;
+	int send_start;		/* 0 auto, 1 table, 2 measured */
+	int no_net;
+	double err_comm, err_comp;	/* --model-error */
 	int no_first;
 	int statistic;		/* 0 auto, 1 median, 2 mean */
 	int median;		/* what auto chose */
@@ -140,13 +163,16 @@ struct gsite {
 static void parse_options(struct popts *o, int argc, char **argv)
 {
 	enum { O_TABLE = 256, O_SCALE, O_MISSING, O_STATISTIC, O_TOP,
-	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START };
+	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START,
+	       O_NETWORK, O_MODEL_ERROR };
 	static const struct option longopts[] = {
 		{ "compute-scale", required_argument, NULL, O_SCALE },
 		{ "formula", no_argument, NULL, O_FORMULA },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "missing", required_argument, NULL, O_MISSING },
+		{ "model-error", required_argument, NULL, O_MODEL_ERROR },
+		{ "network", required_argument, NULL, O_NETWORK },
 		{ "no-first", no_argument, NULL, O_NO_FIRST },
 		{ "send-start", required_argument, NULL, O_SEND_START },
 		{ "statistic", required_argument, NULL, O_STATISTIC },
@@ -161,6 +187,8 @@ static void parse_options(struct popts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->scale = 1;
+	o->err_comm = DEFAULT_ERR_COMM;
+	o->err_comp = DEFAULT_ERR_COMP;
 	o->top = 10;
 	optind = 0;
 	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
@@ -231,14 +259,41 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			o->no_first = 1;
 			break;
 		case O_SEND_START:
-			if (val && !strcmp(val, "measured"))
-				o->send_table = 0;
+			if (val && !strcmp(val, "auto"))
+				o->send_start = 0;
+			else if (val && !strcmp(val, "measured"))
+				o->send_start = 2;
 			else if (val && !strcmp(val, "table"))
-				o->send_table = 1;
+				o->send_start = 1;
 			else
 				usage_die(st_predict_usage, "bad '--send-start"
-					  "%s%s': say --send-start=measured or "
-					  "--send-start=table", val ? "=" : "",
+					  "%s%s': say --send-start=auto, "
+					  "measured or table", val ? "=" : "",
+					  val ? val : "");
+			break;
+		case O_MODEL_ERROR: {
+			char *end2;
+
+			o->err_comm = val ? strtod(val, &end) : NAN;
+			if (!val || *end != ',' ||
+			    !((o->err_comp = strtod(end + 1, &end2)) >= 0) ||
+			    *end2 || !(o->err_comm >= 0) ||
+			    !isfinite(o->err_comm) || !isfinite(o->err_comp))
+				usage_die(st_predict_usage, "bad '--model-error"
+					  "%s%s': say two fractions >= 0, as "
+					  "--model-error=0.1,0.03",
+					  val ? "=" : "", val ? val : "");
+			break;
+		}
+		case O_NETWORK:
+			if (val && !strcmp(val, "model"))
+				o->no_net = 0;
+			else if (val && !strcmp(val, "off"))
+				o->no_net = 1;
+			else
+				usage_die(st_predict_usage, "bad '--network"
+					  "%s%s': say --network=model or "
+					  "--network=off", val ? "=" : "",
 					  val ? val : "");
 			break;
 		default:
@@ -493,6 +548,7 @@ struct result {
 	double replay_s;
 	int first;			/* first-call costs charged */
 	double lo_ns, hi_ns;		/* run time with the table's bounds */
+	double iv_lo, iv_hi;		/* ...widened by the model's error */
 	double *fn_lo, *fn_hi;		/* [ST_FN_COUNT], per function */
 	double mean_ns, min_ns;
 	double meas_max, meas_mean;
@@ -508,6 +564,32 @@ static const char *ci_name(const struct result *res, char *buf, size_t len)
 	else
 		snprintf(buf, len, "table row's CI");
 	return buf;
+}
+
+/* Whether the measured run time lies in the interval. */
+static int inside(const struct result *res)
+{
+	return res->meas_max >= res->iv_lo && res->meas_max <= res->iv_hi;
+}
+
+/*
+ * The interval: the table's bounds widened by the model's own error,
+ * err_comm of the critical path's communication and err_comp of its
+ * compute, added in quadrature (the two are independent: the one is the
+ * network model's, the other how the target's compute differs from the
+ * trace's).
+ */
+static void interval(struct result *res)
+{
+	const struct st_replay_stats *s = st_replay_stats(res->rp);
+	double c = res->o->err_comm * s->path.comm_ns;
+	double x = res->o->err_comp * s->path.compute_ns;
+	double w = sqrt(c * c + x * x);
+	double lo = res->lo_ns < s->end_ns ? res->lo_ns : s->end_ns;
+	double hi = res->hi_ns > s->end_ns ? res->hi_ns : s->end_ns;
+
+	res->iv_lo = lo - w > 0 ? lo - w : 0;
+	res->iv_hi = hi + w;
 }
 
 static void summary_numbers(struct result *res)
@@ -667,12 +749,15 @@ static void print_text(struct result *res)
 	       flat(st_pmodel_hosts(res->pm), f1, sizeof(f1)),
 	       st_pmodel_p_min(res->pm), st_pmodel_p_max(res->pm));
 	printf("%-14scompute as measured x %g (synctrace's own work left "
-	       "out); MPI calls from\n%-14sthe table (%s); eager sends;\n"
+	       "out); MPI calls from\n%-14sthe table (%s);\n"
 	       "%-14s%" PRIu64 " records replayed in %s (%.2f M records/s)\n",
 	       "replay:", o->scale, "", o->formula ? "its formulas" :
 	       "group medians where measured, else formulas", "",
 	       s->records, st_fmt_ns(res->replay_s * 1e9, a, sizeof(a)),
 	       res->replay_s > 0 ? s->records / res->replay_s / 1e6 : 0.0);
+	st_pmodel_net_describe(res->pm, f2, sizeof(f2));
+	snprintf(line, sizeof(line), "%-14s%s", "network:", f2);
+	print_wrapped(line);
 	print_factors(res);
 	print_first(res);
 	printf("\nPredicted run time (MPI_Init exit to MPI_Finalize entry): "
@@ -686,11 +771,17 @@ static void print_text(struct result *res)
 	       fmt_err(res->lo_ns, s->end_ns, c, sizeof(c)),
 	       fmt_err(res->hi_ns, s->end_ns, d, sizeof(d)),
 	       ci_name(res, line, sizeof(line)));
+	printf("  interval %s to %s: those bounds widened by the model's "
+	       "own error\n  (%g of the critical path's communication, %g "
+	       "of its compute)\n", st_fmt_ns(res->iv_lo, a, sizeof(a)),
+	       st_fmt_ns(res->iv_hi, b, sizeof(b)), o->err_comm,
+	       o->err_comp);
 	if (o->validate)
 		printf("  measured %s (max over ranks, synctrace's own work "
-		       "left out): error %s\n",
+		       "left out): error %s,\n  %s the interval\n",
 		       st_fmt_ns(res->meas_max, a, sizeof(a)),
-		       fmt_err(s->end_ns, res->meas_max, b, sizeof(b)));
+		       fmt_err(s->end_ns, res->meas_max, b, sizeof(b)),
+		       inside(res) ? "inside" : "outside");
 	printf("\nCritical path (the chain of dependencies ending at rank "
 	       "%d's end; %" PRIu64 " moves\nbetween ranks; a path never "
 	       "waits, it follows whatever came last):\n", s->end_rank,
@@ -879,6 +970,20 @@ static void print_json(struct result *res)
 		rc |= st_jset(x, "bounds", st_jstr("run_time_lo_ns (hi): "
 			"every cost at the low (high) end of its table row's "
 			"confidence interval"));
+		rc |= st_jset(x, "interval", y = jobj(&rc));
+		if (y) {
+			rc |= st_jset(y, "lo_ns", st_jnum(res->iv_lo));
+			rc |= st_jset(y, "hi_ns", st_jnum(res->iv_hi));
+			rc |= st_jset(y, "model_error_comm",
+				      st_jnum(o->err_comm));
+			rc |= st_jset(y, "model_error_compute",
+				      st_jnum(o->err_comp));
+			rc |= st_jset(y, "what", st_jstr("the bounds, "
+				"widened by the model's own error: "
+				"model_error_comm of the critical path's "
+				"communication and model_error_compute of "
+				"its compute, added in quadrature"));
+		}
 	}
 	rc |= st_jset(doc, "critical_path", x = jobj(&rc));
 	if (x) {
@@ -907,6 +1012,8 @@ static void print_json(struct result *res)
 				      jerr(s->end_ns, res->meas_max));
 			rc |= st_jset(x, "measured_mean_ns",
 				      st_jnum(res->meas_mean));
+			rc |= st_jset(x, "inside_interval",
+				      json_boolean(inside(res)));
 			rc |= st_jset(x, "what", st_jstr("measured: MPI_Init "
 				"exit to MPI_Finalize entry, synctrace's own "
 				"work left out; error: (predicted - measured) "
@@ -1203,7 +1310,9 @@ int cmd_predict(int argc, char **argv)
 		   (!o.statistic && st_pmodel_from_bench(res.pm));
 	st_pmodel_mean(res.pm, !o.median);
 	st_pmodel_replay_model(res.pm, &model);
-	if (!o.send_table)
+	st_pmodel_network(res.pm, !o.no_net);
+	st_pmodel_send_start_fallback(res.pm, o.send_start == 1);
+	if (o.send_start == 2)
 		model.inject = NULL;
 	/* Under the mean every first-call excess would be 0. */
 	res.first = !o.no_first && o.median && st_pmodel_first_rows(res.pm);
@@ -1278,6 +1387,7 @@ int cmd_predict(int argc, char **argv)
 				s->unknown_reqs);
 	}
 	summary_numbers(&res);
+	interval(&res);
 	if (o.json)
 		print_json(&res);
 	else

@@ -1,0 +1,438 @@
+#!/usr/bin/env python3
+"""tools/scripts/predict-validate.py: does a prediction hold on another network?
+
+For each validation app, on 2 ranks:
+  1. trace it in shared memory (the source trace; SYNCTRACE_YIELD=1, so
+     waiting ranks do not slow the one computing, see docs/prediction.md);
+  2. per target, measure its costs there with `synctrace bench --like`
+     and make the table (`synctrace table --json`);
+  3. run it, traced, on the target: what it really takes there (the
+     measured run time, MPI_Init exit to MPI_Finalize entry, and the
+     time per MPI function);
+  4. predict the shared-memory trace with the target's table
+     (`synctrace predict --validate --json`) and compare.
+Targets: "shm", this machine's shared memory (the same machine), and
+"tcp", this machine with MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp: every message
+through the TCP stack.
+
+Targets (on the held-out apps; the tuning apps are shown apart):
+  run time within 5 % (shm) and 10 % (tcp); each MPI function holding at
+  least 10 % of the measured MPI time within 15 %; the prediction's
+  interval (table CI + model error) holds the measured run time in at
+  least 9 of 10 cases.  Each line says PASS or MISS.
+
+With --smpi (the default when smpicc is there), SimGrid's SMPI predicts
+the same apps: each is compiled with smpicc and run by smpirun on a
+platform calibrated from the same tables (tools/scripts/smpi-platform.py),
+and its error is printed beside synctrace's.
+
+Every timed step runs under `flock /tmp/synctrace-timing.lock`, and the
+load average is recorded beside it: on a shared machine the figures
+depend on what else runs.  The run takes 20 to 60 minutes.
+
+Usage: predict-validate.py [--reps N] [--nrep N] [--apps A,B] [--targets shm,tcp]
+                           [--no-smpi] [--keep DIR] [--json FILE] [--no-lock]
+Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich).
+Exit status: 0 when every held-out figure meets its target, 1 when one
+misses, 2 when the validation itself failed.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LOCK = "/tmp/synctrace-timing.lock"
+
+# name, arguments, set: "tuning" apps were looked at while the model was
+# built; "held-out" ones only once it was done.
+APPS = [
+    ("bsp", ["2000", "20000"], "tuning"),
+    ("halo", ["400", "50000"], "tuning"),
+    ("transpose", ["50", "128"], "tuning"),
+    ("nm-burst", ["300", "65536", "4", "20"], "tuning"),
+    ("nm-sweep", ["240", "20"], "tuning"),
+    ("nm-pipe", ["600", "16384", "10", "8"], "held-out"),
+    ("nm-wild", ["800", "10"], "held-out"),
+    ("nm-overlap", ["300", "262144", "20"], "held-out"),
+    ("nm-cg", ["1500", "20000"], "held-out"),
+    ("nm-mix", ["300", "65536", "20"], "held-out"),
+    ("nm-ssor", ["40", "32", "2048", "4"], "held-out"),
+]
+
+TARGETS = {
+    "shm": {"env": {}, "genv": []},
+    "tcp": {"env": {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp"},
+            "genv": ["-genv", "MPIR_CVAR_NOLOCAL", "1",
+                     "-genv", "UCX_TLS", "tcp"]},
+}
+RUN_TARGET = {"shm": 0.05, "tcp": 0.10}
+DEFAULT_C = 0.10      # synctrace predict --model-error's defaults
+DEFAULT_X = 0.03
+FN_TARGET = 0.15
+FN_SHARE = 0.10
+COVER_TARGET = 0.9
+
+
+def complete(rundir):
+    """Whether run directory 'rundir' says complete=1."""
+    try:
+        with open(os.path.join(rundir, "synctrace.run")) as f:
+            return "complete=1" in f.read().split("\n")
+    except OSError:
+        return False
+
+
+def say(*a):
+    print("predict-validate:", *a, flush=True)
+
+
+def die(msg):
+    say("error:", msg)
+    sys.exit(2)
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+class Runner:
+    def __init__(self, build, mpiexec, work, lock=True):
+        self.lock = lock
+        self.cli = os.path.join(build, "synctrace")
+        self.apps = os.path.join(build, "apps")
+        self.mpiexec = mpiexec
+        self.work = work
+        self.loads = []
+
+    def run(self, argv, log, env=None, timed=True, timeout=900, tries=3,
+            rundir=None):
+        """Run argv (under the timing lock when timed), output to log.
+        With 'rundir', the run directory it writes: removed before each
+        try, and a try that times out once the directory is complete
+        counts (a job over UCX's TCP transport now and then hangs in
+        MPI_Finalize).  A command still running at its time limit is
+        ended with its whole process group."""
+        e = dict(os.environ)
+        e.pop("LD_PRELOAD", None)
+        if env:
+            e.update(env)
+        cmd = (["flock", LOCK] if timed and self.lock else []) + argv
+        for t in range(tries):
+            if rundir:
+                shutil.rmtree(rundir, ignore_errors=True)
+            if timed:
+                self.loads.append(load())
+            with open(log, "w") as out:
+                pr = subprocess.Popen(cmd, stdout=out,
+                                      stderr=subprocess.STDOUT, env=e,
+                                      stdin=subprocess.DEVNULL,
+                                      start_new_session=True)
+                try:
+                    rc = pr.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    try:
+                        os.killpg(pr.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    pr.wait()
+                    rc = -1
+            if rc == 0 or (rc == -1 and rundir and complete(rundir)):
+                return True
+            say("'%s' failed (try %d), see %s" % (" ".join(argv[:4]), t + 1,
+                                                  log))
+        return False
+
+    def trace(self, app, args, target, out):
+        env = dict(TARGETS[target]["env"])
+        if target == "shm":
+            env["SYNCTRACE_YIELD"] = "1"
+        return self.run([self.cli, "run", "-o", out, "--", self.mpiexec,
+                         "-n", "2", os.path.join(self.apps, app)] + args,
+                        out + ".log", env=env, timeout=300, rundir=out)
+
+    def bench(self, like, target, out, nrep):
+        argv = [self.cli, "bench", "--like", like, "--nrep", str(nrep),
+                "-o", out]
+        if TARGETS[target]["genv"]:
+            argv += ["--"] + TARGETS[target]["genv"]
+        return self.run(argv, out + ".log", timeout=900, rundir=out)
+
+    def table(self, bench, out):
+        return self.run([self.cli, "table", "--json", out, bench],
+                        out + ".log", timed=False)
+
+    def predict(self, trace, table, out, extra=()):
+        argv = [self.cli, "predict", trace, "--table", table, "--validate",
+                "--json"] + list(extra)
+        with open(out, "w") as f, open(out + ".err", "w") as ferr:
+            rc = subprocess.run(argv, stdout=f, stderr=ferr).returncode
+        if rc:
+            return None
+        with open(out) as f:
+            return json.load(f)
+
+
+def calibrate_c(results, x):
+    """The C that would have put 9 in 10 of the tuning runs' measured run
+    times inside their intervals (given X = 'x'), at least DEFAULT_C."""
+    need = []
+    for r in results:
+        if r["set"] != "tuning":
+            continue
+        for i, m in enumerate(r["measured_ns"]):
+            lo, hi = r["bounds"][i]
+            gap = lo - m if m < lo else m - hi if m > hi else 0
+            comm = r["path"][i]["comm_ns"]
+            comp = x * r["path"][i]["compute_ns"]
+            need.append((gap * gap - comp * comp) ** 0.5 / comm
+                        if gap > comp and comm > 0 else 0)
+    if not need:
+        return DEFAULT_C
+    need.sort()
+    k = max(0, math.ceil(COVER_TARGET * len(need)) - 1)
+    return max(DEFAULT_C, need[k])
+
+
+def fn_times(pred, key):
+    return {f["fn"]: f[key] for f in pred.get("functions", [])}
+
+
+def median(v):
+    return statistics.median(v) if v else float("nan")
+
+
+def pct(x):
+    return "%+.1f%%" % (100 * x) if x == x else "-"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--nrep", type=int, default=30)
+    ap.add_argument("--apps", default="")
+    ap.add_argument("--targets", default="shm,tcp")
+    ap.add_argument("--no-smpi", action="store_true")
+    ap.add_argument("--keep", default="")
+    ap.add_argument("--json", default="")
+    ap.add_argument("--no-lock", action="store_true",
+                    help="do not take the timing lock (figures for a look "
+                    "only, not to report)")
+    o = ap.parse_args()
+
+    build = os.environ.get("BUILD", "build")
+    if not os.path.isabs(build):
+        build = os.path.join(TOP, build)
+    mpiexec = os.environ.get("MPIEXEC", "mpiexec.mpich")
+    apps = [a for a in APPS if not o.apps or a[0] in o.apps.split(",")]
+    targets = [t for t in o.targets.split(",") if t]
+    for t in targets:
+        if t not in TARGETS:
+            die("unknown target '%s' (shm, tcp)" % t)
+    if not os.access(os.path.join(build, "synctrace"), os.X_OK):
+        die("no %s/synctrace: run make first" % build)
+    for a in apps:
+        if not os.access(os.path.join(build, "apps", a[0]), os.X_OK):
+            die("no %s/apps/%s: run make first (make validate-net builds "
+                "them)" % (build, a[0]))
+    if o.keep:
+        work = o.keep
+        os.makedirs(work, exist_ok=True)
+    else:
+        work = tempfile.mkdtemp(prefix="predict-validate-")
+    rn = Runner(build, mpiexec, work, not o.no_lock)
+    smpi = None
+    if not o.no_smpi and shutil.which("smpicc") and shutil.which("smpirun"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import smpi_compare as smpi  # noqa: E402
+    t_start = time.time()
+    say("work in %s; load average %.1f at the start" % (work, load()))
+
+    # 1 and 3: the traces, interleaved: each rep runs every app in every
+    # place, so that a busy spell spreads over all of them.
+    for rep in range(1, o.reps + 1):
+        for app, args, _ in apps:
+            for t in ["shm"] + [x for x in targets if x != "shm"]:
+                d = os.path.join(work, "%s-%s-%d" % (app, t, rep))
+                if not o.keep or not complete(d):
+                    if not rn.trace(app, args, t, d):
+                        die("%s on %s failed, see %s.log" % (app, t, d))
+        say("traces of rep %d done (load %.1f)" % (rep, load()))
+
+    # 2: the tables, per app and target, like its first shm trace.
+    for app, args, _ in apps:
+        for t in targets:
+            b = os.path.join(work, "bench-%s-%s" % (app, t))
+            tj = b + ".json"
+            if o.keep and os.path.exists(tj) and complete(b):
+                continue
+            if not rn.bench(os.path.join(work, "%s-shm-1" % app), t, b,
+                            o.nrep):
+                die("bench --like %s on %s failed, see %s.log" % (app, t, b))
+            if not rn.table(b, tj):
+                die("table of %s failed, see %s.log" % (b, tj))
+        say("tables of %s done (load %.1f)" % (app, load()))
+
+    # 4: predictions and what was measured: the tuning apps first, whose
+    # errors calibrate the model's error C (the fraction of the critical
+    # path's communication that the interval adds, beside X of its
+    # compute), then the held-out apps with that C.
+    results = []
+    model_err = [DEFAULT_C, DEFAULT_X]
+    order = [a for a in apps if a[2] == "tuning"] + \
+        [a for a in apps if a[2] != "tuning"]
+    calibrated = False
+    for app, args, aset in order:
+        if aset != "tuning" and not calibrated:
+            model_err[0] = calibrate_c(results, model_err[1])
+            calibrated = True
+            say("model error calibrated on the tuning apps: C=%.3f, X=%.3f"
+                % tuple(model_err))
+        for t in targets:
+            tj = os.path.join(work, "bench-%s-%s.json" % (app, t))
+            pred, lo, hi, meas, path, bounds = [], [], [], [], [], []
+            pfn, mfn, mmpi = {}, {}, []
+            for rep in range(1, o.reps + 1):
+                src = os.path.join(work, "%s-shm-%d" % (app, rep))
+                # On the same machine the source run is one of the
+                # target's: compare it with another run (the next).
+                tgt = os.path.join(work, "%s-%s-%d" % (
+                    app, t, rep % o.reps + 1 if t == "shm" else rep))
+                p = rn.predict(src, tj, tgt + ".pred-%s.json" % t,
+                               ["--model-error=%g,%g" % tuple(model_err)])
+                m = rn.predict(tgt, tj, tgt + ".meas.json",
+                               ["--missing=measured"])
+                if not p or not m:
+                    die("predict of %s on %s failed (see %s.*)" %
+                        (app, t, tgt))
+                pred.append(p["predicted"]["run_time_ns"])
+                path.append(p["critical_path"])
+                bounds.append((p["predicted"]["run_time_lo_ns"],
+                               p["predicted"]["run_time_hi_ns"]))
+                iv = p["predicted"].get("interval", {})
+                lo.append(iv.get("lo_ns", p["predicted"]["run_time_lo_ns"]))
+                hi.append(iv.get("hi_ns", p["predicted"]["run_time_hi_ns"]))
+                meas.append(m["validation"]["measured_run_time_ns"])
+                for k, v in fn_times(p, "predicted_ns").items():
+                    pfn.setdefault(k, []).append(v)
+                for k, v in fn_times(m, "measured_ns").items():
+                    mfn.setdefault(k, []).append(v)
+                mmpi.append(sum(fn_times(m, "measured_ns").values()))
+            mp, mm = median(pred), median(meas)
+            r = {"app": app, "set": aset, "target": t,
+                 "predicted_ns": pred, "measured_ns": meas,
+                 "lo_ns": lo, "hi_ns": hi, "path": path, "bounds": bounds,
+                 "model_error": list(model_err),
+                 "error": (mp - mm) / mm,
+                 "inside": [lo[i] <= meas[i] <= hi[i]
+                            for i in range(len(meas))],
+                 "functions": []}
+            tot = median(mmpi)
+            for fn in sorted(mfn):
+                mv = median(mfn[fn])
+                if tot <= 0 or mv < FN_SHARE * tot:
+                    continue
+                pv = median(pfn.get(fn, []))
+                r["functions"].append({"fn": fn, "measured_ns": mv,
+                                       "predicted_ns": pv,
+                                       "share": mv / tot,
+                                       "error": (pv - mv) / mv})
+            if smpi:
+                r["smpi"] = smpi.predict(rn, app, args, t, tj, work,
+                                         o.reps)
+                if "predicted_ns" in r["smpi"]:
+                    r["smpi"]["error"] = (r["smpi"]["predicted_ns"] -
+                                          mm) / mm
+            results.append(r)
+
+    # The report.
+    print()
+    print("Prediction from the shared-memory trace and the target's "
+          "`bench --like` table,")
+    print("against the app run on the target (medians of %d runs; load "
+          "average %.1f to %.1f"
+          % (o.reps, min(rn.loads or [0]), max(rn.loads or [0])))
+    print("while timing, median %.1f)." % median(rn.loads or [0]))
+    print()
+    hdr = "%-11s %-8s %-4s %10s %10s %8s %-4s %21s %-3s %9s" % (
+        "app", "set", "on", "measured", "predicted", "error", "", "interval",
+        "in", "SMPI")
+    print(hdr)
+    status = 0
+    n_in = n_cases = 0
+    for r in results:
+        lim = RUN_TARGET[r["target"]]
+        ok = abs(r["error"]) <= lim
+        held = r["set"] == "held-out"
+        inside = sum(r["inside"])
+        if held:
+            n_in += inside
+            n_cases += len(r["inside"])
+            if not ok:
+                status = 1
+        se = r.get("smpi", {}).get("error", float("nan"))
+        print("%-11s %-8s %-4s %8.1fms %8.1fms %8s %-4s [%7.1f,%7.1f]ms "
+              "%d/%d %9s" % (
+                  r["app"], r["set"], r["target"],
+                  median(r["measured_ns"]) / 1e6,
+                  median(r["predicted_ns"]) / 1e6, pct(r["error"]),
+                  "PASS" if ok else "MISS", median(r["lo_ns"]) / 1e6,
+                  median(r["hi_ns"]) / 1e6, inside, len(r["inside"]),
+                  pct(se)))
+    print()
+    print("Per MPI function holding >= 10 % of the measured MPI time "
+          "(target: within 15 %):")
+    print("%-11s %-4s %-16s %6s %10s %10s %8s" % ("app", "on", "function",
+                                                 "share", "measured",
+                                                 "predicted", "error"))
+    for r in results:
+        for f in r["functions"]:
+            ok = abs(f["error"]) <= FN_TARGET
+            if r["set"] == "held-out" and not ok:
+                status = 1
+            print("%-11s %-4s %-16s %5.0f%% %8.1fms %8.1fms %8s %s%s" % (
+                r["app"], r["target"], f["fn"], 100 * f["share"],
+                f["measured_ns"] / 1e6, f["predicted_ns"] / 1e6,
+                pct(f["error"]), "PASS" if ok else "MISS",
+                "" if r["set"] == "held-out" else " (tuning)"))
+    cover = n_in / n_cases if n_cases else float("nan")
+    print()
+    print("interval holds the measured run time: %d of %d held-out cases "
+          "(target: 9 of 10): %s" % (n_in, n_cases,
+                                     "PASS" if cover >= COVER_TARGET
+                                     else "MISS"))
+    if cover < COVER_TARGET:
+        status = 1
+    for t in targets:
+        for s in ("tuning", "held-out"):
+            e = [abs(r["error"]) for r in results
+                 if r["target"] == t and r["set"] == s]
+            es = [abs(r["smpi"]["error"]) for r in results
+                  if r["target"] == t and r["set"] == s and "smpi" in r
+                  and r["smpi"].get("error") == r["smpi"].get("error")]
+            if e:
+                print("%s %-8s: median |error| synctrace %.1f%% (max %.1f%%)"
+                      "%s" % (t, s, 100 * median(e), 100 * max(e),
+                              ", SMPI %.1f%% (max %.1f%%)" %
+                              (100 * median(es), 100 * max(es)) if es
+                              else ""))
+    print("took %.0f s; work in %s" % (time.time() - t_start, work))
+    if o.json:
+        with open(o.json, "w") as f:
+            json.dump({"results": results, "loads": rn.loads}, f, indent=1)
+    if not o.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
