@@ -456,53 +456,12 @@ int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 uint64_t seq, uint64_t req, uint64_t inst, uint64_t t0,
 		 uint64_t t1)
 {
-	uint64_t key = st_rec_key(c, kind, fn, site);
-	struct st_ctx *x = st_ctx_slot(c, key);
-	uint64_t gap, dur, pg, pd;
-	uint8_t *p = *pp;
-	int same;
+	struct st_tok_rec l = {
+		.kind = kind, .fn = fn, .site = site, .token = token,
+		.seq = seq, .req = req, .inst = inst, .t0 = t0, .t1 = t1,
+	};
 
-	/*
-	 * The token vouches for every field but the counters, which are
-	 * checked against their predictions (those of st_enc_record()).
-	 */
-	if (!token || x->token != token || !st_ctx_valid(c, x, key) ||
-	    !(t0 | t1) || x->v[ST_F_INST] != inst ||
-	    st_pred_seq(c, kind, x->v[ST_F_SEQ], x->v[ST_F_COMM]) != seq ||
-	    st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
-		return 1;
-	*p = (uint8_t)(kind - 1);
-	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
-		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, fn);
-		p = st_varint_put(p, st_zigzag(site - (c->prev->key >> 32)));
-	} else {
-		p++;
-	}
-	same = c->done_fn == fn;
-	gap = t0 - c->last_t1;
-	dur = t1 - t0;
-	pg = same ? 0 - c->done_dur : x->gap;
-	pd = same ? c->done_dur : x->dur;
-	p = st_varint_put(p, st_zigzag(gap - pg));
-	p = st_varint_put(p, st_zigzag(dur - pd));
-	if (unlikely(p > limit))
-		return -ENOBUFS;
-	c->tok[st_tok_index(token)] = x;
-	x->v[ST_F_SEQ] = seq;
-	x->v[ST_F_REQ] = req;
-	st_ctx_count(x, kind);
-	st_count_call(c, kind, x->v[ST_F_COMM], seq, req);
-	st_ctx_lreq(c, x, kind);
-	if (!same) {
-		x->gap = gap;
-		x->dur = dur;
-	}
-	timed(c, kind, fn, dur, t1);
-	st_ctx_follow(c, x, key);
-	c->last_fn = (uint16_t)fn;
-	*pp = p;
-	return 0;
+	return st_enc_like(c, pp, limit, &l);
 }
 
 /* st_ctx_count() as versions 4 to 6 had it. */

@@ -15,6 +15,7 @@
 #include "writer/event.h"
 #include "writer/format.h"
 #include "writer/varint.h"
+#include "writer/writer.h"
 
 struct st_event;
 
@@ -290,6 +291,93 @@ int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 unsigned kind, unsigned fn, uint32_t site, uint32_t token,
 		 uint64_t seq, uint64_t req, uint64_t inst, uint64_t t0,
 		 uint64_t t1);
+
+/*
+ * st_enc_token() of the record 'l', inline for the interposer's hot
+ * path (writer/stream.c): the context's counters are set to what they
+ * predict next straight from the record's, which are those they
+ * predicted.
+ */
+static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
+			      const uint8_t *limit, const struct st_tok_rec *l)
+{
+	uint64_t key = st_rec_key(c, l->kind, l->fn, l->site);
+	struct st_ctx *x = st_ctx_slot(c, key);
+	uint64_t gap, dur, pg, pd, seq = l->seq, req = l->req;
+	uint8_t *p = *pp;
+	unsigned kind = l->kind;
+	struct st_cseq *q = NULL;
+	int same;
+
+	/*
+	 * The token vouches for every field but the counters, which are
+	 * checked against their predictions (those of st_enc_record()).
+	 */
+	if (!l->token || x->token != l->token || x->key != key ||
+	    x->epoch != c->epoch || !(l->t0 | l->t1) ||
+	    x->v[ST_F_INST] != l->inst)
+		return 1;
+	if (kind == ST_REC_CALL) {
+		if (seq) {
+			q = st_cseq_slot(c, x->v[ST_F_COMM]);
+			if (seq != (q->epoch == c->epoch &&
+				    q->comm == x->v[ST_F_COMM] ? q->seq + 1
+							       : x->v[ST_F_SEQ]))
+				return 1;
+		} else if (x->v[ST_F_SEQ]) {
+			return 1;
+		}
+	} else if (seq != x->v[ST_F_SEQ]) {
+		return 1;
+	}
+	if (st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
+		return 1;
+	*p = (uint8_t)(kind - 1);
+	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
+		*p |= ST_TAG_FN;
+		p = st_varint_put(p + 1, l->fn);
+		p = st_varint_put(p, st_zigzag(l->site -
+					       (c->prev->key >> 32)));
+	} else {
+		p++;
+	}
+	same = c->done_fn == l->fn;
+	gap = l->t0 - c->last_t1;
+	dur = l->t1 - l->t0;
+	pg = same ? 0 - c->done_dur : x->gap;
+	pd = same ? c->done_dur : x->dur;
+	p = st_varint_put(p, st_zigzag(gap - pg));
+	p = st_varint_put(p, st_zigzag(dur - pd));
+	if (__builtin_expect(p > limit, 0))
+		return -ENOBUFS;
+	c->tok[st_tok_index(l->token)] = x;
+	/* st_ctx_count(), st_count_call() and st_ctx_lreq(). */
+	x->v[ST_F_SEQ] = seq + ((seq != 0) & (l->inst == 0));
+	x->v[ST_F_INST] = l->inst + (l->inst != 0);
+	x->v[ST_F_REQ] = req + ((req != 0) & (kind == ST_REC_CALL));
+	if (kind == ST_REC_CALL) {
+		if (q) {
+			q->epoch = c->epoch;
+			q->comm = x->v[ST_F_COMM];
+			q->seq = seq;
+		}
+		if (req)
+			c->last_req = req;
+	} else if (kind == ST_REC_DONE) {
+		x->lreq = c->last_req;
+	}
+	if (!same) {
+		x->gap = gap;
+		x->dur = dur;
+	}
+	c->done_fn = kind == ST_REC_DONE ? l->fn : ST_DONE_NONE;
+	c->done_dur = dur;
+	c->last_t1 = l->t1;
+	st_ctx_follow(c, x, key);
+	c->last_fn = (uint16_t)l->fn;
+	*pp = p;
+	return 0;
+}
 
 /*
  * Non-zero when a repeat of 'fn' with 'token' at 'p' would join the open
