@@ -67,6 +67,7 @@ struct st_req {
 	uint64_t sbytes, rbytes;
 	uint32_t tsize;
 	uint16_t op;
+	uint32_t parts;		/* a partitioned request's partitions */
 	/*
 	 * Tokens (0: none yet): of its start records, and of its done
 	 * records when the status says 'st_src', 'st_tag' and 'st_bytes'

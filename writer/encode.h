@@ -66,7 +66,7 @@ struct st_codec {
 	uint32_t done_fn;	/* its fn if a timed done one, or none */
 	uint32_t epoch;		/* bumped at each reset, never 0 */
 	uint16_t last_fn;	/* fn of the previous record */
-	uint8_t v6;		/* reader: a trace of version 6 or older,
+	uint8_t v6;		/* reader: a trace of version 7 or older,
 				   decoded by its rules (st_dec_record()) */
 	uint32_t run_left;	/* reader: members of the run still to come */
 	struct st_ctx *prev;	/* slot of the previous record, or &start */

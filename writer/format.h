@@ -222,11 +222,14 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 7 (this one) added the ordinal of done records to their
+ * Version 8 (this one) added the ordinal of done records to their
  * context, the prediction of their 'req' by the requests made since,
- * and left the 'seq' of instances uncounted.  Version 6 added the
- * header key 'run_id', and its line in
- * the run index; chunks are as in version 5, which added the chunk
+ * and left the 'seq' of instances uncounted.  Version 7 added the
+ * fields 'arg' and 'offset' (one-sided, I/O, partitioned and phase
+ * records), window and file records as ST_REC_COMM records, and text in
+ * call records; older files never set their mask bits, so they read as
+ * before.  Version 6 added the header key 'run_id', and its line in the
+ * run index; chunks are as in version 5, which added the chunk
  * sequence number.  Version 4 added the call site to the context, coded
  * with
  * fn, the successor prediction of both, the size classes of timings and
@@ -241,7 +244,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 7
+#define ST_FORMAT_VERSION 8
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
@@ -299,9 +302,11 @@
 	X(16, addr, U64)		\
 	X(17, len, U64)			\
 	X(18, peer2, S32)		\
-	X(19, tag2, S32)
+	X(19, tag2, S32)		\
+	X(20, arg, S32)			\
+	X(21, offset, S64)
 
-#define ST_NFIELDS 20
+#define ST_NFIELDS 22
 #define ST_F_SBYTES 0
 #define ST_F_RBYTES 1
 #define ST_F_PEER 2
