@@ -77,7 +77,13 @@
 /* Statuses a completion call can substitute without allocating. */
 #define ST_MAX_STATUSES 64
 
-/* The arguments of a call, by role (wrappers.def names the roles). */
+/*
+ * The arguments of a call, by role (wrappers.def names the roles).  The
+ * wrapper of a completion call (Wait*, Test*, Start*, Request_free)
+ * fills only the roles a completion call may have (request, requests,
+ * nreq, index, indices, outcount, flag, status, statuses), 0 where it
+ * lacks one, and leaves the rest as it was: nothing reads them.
+ */
 struct st_args {
 	const void *sbuf;	/* role sbuf; sendbuf, or buf of a send */
 	void *rbuf;		/* role rbuf; recvbuf, or buf of a receive */

@@ -319,12 +319,48 @@ static void put_key(FILE *f, const struct st_def_fn *fn)
 	sl_clear(&sl);
 }
 
-/* "c.a = (struct st_args){ .role = param, ... };" for form 'large' of 'fn'. */
+/*
+ * "c.a = (struct st_args){ .role = param, ... };" for form 'large' of
+ * 'fn'; for a completion call "c.a.role = param;" for each role a
+ * completion call may have, 0 for those it lacks, and no others
+ * (pmpi/hooks.h): it runs on every Wait and Test.
+ */
 static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 {
+	/* The roles of completion calls: all that pmpi/ reads of theirs. */
+	static const int complete_roles[] = {
+		ST_ROLE_REQUEST, ST_ROLE_REQUESTS, ST_ROLE_NREQ, ST_ROLE_INDEX,
+		ST_ROLE_INDICES, ST_ROLE_OUTCOUNT, ST_ROLE_FLAG,
+		ST_ROLE_STATUS, ST_ROLE_STATUSES,
+	};
 	struct strlist sl = { 0 };
 	size_t i;
 
+	if (fn->kind == ST_KIND_COMPLETE) {
+		for (i = 0; i < fn->nparams; i++) {
+			size_t j;
+
+			for (j = 0; j < sizeof(complete_roles) /
+					sizeof(*complete_roles) &&
+				    complete_roles[j] != fn->params[i].role; j++)
+				;
+			if (fn->params[i].role != ST_ROLE_NONE &&
+			    j == sizeof(complete_roles) /
+				 sizeof(*complete_roles))
+				die("%s: role %s is not a completion call's",
+				    fn->name,
+				    st_def_role_name(fn->params[i].role));
+		}
+		for (i = 0; i < sizeof(complete_roles) /
+				sizeof(*complete_roles); i++) {
+			const char *p = param_of(fn, complete_roles[i]);
+
+			fprintf(f, "\tc.a.%s = %s;\n",
+				st_def_role_name(complete_roles[i]),
+				p ? p : "0");
+		}
+		return;
+	}
 	for (i = 0; i < fn->nparams; i++) {
 		const struct st_def_param *prm = &fn->params[i];
 
