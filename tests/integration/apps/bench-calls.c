@@ -25,8 +25,11 @@
  *			(3 calls)
  *	pcoll		a persistent MPI_Allreduce made once
  *			(MPI_Allreduce_init): MPI_Start, MPI_Wait (2 calls)
+ *	put		in a passive-target epoch on a window made once
+ *			(MPI_Win_create, MPI_Win_lock_all): MPI_Put of 8
+ *			bytes to the peer, MPI_Win_flush (2 calls)
  *	self-barrier, self-allreduce, self-p2p, self-iallreduce, self-test,
- *	self-start, self-pcoll
+ *	self-start, self-pcoll, self-put
  *			the same on MPI_COMM_SELF, the peer being this rank:
  *			no communication, so the loop is nearly all
  *			interposer cost (the memory figure; callgrind)
@@ -74,16 +77,16 @@
 
 enum op {
 	OP_BARRIER, OP_ALLREDUCE, OP_BCAST, OP_SITES, OP_P2P, OP_IALLREDUCE,
-	OP_TEST, OP_START, OP_PCOLL,
+	OP_TEST, OP_START, OP_PCOLL, OP_PUT,
 	OP_SELF_BARRIER, OP_SELF_ALLREDUCE, OP_SELF_P2P, OP_SELF_IALLREDUCE,
-	OP_SELF_TEST, OP_SELF_START, OP_SELF_PCOLL,
+	OP_SELF_TEST, OP_SELF_START, OP_SELF_PCOLL, OP_SELF_PUT,
 	NOPS
 };
 
 static const char *const op_names[NOPS] = {
 	"barrier", "allreduce", "bcast", "sites", "p2p", "iallreduce", "test",
-	"start", "pcoll", "self-barrier", "self-allreduce", "self-p2p",
-	"self-iallreduce", "self-test", "self-start", "self-pcoll"
+	"start", "pcoll", "put", "self-barrier", "self-allreduce", "self-p2p",
+	"self-iallreduce", "self-test", "self-start", "self-pcoll", "self-put"
 };
 
 static int peer;		/* rank ^ 1, or this rank */
@@ -213,6 +216,24 @@ static void pcoll_loop(MPI_Comm comm, long n)
 	MPI_Request_free(&r);
 }
 
+/* MPI_Put and MPI_Win_flush to 'to', the window made outside the loop. */
+static void put_loop(MPI_Comm comm, int to, long n)
+{
+	int64_t in = 1, *base;
+	MPI_Win win;
+	long i;
+
+	MPI_Win_allocate(sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, comm,
+			 &base, &win);
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < n; i++) {
+		MPI_Put(&in, 1, MPI_INT64_T, to, 0, 1, MPI_INT64_T, win);
+		MPI_Win_flush(to, win);
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Win_free(&win);
+}
+
 /*
  * Run 'n' calls (iterations) of 'op'; the loop the benchmark times.  Not
  * inlined: tools/bench/icount.sh counts the instructions under it.
@@ -257,6 +278,12 @@ static __attribute__((noinline)) void run_calls(int op, long n)
 		break;
 	case OP_SELF_PCOLL:
 		pcoll_loop(MPI_COMM_SELF, n);
+		break;
+	case OP_PUT:
+		put_loop(MPI_COMM_WORLD, peer, n);
+		break;
+	case OP_SELF_PUT:
+		put_loop(MPI_COMM_SELF, 0, n);
 		break;
 	case OP_SELF_BARRIER:
 		for (i = 0; i < n; i++)
