@@ -230,9 +230,10 @@ static int emit_like(const struct st_tok_rec *l)
 		return 1;
 	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
 	r = st_stream_append_like(st_tls.stream, l);
-	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+	/* Full: make room (the caller appends the whole record after). */
 	if (__builtin_expect(r == -ENOBUFS, 0))
 		st_flush_slot(st_tls.slot, 1);
+	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
 	return r != 0;
 }
 
