@@ -14,6 +14,17 @@
  * (st_key_find(), pmpi/hooks.h), and st_leave_key() writes the repeat
  * without building a struct st_event or comparing its fields
  * (st_stream_append_repeat()).
+ *
+ * Nonblocking calls with scalar arguments take the same cache: the entry
+ * also holds the request they make, which is tracked as a copy of it,
+ * and their record is appended from the entry's token with only its
+ * sequence number, request id and timestamps new
+ * (st_stream_append_like()).  A request carries tokens for its done
+ * record (given the status its last completion had: source, tag,
+ * bytes) and, if persistent, its start records, so that Wait, Waitall,
+ * Test, Testall, Start and Startall append those the same way
+ * (complete_ok()).  Tokens are unique across threads, since a request
+ * may complete on another thread than the one that made it.
  */
 #include <errno.h>
 #include <sched.h>
@@ -160,15 +171,70 @@ static void count_bytes(struct st_call *c, const struct st_fn_info *fi,
 	st_bytes(&x, &xc, &ev->sbytes, &ev->rbytes);
 }
 
+/*
+ * The bytes a status says arrived; -1 when unknown.  MPICH keeps them in
+ * the status itself (its MPIR_STATUS_GET_COUNT()), which is read
+ * directly: PMPI_Get_count_c(MPI_BYTE) says the same in ten times the
+ * instructions.
+ */
 static int64_t status_bytes(const MPI_Status *st)
 {
 	MPI_Count n = MPI_UNDEFINED;
 
-	if (!st || st == MPI_STATUS_IGNORE ||
-	    PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS ||
+	if (!st || st == MPI_STATUS_IGNORE)
+		return -1;
+#ifdef MPICH
+	(void)n;
+	return (int64_t)((uint64_t)((unsigned)st->count_hi_and_cancelled >> 1)
+			 << 32 | (unsigned)st->count_lo);
+#else
+	if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS ||
 	    n == MPI_UNDEFINED)
 		return -1;
 	return n;
+#endif
+}
+
+/*
+ * Tokens: names for the fields of a record but its counters and
+ * timestamps (st_stream_append_like()).  One sequence for all threads,
+ * since a request made on one thread may complete on another; taken
+ * only when a cache entry or a request is made, never per call.
+ * TOKEN_PLAIN + fn names a completion call's own record, every field
+ * of which but the timestamps is as it does not apply (rc 0).
+ */
+#define TOKEN_PLAIN 0xfffff000u
+static atomic_uint next_token;
+
+static uint32_t new_token(void)
+{
+	uint32_t t;
+
+	do
+		t = atomic_fetch_add_explicit(&next_token, 1,
+					      memory_order_relaxed) + 1;
+	while (!t || t >= TOKEN_PLAIN);
+	return t;
+}
+
+/*
+ * Append the record 'l', like an earlier one with the same token but for
+ * its counters and timestamps (st_stream_append_like()).  Returns 0, or
+ * 1 when it was not appended: make the whole record.
+ */
+static int emit_like(const struct st_tok_rec *l)
+{
+	int r;
+
+	if (__builtin_expect(st_tls.slot < 0, 0))
+		return 1;
+	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	r = st_stream_append_like(st_tls.stream, l);
+	/* Full: make room (the caller appends the whole record after). */
+	if (__builtin_expect(r == -ENOBUFS, 0))
+		st_flush_slot(st_tls.slot, 1);
+	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+	return r != 0;
 }
 
 static void request_from(struct st_req *r, const struct st_event *ev,
@@ -190,6 +256,9 @@ static void request_from(struct st_req *r, const struct st_event *ev,
 	r->rbytes = ev->rbytes;
 	r->tsize = ev->tsize;
 	r->op = ev->op;
+	r->owner = &st_tls;
+	if (persistent)
+		r->start_token = new_token();
 }
 
 static void event_from(struct st_event *ev, const struct st_req *r)
@@ -242,10 +311,15 @@ static int builtin_or_none(MPI_Datatype t)
 	return !t || type_builtin(t);
 }
 
-/* Remember the record 'ev' of call 'c' on 'e', under a new token. */
+/*
+ * Remember the record 'ev' of call 'c' on 'e', under a new token; for a
+ * nonblocking call also its request 'r', which takes the entry's
+ * tokens.
+ */
 static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 						    struct st_comm_entry *e,
-						    const struct st_event *ev)
+						    const struct st_event *ev,
+						    struct st_req *r)
 {
 	const struct st_key *k = &c->k;
 	struct st_fast *f;
@@ -259,16 +333,21 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 			return 0;
 	}
 	f = st_fast_slot(st_tls.fast, c->ra);
-	if (!++st_tls.next_token)
-		++st_tls.next_token;
 	*f = (struct st_fast){
 		.ra = c->ra, .fn = c->fn,
 		.gen = atomic_load_explicit(&st_comm_gen, memory_order_relaxed),
-		.token = st_tls.next_token, .k = *k, .e = e,
+		.token = new_token(), .k = *k, .e = e,
+		.nb = r != NULL,
+		.coll = st_fn_info[c->fn].kind == ST_KIND_COLL,
 		.site = ev->site, .comm_size = ev->comm_size,
 		.tsize = ev->tsize, .comm_id = ev->comm, .sbytes = ev->sbytes,
 		.rbytes = ev->rbytes, .root = ev->root, .op = ev->op,
 	};
+	if (r) {
+		r->fast = f;
+		r->fast_token = f->token;
+		f->req = *r;
+	}
 	return f->token;
 }
 
@@ -311,6 +390,7 @@ static __attribute__((noinline)) int leave_args(struct st_call *c, int rc)
 		k.sbuf = c->k.sbuf;
 		k.rbuf = c->k.rbuf;
 		k.buf = c->k.buf;
+		k.request = c->k.request;
 		c->k = k;
 	}
 	c->a = (struct st_args){
@@ -318,7 +398,8 @@ static __attribute__((noinline)) int leave_args(struct st_call *c, int rc)
 		.scount = c->k.scount, .rcount = c->k.rcount,
 		.count = c->k.count, .stype = c->k.stype,
 		.rtype = c->k.rtype, .type = c->k.type, .op = c->k.op,
-		.root = c->k.root, .comm = c->k.comm,
+		.root = c->k.root, .comm = c->k.comm, .peer = c->k.peer,
+		.tag = c->k.tag, .request = c->k.request,
 	};
 	st_leave(c, rc);
 	return rc;
@@ -368,6 +449,46 @@ static __attribute__((cold, noinline)) int repeat_clock(struct st_call *c)
 }
 
 /*
+ * A nonblocking call made again from its call site with the same
+ * arguments: its request is tracked as the entry's, and its record
+ * appended like the entry's last one (st_stream_append_like()) but for
+ * its sequence number, request and timestamps.
+ */
+static __attribute__((noinline)) int leave_nb(struct st_call *c)
+{
+	struct st_fast *f = c->fast;
+	struct st_event ev;
+	uint64_t seq = 0, id, t0, t1;
+
+	if (f->coll)
+		seq = count_call(f->e);
+	f->req.seq = seq;
+	id = st_req_add(*c->k.request, &f->req);
+	t0 = st_clock_ns(c->t0);
+	t1 = st_clock_ns(c->t1);
+	if (!id || emit_like(&(struct st_tok_rec){
+			.kind = ST_REC_CALL, .fn = (uint32_t)c->fn,
+			.site = f->site, .token = f->token, .seq = seq,
+			.req = id, .t0 = t0, .t1 = t1 })) {
+		st_event_clear(&ev);
+		ev.kind = ST_REC_CALL;
+		ev.fn = (uint16_t)c->fn;
+		ev.t0 = t0;
+		ev.t1 = t1;
+		ev.site = f->site;
+		event_from(&ev, &f->req);
+		ev.req = id;
+		st_emit_token(&ev, f->token);
+	}
+	if (f->coll)
+		st_world_seq(f->e, seq);
+	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
+		st_flush_due(t1);
+	st_tls.guard = 0;
+	return MPI_SUCCESS;
+}
+
+/*
  * The common case of a repeat makes no call but the append, and keeps
  * nothing but 'c' across it: the record's seq and timestamps are in
  * c->rep for the uncommon ones, and whether a refresh or a flush follows
@@ -382,6 +503,8 @@ int st_leave_key(struct st_call *c, int rc)
 	if (!f || rc != MPI_SUCCESS ||
 	    !atomic_load_explicit(&st_on, memory_order_relaxed))
 		return leave_args(c, rc);
+	if (f->nb)
+		return leave_nb(c);
 	seq = count_call(f->e);
 	c->rep.seq = seq;
 	if (__builtin_expect(!st_clock_ns_map(c->t0, c->t1, &t0, &t1), 0))
@@ -428,10 +551,12 @@ static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 	    (fi->family == ST_FAM_NONBLOCKING ||
 	     fi->family == ST_FAM_PERSISTENT)) {
 		request_from(&r, ev, fi->family == ST_FAM_PERSISTENT, 0);
+		if (e && (fi->flags & ST_FNF_REPEAT))
+			token = fast_fill(c, e, ev, &r);
 		ev->req = st_req_add(*a->request, &r);
+	} else if (rc == MPI_SUCCESS && e && (fi->flags & ST_FNF_REPEAT)) {
+		token = fast_fill(c, e, ev, NULL);
 	}
-	if (rc == MPI_SUCCESS && e && (fi->flags & ST_FNF_REPEAT))
-		token = fast_fill(c, e, ev);
 	st_emit_token(ev, token);
 	if (e)
 		st_world_seq(e, ev->seq);
@@ -449,6 +574,7 @@ static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
 	int persistent = fi->family == ST_FAM_PERSISTENT;
 	int blocking = fi->family == ST_FAM_BLOCKING;
 	struct st_req r;
+	uint32_t token = 0;
 
 	/* An Iprobe that found nothing is polling, not a record. */
 	if (a->flag && !*a->flag) {
@@ -501,47 +627,124 @@ static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
 		request_from(&r, ev, persistent, (recv || sendrecv) &&
 			     !(fi->flags & ST_FNF_NOSTATUS));
 		r.parts = (uint32_t)(a->partitions > 0 ? a->partitions : 0);
+		if (e && (fi->flags & ST_FNF_REPEAT))
+			token = fast_fill(c, e, ev, &r);
 		ev->req = st_req_add(*a->request, &r);
 	}
-	st_emit(ev);
+	st_emit_token(ev, token);
 	/* A matched probe: its message remembers what it matched. */
 	if (rc == MPI_SUCCESS && a->message && !recv)
 		st_message_note(c, st);
 }
 
-/* Emit the DONE record of request 'h' (snapshotted as 'id'). */
-static void done(struct st_call *c, MPI_Request h, uint64_t id,
+/*
+ * The done record of request 'r', completed with status 'st' (NULL:
+ * unknown) by call 'c' (fn, rc) from 't0' to 't1' at call site 'site'.
+ */
+static void done_event(struct st_event *ev, const struct st_call *c,
+		       const struct st_req *r, const MPI_Status *st, int rc,
+		       uint32_t site, uint64_t t0, uint64_t t1)
+{
+	int64_t n;
+
+	st_event_clear(ev);
+	ev->kind = ST_REC_DONE;
+	ev->fn = (uint16_t)c->fn;
+	ev->t0 = t0;
+	ev->t1 = t1;
+	ev->site = site;
+	ev->rc = rc;
+	event_from(ev, r);
+	if (r->recv && st) {
+		n = status_bytes(st);
+		if (n >= 0)
+			ev->rbytes = (uint64_t)n;
+		/* MPI_PROC_NULL's (empty) status names no source. */
+		if (r->peer == ST_RANK_PROC_NULL) {
+			ev->rbytes = 0;
+		} else if (r->fn && st_fn_info[r->fn].bytes == ST_BYTES_RECV) {
+			ev->peer = map_rank(st->MPI_SOURCE);
+			ev->tag = st->MPI_TAG;
+		} else if (r->fn && st_fn_info[r->fn].kind == ST_KIND_P2P) {
+			ev->peer2 = map_rank(st->MPI_SOURCE);
+			ev->tag2 = st->MPI_TAG;
+		}
+	}
+}
+
+/*
+ * Request 'r' (snapshotted at 'at') completed with status 'st' (NULL:
+ * unknown) in a call of 'c' that succeeded: its done record, appended
+ * like the last one of its kind when its status says what that one's
+ * did (the request's done token), else in full under a new done token,
+ * which the request's cache entry (or persistent request) then keeps
+ * for the next.
+ */
+static void done_ok(const struct st_call *c, uint64_t at, struct st_req *r,
+		    const MPI_Status *st, uint32_t site, uint64_t t0,
+		    uint64_t t1)
+{
+	struct st_event ev;
+	int32_t src = 0, tag = 0;
+	int64_t n = 0;
+	uint32_t token;
+
+	if (r->recv) {
+		if (!st) {
+			/* Fields not the token's: in full, unnamed. */
+			done_event(&ev, c, r, NULL, MPI_SUCCESS, site, t0, t1);
+			st_emit(&ev);
+			return;
+		}
+		src = map_rank(st->MPI_SOURCE);
+		tag = st->MPI_TAG;
+		n = status_bytes(st);
+	}
+	if (r->done_token && src == r->st_src && tag == r->st_tag &&
+	    n == r->st_bytes &&
+	    !emit_like(&(struct st_tok_rec){
+		    .kind = ST_REC_DONE, .fn = (uint32_t)c->fn, .site = site,
+		    .token = r->done_token, .seq = r->seq, .req = r->id,
+		    .inst = r->inst, .t0 = t0, .t1 = t1 }))
+		return;
+	token = r->done_token;
+	if (!token || src != r->st_src || tag != r->st_tag ||
+	    n != r->st_bytes) {
+		token = new_token();
+		r->done_token = token;
+		r->st_src = src;
+		r->st_tag = tag;
+		r->st_bytes = n;
+		if (r->persistent) {
+			st_req_note(at, r);
+		} else if (r->owner == &st_tls && r->fast &&
+			   r->fast->token == r->fast_token) {
+			r->fast->req.done_token = token;
+			r->fast->req.st_src = src;
+			r->fast->req.st_tag = tag;
+			r->fast->req.st_bytes = n;
+		}
+	}
+	done_event(&ev, c, r, st, MPI_SUCCESS, site, t0, t1);
+	st_emit_token(&ev, token);
+}
+
+/* Emit the DONE record of the request snapshotted at 'at' as 'id'. */
+static void done(struct st_call *c, uint64_t at, uint64_t id,
 		 const MPI_Status *st, struct st_event *call)
 {
 	struct st_event ev;
 	struct st_req r;
-	int64_t n;
 
-	if (!id || !st_req_take(h, id, &r, 0))
+	if (!st_req_took(at, id, &r, 0))
 		return;
-	st_event_clear(&ev);
-	ev.kind = ST_REC_DONE;
-	ev.fn = (uint16_t)c->fn;
-	ev.t0 = call->t0;
-	ev.t1 = call->t1;
-	ev.site = call->site;
-	ev.rc = call->rc;
-	event_from(&ev, &r);
-	if (r.recv && st && st != MPI_STATUS_IGNORE) {
-		n = status_bytes(st);
-		if (n >= 0)
-			ev.rbytes = (uint64_t)n;
-		/* MPI_PROC_NULL's (empty) status names no source. */
-		if (r.peer == ST_RANK_PROC_NULL) {
-			ev.rbytes = 0;
-		} else if (r.fn && st_fn_info[r.fn].bytes == ST_BYTES_RECV) {
-			ev.peer = map_rank(st->MPI_SOURCE);
-			ev.tag = st->MPI_TAG;
-		} else if (r.fn && st_fn_info[r.fn].kind == ST_KIND_P2P) {
-			ev.peer2 = map_rank(st->MPI_SOURCE);
-			ev.tag2 = st->MPI_TAG;
-		}
+	if (st == MPI_STATUS_IGNORE)
+		st = NULL;
+	if (call->rc == MPI_SUCCESS) {
+		done_ok(c, at, &r, st, call->site, call->t0, call->t1);
+		return;
 	}
+	done_event(&ev, c, &r, st, call->rc, call->site, call->t0, call->t1);
 	st_emit(&ev);
 }
 
@@ -550,9 +753,10 @@ void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
 	uint64_t *snap;
 
 	c->nsnap = 0;
+	c->stneed = 0;
 	if (n <= 0 || !requests || !(snap = st_snap_buf(2 * n)))
 		return;
-	st_req_snapshot(requests, n, snap);
+	c->stneed = st_req_snapshot(requests, n, snap);
 	c->snap = snap;
 	c->nsnap = n;
 }
@@ -597,7 +801,7 @@ static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 	if (c->fn == ST_FN_MPI_REQUEST_FREE) {
 		st_emit(ev);
 		if (c->nsnap == 1 && c->snap[1] && rc == MPI_SUCCESS)
-			st_req_take((MPI_Request)c->snap[0], c->snap[1], &r, 1);
+			st_req_took(c->snap[0], c->snap[1], &r, 1);
 		return;
 	}
 	/* Which of the snapshotted requests completed. */
@@ -608,15 +812,15 @@ static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 			any = c->nsnap ? 1 : 0;
 		if (any)
 			for (i = 0; i < c->nsnap; i++)
-				done(c, (MPI_Request)c->snap[2 * i],
-				     c->snap[2 * i + 1], status_at(c, i), ev);
+				done(c, c->snap[2 * i], c->snap[2 * i + 1],
+				     status_at(c, i), ev);
 		if ((c->fn == ST_FN_MPI_WAITANY || c->fn == ST_FN_MPI_TESTANY) &&
 		    a->index && *a->index != MPI_UNDEFINED &&
 		    *a->index >= 0 && *a->index < c->nsnap &&
 		    (c->fn == ST_FN_MPI_WAITANY || (a->flag && *a->flag))) {
 			i = *a->index;
 			any = 1;
-			done(c, (MPI_Request)c->snap[2 * i], c->snap[2 * i + 1],
+			done(c, c->snap[2 * i], c->snap[2 * i + 1],
 			     a->status != MPI_STATUS_IGNORE ? a->status : NULL,
 			     ev);
 		}
@@ -628,8 +832,7 @@ static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 				if (i < 0 || i >= c->nsnap)
 					continue;
 				any = 1;
-				done(c, (MPI_Request)c->snap[2 * i],
-				     c->snap[2 * i + 1],
+				done(c, c->snap[2 * i], c->snap[2 * i + 1],
 				     a->statuses != MPI_STATUSES_IGNORE
 					     ? &a->statuses[n] : NULL,
 				     ev);
@@ -723,6 +926,110 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 				 c->fn, c->t0, c->t1);
 }
 
+/* A completion call's own record, every field as it does not apply. */
+static void plain_call(const struct st_call *c, uint32_t site, uint64_t t0,
+		       uint64_t t1)
+{
+	struct st_event ev;
+
+	if (!emit_like(&(struct st_tok_rec){
+		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
+		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
+		    .t1 = t1 }))
+		return;
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = (uint16_t)c->fn;
+	ev.t0 = t0;
+	ev.t1 = t1;
+	ev.site = site;
+	st_emit_token(&ev, TOKEN_PLAIN + (unsigned)c->fn);
+}
+
+/* MPI_Start(all) that succeeded: its record, then each start's. */
+static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
+		     uint64_t t1)
+{
+	const struct st_args *a = &c->a;
+	const MPI_Request *reqs = a->requests ? a->requests : a->request;
+	int i, n = a->requests ? a->nreq : 1;
+	struct st_event s;
+	struct st_req r;
+
+	plain_call(c, site, t0, t1);
+	for (i = 0; reqs && i < n; i++) {
+		if (!st_req_start(reqs[i], &r))
+			continue;
+		if (r.start_token &&
+		    !emit_like(&(struct st_tok_rec){
+			    .kind = ST_REC_START, .fn = r.fn, .site = site,
+			    .token = r.start_token, .seq = r.seq, .req = r.id,
+			    .inst = r.inst, .t0 = t0, .t1 = t1 }))
+			continue;
+		st_event_clear(&s);
+		s.kind = ST_REC_START;
+		s.fn = r.fn;
+		s.t0 = t0;
+		s.t1 = t1;
+		s.site = site;
+		event_from(&s, &r);
+		st_emit_token(&s, r.start_token);
+	}
+}
+
+/*
+ * The completion calls of loops (Wait, Waitall, Test, Testall, Start,
+ * Startall) when they succeeded: their records without building what
+ * does not change, as leave_complete() would write them.  Returns 0
+ * for any other call.
+ */
+static int complete_ok(struct st_call *c)
+{
+	const struct st_args *a = &c->a;
+	uint64_t t0, t1;
+	uint32_t site;
+	struct st_req r;
+	uint64_t at;
+	int i;
+
+	switch (c->fn) {
+	case ST_FN_MPI_TEST:
+	case ST_FN_MPI_TESTALL:
+		if (!a->flag)
+			return 0;
+		if (!*a->flag) {
+			/* Polling, not a record. */
+			st_site_get(c->ra);
+			return 1;
+		}
+		break;
+	case ST_FN_MPI_WAIT:
+	case ST_FN_MPI_WAITALL:
+	case ST_FN_MPI_START:
+	case ST_FN_MPI_STARTALL:
+		break;
+	default:
+		return 0;
+	}
+	t0 = st_clock_ns(c->t0);
+	t1 = st_clock_ns(c->t1);
+	site = st_site_get(c->ra);
+	if (c->fn == ST_FN_MPI_START || c->fn == ST_FN_MPI_STARTALL) {
+		start_ok(c, site, t0, t1);
+	} else {
+		for (i = 0; i < c->nsnap; i++) {
+			at = c->snap[2 * i];
+			if (st_req_took(at, c->snap[2 * i + 1], &r, 0))
+				done_ok(c, at, &r, status_at(c, i), site, t0,
+					t1);
+		}
+		plain_call(c, site, t0, t1);
+	}
+	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
+		st_flush_due(t1);
+	return 1;
+}
+
 void st_leave(struct st_call *c, int rc)
 {
 	const struct st_fn_info *fi = &st_fn_info[c->fn];
@@ -731,6 +1038,11 @@ void st_leave(struct st_call *c, int rc)
 	if (__builtin_expect(!atomic_load_explicit(&st_on,
 						   memory_order_relaxed), 0)) {
 		keep_ids(c, fi, rc);
+		st_tls.guard = 0;
+		return;
+	}
+	if (fi->kind == ST_KIND_COMPLETE && rc == MPI_SUCCESS &&
+	    complete_ok(c)) {
 		st_tls.guard = 0;
 		return;
 	}
@@ -791,6 +1103,16 @@ MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses)
 	if (statuses == MPI_STATUSES_IGNORE && n >= 0 && n <= ST_MAX_STATUSES)
 		return c->statuses;
 	return statuses;
+}
+
+MPI_Status *st_snap_status(struct st_call *c, MPI_Status *status)
+{
+	return c->stneed ? st_status(c, status) : status;
+}
+
+MPI_Status *st_snap_statuses(struct st_call *c, int n, MPI_Status *statuses)
+{
+	return c->stneed ? st_statuses(c, n, statuses) : statuses;
 }
 
 int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)

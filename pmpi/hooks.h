@@ -54,7 +54,8 @@
  *    return.
  *
  * Status arguments are passed through st_status(&c, status) and
- * st_statuses(&c, n, statuses), which substitute synctrace's own when the
+ * st_statuses(&c, n, statuses) (st_snap_status() and st_snap_statuses()
+ * in completion calls), which substitute synctrace's own when the
  * application passed MPI_STATUS(ES)_IGNORE, so received bytes, source and
  * tag can be recorded; the application still sees nothing.
  */
@@ -76,7 +77,13 @@
 /* Statuses a completion call can substitute without allocating. */
 #define ST_MAX_STATUSES 64
 
-/* The arguments of a call, by role (wrappers.def names the roles). */
+/*
+ * The arguments of a call, by role (wrappers.def names the roles).  The
+ * wrapper of a completion call (Wait*, Test*, Start*, Request_free)
+ * fills only the roles a completion call may have (request, requests,
+ * nreq, index, indices, outcount, flag, status, statuses), 0 where it
+ * lacks one, and leaves the rest as it was: nothing reads them.
+ */
 struct st_args {
 	const void *sbuf;	/* role sbuf; sendbuf, or buf of a send */
 	void *rbuf;		/* role rbuf; recvbuf, or buf of a receive */
@@ -147,6 +154,7 @@ struct st_call {
 	int plain;		/* init/finalize: 1 a record only, 2 not even */
 	MPI_Status status;	/* substituted for MPI_STATUS_IGNORE */
 	int nsnap;		/* completion calls: requests snapshotted */
+	int stneed;		/* completion calls: a receive among them */
 	uint64_t *snap;		/* their ids (0 = untracked), thread-owned */
 	MPI_Status statuses[ST_MAX_STATUSES];
 };
@@ -219,6 +227,7 @@ st_key_find(struct st_call *c, const struct st_key k)
 	c->k.sbuf = k.sbuf;
 	c->k.rbuf = k.rbuf;
 	c->k.buf = k.buf;
+	c->k.request = k.request;
 	if (f) {
 		f = st_fast_slot(f, c->ra);
 		if (f->ra == c->ra && f->fn == c->fn &&
@@ -234,7 +243,9 @@ st_key_find(struct st_call *c, const struct st_key k)
 		    !ST_KEY_DIFF(k.scount, f->k.scount) &&
 		    !ST_KEY_DIFF(k.stype, f->k.stype) &&
 		    !ST_KEY_DIFF(k.rcount, f->k.rcount) &&
-		    !ST_KEY_DIFF(k.rtype, f->k.rtype)) {
+		    !ST_KEY_DIFF(k.rtype, f->k.rtype) &&
+		    !ST_KEY_DIFF(k.peer, f->k.peer) &&
+		    !ST_KEY_DIFF(k.tag, f->k.tag)) {
 			c->fast = f;
 			return;
 		}
@@ -270,6 +281,14 @@ void st_finalize_post(struct st_call *c, int rc);
 
 MPI_Status *st_status(struct st_call *c, MPI_Status *status);
 MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses);
+
+/*
+ * The same for completion calls, after st_complete_pre(): only when a
+ * receive is among their requests is a status wanted, and MPI spared
+ * filling in one the application does not read.
+ */
+MPI_Status *st_snap_status(struct st_call *c, MPI_Status *status);
+MPI_Status *st_snap_statuses(struct st_call *c, int n, MPI_Status *statuses);
 
 /*
  * Yield mode.  'blocking' and 'nonblocking' are the call and its

@@ -30,9 +30,11 @@ extern int st_clock_tsc;	/* st_now() reads the TSC */
 extern atomic_uint st_comm_gen;
 
 /*
- * The arguments of a repeatable blocking collective, by role: all that
- * decides its record but for the sequence number and the timestamps.
- * Buffers count only as being MPI_IN_PLACE or not, and 'buf' not at all.
+ * The arguments of a repeatable call (a blocking collective, or a
+ * nonblocking collective or point-to-point call with scalar arguments),
+ * by role: all that decides its record but for the sequence number,
+ * the request and the timestamps.  Buffers count only as being
+ * MPI_IN_PLACE or not, 'buf' and 'request' not at all.
  */
 struct st_key {
 	const void *sbuf;
@@ -42,7 +44,42 @@ struct st_key {
 	MPI_Datatype stype, rtype, type;
 	MPI_Op op;
 	int root;
+	int peer, tag;
 	MPI_Comm comm;
+	MPI_Request *request;
+};
+
+/*
+ * A tracked request (pmpi/request.c): what its call record said, so
+ * that its start and done records can say it again, and the tokens
+ * under which the encoder knows those records' fields.
+ */
+struct st_req {
+	uint64_t id;
+	uint16_t fn;
+	uint8_t persistent;
+	uint8_t recv;		/* a receive: peer/tag/bytes come from the status */
+	uint32_t inst;		/* starts so far */
+	uint64_t comm;
+	uint32_t comm_size;
+	uint64_t seq;
+	int32_t root, peer, tag, peer2, tag2;
+	uint64_t sbytes, rbytes;
+	uint32_t tsize;
+	uint16_t op;
+	uint32_t parts;		/* a partitioned request's partitions */
+	/*
+	 * Tokens (0: none yet): of its start records, and of its done
+	 * records when the status says 'st_src', 'st_tag' and 'st_bytes'
+	 * (a receive's; the others' do not count).
+	 */
+	uint32_t start_token, done_token;
+	int32_t st_src, st_tag;
+	int64_t st_bytes;
+	/* The cache entry it was made from, while its token is 'fast_token'. */
+	struct st_fast *fast;
+	uint32_t fast_token;
+	void *owner;		/* &st_tls of the thread that made it */
 };
 
 /*
@@ -56,6 +93,8 @@ struct st_fast {
 	int fn;
 	unsigned gen;		/* st_comm_gen when made */
 	uint32_t token;		/* the encoder's name for the fields */
+	int nb;			/* nonblocking: makes a request */
+	int coll;		/* counts a sequence number on 'e' */
 	struct st_key k;	/* the key it was made with */
 	struct st_comm_entry *e;
 	/* The record's fields. */
@@ -63,6 +102,7 @@ struct st_fast {
 	int32_t root;
 	uint64_t comm_id, sbytes, rbytes;
 	uint16_t op;
+	struct st_req req;	/* nb: its requests', but for id and seq */
 };
 #define ST_FAST_BITS 6		/* a thread's cache has 2^ST_FAST_BITS slots */
 
@@ -79,7 +119,6 @@ struct st_tls {
 	struct st_stream *stream; /* streams[slot] */
 	atomic_int *busy;	/* its flag: an append or flush is under way */
 	struct st_fast *fast;	/* the repeat cache; NULL until used */
-	uint32_t next_token;	/* last token handed out for 'fast' */
 };
 #define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
 extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;

@@ -261,30 +261,16 @@ int64_t st_status_bytes(const MPI_Status *status);
 void st_req_track(struct st_call *c, const struct st_fn_info *fi,
 		  struct st_event *ev, int recv);
 
-/* Requests (pmpi/request.c). */
-struct st_req {
-	uint64_t id;
-	uint16_t fn;
-	uint8_t persistent;
-	uint8_t recv;		/* a receive: peer/tag/bytes come from the status */
-	uint32_t inst;		/* starts so far */
-	uint64_t comm;
-	uint32_t comm_size;
-	uint64_t seq;
-	int32_t root, peer, tag, peer2, tag2;
-	uint64_t sbytes, rbytes;
-	uint32_t tsize;
-	uint16_t op;
-	uint32_t parts;		/* a partitioned request's partitions */
-};
-
+/* Requests (pmpi/request.c); struct st_req is in pmpi/hot.h. */
 /* Track 'h' as described by 'r'; returns the new id. */
 uint64_t st_req_add(MPI_Request h, struct st_req *r);
 /*
  * Snapshot the 'n' requests of 'reqs' before a completion call: snap[2i]
- * the handle, snap[2i+1] the id tracked for it (0 when untracked).
+ * where the entry of the i-th is kept (for st_req_took()), snap[2i+1]
+ * the id tracked for it (both 0 when untracked).  Returns non-zero when
+ * a receive is among them, whose status is then wanted.
  */
-void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
+int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
 
 /* Copy the entry of 'h' to 'out'; 0 when untracked. */
 int st_req_find(MPI_Request h, struct st_req *out);
@@ -297,6 +283,17 @@ int st_req_start(MPI_Request h, struct st_req *out);
  */
 int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 		int drop_persistent);
+/*
+ * st_req_take() of a request snapshotted at 'at' as 'id': no lookup.
+ * Returns 0 when that entry no longer tracks 'id'.
+ */
+int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
+		int drop_persistent);
+/*
+ * The persistent request snapshotted at 'at' (tracked as 'r->id')
+ * completes with the done token and status of 'r' from now on.
+ */
+void st_req_note(uint64_t at, const struct st_req *r);
 
 /* Call sites (pmpi/site.c). */
 uint32_t st_site_get(void *ra);

@@ -111,11 +111,14 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	acquire();
 	if (builtin(h) && !r->persistent) {
 		if (tail - head < RING) {
+			struct slot *s = &ring[tail & (RING - 1)];
+
 			id = next_id++;
 			r->id = id;
 			r->inst = 0;
-			ring[tail & (RING - 1)] =
-				(struct slot){ .state = 2, .h = h, .r = *r };
+			s->r = *r;
+			s->h = h;
+			s->state = 2;
 			tail++;
 		}
 		release();
@@ -145,12 +148,12 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	return id;
 }
 
-void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 {
 	/* Where the last match of each builtin handle was, in this array. */
 	MPI_Request seen_h[8];
 	uint64_t seen_at[8];
-	int nseen = 0, i, j;
+	int nseen = 0, recv = 0, i, j;
 	struct slot *s;
 
 	acquire();
@@ -158,13 +161,16 @@ void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 		MPI_Request h = reqs[i];
 		uint64_t from = head, at;
 
-		snap[2 * i] = (uint64_t)(uint32_t)h;
+		snap[2 * i] = 0;
 		snap[2 * i + 1] = 0;
 		if (h == MPI_REQUEST_NULL)
 			continue;
 		if (!builtin(h)) {
-			if ((s = find(h)))
+			if ((s = find(h))) {
+				snap[2 * i] = (uint64_t)(uintptr_t)s;
 				snap[2 * i + 1] = s->r.id;
+				recv |= s->r.recv;
+			}
 			continue;
 		}
 		for (j = 0; j < nseen && seen_h[j] != h; j++)
@@ -174,7 +180,9 @@ void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 		at = ring_next(h, from);
 		if (at == tail)
 			continue;
+		snap[2 * i] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)];
 		snap[2 * i + 1] = ring[at & (RING - 1)].r.id;
+		recv |= ring[at & (RING - 1)].r.recv;
 		if (j < nseen) {
 			seen_at[j] = at;
 		} else if (nseen < 8) {
@@ -183,6 +191,7 @@ void st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 		}
 	}
 	release();
+	return recv;
 }
 
 int st_req_find(MPI_Request h, struct st_req *out)
@@ -239,4 +248,40 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 	}
 	release();
 	return found;
+}
+
+int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
+		int drop_persistent)
+{
+	struct slot *s = (struct slot *)(uintptr_t)at;
+	int found = 0;
+
+	if (!s)
+		return 0;
+	acquire();
+	/* Still the request snapshotted: ids are never reused. */
+	if (s->state == 2 && s->r.id == id) {
+		*out = s->r;
+		found = 1;
+		if (s >= ring && s < ring + RING)
+			ring_drop((uint64_t)(s - ring));
+		else if (!s->r.persistent || drop_persistent)
+			drop(s);
+	}
+	release();
+	return found;
+}
+
+void st_req_note(uint64_t at, const struct st_req *r)
+{
+	struct slot *s = (struct slot *)(uintptr_t)at;
+
+	acquire();
+	if (s && s->state == 2 && s->r.id == r->id) {
+		s->r.done_token = r->done_token;
+		s->r.st_src = r->st_src;
+		s->r.st_tag = r->st_tag;
+		s->r.st_bytes = r->st_bytes;
+	}
+	release();
 }

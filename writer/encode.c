@@ -137,6 +137,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 	x->key = key;
 	x->next = key & ST_KEY_FN_SITE;
 	x->gap = x->dur = 0;
+	x->lreq = 0;
 	memcpy(x->v, ctx_empty, sizeof(x->v));
 }
 
@@ -209,7 +210,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	pr = pred_rbytes(pred[ST_F_SBYTES], pred[ST_F_RBYTES],
 			 raw[ST_F_SBYTES]);
 	pq = st_pred_seq(c, ev->kind, pred[ST_F_SEQ], raw[ST_F_COMM]);
-	prq = st_pred_req(c, ev->kind, pred[ST_F_REQ]);
+	prq = st_pred_req(c, ev->kind, pred[ST_F_REQ], valid ? x->lreq : 0);
 	mask &= ~(1u << ST_F_RBYTES | 1u << ST_F_SEQ | 1u << ST_F_REQ);
 	mask |= (uint32_t)(raw[ST_F_RBYTES] != pr) << ST_F_RBYTES |
 		(uint32_t)(raw[ST_F_SEQ] != pq) << ST_F_SEQ |
@@ -287,6 +288,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	st_ctx_count(x, ev->kind);
 	st_count_call(c, ev->kind, raw[ST_F_COMM], raw[ST_F_SEQ],
 		      raw[ST_F_REQ]);
+	st_ctx_lreq(c, x, ev->kind);
 	if (tag & ST_TAG_NOTIME) {
 		c->done_fn = ST_DONE_NONE;
 	} else {
@@ -311,7 +313,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  const struct st_event *ev, uint32_t token)
 {
-	uint64_t key = st_ctx_key(ev->kind, ev->fn, ev->site);
+	uint64_t key = st_rec_key(c, ev->kind, ev->fn, ev->site);
 	struct st_ctx *x = st_ctx_slot(c, key);
 	uint64_t diff = 0, pq, prq, gap, dur, pg, pd;
 	uint8_t *p = *pp;
@@ -322,7 +324,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		return enc_full(c, pp, limit, ev, token, x, key, 0);
 	/* With every field as in the context, so is the communicator. */
 	pq = st_pred_seq(c, ev->kind, x->v[ST_F_SEQ], x->v[ST_F_COMM]);
-	prq = st_pred_req(c, ev->kind, x->v[ST_F_REQ]);
+	prq = st_pred_req(c, ev->kind, x->v[ST_F_REQ], x->lreq);
 #define X(bit, name, type)						\
 	diff |= RAW_##type(ev->name) ^ (bit == ST_F_SEQ ? pq :		\
 					bit == ST_F_REQ ? prq : x->v[bit]);
@@ -355,6 +357,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	x->v[ST_F_REQ] = ev->req;
 	st_ctx_count(x, ev->kind);
 	st_count_call(c, ev->kind, ev->comm, ev->seq, ev->req);
+	st_ctx_lreq(c, x, ev->kind);
 	if (!same) {
 		x->gap = gap;
 		x->dur = dur;
@@ -451,6 +454,27 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	return 0;
 }
 
+int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		 unsigned kind, unsigned fn, uint32_t site, uint32_t token,
+		 uint64_t seq, uint64_t req, uint64_t inst, uint64_t t0,
+		 uint64_t t1)
+{
+	struct st_tok_rec l = {
+		.kind = kind, .fn = fn, .site = site, .token = token,
+		.seq = seq, .req = req, .inst = inst, .t0 = t0, .t1 = t1,
+	};
+
+	return st_enc_like(c, pp, limit, &l);
+}
+
+/* st_ctx_count() as versions 4 to 7 had it. */
+static void v6_count(struct st_ctx *x, unsigned kind)
+{
+	x->v[ST_F_SEQ] += x->v[ST_F_SEQ] != 0;
+	x->v[ST_F_INST] += x->v[ST_F_INST] != 0;
+	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind != ST_REC_START);
+}
+
 int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		  struct st_event *ev)
 {
@@ -500,7 +524,8 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	 * Decode in place into the context: on error the chunk is given up
 	 * anyway, so a half-updated context does no harm.
 	 */
-	key = st_ctx_key(kind, fn, (uint32_t)site);
+	key = c->v6 ? st_ctx_key(kind, fn, (uint32_t)site)
+		    : st_rec_key(c, kind, fn, (uint32_t)site);
 	x = st_ctx_slot(c, key);
 	valid = st_ctx_valid(c, x, key);
 	if (!valid)
@@ -527,7 +552,9 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	}
 	x->v[ST_F_RBYTES] += pred_rbytes(s0, r0, x->v[ST_F_SBYTES]);
 	x->v[ST_F_SEQ] += st_pred_seq(c, kind, q0, x->v[ST_F_COMM]);
-	x->v[ST_F_REQ] += st_pred_req(c, kind, rq0);
+	x->v[ST_F_REQ] += c->v6 ? st_pred_req(c, kind == ST_REC_CALL ? kind : 0,
+					      rq0, 0)
+				: st_pred_req(c, kind, rq0, x->lreq);
 #define X(bit, name, type)				\
 	if (!FITS_##type(x->v[bit]))			\
 		return -EBADMSG;			\
@@ -583,8 +610,12 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	ev->kind = (uint8_t)kind;
 	ev->fn = (uint16_t)fn;
 
-	st_ctx_count(x, kind);
+	if (c->v6)
+		v6_count(x, kind);
+	else
+		st_ctx_count(x, kind);
 	st_count_call(c, kind, ev->comm, ev->seq, ev->req);
+	st_ctx_lreq(c, x, kind);
 	st_ctx_follow(c, x, key);
 	c->last_fn = (uint16_t)fn;
 	*pp = p;

@@ -15,14 +15,20 @@
 #include "writer/event.h"
 #include "writer/format.h"
 #include "writer/varint.h"
+#include "writer/writer.h"
 
 struct st_event;
 
 /* The fn and site bits of a context key (st_ctx_key()). */
 #define ST_KEY_FN_SITE 0xffffffff0000ffffull
+/* Where a done record's ordinal goes in its key (st_rec_key()). */
+#define ST_KEY_ORD_SHIFT 27
 
 /* Slots of the writer's token map (st_enc_repeat()). */
 #define ST_TOK_SLOTS 64
+
+/* The highest ordinal of a done record (st_rec_key()). */
+#define ST_DONE_ORD_MAX 31
 
 /* st_codec.done_fn when the previous record is not a timed done record. */
 #define ST_DONE_NONE UINT32_MAX
@@ -35,6 +41,8 @@ struct st_ctx {
 	uint64_t next;		/* fn and site of its successor */
 	uint64_t gap, dur;	/* the timing of its size class */
 	uint32_t cls;		/* size class of its last record */
+	uint64_t lreq;		/* done records: the codec's last_req after
+				   its last record */
 	uint64_t v[ST_NFIELDS];
 };
 
@@ -58,6 +66,8 @@ struct st_codec {
 	uint32_t done_fn;	/* its fn if a timed done one, or none */
 	uint32_t epoch;		/* bumped at each reset, never 0 */
 	uint16_t last_fn;	/* fn of the previous record */
+	uint8_t v6;		/* reader: a trace of version 7 or older,
+				   decoded by its rules (st_dec_record()) */
 	uint32_t run_left;	/* reader: members of the run still to come */
 	struct st_ctx *prev;	/* slot of the previous record, or &start */
 	uint8_t *run_n;		/* writer: the open run's count, or NULL */
@@ -84,6 +94,27 @@ static inline uint64_t st_ctx_key(unsigned kind, unsigned fn, uint32_t site)
 	return (uint64_t)site << 32 | kind << 16 | fn;
 }
 
+/*
+ * The key of the context of a record of 'kind', 'fn' and 'site' coded
+ * next in 'c': st_ctx_key(), but for a done record that follows done
+ * records of the same fn and site (a completion call's) with its
+ * ordinal among them, up to ST_DONE_ORD_MAX, in bits 27..31, so that
+ * the first, second... request a Waitall completes are predicted apart.
+ */
+static inline uint64_t st_rec_key(const struct st_codec *c, unsigned kind,
+				  unsigned fn, uint32_t site)
+{
+	uint64_t key = st_ctx_key(kind, fn, site), pk = c->prev->key;
+	unsigned ord;
+
+	if (kind != ST_REC_DONE || (pk >> 16 & 0xf) != ST_REC_DONE ||
+	    (pk & ST_KEY_FN_SITE) != (key & ST_KEY_FN_SITE))
+		return key;
+	ord = (unsigned)(pk >> ST_KEY_ORD_SHIFT) & ST_DONE_ORD_MAX;
+	ord += ord < ST_DONE_ORD_MAX;
+	return key | (uint64_t)ord << ST_KEY_ORD_SHIFT;
+}
+
 static inline struct st_ctx *st_ctx_slot(struct st_codec *c, uint64_t key)
 {
 	return &c->ctx[key * 0x9e3779b97f4a7c15u >> (64 - ST_CTX_BITS)];
@@ -103,13 +134,16 @@ static inline void st_ctx_follow(struct st_codec *c, struct st_ctx *x,
 
 /*
  * The context now holds the record's own fields: advance its counters
- * so that it predicts the next record.
+ * so that it predicts the next record: 'inst'; 'seq' unless the record
+ * is an instance of a persistent request ('inst' not 0), whose 'seq' is
+ * its init call's; 'req' in call records (a done record's is predicted
+ * by st_pred_req()).
  */
 static inline void st_ctx_count(struct st_ctx *x, unsigned kind)
 {
-	x->v[ST_F_SEQ] += x->v[ST_F_SEQ] != 0;
+	x->v[ST_F_SEQ] += (x->v[ST_F_SEQ] != 0) & (x->v[ST_F_INST] == 0);
 	x->v[ST_F_INST] += x->v[ST_F_INST] != 0;
-	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind != ST_REC_START);
+	x->v[ST_F_REQ] += (x->v[ST_F_REQ] != 0) & (kind == ST_REC_CALL);
 }
 
 static inline struct st_cseq *st_cseq_slot(struct st_codec *c, uint64_t comm)
@@ -137,15 +171,29 @@ static inline uint64_t st_pred_seq(struct st_codec *c, unsigned kind,
 }
 
 /*
- * The predicted 'req' of a record of 'kind' whose context predicts 'req':
- * a call record's that makes a request is the last one's + 1 (requests
- * count per rank); otherwise the context's.
+ * The predicted 'req' of a record of 'kind' whose context predicts 'req'
+ * and remembers 'lreq' (struct st_ctx): a call record's that makes a
+ * request is the last one's + 1 (requests count per rank); a done
+ * record's is its context's moved on by the requests made since (a
+ * loop that makes k requests and completes them moves each by k, one
+ * that restarts persistent requests by 0); otherwise the context's.
  */
 static inline uint64_t st_pred_req(const struct st_codec *c, unsigned kind,
-				   uint64_t req)
+				   uint64_t req, uint64_t lreq)
 {
-	return kind == ST_REC_CALL && req && c->last_req ? c->last_req + 1
-							 : req;
+	if (kind == ST_REC_CALL)
+		return req && c->last_req ? c->last_req + 1 : req;
+	if (kind == ST_REC_DONE && req && lreq && c->last_req)
+		return req + (c->last_req - lreq);
+	return req;
+}
+
+/* After a record of 'kind' in context 'x' was coded. */
+static inline void st_ctx_lreq(const struct st_codec *c, struct st_ctx *x,
+			       unsigned kind)
+{
+	if (kind == ST_REC_DONE)
+		x->lreq = c->last_req;
 }
 
 /* A record of 'kind' with 'seq' and 'req' on 'comm' was coded. */
@@ -225,6 +273,111 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  unsigned fn, uint32_t token, uint64_t seq, uint64_t t0,
 		  uint64_t t1);
+
+/*
+ * A record of 'kind', 'fn' and 'site' whose fields are those last
+ * encoded with 'token' in its context (st_rec_key()) but for its
+ * timestamps and its counters 'seq', 'req' and 'inst', which must be
+ * the ones the context predicts: a nonblocking call whose arguments
+ * and call site were seen before, the start of a persistent request,
+ * a request completing as the one before did.  Encodes it as
+ * st_enc_record() would, without a struct st_event.  Returns 0; 1 when
+ * the context does not hold 'token' (or 'token' is 0), predicts other
+ * counters, or the record has no timestamps (nothing written: encode
+ * the full record with st_enc_record(), passing 'token'); or -ENOBUFS
+ * as st_enc_record().  Tokens are as for st_enc_repeat().
+ */
+int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		 unsigned kind, unsigned fn, uint32_t site, uint32_t token,
+		 uint64_t seq, uint64_t req, uint64_t inst, uint64_t t0,
+		 uint64_t t1);
+
+/*
+ * st_enc_token() of the record 'l', inline for the interposer's hot
+ * path (writer/stream.c): the context's counters are set to what they
+ * predict next straight from the record's, which are those they
+ * predicted.
+ */
+static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
+			      const uint8_t *limit, const struct st_tok_rec *l)
+{
+	uint64_t key = st_rec_key(c, l->kind, l->fn, l->site);
+	struct st_ctx *x = st_ctx_slot(c, key);
+	uint64_t gap, dur, pg, pd, seq = l->seq, req = l->req;
+	uint8_t *p = *pp;
+	unsigned kind = l->kind;
+	struct st_cseq *q = NULL;
+	int same;
+
+	/*
+	 * The token vouches for every field but the counters, which are
+	 * checked against their predictions (those of st_enc_record()).
+	 */
+	if (!l->token || x->token != l->token || x->key != key ||
+	    x->epoch != c->epoch || !(l->t0 | l->t1) ||
+	    x->v[ST_F_INST] != l->inst)
+		return 1;
+	if (kind == ST_REC_CALL) {
+		if (seq) {
+			q = st_cseq_slot(c, x->v[ST_F_COMM]);
+			if (seq != (q->epoch == c->epoch &&
+				    q->comm == x->v[ST_F_COMM] ? q->seq + 1
+							       : x->v[ST_F_SEQ]))
+				return 1;
+		} else if (x->v[ST_F_SEQ]) {
+			return 1;
+		}
+	} else if (seq != x->v[ST_F_SEQ]) {
+		return 1;
+	}
+	if (st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
+		return 1;
+	*p = (uint8_t)(kind - 1);
+	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
+		*p |= ST_TAG_FN;
+		p = st_varint_put(p + 1, l->fn);
+		p = st_varint_put(p, st_zigzag(l->site -
+					       (c->prev->key >> 32)));
+	} else {
+		p++;
+	}
+	same = c->done_fn == l->fn;
+	gap = l->t0 - c->last_t1;
+	dur = l->t1 - l->t0;
+	pg = same ? 0 - c->done_dur : x->gap;
+	pd = same ? c->done_dur : x->dur;
+	p = st_varint_put(p, st_zigzag(gap - pg));
+	p = st_varint_put(p, st_zigzag(dur - pd));
+	if (__builtin_expect(p > limit, 0))
+		return -ENOBUFS;
+	c->tok[st_tok_index(l->token)] = x;
+	/* st_ctx_count(), st_count_call() and st_ctx_lreq(). */
+	x->v[ST_F_SEQ] = seq + ((seq != 0) & (l->inst == 0));
+	x->v[ST_F_INST] = l->inst + (l->inst != 0);
+	x->v[ST_F_REQ] = req + ((req != 0) & (kind == ST_REC_CALL));
+	if (kind == ST_REC_CALL) {
+		if (q) {
+			q->epoch = c->epoch;
+			q->comm = x->v[ST_F_COMM];
+			q->seq = seq;
+		}
+		if (req)
+			c->last_req = req;
+	} else if (kind == ST_REC_DONE) {
+		x->lreq = c->last_req;
+	}
+	if (!same) {
+		x->gap = gap;
+		x->dur = dur;
+	}
+	c->done_fn = kind == ST_REC_DONE ? l->fn : ST_DONE_NONE;
+	c->done_dur = dur;
+	c->last_t1 = l->t1;
+	st_ctx_follow(c, x, key);
+	c->last_fn = (uint16_t)l->fn;
+	*pp = p;
+	return 0;
+}
 
 /*
  * Non-zero when a repeat of 'fn' with 'token' at 'p' would join the open

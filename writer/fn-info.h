@@ -87,8 +87,8 @@ enum st_bytes_class {
 #define ST_FNF_LARGE 0x1	/* the large-count _c form */
 #define ST_FNF_F08 0x2		/* mpi_f08 calls its PMPI_ name directly */
 #define ST_FNF_ROOTED 0x4	/* has a root argument */
-#define ST_FNF_REPEAT 0x8	/* blocking, scalar arguments: the wrapper
-				   tries the interposer's repeat path */
+#define ST_FNF_REPEAT 0x8	/* scalar arguments: the wrapper tries the
+				   interposer's repeat path */
 #define ST_FNF_SESSION 0x10	/* init or finalize of an MPI session */
 #define ST_FNF_COLLECTIVE 0x20	/* collective over its window or file:
 				   numbered on it as on a communicator */

@@ -140,7 +140,14 @@
  *
  * of a table of 2^ST_CTX_BITS slots that also remembers the key.  So the
  * calls of one function from several call sites (a halo exchange's
- * receives from the left and from the right) are predicted apart.  A
+ * receives from the left and from the right) are predicted apart.
+ * A done record's key also holds, in bits 27..31, its ordinal k: 0,
+ * unless the previous record of the chunk is a done record of the same
+ * fn and site, whose k is one less (at most 31), so that the requests
+ * one completion call completes in turn (the receive and then the send
+ * of a halo exchange's Waitall) are predicted apart too:
+ *
+ *	site << 32 | k << 27 | kind << 16 | fn  A
  * slot not yet filled in this chunk, or filled for another key, is
  * empty; a record whose slot is empty fills it, evicting what it held.
  *
@@ -157,8 +164,15 @@
  * context, or for an empty slot the "does not apply" value: 0 for every
  * field but 'peer', 'peer2' and 'root', which are ST_RANK_NONE.  Except
  * these counters, predicted as the context's value + 1 when it is not 0:
- * 'seq'; 'inst'; 'req' except in ST_REC_START records (a persistent
- * request is started again and again); and except 'rbytes', predicted
+ * 'inst'; 'seq', unless the context's 'inst' is not 0 (an instance of a
+ * persistent request carries its init call's seq); 'req' in
+ * ST_REC_CALL records; and in ST_REC_DONE records 'req', predicted as
+ * the context's value + L - L0 when none of the three is 0, where L is
+ * the last non-zero req of a call record of the chunk so far and L0
+ * what L was after the context's previous record (a loop that makes
+ * two requests and completes them moves each done record's req by two;
+ * one that starts persistent requests again, by none); and except
+ * 'rbytes', predicted
  * from the record's own 'sbytes' s (field 0, decoded first) and the
  * context's sbytes s0 and rbytes r0: r0 / s0 * s when s0 is not 0 and
  * divides r0, else r0 (so an Allreduce, Allgather or Reduce of a new
@@ -208,11 +222,14 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 7 (this one) added the fields 'arg' and 'offset' (one-sided,
- * I/O, partitioned and phase records), window and file records as
- * ST_REC_COMM records, and text in call records; older files never set
- * their mask bits, so they read as before.  Version 6 added the header
- * key 'run_id', and its line in the run index; chunks are as in version 5, which added the chunk
+ * Version 8 (this one) added the ordinal of done records to their
+ * context, the prediction of their 'req' by the requests made since,
+ * and left the 'seq' of instances uncounted.  Version 7 added the
+ * fields 'arg' and 'offset' (one-sided, I/O, partitioned and phase
+ * records), window and file records as ST_REC_COMM records, and text in
+ * call records; older files never set their mask bits, so they read as
+ * before.  Version 6 added the header key 'run_id', and its line in the
+ * run index; chunks are as in version 5, which added the chunk
  * sequence number.  Version 4 added the call site to the context, coded
  * with
  * fn, the successor prediction of both, the size classes of timings and
@@ -227,7 +244,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 7
+#define ST_FORMAT_VERSION 8
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */

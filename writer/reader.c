@@ -207,6 +207,7 @@ static int read_header(struct st_reader *r)
 			    r->version, ST_FORMAT_VERSION_MIN,
 			    ST_FORMAT_VERSION);
 	r->hdr_len = r->version >= 5 ? ST_CHUNK_HDR_LEN : ST_CHUNK_HDR_LEN_V4;
+	r->codec.v6 = r->version < 8;
 	if (have < ST_FILE_HDR_LEN)
 		return fail(r, -EBADMSG,
 			    "truncated file header (%zu bytes)", have);

@@ -192,6 +192,20 @@ int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
 	return appended(s, p);
 }
 
+int st_stream_append_like(struct st_stream *s, const struct st_tok_rec *l)
+{
+	uint8_t *p = s->pos;
+	int rc;
+
+	rc = st_enc_like(&s->codec, &p, s->limit, l);
+	if (rc)
+		return rc;
+	atomic_signal_fence(memory_order_release);
+	s->nrec++;
+	s->pos = p;
+	return 0;
+}
+
 size_t st_stream_buffered(const struct st_stream *s)
 {
 	return (size_t)(s->pos - (s->buf[s->cur].raw + ST_CHUNK_HDR_LEN));

@@ -90,6 +90,21 @@ int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
 			    uint64_t seq, uint64_t t0, uint64_t t1);
 
 /*
+ * Append the record 'l' (writer/encode.h): of 'kind', 'fn' and 'site',
+ * whose fields are those last appended with 'token' in its context but
+ * for its counters 'seq', 'req', 'inst' and its timestamps, when the
+ * encoder predicts those counters (st_enc_token()): a nonblocking call, a start or a
+ * completion seen before.  Returns 0; 1 when it is not such a record
+ * (nothing written: append the whole record, with 'token'); -ENOBUFS
+ * as st_stream_append().
+ */
+struct st_tok_rec {
+	uint32_t kind, fn, site, token;
+	uint64_t seq, req, inst, t0, t1;
+};
+int st_stream_append_like(struct st_stream *s, const struct st_tok_rec *l);
+
+/*
  * Compress the buffered records into one chunk and write it to the sink,
  * after the sealed buffer if any (written here unless another thread is
  * at it, which is then waited for); a no-op when both are empty.  The

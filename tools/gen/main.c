@@ -235,27 +235,6 @@ static void put_yieldable(FILE *f, const char *real, const char *twin,
 }
 
 /*
- * Blocking collectives whose record follows from scalar arguments (no
- * count or type arrays): their wrappers hand a struct st_key to
- * st_key_find() before the call and finish with st_leave_key(), which
- * takes the repeat path when the key was found.  They carry
- * ST_FNF_REPEAT in gen/ops.h.
- */
-static int repeatable(const struct st_def_fn *fn)
-{
-	switch (fn->bytes) {
-	case ST_BYTES_BARRIER: case ST_BYTES_BCAST: case ST_BYTES_GATHER:
-	case ST_BYTES_SCATTER: case ST_BYTES_ALLGATHER:
-	case ST_BYTES_ALLTOALL: case ST_BYTES_REDUCE:
-	case ST_BYTES_ALLREDUCE: case ST_BYTES_REDUCE_SCATTER_BLOCK:
-	case ST_BYTES_SCAN:
-		return fn->kind == ST_KIND_COLL &&
-		       fn->family == ST_FAM_BLOCKING;
-	}
-	return 0;
-}
-
-/*
  * Roles that make up a struct st_key (pmpi/hooks.h): every role a
  * repeatable function may have, since its wrapper fills nothing else.
  */
@@ -266,9 +245,44 @@ static int key_role(int role)
 	case ST_ROLE_SCOUNT: case ST_ROLE_RCOUNT: case ST_ROLE_COUNT:
 	case ST_ROLE_STYPE: case ST_ROLE_RTYPE: case ST_ROLE_TYPE:
 	case ST_ROLE_OP: case ST_ROLE_ROOT: case ST_ROLE_COMM:
+	case ST_ROLE_PEER: case ST_ROLE_TAG: case ST_ROLE_REQUEST:
+	case ST_ROLE_NONE:
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Calls whose record follows from scalar arguments (no count or type
+ * arrays): blocking collectives, and nonblocking collectives and
+ * point-to-point sends and receives, whose requests then follow too.
+ * Their wrappers hand a struct st_key to st_key_find() before the call
+ * and finish with st_leave_key(), which takes the repeat path when the
+ * key was found.  They carry ST_FNF_REPEAT in gen/ops.h.
+ */
+static int repeatable(const struct st_def_fn *fn)
+{
+	size_t i;
+	int ok = 0;
+
+	switch (fn->bytes) {
+	case ST_BYTES_BARRIER: case ST_BYTES_BCAST: case ST_BYTES_GATHER:
+	case ST_BYTES_SCATTER: case ST_BYTES_ALLGATHER:
+	case ST_BYTES_ALLTOALL: case ST_BYTES_REDUCE:
+	case ST_BYTES_ALLREDUCE: case ST_BYTES_REDUCE_SCATTER_BLOCK:
+	case ST_BYTES_SCAN:
+		ok = fn->kind == ST_KIND_COLL &&
+		     (fn->family == ST_FAM_BLOCKING ||
+		      fn->family == ST_FAM_NONBLOCKING);
+		break;
+	case ST_BYTES_SEND: case ST_BYTES_RECV:
+		ok = fn->kind == ST_KIND_P2P &&
+		     fn->family == ST_FAM_NONBLOCKING;
+		break;
+	}
+	for (i = 0; ok && i < fn->nparams; i++)
+		ok = key_role(fn->params[i].role);
+	return ok;
 }
 
 static const char *param_of(const struct st_def_fn *fn, int role)
@@ -305,12 +319,48 @@ static void put_key(FILE *f, const struct st_def_fn *fn)
 	sl_clear(&sl);
 }
 
-/* "c.a = (struct st_args){ .role = param, ... };" for form 'large' of 'fn'. */
+/*
+ * "c.a = (struct st_args){ .role = param, ... };" for form 'large' of
+ * 'fn'; for a completion call "c.a.role = param;" for each role a
+ * completion call may have, 0 for those it lacks, and no others
+ * (pmpi/hooks.h): it runs on every Wait and Test.
+ */
 static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 {
+	/* The roles of completion calls: all that pmpi/ reads of theirs. */
+	static const int complete_roles[] = {
+		ST_ROLE_REQUEST, ST_ROLE_REQUESTS, ST_ROLE_NREQ, ST_ROLE_INDEX,
+		ST_ROLE_INDICES, ST_ROLE_OUTCOUNT, ST_ROLE_FLAG,
+		ST_ROLE_STATUS, ST_ROLE_STATUSES,
+	};
 	struct strlist sl = { 0 };
 	size_t i;
 
+	if (fn->kind == ST_KIND_COMPLETE) {
+		for (i = 0; i < fn->nparams; i++) {
+			size_t j;
+
+			for (j = 0; j < sizeof(complete_roles) /
+					sizeof(*complete_roles) &&
+				    complete_roles[j] != fn->params[i].role; j++)
+				;
+			if (fn->params[i].role != ST_ROLE_NONE &&
+			    j == sizeof(complete_roles) /
+				 sizeof(*complete_roles))
+				die("%s: role %s is not a completion call's",
+				    fn->name,
+				    st_def_role_name(fn->params[i].role));
+		}
+		for (i = 0; i < sizeof(complete_roles) /
+				sizeof(*complete_roles); i++) {
+			const char *p = param_of(fn, complete_roles[i]);
+
+			fprintf(f, "\tc.a.%s = %s;\n",
+				st_def_role_name(complete_roles[i]),
+				p ? p : "0");
+		}
+		return;
+	}
 	for (i = 0; i < fn->nparams; i++) {
 		const struct st_def_param *prm = &fn->params[i];
 
@@ -382,10 +432,12 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	if (message)
 		fprintf(f, "\tst_message_pre(&c, %s);\n", message);
 	if (status)
-		fprintf(f, "\t%s = st_status(&c, %s);\n", status, status);
+		fprintf(f, "\t%s = st_%sstatus(&c, %s);\n", status,
+			fn->flags & ST_DEF_SNAP ? "snap_" : "", status);
 	if (statuses)
-		fprintf(f, "\t%s = st_statuses(&c, %s, %s);\n", statuses,
-			nreq, statuses);
+		fprintf(f, "\t%s = st_%sstatuses(&c, %s, %s);\n", statuses,
+			fn->flags & ST_DEF_SNAP ? "snap_" : "", nreq,
+			statuses);
 	if (keyed)
 		put_key(f, fn);
 	fputs("\tc.t0 = st_now();\n", f);
