@@ -11,7 +11,9 @@
  * once in global time order (tools/analysis/merge.h):
  *
  *  - A blocking collective instance is the CALL records with one
- *    (communicator, sequence number), one per member.  Once all are in,
+ *    (communicator, sequence number), one per member; a window's or a
+ *    file's collectives (st_fn_group_coll()) are numbered on it as on a
+ *    communicator.  Once all are in,
  *    its cost is last exit - last arrival, its waiting the sum over
  *    members of the time from arrival to the last arrival (or to the
  *    member's exit, if earlier), and its size d follows from the summed
@@ -176,12 +178,11 @@ static const struct st_fn_desc *desc_of(const struct st_event *ev)
 	return st_fn_desc(ev->fn);
 }
 
+/* A blocking collective, over a communicator, window or file. */
 static int is_blocking_coll(const struct st_event *ev)
 {
-	const struct st_fn_desc *d = desc_of(ev);
-
-	return ev->kind == ST_REC_CALL && ev->comm && ev->seq && d &&
-	       d->kind == ST_KIND_COLL && d->family == ST_FAM_BLOCKING;
+	return ev->kind == ST_REC_CALL && ev->comm && ev->seq &&
+	       st_fn_group_coll(ev->fn) != ST_GC_NONE;
 }
 
 /* A point-to-point call that sends or receives: its byte class, or 0. */

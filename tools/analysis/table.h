@@ -6,10 +6,12 @@
  *
  * A sample is the cost of one instance of an operation, in global time
  * (tools/analysis/table-read.c finds them in traces):
- *  - a blocking collective on an intra-communicator: from the last
- *    member's arrival (entry) to the last member's exit, the time the
- *    operation itself took once every rank was there; the time ranks
- *    spent waiting for the last one to arrive is kept apart;
+ *  - a blocking collective on an intra-communicator, or over a window
+ *    or a file (MPI_Win_fence, MPI_File_write_all..., see
+ *    st_fn_group_coll()): from the last member's arrival (entry) to the
+ *    last member's exit, the time the operation itself took once every
+ *    rank was there; the time ranks spent waiting for the last one to
+ *    arrive is kept apart;
  *  - a point-to-point transfer, a blocking send matched with a blocking
  *    receive (or either half of MPI_Sendrecv): from the later of the
  *    send's and the receive's entry to the receive's exit.
@@ -54,9 +56,13 @@ enum st_table_kind {
  *	scatter(v)                     one rank's block: R / p
  *	alltoall(v,w)                  one block per pair: S / p^2
  *	neighbour collectives          what one rank sends in all: S / p
+ *	collective file write          what one rank writes: S / p
+ *	collective file read           what one rank reads: R / p
+ *	window and file collectives    0 (fence, open, close, set_view...)
+ *	without data
  *
  * (v variants: the mean block.)  Returns 0, or -EINVAL for a class that
- * is not a collective's or p < 1.
+ * is not a collective's (point-to-point, one-sided) or p < 1.
  */
 int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
 		       uint64_t rbytes, double *d);
