@@ -44,6 +44,7 @@
 #include "tools/analysis/diag.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/merge.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/table-map.h"
 #include "tools/analysis/table.h"
 #include "tools/analysis/timeline.h"
@@ -264,6 +265,7 @@ static int note_header(struct reading *rd, struct st_table_run *run,
 static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 		     const char *path)
 {
+	struct st_phase_tracker trk = { .sel = rd->m->phase };
 	struct st_reader *r;
 	struct st_event ev;
 	struct st_gclock *clk;
@@ -290,7 +292,15 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 	while ((rc = st_reader_next(r, &ev)) > 0) {
 		struct comm_info *c;
 		uint64_t *slot;
-		int added;
+		int added, in;
+
+		if ((in = st_phase_track(&trk, rank, &ev)) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (!in && (ev.kind == ST_REC_CALL ||
+			    ev.kind == ST_REC_START || ev.kind == ST_REC_DONE))
+			continue;
 
 		if (ev.kind == ST_REC_SYNC) {
 			int bad = st_gclock_add_event(clk, &ev, NULL);
@@ -380,6 +390,8 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 	}
 	st_tmap_release(&rd->last_seq);
 out:
+	rd->m->phases += trk.opened;
+	st_phase_tracker_release(&trk);
 	st_reader_close(r);
 	return rc ? rc : ret;
 }
@@ -801,10 +813,11 @@ static int on_done(struct reading *rd, int rank, const struct st_event *ev)
 
 static int walk(struct reading *rd, struct st_run *run)
 {
+	struct st_phase_tracker trk = { .sel = rd->m->phase };
 	struct st_merge *mg;
 	struct st_merged x;
 	char err[512];
-	int r, rc = 0;
+	int r, rc = 0, in;
 
 	if (st_merge_new(&mg))
 		return -ENOMEM;
@@ -826,6 +839,12 @@ static int walk(struct reading *rd, struct st_run *run)
 	while (st_merge_next(mg, &x) > 0) {
 		int cls;
 
+		if ((in = st_phase_track(&trk, x.rank, x.ev)) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (!in)
+			continue;
 		if (x.ev->kind == ST_REC_DONE) {
 			rc = on_done(rd, x.rank, x.ev);
 		} else if (is_blocking_coll(x.ev)) {
@@ -841,6 +860,7 @@ static int walk(struct reading *rd, struct st_run *run)
 	rd->m->p2p_unmatched += rd->pending + rd->wild_of.n;
 out:
 	st_merge_free(mg);
+	st_phase_tracker_release(&trk);
 	return rc;
 }
 

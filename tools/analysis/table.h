@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "tools/analysis/fit.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/stats.h"
 
 /* What kind of operation a table row is. */
@@ -235,6 +236,13 @@ struct st_table_meta {
 	uint64_t p2p_inconsistent; /* receive ended before the send began */
 	uint64_t p2p_unsynced;	/* a side without global time */
 	uint64_t ranks_failed;	/* rank files that could not be read */
+	/*
+	 * Set before reading: only the records in these phases count
+	 * (tools/analysis/phase.h; ST_PHASE_ALL by default), and how many
+	 * of them began, over runs, ranks and threads.
+	 */
+	struct st_phase_sel phase;
+	uint64_t phases;
 };
 
 /* An empty description: no run, resolution NaN, sync method -1. */
@@ -248,7 +256,10 @@ void st_table_meta_release(struct st_table_meta *m);
  * samples keep it) and describe it in 'm' (appended to m->runs).
  * Blocking collectives are matched across ranks by communicator and
  * sequence number, blocking transfers by (communicator, sender,
- * receiver, tag) in order, all in global time (tools/analysis/merge.h).
+ * receiver, tag) in order, all in global time (tools/analysis/merge.h);
+ * with a phase selected in m->phase, only CALL, START and DONE records
+ * in it are looked at (in both passes, so an instance is there on every
+ * member or on none when the ranks mark the same phases).
  * Returns 0; -ENOENT, -EBADMSG (not a run, or no rank readable) with a
  * message in 'err'; -ENOMEM.  A damaged rank file is warned about and
  * read up to the damage.
