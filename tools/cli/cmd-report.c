@@ -685,6 +685,12 @@ static void print_instances(const char *label, uint64_t inst,
 	       st_fmt_ns(after_ns, b, sizeof(b)), "", flagged);
 }
 
+static int win_used(const struct st_rma_win *x)
+{
+	return x->sync.calls || x->xfer.calls || x->life.calls || x->inst ||
+	       x->inst_flagged;
+}
+
 static void print_rma(struct report *rp)
 {
 	const struct st_rma_win *w;
@@ -695,7 +701,10 @@ static void print_rma(struct report *rp)
 	w = st_rma_windows(st_profile_rma(rp->p), &n);
 	if (!w && n)
 		die("out of memory");
-	if (!n)
+	/* With --phase, the windows used in it. */
+	for (i = k = 0; i < n; i++)
+		k += rp->phase.mode == ST_PHASE_ALL || win_used(&w[i]);
+	if (!k)
 		return;
 	printf("\nOne-sided communication (RMA), per window, summed over %d "
 	       "ranks; epochs are each\nrank's own, counted where they "
@@ -705,6 +714,8 @@ static void print_rma(struct report *rp)
 	for (i = 0; i < n; i++) {
 		const struct st_rma_win *x = &w[i];
 
+		if (rp->phase.mode != ST_PHASE_ALL && !win_used(x))
+			continue;
 		printf("\nwindow 0x%" PRIx64 ": %s on communicator 0x%" PRIx64
 		       ", n=%d of %" PRIu32 " ranks\n", x->id,
 		       x->ctor ? name_of(x->ctor, nm, sizeof(nm)) : "?",
@@ -805,13 +816,20 @@ static void print_io(struct report *rp)
 	f = st_io_files(st_profile_io(rp->p), &n);
 	if (!f && n)
 		die("out of memory");
-	if (!n)
+	/* With --phase, the files used in it. */
+	for (i = k = 0; i < n; i++)
+		k += rp->phase.mode == ST_PHASE_ALL || f[i].calls ||
+		     f[i].inst || f[i].inst_flagged || f[i].deletes;
+	if (!k)
 		return;
 	printf("\nMPI-IO, per file, summed over %d ranks (a nonblocking "
 	       "read's bytes at its completion):\n", rp->sum->nread);
 	for (i = 0; i < n; i++) {
 		const struct st_io_file *x = &f[i];
 
+		if (rp->phase.mode != ST_PHASE_ALL && !x->calls && !x->inst &&
+		    !x->inst_flagged && !x->deletes)
+			continue;
 		st_fmt_str(x->path, path, sizeof(path));
 		snprintf(line, sizeof(line), "file '%s'", path);
 		put_cut(line, WIDTH);
