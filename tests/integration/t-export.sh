@@ -1,20 +1,30 @@
 #!/bin/sh
 # tests/integration/t-export.sh: `synctrace export` writes what viewers
 # read, on global time.  A 2-D Jacobi run (nonblocking halo exchange,
-# MPI_Allreduce) and the p2p app (every send and receive flavour) are
-# exported as Chrome/Perfetto JSON and as OTF2, and views-check.py reads
-# both back against `synctrace dump --csv`: the JSON keeps the format's
-# rules (valid, X slices, flows that pair up, time stamps in us,
-# non-decreasing per track) with one slice per call at its global time;
-# the OTF2 archive, printed by otf2-print, has per rank as many events of
-# each kind as the dump has records, and its ENTER time stamps are the
-# calls' global entry times.  The OTF2 half is skipped when this build
+# MPI_Allreduce), the p2p app (every send and receive flavour), the rma
+# app (fence, post-start-complete-wait and passive-target epochs) and
+# the io app (every MPI-IO access form) are exported as Chrome/Perfetto
+# JSON and as OTF2, and views-check.py reads both back against
+# `synctrace dump --csv`: the JSON keeps the format's rules (valid, X
+# slices, flows that pair up, time stamps in us, non-decreasing per
+# track) with one slice per call at its global time, a flow per
+# collective instance (a window's and a file's too), and one-sided and
+# file slices naming their target or file and bytes; the OTF2 archive,
+# printed by otf2-print, has per rank as many events of each kind as
+# the dump has records (RMA and I/O events included), and its ENTER time
+# stamps are the calls' global entry times.  The OTF2 half is skipped when this build
 # has no OTF2 library or otf2-print is missing (the JSON half still runs).
 . "$(dirname "$0")/lib.sh"
 
 need_app jacobi
 need_app p2p
+need_app rma
+need_app io
 t=$ST_TMP
+dir=$ST_TMP
+[ -d /dev/shm ] && [ -w /dev/shm ] && dir=/dev/shm
+file=$dir/synctrace-t-export-$$.dat
+trap 'rm -f "$file"' EXIT
 check=$st_top/tests/integration/views-check.py
 command -v python3 > /dev/null 2>&1 || skip "no python3"
 
@@ -22,8 +32,12 @@ cli_run "$t/jac" "$t/jac.run" -- $MPIEXEC -n 2 "$ST_APPS/jacobi" 30 1 1
 expect_rc "$t/jac.run" 0
 cli_run "$t/p2p" "$t/p2p.run" -- $MPIEXEC -n 2 "$ST_APPS/p2p"
 expect_rc "$t/p2p.run" 0
+cli_run "$t/rma" "$t/rma.run" -- $MPIEXEC -n 2 "$ST_APPS/rma"
+expect_rc "$t/rma.run" 0
+cli_run "$t/io" "$t/io.run" -- $MPIEXEC -n 2 "$ST_APPS/io" "$file"
+expect_rc "$t/io.run" 0
 
-for run in jac p2p; do
+for run in jac p2p rma io; do
 	"$ST_CLI" dump --csv "$t/$run" > "$t/$run.csv" 2> "$t/$run.csv.err" ||
 		{ show "$t/$run.csv.err"; fail "dump of $run failed"; }
 	"$ST_CLI" export -o "$t/$run.json" "$t/$run" 2> "$t/$run.exp.err" ||
@@ -44,6 +58,14 @@ cmp -s "$t/jac.json" "$t/jac-stdout.json" ||
 # iteration, and one MPI_Allreduce instance per iteration.
 grep -q ' 60 message flows, 30 collective flows' "$t/jac.check" ||
 	fail "unexpected flows: $(cat "$t/jac.check")"
+# rma: 3 constructors, 4 fences, 3 frees, 2 barriers and an allreduce;
+# io: the open, 20 blocking collectives on the file, 4 barriers and an
+# allreduce.  Every one-sided call to a rank and every read and write
+# names its target or file.
+grep -q ' 13 collective flows, .* 19 one-sided and I/O slices' \
+	"$t/rma.check" || fail "rma: $(cat "$t/rma.check")"
+grep -q ' 26 collective flows, .* 70 one-sided and I/O slices' \
+	"$t/io.check" || fail "io: $(cat "$t/io.check")"
 
 # Command-line mistakes and bad input.
 "$ST_CLI" export --format xml "$t/jac" > /dev/null 2> "$t/bad.err"
@@ -64,7 +86,7 @@ else
 fi
 command -v otf2-print > /dev/null 2>&1 ||
 	skip "no otf2-print (apt-get install otf2-tools)"
-for run in jac p2p; do
+for run in jac p2p rma io; do
 	"$ST_CLI" export -q --format otf2 -o "$t/$run-otf2" "$t/$run" \
 		2> "$t/$run.otf2.err" ||
 		{ show "$t/$run.otf2.err"; fail "OTF2 export of $run failed"; }
@@ -87,6 +109,10 @@ for run in jac p2p; do
 		{ show "$t/$run.ocheck"; fail "$run: OTF2 differs from dump"; }
 	note "$(cat "$t/$run.ocheck")"
 done
+grep -q 'RMA_PUT=5, RMA_RELEASE_LOCK=3, RMA_WIN_CREATE=6' "$t/rma.ocheck" ||
+	fail "rma: unexpected OTF2 events: $(cat "$t/rma.ocheck")"
+grep -q 'IO_CREATE_HANDLE=2, .*IO_OPERATION_BEGIN=60' "$t/io.ocheck" ||
+	fail "io: unexpected OTF2 events: $(cat "$t/io.ocheck")"
 # A second export into the same directory is refused, not merged.
 "$ST_CLI" export -q --format otf2 -o "$t/jac-otf2" "$t/jac" \
 	2> "$t/again.err" && fail "an export over an archive succeeded"

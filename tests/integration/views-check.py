@@ -10,7 +10,8 @@ against `synctrace dump --csv` of the same run (standard library only).
         slice per call record of each rank, named by its function, at
         its global entry time (ts * 1000 + origin_ns = g0_ns within
         2 ns), as long as its global duration; one message flow per send
-        of a point-to-point message, one collective flow per instance.
+        of a point-to-point message, one collective flow per instance
+        (a window's and a file's collectives too).
 
     views-check.py otf2 PRINT.txt DUMP.csv ORIGIN_NS
         PRINT.txt is `otf2-print` output.  Per rank and kind, OTF2 events
@@ -19,8 +20,16 @@ against `synctrace dump --csv` of the same run (standard library only).
         MPI_ISEND_COMPLETE and MPI_IRECV per completed request,
         MPI_COLLECTIVE_BEGIN/END per blocking collective call and
         NON_BLOCKING_COLLECTIVE_REQUEST/COMPLETE per nonblocking or
-        persistent instance (intra-communicators only); each
-        ENTER's time stamp + ORIGIN_NS is the call's g0_ns (within 1 ns).
+        persistent instance (intra-communicators only); one-sided: an
+        RMA_WIN_CREATE, _DESTROY and RMA_COLLECTIVE_BEGIN/END per
+        constructor, free and fence, RMA_PUT, RMA_GET, RMA_ATOMIC per
+        call to a rank with its completion (blocking, or at its Wait),
+        RMA_ACQUIRE_LOCK/RELEASE_LOCK per lock and unlock; MPI-IO:
+        IO_CREATE_HANDLE, IO_DESTROY_HANDLE, IO_DELETE_FILE, IO_SEEK per
+        call of theirs, IO_OPERATION_BEGIN/COMPLETE per read or write
+        (ISSUED for nonblocking and split ones, COMPLETE at their Wait or
+        _end) and per MPI_File_sync; each ENTER's time stamp + ORIGIN_NS
+        is the call's g0_ns (within 1 ns).
 
     views-check.py png SHOT.png X,Y,W,H '#rrggbb' ...
         In the box X,Y,W,H (CSS pixels at scale 1) the screenshot holds at
@@ -48,6 +57,35 @@ BLOCKING_COLLS = {"MPI_" + n for n in (
 
 
 ICOLLS = {"MPI_I" + n[4].lower() + n[5:] for n in BLOCKING_COLLS}
+# Collectives over a window or a file, matched as collectives are.
+WIN_CTORS = {"MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared",
+             "MPI_Win_create_dynamic"}
+GROUP_COLLS = WIN_CTORS | {"MPI_Win_free", "MPI_Win_fence"} | {
+    "MPI_File_" + n for n in (
+        "open", "close", "set_size", "preallocate", "sync", "set_view",
+        "set_atomicity", "seek_shared", "read_at_all", "write_at_all",
+        "read_all", "write_all", "read_ordered", "write_ordered",
+        "read_at_all_begin", "write_at_all_begin", "read_all_begin",
+        "write_all_begin", "read_ordered_begin", "write_ordered_begin")}
+RMA_PUT = {"MPI_Put", "MPI_Rput"}
+RMA_GET = {"MPI_Get", "MPI_Rget"}
+RMA_ATOMIC = {"MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op",
+              "MPI_Compare_and_swap", "MPI_Raccumulate",
+              "MPI_Rget_accumulate"}
+RMA_SYNC = {"MPI_Win_fence", "MPI_Win_free", "MPI_Win_complete",
+            "MPI_Win_unlock", "MPI_Win_unlock_all", "MPI_Win_flush",
+            "MPI_Win_flush_all", "MPI_Win_flush_local",
+            "MPI_Win_flush_local_all"}
+
+
+def file_rw(fn):
+    """'read' or 'write' for an MPI-IO read or write function, else ''."""
+    if not fn.startswith("MPI_File_"):
+        return ""
+    for mode in ("read", "write"):
+        if mode in fn[len("MPI_File_"):]:
+            return mode
+    return ""
 
 
 def fail(msg):
@@ -119,6 +157,9 @@ def check_chrome(path, dump):
         if c["s"] != 1 or c["f"] != 1:
             fail("flow %s has %d starts and %d ends" % (key, c["s"], c["f"]))
     calls = calls_by_rank(dump)
+    paths = {r["comm"]: r["text"] for r in dump
+             if r["kind"] == "comm" and r["fn"] == "MPI_File_open"}
+    nargs = 0
     worst = 0.0
     for rank, rows in calls.items():
         got = slices.get(rank, [])
@@ -138,6 +179,7 @@ def check_chrome(path, dump):
             if abs(s["dur"] * 1000 - max(g1 - g0, 0)) > 2:
                 fail("rank %d %s: dur %.3f us, g1 - g0 = %.1f ns"
                      % (rank, r["fn"], s["dur"], g1 - g0))
+            nargs += check_args(rank, s, r, paths)
     nsend = sum(1 for r in dump if r["kind"] == "call"
                 and base(r["fn"]) in SENDS | ISENDS | SENDRECVS
                 and r["peer"] and int(r["peer"]) >= 0)
@@ -149,7 +191,8 @@ def check_chrome(path, dump):
     # more records than its local group).
     members = collections.Counter(
         (r["comm"], r["seq"], r["comm_size"]) for r in dump
-        if r["kind"] == "call" and base(r["fn"]) in BLOCKING_COLLS
+        if r["kind"] == "call"
+        and base(r["fn"]) in BLOCKING_COLLS | GROUP_COLLS
         and r["g0_ns"])
     inst = [k for k, n in members.items() if int(k[2]) >= 2
             and n == int(k[2])]
@@ -157,9 +200,33 @@ def check_chrome(path, dump):
     if ncoll != len(inst):
         fail("%d collective flows for %d instances" % (ncoll, len(inst)))
     print("chrome: %d events, %d slices on %d ranks, %d message flows, "
-          "%d collective flows, ts within %.1f ns of g0"
+          "%d collective flows, ts within %.1f ns of g0, %d one-sided and "
+          "I/O slices with their target or file and bytes"
           % (len(evs), sum(len(v) for v in slices.values()), len(slices),
-             nmsg, ncoll, worst))
+             nmsg, ncoll, worst, nargs))
+
+
+def check_args(rank, s, r, paths):
+    """A one-sided slice names its target, a file slice its file, and
+    both their bytes, as the dump row 'r' says; 1 when checked."""
+    fn, a = base(r["fn"]), s.get("args", {})
+    peer = int(r["peer"]) if r["peer"] else None
+    if fn in RMA_PUT | RMA_GET | RMA_ATOMIC:
+        if a.get("target") != peer:
+            fail("rank %d %s: target %r, the dump says %r"
+                 % (rank, fn, a.get("target"), peer))
+    elif file_rw(fn) and r["comm"] in paths:
+        if a.get("file") != paths[r["comm"]]:
+            fail("rank %d %s: file %r, the dump says %r"
+                 % (rank, fn, a.get("file"), paths[r["comm"]]))
+    else:
+        return 0
+    if (a.get("sbytes"), a.get("rbytes")) != (int(r["sbytes"]),
+                                              int(r["rbytes"])):
+        fail("rank %d %s: bytes %r/%r, the dump says %s/%s"
+             % (rank, fn, a.get("sbytes"), a.get("rbytes"), r["sbytes"],
+                r["rbytes"]))
+    return 1
 
 
 def inter_comms(dump):
@@ -203,6 +270,7 @@ def expected_otf2(dump):
                 c["MPI_COLLECTIVE_END"] += 1
             if fn in ICOLLS and r["comm"] not in inter and r["req"]:
                 c["NON_BLOCKING_COLLECTIVE_REQUEST"] += 1
+            expect_osio(c, fn, peer, r)
             if r["req"]:
                 req_fn[(rank, r["req"])] = (fn, peer)
         elif kind == "start":
@@ -217,7 +285,49 @@ def expected_otf2(dump):
                 exp[rank]["MPI_ISEND_COMPLETE"] += 1
             if fn == "MPI_Irecv" and peer != -3:
                 exp[rank]["MPI_IRECV"] += 1
+            if fn in RMA_PUT | RMA_GET | RMA_ATOMIC and peer >= 0:
+                exp[rank]["RMA_OP_COMPLETE_NON_BLOCKING"] += 1
+            if file_rw(fn) and fn.startswith("MPI_File_i"):
+                exp[rank]["IO_OPERATION_COMPLETE"] += 1
     return exp, enter
+
+
+def expect_osio(c, fn, peer, r):
+    """The OTF2 events of one-sided and file call 'fn' into 'c'."""
+    if r["rc"] not in ("", "0"):
+        return
+    if fn in WIN_CTORS:
+        c["RMA_WIN_CREATE"] += 1
+    if fn == "MPI_Win_free":
+        c["RMA_WIN_DESTROY"] += 1
+    if fn in WIN_CTORS or fn in ("MPI_Win_free", "MPI_Win_fence"):
+        c["RMA_COLLECTIVE_BEGIN"] += 1
+        c["RMA_COLLECTIVE_END"] += 1
+    if peer >= 0:
+        for kind, fns in (("RMA_PUT", RMA_PUT), ("RMA_GET", RMA_GET),
+                          ("RMA_ATOMIC", RMA_ATOMIC)):
+            if fn in fns:
+                c[kind] += 1
+                if not fn.startswith("MPI_R"):
+                    c["RMA_OP_COMPLETE_BLOCKING"] += 1
+    if (fn == "MPI_Win_lock" and peer >= 0) or fn == "MPI_Win_lock_all":
+        c["RMA_ACQUIRE_LOCK"] += 1
+    if (fn == "MPI_Win_unlock" and peer >= 0) or fn == "MPI_Win_unlock_all":
+        c["RMA_RELEASE_LOCK"] += 1
+    simple = {"MPI_File_open": "IO_CREATE_HANDLE",
+              "MPI_File_close": "IO_DESTROY_HANDLE",
+              "MPI_File_delete": "IO_DELETE_FILE",
+              "MPI_File_seek": "IO_SEEK", "MPI_File_seek_shared": "IO_SEEK"}
+    if fn in simple:
+        c[simple[fn]] += 1
+    if fn == "MPI_File_sync" or (file_rw(fn) and not fn.endswith("_end")):
+        c["IO_OPERATION_BEGIN"] += 1
+    if fn.endswith("_begin") or (file_rw(fn) and
+                                 fn.startswith("MPI_File_i")):
+        c["IO_OPERATION_ISSUED"] += 1
+    if fn == "MPI_File_sync" or (file_rw(fn) and not fn.endswith("_begin")
+                                 and not fn.startswith("MPI_File_i")):
+        c["IO_OPERATION_COMPLETE"] += 1
 
 
 def check_otf2(path, dump, origin):

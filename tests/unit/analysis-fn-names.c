@@ -65,3 +65,33 @@ Test(tools_fn_names, table_hash_check)
 	cr_expect_not(st_fn_table_differs(NULL), "no key: assume it matches");
 	cr_expect(st_fn_table_differs("0000000000000000"));
 }
+
+Test(tools_fn_names, group_collectives_of_windows_and_files)
+{
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_ALLREDUCE), ST_GC_COLL);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_IALLREDUCE), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_COMM_DUP), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_WIN_CREATE), ST_GC_WIN);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_WIN_ALLOCATE_C), ST_GC_WIN);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_WIN_FENCE), ST_GC_WIN);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_WIN_FREE), ST_GC_WIN);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_WIN_POST), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_WIN_LOCK), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_PUT), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_OPEN), ST_GC_FILE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_CLOSE), ST_GC_FILE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_DELETE), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_WRITE_ALL), ST_GC_FILE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_SET_VIEW), ST_GC_FILE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_READ_ORDERED),
+		     ST_GC_FILE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_WRITE_ALL_BEGIN),
+		     ST_GC_FILE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_WRITE_ALL_END),
+		     ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_IWRITE_ALL), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_WRITE_AT), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_MPI_FILE_SEEK), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(0), ST_GC_NONE);
+	cr_expect_eq(st_fn_group_coll(ST_FN_COUNT), ST_GC_NONE);
+}

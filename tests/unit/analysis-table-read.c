@@ -473,3 +473,134 @@ Test(tools_table_read, a_missing_rank_leaves_its_collectives_out)
 	st_table_meta_release(&m);
 	st_table_free(t);
 }
+
+/*
+ * A window (0x7) and a file (0x8) on communicator 1, both ranks:
+ * Pcontrol(1); Win_fence seq 1, 2 (rank 1 arrives 400 ns late at the
+ * first); Pcontrol(2); File_write_all seq 1 (64 B each); File_close
+ * seq 2.  Global times from 1 ms.
+ */
+static void osio_run(const char *dir)
+{
+	static const double g[4][2][2] = {
+		{ { 0, 1000 }, { 400, 1100 } },
+		{ { 0, 300 }, { 0, 350 } },
+		{ { 0, 5000 }, { 100, 5200 } },
+		{ { 0, 700 }, { 50, 600 } },
+	};
+	static const unsigned fn[4] = {
+		ST_FN_MPI_WIN_FENCE, ST_FN_MPI_WIN_FENCE,
+		ST_FN_MPI_FILE_WRITE_ALL, ST_FN_MPI_FILE_CLOSE
+	};
+	struct fake_rank fr;
+	struct st_event ev;
+	int r, i;
+
+	fake_index(dir, 2, 1);
+	for (r = 0; r < 2; r++) {
+		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
+					       0.0, r ? -500.0 : 0.0);
+		double o = 1e6;
+
+		fake_rank_open(&fr, dir, r, "nodeA", "100");
+		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_COMM;
+		ev.fn = ST_FN_MPI_INIT;
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.rank = r;
+		ev.t0 = ev.t1 = sync_local(r, 5e5);
+		fake_append(&fr, &ev);
+		ev.fn = ST_FN_MPI_WIN_CREATE;
+		ev.comm = 7;
+		ev.parent = 1;
+		fake_append(&fr, &ev);
+		ev.fn = ST_FN_MPI_FILE_OPEN;
+		ev.comm = 8;
+		fake_append(&fr, &ev);
+		for (i = 0; i < 4; i++) {
+			if (i == 0 || i == 2) {
+				fake_call(&ev, ST_FN_MPI_PCONTROL,
+					  sync_local(r, o + i * 1e4 - 10),
+					  sync_local(r, o + i * 1e4 - 5), 0);
+				ev.arg = i ? 2 : 1;
+				fake_append(&fr, &ev);
+			}
+			fake_call(&ev, fn[i],
+				  sync_local(r, o + i * 1e4 + g[i][r][0]),
+				  sync_local(r, o + i * 1e4 + g[i][r][1]), 0);
+			ev.comm = i < 2 ? 7 : 8;
+			ev.comm_size = 2;
+			ev.seq = i < 2 ? (uint64_t)i + 1 : (uint64_t)i - 1;
+			ev.sbytes = i == 2 ? 64 : 0;
+			fake_append(&fr, &ev);
+		}
+		fake_rank_close(&fr);
+	}
+}
+
+/* The table of run 'dir' with phase 'phase' (NULL: all). */
+static struct st_table *osio_table(const char *dir, const char *phase,
+				   struct st_table_meta *m)
+{
+	struct st_table *t;
+	char err[512];
+
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(m);
+	if (phase)
+		cr_assert_eq(st_phase_parse(phase, &m->phase), 0);
+	cr_assert_eq(st_table_read_run(t, m, dir, 0, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st_table_finish(t), 0);
+	return t;
+}
+
+Test(tools_table_read, window_and_file_collectives_and_phases)
+{
+	const struct st_table_group *g;
+	struct st_table_meta m;
+	struct st_table *t;
+	char dir[256];
+
+	scratch_dir(dir, sizeof(dir));
+	osio_run(dir);
+	t = osio_table(dir, NULL, &m);
+	cr_expect_eq(st_table_nops(t), 3);
+	g = group_of(t, "MPI_Win_fence", 0);
+	cr_assert_eq(g->n_in, 2);
+	cr_expect_float_eq(g->x[0], 350.0, 1e-6);
+	cr_expect_float_eq(g->x[1], 700.0, 1e-6);
+	cr_expect_float_eq(op_of(t, "MPI_Win_fence")->wait_ns, 400.0, 1e-6);
+	/* d of a collective write: what one rank wrote. */
+	g = group_of(t, "MPI_File_write_all", 64);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 5100.0, 1e-6);
+	g = group_of(t, "MPI_File_close", 0);
+	cr_expect_float_eq(g->x[0], 650.0, 1e-6);
+	cr_expect_eq(m.incomplete + m.calls_missing + m.calls_unsynced, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+
+	t = osio_table(dir, "1", &m);
+	cr_expect_eq(st_table_nops(t), 1);
+	cr_expect_eq(op_of(t, "MPI_Win_fence")->samples, 2);
+	cr_expect_eq(m.phases, 2);
+	st_table_meta_release(&m);
+	st_table_free(t);
+
+	t = osio_table(dir, "level=2", &m);
+	cr_expect_eq(st_table_nops(t), 2);
+	cr_expect_eq(op_of(t, "MPI_File_write_all")->samples, 1);
+	cr_expect_eq(op_of(t, "MPI_File_close")->samples, 1);
+	st_table_meta_release(&m);
+	st_table_free(t);
+
+	t = osio_table(dir, "3", &m);
+	cr_expect_eq(st_table_nops(t), 0);
+	cr_expect_eq(m.phases, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}

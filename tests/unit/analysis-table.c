@@ -100,6 +100,16 @@ Test(tools_table, size_rules_cover_barrier_and_refuse_others)
 	cr_expect_eq(st_table_coll_size(ST_BYTES_ALLREDUCE, 0, 8, 8, &d),
 		     -EINVAL);
 	cr_expect_null(st_table_size_rule(ST_BYTES_RECV));
+	cr_expect_eq(st_table_coll_size(ST_BYTES_PUT, 2, 8, 0, &d), -EINVAL);
+	/* Window and file collectives: no data, or one rank's part. */
+	cr_expect_eq(st_table_coll_size(ST_BYTES_NONE, 3, 0, 0, &d), 0);
+	cr_expect_eq(d, 0);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_WRITE, 4, 400, 0, &d), 0);
+	cr_expect_float_eq(d, 100.0, 1e-12);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_READ, 4, 0, 200, &d), 0);
+	cr_expect_float_eq(d, 50.0, 1e-12);
+	cr_expect_not_null(st_table_size_rule(ST_BYTES_NONE));
+	cr_expect_not_null(st_table_size_rule(ST_BYTES_WRITE));
 	/* The mean block of a vector variant. */
 	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLGATHERV, 3, 30, 90, &d),
 		     0);

@@ -149,9 +149,9 @@ Test(tools_synctrace, usage_error_is_short)
 
 	cr_expect_eq(c.status, 129);
 	cr_expect_str_eq(c.err, "synctrace: unknown option '--bogus'\n"
-			 "usage: synctrace report [--top N] [--matrix-csv FILE] "
-			 "[--matrix-json FILE]\n"
-			 "                        RUN\n"
+			 "usage: synctrace report [--top N] [--phase N|level=L] "
+			 "[--matrix-csv FILE]\n"
+			 "                        [--matrix-json FILE] RUN\n"
 			 "Run 'synctrace report --help' for its options.\n");
 	captured_free(&c);
 	c = cli_run("frob", NULL, NULL);

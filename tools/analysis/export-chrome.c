@@ -7,15 +7,21 @@
  * so no "B" waits for its "E".  A flow's first event takes a fresh id;
  * ids of messages are odd and those of collective instances even, and
  * each kind has its own category, so the two never meet.  A collective
- * instance gets a flow only when the first pass saw that every member
- * will come (st_imb_expected()), so every flow that starts also ends.
+ * instance (one over a window or a file too) gets a flow only when the
+ * first pass saw that every member will come (st_imb_expected()), so
+ * every flow that starts also ends.  One-sided calls (category "rma")
+ * carry their window, target and displacement, file calls (category
+ * "io") their file's path (from the file's COMM record, which comes
+ * before them) and offset.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gen/ops.h"
 #include "sync/sync.h"
 #include "tools/analysis/export.h"
 #include "tools/analysis/fn-names.h"
@@ -33,6 +39,10 @@ struct chrome {
 	FILE *f;
 	struct st_scan *scan;
 	struct st_p2p *p2p;
+	struct st_u64map path_of;	/* file id -> index in 'path' */
+	char **path;
+	size_t npath;
+	char *text;			/* MPI_File_delete's path */
 	struct st_u64map inst;	/* comm idx << 44 | seq -> id << 24 | seen */
 	uint64_t next_coll;
 	double origin;
@@ -53,6 +63,12 @@ static const char *cat_of(unsigned fn)
 		return "completion";
 	case ST_KIND_COMM:
 		return "communicator";
+	case ST_KIND_WIN:
+	case ST_KIND_RMA:
+		return "rma";
+	case ST_KIND_FILE:
+	case ST_KIND_IO:
+		return "io";
 	default:
 		return "mpi";
 	}
@@ -64,9 +80,49 @@ static void ts(FILE *f, double g, double origin)
 	fprintf(f, "%.3f", (g - origin) / 1000.0);
 }
 
+/* The path of the file 'ev' is on (MPI_File_delete: its own), or NULL. */
+static const char *path_of(struct chrome *c, const struct st_event *ev)
+{
+	uint64_t *v;
+
+	if (ev->kind == ST_REC_CALL && ev->text_len && !ev->comm) {
+		free(c->text);
+		c->text = strndup(ev->text, ev->text_len);
+		return c->text;
+	}
+	v = ev->comm ? st_u64map_find(&c->path_of, ev->comm) : NULL;
+	return v ? c->path[*v] : NULL;
+}
+
+/* A file's COMM record: remember its path. */
+static int on_file(struct chrome *c, const struct st_event *ev)
+{
+	char **n;
+	int added;
+	uint64_t *v;
+
+	if (ev->fn != ST_FN_MPI_FILE_OPEN || !ev->comm || !ev->text_len)
+		return 0;
+	v = st_u64map_put(&c->path_of, ev->comm, c->npath, &added);
+	if (!v)
+		return -ENOMEM;
+	if (!added)
+		return 0;
+	n = realloc(c->path, (c->npath + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->path = n;
+	if (!(c->path[c->npath] = strndup(ev->text, ev->text_len)))
+		return -ENOMEM;
+	c->npath++;
+	return 0;
+}
+
 static void slice(struct chrome *c, int rank, const struct st_event *ev,
 		  double g0, double g1)
 {
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	int kind = d ? d->kind : 0;
 	char nm[32], site[256];
 	FILE *f = c->f;
 
@@ -86,9 +142,25 @@ static void slice(struct chrome *c, int rank, const struct st_event *ev,
 		fprintf(f, ",\"comm\":\"0x%" PRIx64 "\"", ev->comm);
 	if (ev->seq)
 		fprintf(f, ",\"seq\":%" PRIu64, ev->seq);
-	if (ev->peer >= 0)
+	if (kind == ST_KIND_RMA) {
+		if (ev->peer >= 0 || ev->peer == ST_RANK_PROC_NULL)
+			fprintf(f, ",\"target\":%" PRId32, ev->peer);
+		if (d && (d->flags & ST_FNF_OFFSET))
+			fprintf(f, ",\"disp\":%" PRId64, ev->offset);
+	} else if (kind == ST_KIND_FILE || kind == ST_KIND_IO) {
+		const char *path = path_of(c, ev);
+
+		if (path) {
+			fputs(",\"file\":\"", f);
+			st_json_put_str(f, path);
+			fputc('"', f);
+		}
+		if (d && (d->flags & ST_FNF_OFFSET))
+			fprintf(f, ",\"offset\":%" PRId64, ev->offset);
+	} else if (ev->peer >= 0) {
 		fprintf(f, ",\"peer\":%" PRId32 ",\"tag\":%" PRId32,
 			ev->peer, ev->tag);
+	}
 	if (ev->root >= 0)
 		fprintf(f, ",\"root\":%" PRId32, ev->root);
 	fprintf(f, ",\"sbytes\":%" PRIu64 ",\"rbytes\":%" PRIu64 "}}",
@@ -156,6 +228,8 @@ static int on_record(void *ctx, const struct st_merged *x)
 	const struct st_event *ev = x->ev;
 	int rc;
 
+	if (ev->kind == ST_REC_COMM)
+		return on_file(c, ev);
 	if (ev->kind != ST_REC_CALL && ev->kind != ST_REC_DONE)
 		return 0;
 	if (isnan(x->g0) || isnan(x->g1))
@@ -246,6 +320,11 @@ int st_export_chrome(FILE *f, struct st_scan *scan,
 		st->ranks_left_out);
 	st_p2p_free(c.p2p);
 	st_u64map_release(&c.inst);
+	st_u64map_release(&c.path_of);
+	while (c.npath)
+		free(c.path[--c.npath]);
+	free(c.path);
+	free(c.text);
 	if (rc)
 		return rc;
 	return ferror(f) ? -EIO : 0;

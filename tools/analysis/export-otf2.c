@@ -14,7 +14,23 @@
  * with the call site ("jacobi.c:88") as the string attribute
  * "callsite" of the Enter.  Sends are written at entry, receives and
  * completions at exit; a completion's record comes before its Wait's
- * call in the trace, so it waits until that call is written.  Time
+ * call in the trace, so it waits until that call is written.
+ *
+ * One-sided calls, as Score-P writes them: an RmaWin per window (on the
+ * communicator it was made on), RmaWinCreate and RmaWinDestroy inside
+ * an RmaCollectiveBegin/End pair in its constructor and MPI_Win_free
+ * (the constructor's Leave waits for the window's COMM record, which
+ * follows its CALL record), fences as RmaCollectiveBegin/End, RmaPut,
+ * RmaGet and RmaAtomic with their target and bytes, completed by
+ * RmaOpCompleteBlocking at the window's next synchronisation on that
+ * thread or, for the R* forms, RmaOpCompleteNonBlocking at their Wait,
+ * locks as RmaAcquireLock/RmaReleaseLock.  MPI-IO: the paradigm
+ * "MPI-IO", an IoRegularFile per path and an IoHandle per open file;
+ * IoCreateHandle and IoDestroyHandle in MPI_File_open and
+ * MPI_File_close, IoOperationBegin/Complete around each read and write
+ * (flagged collective or nonblocking, Issued at the I-call and Complete
+ * at its Wait, a split collective's at its _end), IoSeek, a flush for
+ * MPI_File_sync, IoDeleteFile.  Time
  * stamps are nanoseconds of global time after 'origin_ns', rounded; the
  * archive's properties SYNCTRACE::* say so, and name the clock, its
  * resolution, the synchronisation method and the largest estimated
@@ -55,6 +71,7 @@ int st_export_otf2(const char *dir, const char *name, struct st_scan *scan,
 
 #include <otf2/otf2.h>
 
+#include "gen/ops.h"
 #include "sync/sync.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/merge.h"
@@ -70,6 +87,7 @@ int st_export_otf2(const char *dir, const char *name, struct st_scan *scan,
 struct pend {
 	uint64_t loc, t0;
 	uint64_t req, bytes;
+	uint64_t match;		/* one-sided or I/O: its matching id */
 	uint16_t init_fn;	/* the call that made the request */
 	int32_t peer, tag, root;
 	uint64_t comm, sbytes;
@@ -79,6 +97,33 @@ struct strtab {
 	char **v;
 	size_t n, alloc;
 	struct st_u64map of;	/* FNV-1a hash -> index */
+};
+
+/* A window (RmaWin) or an open file (IoHandle), by ref. */
+struct objdef {
+	uint64_t id;		/* its id in the trace */
+	uint64_t parent;	/* the communicator it was made on */
+	uint32_t name;		/* string ref */
+	uint32_t path;		/* file: its IoRegularFile */
+	uint16_t ctor;		/* window: its constructor */
+};
+
+/* A blocking one-sided operation waiting for its synchronisation. */
+struct rma_pend {
+	uint64_t loc, match;
+	uint32_t win;
+};
+
+/* A split collective file operation between its _begin and _end. */
+struct split {
+	uint64_t loc, match, bytes;
+	uint32_t handle;
+};
+
+/* A constructor's Leave, waiting for the COMM record of what it made. */
+struct ctor {
+	uint64_t loc, t1;
+	uint16_t fn;
 };
 
 struct otf2 {
@@ -97,9 +142,44 @@ struct otf2 {
 	size_t npend, alloc_pend;
 	uint32_t *cref;			/* per scan comm: Comm ref, or
 					   OTF2_UNDEFINED_COMM */
+	struct st_u64map win_of;	/* window id -> RmaWin ref */
+	struct objdef *win;
+	size_t nwin, awin;
+	struct st_u64map file_of;	/* file id -> IoHandle ref */
+	struct objdef *file;
+	size_t nfile, afile;
+	struct st_u64map path_of;	/* fnv(path) -> IoRegularFile ref */
+	uint32_t *path;			/* [ref]: its name */
+	size_t npath, apath;
+	uint64_t next_match;		/* matching ids, from 1 */
+	struct st_u64map match_of;	/* rank << 40 | req -> matching id */
+	struct rma_pend *rp;
+	size_t nrp, arp;
+	struct split *sp;
+	size_t nsp, asp;
+	struct ctor *ct;
+	size_t nct, act;
 	OTF2_ErrorCode oe;
 	int rc;
 };
+
+static int grow(void **v, size_t n, size_t *alloc, size_t size)
+{
+	size_t a;
+	void *p;
+
+	if (n < *alloc)
+		return 0;
+	a = *alloc ? 2 * *alloc : 16;
+	p = realloc(*v, a * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*alloc = a;
+	return 0;
+}
+
+#define GROW(v, n, alloc) grow((void **)&(v), (n), &(alloc), sizeof(*(v)))
 
 static uint64_t fnv(const char *s)
 {
@@ -246,7 +326,20 @@ static void complete(struct otf2 *o, OTF2_EvtWriter *w, const struct pend *p,
 
 	if (!d)
 		return;
-	if (d->kind == ST_KIND_COLL) {
+	if (d->kind == ST_KIND_RMA) {
+		uint64_t *v = st_u64map_find(&o->win_of, p->comm);
+
+		if (v)
+			check(o, OTF2_EvtWriter_RmaOpCompleteNonBlocking(w,
+				NULL, t, (OTF2_RmaWinRef)*v, p->match));
+	} else if (d->kind == ST_KIND_IO) {
+		uint64_t *v = st_u64map_find(&o->file_of, p->comm);
+
+		if (v)
+			check(o, OTF2_EvtWriter_IoOperationComplete(w, NULL, t,
+				(OTF2_IoHandleRef)*v, p->bytes + p->sbytes,
+				p->match));
+	} else if (d->kind == ST_KIND_COLL) {
 		check(o, OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t,
 			coll_op(p->init_fn), cr,
 			p->root >= 0 ? (uint32_t)p->root :
@@ -283,6 +376,416 @@ static void flush_pend(struct otf2 *o, OTF2_EvtWriter *w, uint64_t loc,
 	o->npend = j;
 }
 
+/* --- One-sided and MPI-IO -------------------------------------------- */
+
+static uint32_t named(struct otf2 *o, const char *fmt, uint64_t id)
+{
+	char nm[64];
+	uint32_t r;
+
+	snprintf(nm, sizeof(nm), fmt, id);
+	r = str_ref(&o->str, nm);
+	if (r == UINT32_MAX)
+		o->rc = -ENOMEM;
+	return r;
+}
+
+/* The RmaWin ref of window 'id', made when new; UINT32_MAX: no memory. */
+static uint32_t win_ref(struct otf2 *o, uint64_t id)
+{
+	uint64_t *v = st_u64map_find(&o->win_of, id);
+
+	if (v)
+		return (uint32_t)*v;
+	if (GROW(o->win, o->nwin, o->awin) ||
+	    !st_u64map_put(&o->win_of, id, o->nwin, NULL)) {
+		o->rc = -ENOMEM;
+		return UINT32_MAX;
+	}
+	o->win[o->nwin] = (struct objdef){ .id = id };
+	o->win[o->nwin].name = named(o, "window 0x%" PRIx64, id);
+	return (uint32_t)o->nwin++;
+}
+
+/* The IoRegularFile ref of the 'len' bytes of 'path'. */
+static uint32_t path_ref(struct otf2 *o, const char *path, size_t len)
+{
+	char buf[4096];
+	uint64_t *v;
+	uint32_t name;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, path);
+	if ((v = st_u64map_find(&o->path_of, fnv(buf))))
+		return (uint32_t)*v;
+	name = str_ref(&o->str, buf);
+	if (name == UINT32_MAX || GROW(o->path, o->npath, o->apath) ||
+	    !st_u64map_put(&o->path_of, fnv(buf), o->npath, NULL)) {
+		o->rc = -ENOMEM;
+		return UINT32_MAX;
+	}
+	o->path[o->npath] = name;
+	return (uint32_t)o->npath++;
+}
+
+/*
+ * The IoHandle ref of file 'id', made when new, named by 'path' ('len'
+ * bytes; NULL: "file 0x..." when its COMM record was not seen).
+ */
+static uint32_t file_ref(struct otf2 *o, uint64_t id, const char *path,
+			 size_t len)
+{
+	uint64_t *v = st_u64map_find(&o->file_of, id);
+	char nm[64];
+	uint32_t pr;
+
+	if (v)
+		return (uint32_t)*v;
+	if (!path) {
+		snprintf(nm, sizeof(nm), "file 0x%" PRIx64, id);
+		path = nm;
+		len = strlen(nm);
+	}
+	pr = path_ref(o, path, len);
+	if (pr == UINT32_MAX || GROW(o->file, o->nfile, o->afile) ||
+	    !st_u64map_put(&o->file_of, id, o->nfile, NULL)) {
+		o->rc = -ENOMEM;
+		return UINT32_MAX;
+	}
+	o->file[o->nfile] = (struct objdef){ .id = id, .path = pr,
+					     .name = o->path[pr] };
+	return (uint32_t)o->nfile++;
+}
+
+/* Request 'req' of 'rank' (function 'fn') completes with 'match'. */
+static void note_req(struct otf2 *o, int rank, const struct st_event *ev,
+		     uint64_t match)
+{
+	uint64_t key = (uint64_t)rank << 40 | ev->req;
+
+	if (!ev->req)
+		return;
+	if (!st_u64map_put(&o->reqs, key, (uint64_t)ev->fn << 1 | 1, NULL) ||
+	    !st_u64map_put(&o->match_of, key, match, NULL))
+		o->rc = -ENOMEM;
+	else
+		*st_u64map_find(&o->match_of, key) = match;
+}
+
+/* The blocking operations on 'win' pending on 'loc' complete at 't'. */
+static void rma_sync(struct otf2 *o, OTF2_EvtWriter *w, uint64_t loc,
+		     uint32_t win, uint64_t t)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < o->nrp; i++) {
+		if (o->rp[i].loc == loc && o->rp[i].win == win)
+			check(o, OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL,
+				t, win, o->rp[i].match));
+		else
+			o->rp[j++] = o->rp[i];
+	}
+	o->nrp = j;
+}
+
+#define SYNC_LEVEL (OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY)
+
+static int allocates(unsigned ctor)
+{
+	return ctor == ST_FN_MPI_WIN_ALLOCATE ||
+	       ctor == ST_FN_MPI_WIN_ALLOCATE_C ||
+	       ctor == ST_FN_MPI_WIN_ALLOCATE_SHARED ||
+	       ctor == ST_FN_MPI_WIN_ALLOCATE_SHARED_C;
+}
+
+/* A one-sided call's events, inside its region. */
+static void rma_call(struct otf2 *o, OTF2_EvtWriter *w, int rank,
+		     const struct st_event *ev, uint64_t t0, uint64_t t1)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	uint64_t loc = LOC(rank, ev->thread), match;
+	uint32_t win = win_ref(o, ev->comm);
+	OTF2_RmaAtomicType at = OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+
+	if (win == UINT32_MAX)
+		return;
+	switch (ev->fn) {
+	case ST_FN_MPI_WIN_FREE:
+		check(o, OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, t0));
+		rma_sync(o, w, loc, win, t1);
+		check(o, OTF2_EvtWriter_RmaWinDestroy(w, NULL, t1, win));
+		check(o, OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, t1,
+			allocates(o->win[win].ctor) ?
+			OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE :
+			OTF2_COLLECTIVE_OP_DESTROY_HANDLE, SYNC_LEVEL, win,
+			OTF2_UNDEFINED_UINT32, 0, 0));
+		return;
+	case ST_FN_MPI_WIN_FENCE:
+		check(o, OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, t0));
+		rma_sync(o, w, loc, win, t1);
+		check(o, OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, t1,
+			OTF2_COLLECTIVE_OP_BARRIER, SYNC_LEVEL, win,
+			OTF2_UNDEFINED_UINT32, 0, 0));
+		return;
+	case ST_FN_MPI_WIN_LOCK:
+		if (ev->peer >= 0)
+			check(o, OTF2_EvtWriter_RmaAcquireLock(w, NULL, t1, win,
+				(uint32_t)ev->peer, 0,
+				ev->arg & ST_LOCK_SHARED ? OTF2_LOCK_SHARED :
+				OTF2_LOCK_EXCLUSIVE));
+		return;
+	case ST_FN_MPI_WIN_LOCK_ALL:
+		check(o, OTF2_EvtWriter_RmaAcquireLock(w, NULL, t1, win,
+			OTF2_UNDEFINED_UINT32, 0, OTF2_LOCK_SHARED));
+		return;
+	case ST_FN_MPI_WIN_UNLOCK:
+		rma_sync(o, w, loc, win, t1);
+		if (ev->peer >= 0)
+			check(o, OTF2_EvtWriter_RmaReleaseLock(w, NULL, t1, win,
+				(uint32_t)ev->peer, 0));
+		return;
+	case ST_FN_MPI_WIN_UNLOCK_ALL:
+		rma_sync(o, w, loc, win, t1);
+		check(o, OTF2_EvtWriter_RmaReleaseLock(w, NULL, t1, win,
+			OTF2_UNDEFINED_UINT32, 0));
+		return;
+	case ST_FN_MPI_WIN_COMPLETE:
+	case ST_FN_MPI_WIN_FLUSH:
+	case ST_FN_MPI_WIN_FLUSH_ALL:
+	case ST_FN_MPI_WIN_FLUSH_LOCAL:
+	case ST_FN_MPI_WIN_FLUSH_LOCAL_ALL:
+		rma_sync(o, w, loc, win, t1);
+		return;
+	}
+	/* Communication to a rank (MPI_PROC_NULL moves nothing). */
+	if ((d->family != ST_FAM_EPOCH && d->family != ST_FAM_NONBLOCKING) ||
+	    ev->peer < 0)
+		return;
+	match = ++o->next_match;
+	switch (d->bytes) {
+	case ST_BYTES_PUT:
+		check(o, OTF2_EvtWriter_RmaPut(w, NULL, t0, win,
+			(uint32_t)ev->peer, ev->sbytes, match));
+		break;
+	case ST_BYTES_GET:
+		check(o, OTF2_EvtWriter_RmaGet(w, NULL, t0, win,
+			(uint32_t)ev->peer, ev->rbytes, match));
+		break;
+	case ST_BYTES_CAS:
+		at = OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+		/* fall through */
+	default:
+		if (d->bytes == ST_BYTES_GET_ACC ||
+		    d->bytes == ST_BYTES_FETCH_OP)
+			at = OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+		check(o, OTF2_EvtWriter_RmaAtomic(w, NULL, t0, win,
+			(uint32_t)ev->peer, at, ev->sbytes, ev->rbytes,
+			match));
+	}
+	if (d->family == ST_FAM_NONBLOCKING) {
+		note_req(o, rank, ev, match);
+		return;
+	}
+	if (GROW(o->rp, o->nrp, o->arp)) {
+		o->rc = -ENOMEM;
+		return;
+	}
+	o->rp[o->nrp++] = (struct rma_pend){ loc, match, win };
+}
+
+static OTF2_IoSeekOption whence_of(int32_t arg)
+{
+	return arg == ST_SEEK_CUR ? OTF2_IO_SEEK_FROM_CURRENT :
+	       arg == ST_SEEK_END ? OTF2_IO_SEEK_FROM_END :
+	       OTF2_IO_SEEK_FROM_START;
+}
+
+/* A file call's events, inside its region. */
+static void io_call(struct otf2 *o, OTF2_EvtWriter *w, int rank,
+		    const struct st_event *ev, uint64_t t0, uint64_t t1)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	uint64_t loc = LOC(rank, ev->thread), match, bytes;
+	OTF2_IoOperationFlag fl = OTF2_IO_OPERATION_FLAG_NONE;
+	OTF2_IoOperationMode mode;
+	uint32_t h;
+	size_t i;
+
+	if (ev->fn == ST_FN_MPI_FILE_DELETE) {
+		if (ev->text_len &&
+		    (h = path_ref(o, ev->text, ev->text_len)) != UINT32_MAX)
+			check(o, OTF2_EvtWriter_IoDeleteFile(w, NULL, t1, 0, h));
+		return;
+	}
+	if (!ev->comm || (h = file_ref(o, ev->comm, NULL, 0)) == UINT32_MAX)
+		return;
+	if (ev->seq || (d->flags & ST_FNF_COLLECTIVE))
+		fl |= OTF2_IO_OPERATION_FLAG_COLLECTIVE;
+	switch (ev->fn) {
+	case ST_FN_MPI_FILE_CLOSE:
+		check(o, OTF2_EvtWriter_IoDestroyHandle(w, NULL, t1, h));
+		return;
+	case ST_FN_MPI_FILE_SEEK:
+	case ST_FN_MPI_FILE_SEEK_SHARED:
+		check(o, OTF2_EvtWriter_IoSeek(w, NULL, t1, h, ev->offset,
+			whence_of(ev->arg), OTF2_UNDEFINED_UINT64));
+		return;
+	case ST_FN_MPI_FILE_SYNC:
+		match = ++o->next_match;
+		check(o, OTF2_EvtWriter_IoOperationBegin(w, NULL, t0, h,
+			OTF2_IO_OPERATION_MODE_FLUSH, fl, 0, match));
+		check(o, OTF2_EvtWriter_IoOperationComplete(w, NULL, t1, h, 0,
+			match));
+		return;
+	}
+	if (d->bytes != ST_BYTES_READ && d->bytes != ST_BYTES_WRITE)
+		return;
+	mode = d->bytes == ST_BYTES_READ ? OTF2_IO_OPERATION_MODE_READ :
+	       OTF2_IO_OPERATION_MODE_WRITE;
+	bytes = ev->sbytes + ev->rbytes;
+	if (d->family == ST_FAM_LOCAL) {
+		/* A split collective's _end: its _begin's operation. */
+		for (i = 0; i < o->nsp; i++)
+			if (o->sp[i].loc == loc && o->sp[i].handle == h)
+				break;
+		if (i == o->nsp)
+			return;
+		check(o, OTF2_EvtWriter_IoOperationComplete(w, NULL, t1, h,
+			o->sp[i].bytes + bytes, o->sp[i].match));
+		o->sp[i] = o->sp[--o->nsp];
+		return;
+	}
+	match = ++o->next_match;
+	if (d->family == ST_FAM_BLOCKING) {
+		check(o, OTF2_EvtWriter_IoOperationBegin(w, NULL, t0, h, mode,
+			fl, bytes, match));
+		check(o, OTF2_EvtWriter_IoOperationComplete(w, NULL, t1, h,
+			bytes, match));
+		return;
+	}
+	/* Nonblocking, or a split's _begin: a read learns its size later. */
+	check(o, OTF2_EvtWriter_IoOperationBegin(w, NULL, t0, h, mode,
+		fl | OTF2_IO_OPERATION_FLAG_NON_BLOCKING,
+		mode == OTF2_IO_OPERATION_MODE_WRITE ? ev->sbytes :
+		OTF2_UNDEFINED_UINT64, match));
+	check(o, OTF2_EvtWriter_IoOperationIssued(w, NULL, t1, h, match));
+	if (d->family == ST_FAM_NONBLOCKING) {
+		note_req(o, rank, ev, match);
+		return;
+	}
+	if (GROW(o->sp, o->nsp, o->asp)) {
+		o->rc = -ENOMEM;
+		return;
+	}
+	o->sp[o->nsp++] = (struct split){ loc, match, ev->sbytes, h };
+}
+
+/* Write the Leave of 'loc''s constructor that still waits for it. */
+static void flush_ctor(struct otf2 *o, uint64_t loc)
+{
+	OTF2_EvtWriter *w;
+	size_t i;
+
+	for (i = 0; i < o->nct; i++) {
+		if (o->ct[i].loc != loc)
+			continue;
+		w = OTF2_Archive_GetEvtWriter(o->ar, loc);
+		if (w)
+			check(o, OTF2_EvtWriter_Leave(w, NULL, o->ct[i].t1,
+						      o->ct[i].fn - 1u));
+		o->ct[i] = o->ct[--o->nct];
+		return;
+	}
+}
+
+/*
+ * A window's or open file's COMM record: what its constructor made.
+ * The constructor's events end here, and then its region.
+ */
+static void on_made(struct otf2 *o, int rank, const struct st_event *ev)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	uint64_t loc = LOC(rank, ev->thread);
+	OTF2_EvtWriter *w;
+	uint32_t ref;
+	size_t i;
+
+	if (!d || !ev->comm)
+		return;
+	if (d->kind == ST_KIND_WIN) {
+		if ((ref = win_ref(o, ev->comm)) == UINT32_MAX)
+			return;
+		o->win[ref].parent = ev->parent;
+		o->win[ref].ctor = ev->fn;
+	} else if (ev->fn == ST_FN_MPI_FILE_OPEN) {
+		ref = file_ref(o, ev->comm, ev->text, ev->text_len);
+		if (ref == UINT32_MAX)
+			return;
+		o->file[ref].parent = ev->parent;
+	} else {
+		return;
+	}
+	for (i = 0; i < o->nct; i++)
+		if (o->ct[i].loc == loc && o->ct[i].fn == ev->fn)
+			break;
+	if (i == o->nct || !(w = OTF2_Archive_GetEvtWriter(o->ar, loc)))
+		return;
+	if (d->kind == ST_KIND_WIN) {
+		check(o, OTF2_EvtWriter_RmaWinCreate(w, NULL, o->ct[i].t1,
+						     ref));
+		check(o, OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, o->ct[i].t1,
+			allocates(ev->fn) ?
+			OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE :
+			OTF2_COLLECTIVE_OP_CREATE_HANDLE, SYNC_LEVEL, ref,
+			OTF2_UNDEFINED_UINT32, 0, 0));
+	} else {
+		check(o, OTF2_EvtWriter_IoCreateHandle(w, NULL, o->ct[i].t1,
+			ref, ev->arg & ST_AMODE_RDONLY ?
+			OTF2_IO_ACCESS_MODE_READ_ONLY :
+			ev->arg & ST_AMODE_WRONLY ?
+			OTF2_IO_ACCESS_MODE_WRITE_ONLY :
+			OTF2_IO_ACCESS_MODE_READ_WRITE,
+			(ev->arg & ST_AMODE_CREATE ?
+			 OTF2_IO_CREATION_FLAG_CREATE : 0) |
+			(ev->arg & ST_AMODE_EXCL ?
+			 OTF2_IO_CREATION_FLAG_EXCLUSIVE : 0),
+			(ev->arg & ST_AMODE_APPEND ? OTF2_IO_STATUS_FLAG_APPEND :
+			 0) | (ev->arg & ST_AMODE_DELETE_ON_CLOSE ?
+			       OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE : 0)));
+	}
+	flush_ctor(o, loc);
+}
+
+/*
+ * The events of one-sided or file call 'ev' inside its region; 1 when
+ * its Leave must wait for the COMM record of what it made.
+ */
+static int osio_call(struct otf2 *o, OTF2_EvtWriter *w, int rank,
+		     const struct st_event *ev, uint64_t t0, uint64_t t1)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+
+	if (!d)
+		return 0;
+	if ((d->kind == ST_KIND_WIN && ev->fn != ST_FN_MPI_WIN_FREE) ||
+	    ev->fn == ST_FN_MPI_FILE_OPEN) {
+		if (ev->rc || GROW(o->ct, o->nct, o->act))
+			return 0;
+		if (d->kind == ST_KIND_WIN)
+			check(o, OTF2_EvtWriter_RmaCollectiveBegin(w, NULL,
+								   t0));
+		o->ct[o->nct++] = (struct ctor){ LOC(rank, ev->thread), t1,
+						 ev->fn };
+		return 1;
+	}
+	if (d->kind == ST_KIND_WIN || d->kind == ST_KIND_RMA) {
+		if (ev->comm)
+			rma_call(o, w, rank, ev, t0, t1);
+	} else if (d->kind == ST_KIND_FILE || d->kind == ST_KIND_IO) {
+		io_call(o, w, rank, ev, t0, t1);
+	}
+	return 0;
+}
+
 static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 		    double g0, double g1)
 {
@@ -298,6 +801,7 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 		return;
 	}
 	t1 = tick(o, g1 > g0 ? g1 : g0);
+	flush_ctor(o, loc);
 	/* Completions of an earlier call that never came out. */
 	flush_pend(o, w, loc, t0, ev->t0, 0, 0);
 	s = str_ref(&o->str, st_scan_site_label(o->scan,
@@ -369,6 +873,8 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 	}
 	/* This call's own completions (their records came just before). */
 	flush_pend(o, w, loc, t1, ev->t0, 1, 0);
+	if (osio_call(o, w, rank, ev, t0, t1))
+		return;
 	check(o, OTF2_EvtWriter_Leave(w, NULL, t1, ev->fn - 1u));
 }
 
@@ -379,6 +885,7 @@ static void on_request(struct otf2 *o, int rank, const struct st_event *ev,
 	uint64_t key = (uint64_t)rank << 40 | ev->req, *v, init;
 	struct pend *p;
 
+	flush_ctor(o, LOC(rank, ev->thread));
 	if (ev->kind == ST_REC_START) {
 		OTF2_EvtWriter *w = writer(o, LOC(rank, ev->thread));
 
@@ -420,6 +927,10 @@ static void on_request(struct otf2 *o, int rank, const struct st_event *ev,
 	p->loc = LOC(rank, ev->thread);
 	p->t0 = ev->t0;
 	p->req = ev->req;
+	v = st_u64map_find(&o->match_of, key);
+	p->match = v ? *v : 0;
+	if (v)
+		st_u64map_del(&o->match_of, key);
 	p->init_fn = (uint16_t)(init >> 1);
 	p->peer = ev->peer;
 	p->tag = ev->tag;
@@ -439,6 +950,8 @@ static int on_record(void *ctx, const struct st_merged *x)
 		on_call(o, x->rank, x->ev, x->g0, x->g1);
 	else if (x->ev->kind == ST_REC_START || x->ev->kind == ST_REC_DONE)
 		on_request(o, x->rank, x->ev, x->g1);
+	else if (x->ev->kind == ST_REC_COMM)
+		on_made(o, x->rank, x->ev);
 	if (o->rc)
 		return o->rc;
 	return o->oe != OTF2_SUCCESS ? -EIO : 0;
@@ -462,6 +975,40 @@ static OTF2_RegionRole coll_role(unsigned fn)
 	default:
 		return OTF2_REGION_ROLE_COLL_ALL2ALL;
 	}
+}
+
+static OTF2_RegionRole region_role(unsigned fn)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+
+	switch (d ? d->kind : 0) {
+	case ST_KIND_COLL:
+		return coll_role(fn);
+	case ST_KIND_P2P:
+		return OTF2_REGION_ROLE_POINT2POINT;
+	case ST_KIND_WIN:
+	case ST_KIND_RMA:
+		return OTF2_REGION_ROLE_RMA;
+	case ST_KIND_FILE:
+		return OTF2_REGION_ROLE_FILE_IO_METADATA;
+	case ST_KIND_IO:
+		return d->bytes == ST_BYTES_READ || d->bytes == ST_BYTES_WRITE ?
+		       OTF2_REGION_ROLE_FILE_IO :
+		       OTF2_REGION_ROLE_FILE_IO_METADATA;
+	}
+	return OTF2_REGION_ROLE_FUNCTION;
+}
+
+/*
+ * The Comm of a window or file: the communicator it was made on, else
+ * its own group's, else none.
+ */
+static OTF2_CommRef scope_of(struct otf2 *o, const struct objdef *x)
+{
+	OTF2_CommRef c = x->parent ? comm_ref(o, x->parent) :
+			 OTF2_UNDEFINED_COMM;
+
+	return c != OTF2_UNDEFINED_COMM ? c : comm_ref(o, x->id);
 }
 
 /* The largest estimated error of global time at any rank's run edges. */
@@ -544,6 +1091,8 @@ static void definitions(struct otf2 *o)
 	str_ref(&o->str, "MPI locations");
 	str_ref(&o->str, "MPI");
 	str_ref(&o->str, "callsite");
+	str_ref(&o->str, "MPI-IO");
+	str_ref(&o->str, "MPI I/O");
 	for (fn = 1; fn < nfn; fn++)
 		str_ref(&o->str, st_fn_name(fn, nm, sizeof(nm)));
 	for (r = 0; r < s->nranks; r++) {
@@ -609,14 +1158,10 @@ static void definitions(struct otf2 *o)
 			nev, (uint32_t)(loc >> 16)));
 	}
 	for (fn = 1; fn < nfn; fn++) {
-		const struct st_fn_desc *d = st_fn_desc(fn);
 		uint32_t n = str_ref(&o->str, st_fn_name(fn, nm, sizeof(nm)));
 
 		check(o, OTF2_GlobalDefWriter_WriteRegion(g, fn - 1, n, n,
-			str_ref(&o->str, "MPI"),
-			d && d->kind == ST_KIND_COLL ? coll_role(fn) :
-			d && d->kind == ST_KIND_P2P ?
-			OTF2_REGION_ROLE_POINT2POINT : OTF2_REGION_ROLE_FUNCTION,
+			str_ref(&o->str, "MPI"), region_role(fn),
 			OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
 			OTF2_UNDEFINED_STRING, 0, 0));
 	}
@@ -647,6 +1192,25 @@ static void definitions(struct otf2 *o)
 			OTF2_COMM_FLAG_NONE));
 	}
 	free(members);
+	/* Windows and files, on the communicator they were made on. */
+	for (i = 0; i < o->nwin; i++)
+		check(o, OTF2_GlobalDefWriter_WriteRmaWin(g, (uint32_t)i,
+			o->win[i].name, scope_of(o, &o->win[i]),
+			OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
+	if (!o->npath)
+		return;
+	check(o, OTF2_GlobalDefWriter_WriteIoParadigm(g, 0,
+		str_ref(&o->str, "MPI-IO"), str_ref(&o->str, "MPI I/O"),
+		OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE, 0,
+		NULL, NULL, NULL));
+	for (i = 0; i < o->npath; i++)
+		check(o, OTF2_GlobalDefWriter_WriteIoRegularFile(g,
+			(uint32_t)i, o->path[i], 0));
+	for (i = 0; i < o->nfile; i++)
+		check(o, OTF2_GlobalDefWriter_WriteIoHandle(g, (uint32_t)i,
+			o->file[i].name, o->file[i].path, 0,
+			OTF2_IO_HANDLE_FLAG_NONE, scope_of(o, &o->file[i]),
+			OTF2_UNDEFINED_IO_HANDLE));
 }
 
 static int otf2_fail(struct otf2 *o, char *err, size_t errlen)
@@ -730,6 +1294,18 @@ int st_export_otf2(const char *dir, const char *name, struct st_scan *scan,
 	rc = o.oe == OTF2_SUCCESS ? st_scan_walk(scan, on_record, &o) : 0;
 	if (rc && !o.rc && rc != -EIO)
 		o.rc = rc;
+	/* Leaves of constructors whose COMM record never came. */
+	while (o.nct)
+		flush_ctor(&o, o.ct[0].loc);
+	/* One-sided operations never synchronised: at the end. */
+	for (i = 0; i < o.nrp; i++) {
+		OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(o.ar,
+							       o.rp[i].loc);
+
+		if (w)
+			check(&o, OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL,
+				o.max_ts, o.rp[i].win, o.rp[i].match));
+	}
 	/* Completions whose Wait never came: at their own time. */
 	while (o.npend) {
 		struct pend p = o.pend[0];
@@ -773,6 +1349,16 @@ int st_export_otf2(const char *dir, const char *name, struct st_scan *scan,
 	st_u64map_release(&o.str.of);
 	st_u64map_release(&o.locs);
 	st_u64map_release(&o.reqs);
+	st_u64map_release(&o.win_of);
+	st_u64map_release(&o.file_of);
+	st_u64map_release(&o.path_of);
+	st_u64map_release(&o.match_of);
+	free(o.win);
+	free(o.file);
+	free(o.path);
+	free(o.rp);
+	free(o.sp);
+	free(o.ct);
 	free(o.pend);
 	free(o.cref);
 	return otf2_fail(&o, err, errlen);

@@ -43,6 +43,34 @@ const char *st_fn_name(unsigned fn, char *buf, size_t len)
 	return buf;
 }
 
+int st_fn_group_coll(unsigned fn)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+	int blocking;
+
+	if (!d)
+		return ST_GC_NONE;
+	blocking = d->family == ST_FAM_BLOCKING;
+	switch (d->kind) {
+	case ST_KIND_COLL:
+		return blocking ? ST_GC_COLL : ST_GC_NONE;
+	case ST_KIND_WIN:
+		return blocking ? ST_GC_WIN : ST_GC_NONE;
+	case ST_KIND_RMA:
+		return blocking && (d->flags & ST_FNF_COLLECTIVE) ? ST_GC_WIN :
+		       ST_GC_NONE;
+	case ST_KIND_FILE:
+		/* MPI_File_delete is a single rank's. */
+		return blocking && fn != ST_FN_MPI_FILE_DELETE ? ST_GC_FILE :
+		       ST_GC_NONE;
+	case ST_KIND_IO:
+		return (blocking || d->family == ST_FAM_SPLIT) &&
+		       (d->flags & ST_FNF_COLLECTIVE) ? ST_GC_FILE :
+		       ST_GC_NONE;
+	}
+	return ST_GC_NONE;
+}
+
 unsigned st_fn_lookup(const char *name)
 {
 	unsigned fn;

@@ -29,6 +29,34 @@ const struct st_fn_desc *st_fn_desc(unsigned fn);
  */
 const char *st_fn_name(unsigned fn, char *buf, size_t len);
 
+/*
+ * What a blocking call that a whole group makes together is: a group
+ * collective's CALL records carry the group's id in 'comm' and a
+ * sequence number counted on it in 'seq', equal on every member, so one
+ * instance matches across rank files (docs/recorded.md).
+ */
+enum st_group_coll {
+	ST_GC_NONE = 0,
+	ST_GC_COLL,	/* a blocking collective of MPI's collective chapter */
+	ST_GC_WIN,	/* a window's: constructor (numbered on its
+			   communicator), MPI_Win_fence, MPI_Win_free */
+	ST_GC_FILE	/* a file's: MPI_File_open (numbered on its
+			   communicator), MPI_File_close, and the blocking
+			   collective file calls: every _all and _ordered,
+			   set_view, set_size, preallocate, sync,
+			   set_atomicity, seek_shared, and the _begin of a
+			   split collective (where ROMIO does the work) */
+};
+
+/*
+ * Which group collective function 'fn' is (enum st_group_coll), or
+ * ST_GC_NONE: a nonblocking or persistent collective, a communicator
+ * constructor, any other call.  Collectives over a window or a file
+ * match, wait for their last member and cost what the table says as
+ * the collective chapter's do.
+ */
+int st_fn_group_coll(unsigned fn);
+
 /* Id of the function called 'name' (exact case), or 0 when none. */
 unsigned st_fn_lookup(const char *name);
 

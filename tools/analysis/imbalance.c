@@ -226,15 +226,16 @@ void st_imb_free(struct st_imb *a)
 	free(a);
 }
 
-/* A CALL of a blocking collective with a communicator and a sequence. */
+/*
+ * A CALL of a blocking collective with a communicator (window, file) and
+ * a sequence number: the collective chapter's, and those over a window
+ * or a file (st_fn_group_coll()).
+ */
 static int is_blocking_coll(const struct st_event *ev)
 {
-	const struct st_fn_desc *d;
-
 	if (ev->kind != ST_REC_CALL || !ev->comm || !ev->seq)
 		return 0;
-	d = st_fn_desc(ev->fn);
-	return d && d->kind == ST_KIND_COLL && d->family == ST_FAM_BLOCKING;
+	return st_fn_group_coll(ev->fn) != ST_GC_NONE;
 }
 
 static struct comm_info *comm_get(struct st_imb *a, uint64_t id, int create)

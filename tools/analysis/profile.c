@@ -5,7 +5,10 @@
  * records and loaded objects; maps are st_u64map's, u64map.h) are folded
  * into the run's at the end of the rank and cleared, so memory grows
  * with the functions, sites and sizes the run used, not with the number
- * of ranks or records.
+ * of ranks or records.  The same pass feeds the per-window and per-file
+ * analyses (rma.h, io.h); with a phase selected (phase.h), each record
+ * is first placed in its thread's phase, and only those in a selected
+ * one count.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +21,11 @@
 #include "tools/analysis/diag.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/imbalance.h"
+#include "tools/analysis/io.h"
 #include "tools/analysis/merge.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/profile.h"
+#include "tools/analysis/rma.h"
 #include "tools/analysis/symbols.h"
 #include "tools/analysis/timeline.h"
 #include "tools/analysis/u64map.h"
@@ -114,6 +120,17 @@ struct st_profile {
 	char **hosts;
 	size_t alloc_hosts;
 	struct st_reader *first;	/* first rank read: its header */
+
+	/* Phases: the selection; this rank's threads' positions (thread
+	   -> n << 1 | in) and the start of their open span (thread ->
+	   local t + 1); the spans it closed. */
+	struct st_phase_sel sel;
+	struct st_u64map phase_pos, span_open;
+	uint64_t (*spans)[2];
+	size_t nspans, alloc_spans;
+
+	struct st_rma *rma;
+	struct st_io *io;
 
 	/* Collectives in global time. */
 	struct st_imb *imb;
@@ -373,6 +390,120 @@ static long site_sym(struct st_profile *p, uint32_t id)
 	return sym < 0 ? -2 : sym;
 }
 
+/* Add 't' to the run-time figures of the run. */
+static void add_run_time(struct st_profile *p, uint64_t t)
+{
+	if (!p->sum.nrun || t < p->sum.run_min)
+		p->sum.run_min = t;
+	if (t > p->sum.run_max)
+		p->sum.run_max = t;
+	p->sum.run_ns += t;
+	p->sum.nrun++;
+}
+
+static int add_span(struct st_profile *p, uint64_t a, uint64_t b)
+{
+	if (GROW(p->spans, p->nspans, p->alloc_spans))
+		return -ENOMEM;
+	p->spans[p->nspans][0] = a;
+	p->spans[p->nspans++][1] = b;
+	return 0;
+}
+
+/*
+ * Place 'ev' (of the rank being read) in its thread's phase: 1 when it
+ * counts, 0 when not, -ENOMEM.  A marker closes its thread's open span
+ * at its entry and opens one at its exit when the phase it opens is
+ * selected; a span open from the start is open from 0 (the run's start,
+ * clipped at the end of the rank).
+ */
+static int phase_in(struct st_profile *p, const struct st_event *ev)
+{
+	struct st_phase_pos pos;
+	uint64_t *v, *o;
+	int added, in, was;
+
+	if (p->sel.mode == ST_PHASE_ALL)
+		return 1;
+	v = st_u64map_put(&p->phase_pos, ev->thread, 0, &added);
+	if (!v)
+		return -ENOMEM;
+	if (added) {
+		st_phase_pos_init(&p->sel, &pos);
+		/* Phase 0 is open from the start. */
+		if (pos.in && !st_u64map_put(&p->span_open, ev->thread, 1,
+					     NULL))
+			return -ENOMEM;
+		if (pos.in)
+			p->sum.phases++;
+		v = st_u64map_find(&p->phase_pos, ev->thread);
+	} else {
+		pos.n = (long)(*v >> 1);
+		pos.in = (int)(*v & 1);
+	}
+	was = pos.in;
+	in = st_phase_step(&p->sel, &pos, ev->kind, ev->fn, ev->arg);
+	*v = (uint64_t)pos.n << 1 | (uint64_t)(pos.in != 0);
+	if (ev->kind != ST_REC_CALL || !st_phase_marker(ev->fn))
+		return in;
+	if (was && (o = st_u64map_find(&p->span_open, ev->thread))) {
+		if (add_span(p, *o - 1, ev->t0))
+			return -ENOMEM;
+		st_u64map_del(&p->span_open, ev->thread);
+	}
+	if (pos.in) {
+		p->sum.phases++;
+		if (!st_u64map_put(&p->span_open, ev->thread, 0, NULL))
+			return -ENOMEM;
+		*st_u64map_find(&p->span_open, ev->thread) = ev->t1 + 1;
+	}
+	return in;
+}
+
+/*
+ * The end of a rank with a phase selected: its spans, clipped to its run
+ * [t_start, t_end], are its run time; synctrace's marks inside them
+ * count.  Returns 0 or -ENOMEM.
+ */
+static int end_phase_rank(struct st_profile *p, uint64_t t_start,
+			  uint64_t t_end, int have_start, int have_end)
+{
+	uint64_t total = 0;
+	size_t i, j;
+	int any = 0;
+
+	for (i = 0; i < p->span_open.cap; i++)
+		if (p->span_open.used[i] && have_end &&
+		    add_span(p, p->span_open.val[i] - 1, t_end))
+			return -ENOMEM;
+	for (i = 0; have_start && have_end && i < p->nspans; i++) {
+		uint64_t a = p->spans[i][0] > t_start ? p->spans[i][0] :
+			     t_start;
+		uint64_t b = p->spans[i][1] < t_end ? p->spans[i][1] : t_end;
+
+		any = 1;
+		if (b <= a)
+			continue;
+		total += b - a;
+		for (j = 0; j < p->nrank_marks; j++) {
+			uint64_t m0 = p->rank_marks[j][0];
+			uint64_t m1 = p->rank_marks[j][1];
+
+			if (m0 >= a && m1 <= b && m1 >= m0) {
+				p->sum.marks++;
+				p->sum.mark_ns += m1 - m0;
+			}
+		}
+	}
+	if (any)
+		add_run_time(p, total);
+	p->nrank_marks = 0;
+	p->nspans = 0;
+	st_u64map_clear(&p->phase_pos);
+	st_u64map_clear(&p->span_open);
+	return 0;
+}
+
 /* Fold the current rank's per-rank tables into the run's. */
 static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 		    uint64_t t_end, int have_start, int have_end)
@@ -434,6 +565,8 @@ static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 	st_u64map_clear(&p->srec_of);
 	st_objmap_release(&p->objs);
 
+	if (p->sel.mode != ST_PHASE_ALL)
+		return end_phase_rank(p, t_start, t_end, have_start, have_end);
 	for (i = 0; i < p->nrank_marks; i++) {
 		uint64_t m0 = p->rank_marks[i][0], m1 = p->rank_marks[i][1];
 
@@ -444,16 +577,8 @@ static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 		}
 	}
 	p->nrank_marks = 0;
-	if (have_start && have_end && t_end > t_start) {
-		uint64_t t = t_end - t_start;
-
-		if (!p->sum.nrun || t < p->sum.run_min)
-			p->sum.run_min = t;
-		if (t > p->sum.run_max)
-			p->sum.run_max = t;
-		p->sum.run_ns += t;
-		p->sum.nrun++;
-	}
+	if (have_start && have_end && t_end > t_start)
+		add_run_time(p, t_end - t_start);
 	return 0;
 }
 
@@ -491,16 +616,22 @@ static int parse_ns(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* One record 'ev' of rank 'rank'; 0 or -ENOMEM. */
-static int on_record(struct st_profile *p, const struct st_event *ev)
+/*
+ * One record 'ev' of rank 'rank', 'in' a selected phase or not; 0 or
+ * -ENOMEM.
+ */
+static int on_record(struct st_profile *p, int rank,
+		     const struct st_event *ev, int in)
 {
+	if (st_rma_add(p->rma, rank, ev, in) || st_io_add(p->io, rank, ev, in))
+		return -ENOMEM;
 	switch (ev->kind) {
 	case ST_REC_CALL:
-		return on_call(p, ev);
+		return in ? on_call(p, ev) : 0;
 	case ST_REC_START:
-		return on_start(p, ev);
+		return in ? on_start(p, ev) : 0;
 	case ST_REC_DONE:
-		return on_done(p, ev);
+		return in ? on_done(p, ev) : 0;
 	case ST_REC_SITE:
 		return on_site(p, ev);
 	case ST_REC_OBJECT:
@@ -556,7 +687,14 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 	if (v && !parse_ns(v, &t_start))
 		have_start = 1;
 	while ((rc = st_reader_next(r, &ev)) > 0) {
-		if (st_imb_scan(p->imb, &ev))
+		int in = phase_in(p, &ev);
+
+		if (in < 0)
+			goto oom;
+		if ((in || (ev.kind != ST_REC_CALL &&
+			    ev.kind != ST_REC_START &&
+			    ev.kind != ST_REC_DONE)) &&
+		    st_imb_scan(p->imb, &ev))
 			goto oom;
 		if (ev.kind == ST_REC_SYNC) {
 			int bad = st_gclock_add_event(clk, &ev, NULL);
@@ -609,7 +747,7 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 			p->rank_marks[p->nrank_marks++][1] = ev.t1;
 			continue;
 		}
-		if (on_record(p, &ev))
+		if (on_record(p, rank, &ev, in))
 			goto oom;
 	}
 	if (rc < 0) {
@@ -641,6 +779,8 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 		t_end = t_fin;
 	if (end_rank(p, rank, t_start, t_end, have_start, have_end))
 		goto oom;
+	st_rma_end_rank(p->rma);
+	st_io_end_rank(p->io);
 	if (st_gclock_epochs(clk))
 		p->sum.nsynced++;
 	if (st_imb_scan_end(p->imb, st_gclock_epochs(clk) > 0))
@@ -680,9 +820,12 @@ int st_profile_new(struct st_profile **out, int nranks)
 	p->path = calloc((size_t)nranks, sizeof(*p->path));
 	p->syms = st_symtab_new();
 	p->imb = st_imb_new();
+	p->rma = st_rma_new();
+	p->io = st_io_new();
 	st_objmap_init(&p->objs);
 	if (!p->fn || !p->rank_ns || !p->touched_flag || !p->missing ||
-	    !p->clk || !p->path || !p->syms || !p->imb) {
+	    !p->clk || !p->path || !p->syms || !p->imb || !p->rma ||
+	    !p->io) {
 		st_profile_free(p);
 		return -ENOMEM;
 	}
@@ -705,6 +848,11 @@ void st_profile_free(struct st_profile *p)
 	free(p->clk);
 	free(p->path);
 	st_imb_free(p->imb);
+	st_rma_free(p->rma);
+	st_io_free(p->io);
+	free(p->spans);
+	st_u64map_release(&p->phase_pos);
+	st_u64map_release(&p->span_open);
 	for (i = 0; i < p->sum.nhosts; i++)
 		free(p->hosts[i]);
 	free(p->hosts);
@@ -731,6 +879,22 @@ void st_profile_free(struct st_profile *p)
 	if (p->first)
 		st_reader_close(p->first);
 	free(p);
+}
+
+void st_profile_set_phase(struct st_profile *p,
+			  const struct st_phase_sel *sel)
+{
+	p->sel = *sel;
+}
+
+struct st_rma *st_profile_rma(struct st_profile *p)
+{
+	return p->rma;
+}
+
+struct st_io *st_profile_io(struct st_profile *p)
+{
+	return p->io;
 }
 
 int st_profile_missing(struct st_profile *p, int rank)
@@ -807,13 +971,24 @@ const char *st_profile_sync_method(const struct st_profile *p)
 	return NULL;
 }
 
+/* A collective instance complete: is it a window's or a file's? */
+static void on_instance(void *ctx, const struct st_imb_done *d)
+{
+	struct st_profile *p = ctx;
+
+	st_rma_instance(p->rma, d);
+	st_io_instance(p->io, d);
+}
+
 int st_profile_collectives(struct st_profile *p, char *err, size_t errlen)
 {
+	struct st_phase_tracker trk = { .sel = p->sel };
 	struct st_merge *m;
 	struct st_merged x;
-	int r, rc;
+	int r, rc, in;
 
 	*err = '\0';
+	st_imb_set_hook(p->imb, on_instance, p);
 	if (st_merge_new(&m))
 		return -ENOMEM;
 	for (r = 0; r < p->sum.expected; r++) {
@@ -830,18 +1005,23 @@ int st_profile_collectives(struct st_profile *p, char *err, size_t errlen)
 	while (st_merge_next(m, &x) > 0) {
 		const struct st_gclock *c = p->clk[x.rank];
 
-		if (x.ev->kind != ST_REC_CALL)
+		if ((in = st_phase_track(&trk, x.rank, x.ev)) < 0)
+			goto oom;
+		if (x.ev->kind != ST_REC_CALL || !in)
 			continue;
 		if (st_imb_add(p->imb, x.rank, x.ev, x.g0, x.g1,
 			       st_gclock_err(c, x.ev->t0),
-			       st_gclock_err(c, x.ev->t1))) {
-			st_merge_free(m);
-			return -ENOMEM;
-		}
+			       st_gclock_err(c, x.ev->t1)))
+			goto oom;
 	}
 	st_imb_finish(p->imb);
 	st_merge_free(m);
+	st_phase_tracker_release(&trk);
 	return 0;
+oom:
+	st_merge_free(m);
+	st_phase_tracker_release(&trk);
+	return -ENOMEM;
 }
 
 struct st_imb *st_profile_imb(struct st_profile *p)

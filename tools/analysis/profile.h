@@ -29,6 +29,9 @@
 #include <stdint.h>
 
 struct st_imb;
+struct st_io;
+struct st_phase_sel;
+struct st_rma;
 struct st_symtab;
 
 /* Function ids are 16 bits: st_profile_fns() has this many entries. */
@@ -70,6 +73,9 @@ struct st_profile_sum {
 	uint64_t marks, mark_ns;	/* synctrace's work in the run time */
 	uint64_t inits, init_ns;	/* synctrace's MPI_Init work */
 	uint64_t unmatched;		/* DONE records without a start */
+	uint64_t phases;		/* with a phase selected: the
+					   selected phases that began, over
+					   ranks and threads */
 	size_t nhosts;
 	/* From the header of the first rank read; NULL when absent. */
 	const char *mpi_library, *clock, *clock_res, *clock_cost, *config;
@@ -84,6 +90,18 @@ struct st_profile;
  */
 int st_profile_new(struct st_profile **out, int nranks);
 void st_profile_free(struct st_profile *p);
+
+/*
+ * Look only at the records in the phases 'sel' selects
+ * (tools/analysis/phase.h; copied), before any rank is read: every
+ * count, time and byte then comes from CALL, START and DONE records in
+ * them, and a rank's run time is the time its threads spent in them,
+ * summed (from a marker's exit to the next marker's entry, MPI_Finalize
+ * or the last record).  Windows and files opened outside still count
+ * as such.
+ */
+void st_profile_set_phase(struct st_profile *p,
+			  const struct st_phase_sel *sel);
 
 /* Rank 'rank' of the run has no trace file. */
 int st_profile_missing(struct st_profile *p, int rank);
@@ -139,5 +157,13 @@ int st_profile_collectives(struct st_profile *p, char *err, size_t errlen);
 
 /* The analysis st_profile_collectives() filled. */
 struct st_imb *st_profile_imb(struct st_profile *p);
+
+/*
+ * One-sided communication per window and MPI-IO per file
+ * (tools/analysis/rma.h, io.h), filled by reading the ranks; their
+ * collective instances in global time by st_profile_collectives().
+ */
+struct st_rma *st_profile_rma(struct st_profile *p);
+struct st_io *st_profile_io(struct st_profile *p);
 
 #endif

@@ -12,6 +12,9 @@
  *   replay-coll.c  collective instances: members arrive, are released
  *                  by the class's rule (all, rooted, scan)
  *   replay-p2p.c   point-to-point: message queues, matching, probes
+ *   replay-rma.c   one-sided and I/O calls that are not collectives:
+ *                  post-start-complete-wait matched by window and pair
+ *                  of ranks, the rest as traced
  *   replay-map.c   the hash map with three-word keys that finds them
  *
  * Instances, messages, queues and requests live in index pools (freed
@@ -43,6 +46,15 @@ struct rrec {
 	uint32_t site, comm_size, remote_size, inst;
 	int32_t rc, root, peer, tag, peer2, tag2, rank;
 	uint64_t t0, t1, comm, seq, sbytes, rbytes, req;
+	int32_t arg;		/* MPI_Pcontrol's level, asserts... */
+	/*
+	 * MPI_Win_post, MPI_Win_start: the group's ranks in the window,
+	 * malloc()ed when read (NULL: none, or 'group_bad'), owned by
+	 * whoever holds the record; freed once it is replayed.
+	 */
+	int32_t *group;
+	uint32_t ngroup;
+	uint8_t group_bad;	/* cut (" ..."), unreadable, or no memory */
 };
 
 /* Open addressing, three-word keys, backward-shift deletion. */
@@ -65,7 +77,7 @@ struct pdone {
 enum { U_READY, U_BLOCKED, U_DONE };
 
 /* Where the time of a finished call came from. */
-enum { SRC_LOCAL, SRC_MODEL, SRC_MISSING };
+enum { SRC_LOCAL, SRC_MODEL, SRC_MISSING, SRC_TRACED };
 
 struct unit {
 	int idx, rank, thread;
@@ -103,6 +115,14 @@ struct unit {
 
 	struct rrec *fifo;		/* records read for this unit */
 	size_t fhead, fcount, falloc;
+
+	/* Phases (st_replay_opts.phase): where the stream is, whether
+	   the op in progress lies in a selected phase, and the predicted
+	   and local time the open span began. */
+	struct st_phase_pos ph;
+	int op_in, span_open;
+	double span_pred;
+	uint64_t span_local;
 };
 
 struct rank {
@@ -113,6 +133,7 @@ struct rank {
 	int init_known, main_thread;
 	uint64_t init_t1;
 	struct st_replay_rank res;
+	double ph_pred, ph_meas;	/* time in the selected phases */
 };
 
 /* A collective instance still waiting for members. */
@@ -185,6 +206,8 @@ struct req {
 	uint64_t id;
 	uint8_t state, persistent, deferred, is_coll;
 	uint8_t missing;		/* its cost came from measured times */
+	uint8_t traced;			/* one-sided or I/O: its Wait keeps
+					   its measured time */
 	int32_t waiter;			/* unit index, or WNONE */
 	int nwait;
 	double T;
@@ -260,6 +283,8 @@ struct st_replay {
 
 	struct memb *scan_buf;
 	size_t ascan;
+
+	struct st_rp_rma *rma;		/* replay-rma.c's state */
 
 	int rc;				/* sticky error */
 	char *err;
@@ -389,6 +414,27 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
  */
 int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,
 		   struct st_replay_msg *m);
+
+/* replay-rma.c */
+
+/*
+ * A one-sided or I/O call 'x' of 'u' that is not a group collective
+ * (those go to st_rp_coll_arrive()): post-start-complete-wait with
+ * their dependencies, anything else its measured duration.
+ */
+void st_rp_call_rma(struct st_replay *r, struct unit *u, struct rrec *x);
+
+/*
+ * Nothing else can move: release the earliest MPI_Win_start or
+ * MPI_Win_wait still waiting, as if what it waits for were there.
+ * Returns 1 when one was, else 0.
+ */
+int st_rp_rma_unstick(struct st_replay *r);
+
+/* Non-zero when unit 'u' waits in post-start-complete-wait. */
+int st_rp_rma_waiting(const struct st_replay *r, const struct unit *u);
+
+void st_rp_rma_free(struct st_replay *r);
 
 /* replay-p2p.c */
 

@@ -21,6 +21,7 @@
 
 #include "gen/ops.h"
 #include "tools/analysis/fn-names.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/replay-internal.h"
 #include "tools/analysis/replay.h"
 #include "writer/event.h"
@@ -151,6 +152,7 @@ static struct unit *unit_of(struct st_replay *r, struct rank *rk,
 	u->thread = thread;
 	u->cp.rank = rank;
 	u->state = U_READY;
+	st_phase_pos_init(&r->opts.phase, &u->ph);
 	r->units[r->nunits++] = u;
 	rk->units[thread] = u;
 	if (heap_push(r, u))
@@ -181,6 +183,85 @@ static void rec_from(struct rrec *x, const struct st_event *ev)
 	x->sbytes = ev->sbytes;
 	x->rbytes = ev->rbytes;
 	x->req = ev->req;
+	x->arg = ev->arg;
+	x->group = NULL;
+	x->ngroup = 0;
+	x->group_bad = 0;
+}
+
+/*
+ * The ranks of a group as MPI_Win_post and MPI_Win_start record it
+ * ("0 2-5", ascending; " ..." when cut) into x->group, or x->group_bad
+ * when the list is cut, unreadable or too long for memory.
+ */
+static void rec_group(struct rrec *x, const char *text, uint32_t len)
+{
+	uint64_t total = 0;
+	uint32_t k = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const char *p = text, *end = text + len;
+
+		k = 0;
+		while (p < end) {
+			long a, b;
+			char buf[24], *q;
+			size_t n = 0;
+
+			while (p < end && *p == ' ')
+				p++;
+			if (p == end)
+				break;
+			while (p < end && *p != ' ' && n < sizeof(buf) - 1)
+				buf[n++] = *p++;
+			buf[n] = '\0';
+			if (buf[0] < '0' || buf[0] > '9')
+				goto bad;
+			a = strtol(buf, &q, 10);
+			b = a;
+			if (*q == '-') {
+				if (q[1] < '0' || q[1] > '9')
+					goto bad;
+				b = strtol(q + 1, &q, 10);
+			}
+			if (*q || a < 0 || b < a || b >= (1L << 22))
+				goto bad;
+			if (!pass) {
+				total += (uint64_t)(b - a) + 1;
+				if (total > (1u << 22))
+					goto bad;
+			} else {
+				for (; a <= b; a++)
+					x->group[k++] = (int32_t)a;
+			}
+		}
+		if (!pass) {
+			if (!total)
+				return;
+			x->group = malloc(total * sizeof(*x->group));
+			if (!x->group)
+				goto bad;
+		}
+	}
+	x->ngroup = k;
+	return;
+bad:
+	free(x->group);
+	x->group = NULL;
+	x->ngroup = 0;
+	x->group_bad = 1;
+}
+
+/* rec_from(), and the group of a post or start. */
+static void rec_read(struct rrec *x, const struct st_event *ev)
+{
+	rec_from(x, ev);
+	/* No text: an empty group. */
+	if (ev->kind == ST_REC_CALL && (ev->fn == ST_FN_MPI_WIN_POST ||
+					ev->fn == ST_FN_MPI_WIN_START) &&
+	    ev->text_len)
+		rec_group(x, ev->text, ev->text_len);
 }
 
 static int fifo_push(struct st_replay *r, struct unit *u,
@@ -247,15 +328,17 @@ static int read_one(struct st_replay *r, int rank, struct unit *want,
 		rk->main_thread = ev.thread;
 	}
 	if (want && want->thread == ev.thread && !want->fcount) {
-		rec_from(into, &ev);
+		rec_read(into, &ev);
 		return 1;
 	}
 	u = unit_of(r, rk, rank, ev.thread);
 	if (!u)
 		return r->rc;
-	rec_from(&x, &ev);
-	if (fifo_push(r, u, &x))
+	rec_read(&x, &ev);
+	if (fifo_push(r, u, &x)) {
+		free(x.group);
 		return r->rc;
+	}
 	return 2;
 }
 
@@ -349,6 +432,10 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		wait = 0;
 	u->now = u->op_T;
 	u->cp = u->op_cp;
+	r->stats.calls++;
+	/* Outside the selected phases it only moves time on. */
+	if (!u->op_in)
+		return;
 	f->calls++;
 	f->pred_ns += dt;
 	f->meas_ns += u->op_meas;
@@ -357,13 +444,14 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		f->n_model++;
 	else if (u->op_src == SRC_MISSING)
 		f->n_missing++;
+	else if (u->op_src == SRC_TRACED)
+		f->n_traced++;
 	else
 		f->n_local++;
 	rk->res.mpi_ns += dt;
 	rk->res.wait_ns += wait;
 	if (wait > 0)
 		rk->res.completions++;
-	r->stats.calls++;
 	note_site(r, u, dt);
 }
 
@@ -605,9 +693,15 @@ static void call_nonblocking(struct st_replay *r, struct unit *u,
 	r->reqs[qi].comm = x->comm;
 	r->reqs[qi].seq = x->seq;
 	if (!x->comm || !x->seq) {
+		/*
+		 * Not a collective (MPI_Rput, MPI_File_iwrite_at...): its
+		 * completion keeps the time it measured.
+		 */
 		r->reqs[qi].T = t;
 		r->reqs[qi].cp = cp0;
 		r->reqs[qi].state = Q_DONE;
+		r->reqs[qi].traced = kind == ST_KIND_RMA ||
+				     kind == ST_KIND_IO;
 		return;
 	}
 	r->reqs[qi].T = t;
@@ -664,6 +758,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 	double meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
 	struct rank *rk = &r->ranks[u->rank];
 	size_t i;
+	int traced;
 
 	if (!u->ndone) {
 		st_rp_op_begin(u, x, meas, SRC_LOCAL);
@@ -671,6 +766,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 	}
 	st_rp_op_begin(u, x, 0, SRC_MODEL);
 	st_rp_op_receives(r, u, x);
+	traced = 0;
 	for (i = 0; i < u->ndone; i++) {
 		const struct pdone *d = &u->done[i];
 		uint32_t *v = st_rp_map_get(&r->req_of, (uint64_t)u->rank,
@@ -716,6 +812,8 @@ static void call_complete(struct st_replay *r, struct unit *u,
 		}
 		if (q->missing)
 			u->op_src = SRC_MISSING;
+		if (q->traced)
+			traced = 1;
 		if (q->state == Q_DONE) {
 			double T = q->T;
 			struct cpv cp = q->cp;
@@ -730,6 +828,19 @@ static void call_complete(struct st_replay *r, struct unit *u,
 		}
 	}
 	u->ndone = 0;
+	/*
+	 * It completed one-sided or I/O requests, which no model costs:
+	 * at least its measured time.
+	 */
+	if (traced && meas > u->op_busy) {
+		if (u->op_src == SRC_MODEL)
+			u->op_src = SRC_TRACED;
+		u->op_busy = meas;
+		if (u->op_entry + meas > u->op_T) {
+			u->op_T = u->op_entry + meas;
+			u->op_cp = cp_add(u->cp, meas);
+		}
+	}
 }
 
 /* A blocking collective or communicator constructor. */
@@ -795,8 +906,11 @@ static double overhead_in(struct unit *u, uint64_t lo, uint64_t hi)
 	return (double)sum;
 }
 
-/* The compute segment before the call entered at local 't0'. */
-static void compute(struct st_replay *r, struct unit *u, uint64_t t0)
+/*
+ * The compute segment before the call entered at local 't0'; 'in' when
+ * it lies in a selected phase (it counts then).
+ */
+static void compute(struct st_replay *r, struct unit *u, uint64_t t0, int in)
 {
 	struct rank *rk = &r->ranks[u->rank];
 	double raw = t0 > u->last_exit ? (double)(t0 - u->last_exit) : 0;
@@ -805,19 +919,44 @@ static void compute(struct st_replay *r, struct unit *u, uint64_t t0)
 
 	if (g < 0)
 		g = 0;
-	rk->res.overhead_ns += ov;
-	rk->res.meas_compute_ns += g;
+	if (in) {
+		rk->res.overhead_ns += ov;
+		rk->res.meas_compute_ns += g;
+	}
 	g *= r->opts.compute_scale;
-	rk->res.compute_ns += g;
+	if (in)
+		rk->res.compute_ns += g;
 	u->now += g;
 	u->cp.comp += g;
 }
 
-static int on_call(struct st_replay *r, struct unit *u, const struct rrec *x)
+/* A span of a selected phase ends at 'u''s current time, local 't'. */
+static void span_close(struct st_replay *r, struct unit *u, uint64_t t)
+{
+	struct rank *rk = &r->ranks[u->rank];
+
+	if (!u->span_open)
+		return;
+	u->span_open = 0;
+	if (u->now > u->span_pred)
+		rk->ph_pred += u->now - u->span_pred;
+	if (t > u->span_local)
+		rk->ph_meas += (double)(t - u->span_local);
+}
+
+static void span_start(struct unit *u, double pred, uint64_t local)
+{
+	u->span_open = 1;
+	u->span_pred = pred;
+	u->span_local = local;
+}
+
+static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 {
 	struct rank *rk = &r->ranks[u->rank];
 	int kind = x->fn < ST_FN_COUNT ? r->fkind[x->fn] : 0;
 	int fam = x->fn < ST_FN_COUNT ? r->ffam[x->fn] : 0;
+	int phased = r->opts.phase.mode != ST_PHASE_ALL, was_in, in, marker;
 
 	if (u->finalized)
 		return 0;
@@ -834,6 +973,8 @@ static int on_call(struct st_replay *r, struct unit *u, const struct rrec *x)
 			u->last_exit = x->t1 > u->pre_init ? x->t1 :
 				       u->pre_init;
 			rk->init_t1 = u->last_exit;
+			if (phased && u->ph.in)
+				span_start(u, u->now, u->last_exit);
 			return 0;
 		}
 		/* Another thread: its clock starts at MPI_Init's exit. */
@@ -844,15 +985,24 @@ static int on_call(struct st_replay *r, struct unit *u, const struct rrec *x)
 			return 0;	/* before MPI_Init: not replayed */
 		u->started = 1;
 		u->last_exit = rk->init_t1;
+		if (phased && u->ph.in)
+			span_start(u, u->now, u->last_exit);
 	}
 	if (kind == ST_KIND_INIT)
 		return 0;
-	compute(r, u, x->t0);
+	was_in = u->ph.in;
+	in = st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL, x->fn, x->arg);
+	marker = phased && st_phase_marker(x->fn);
+	compute(r, u, x->t0, was_in);
 	u->last_exit = x->t1;
 	/* In MPI now: rendezvous transfers waiting for this rank go. */
 	if (r->pend_live)
 		st_rp_progress(r, u->rank, u->now, 0);
+	u->op_in = in;
+	if (marker)
+		span_close(r, u, x->t0);
 	if (kind == ST_KIND_FINALIZE) {
+		span_close(r, u, x->t0);
 		u->finalized = 1;
 		rk->res.finished = 1;
 		rk->res.pred_ns = u->now;
@@ -878,16 +1028,23 @@ static int on_call(struct st_replay *r, struct unit *u, const struct rrec *x)
 	} else if (kind == ST_KIND_P2P) {
 		st_rp_call_p2p(r, u, x);
 	} else if (kind == ST_KIND_COLL ||
-		   (kind == ST_KIND_COMM && fam == ST_FAM_BLOCKING)) {
+		   (kind == ST_KIND_COMM && fam == ST_FAM_BLOCKING) ||
+		   st_fn_group_coll(x->fn) != ST_GC_NONE) {
 		call_coll(r, u, x);
+	} else if (kind == ST_KIND_RMA || kind == ST_KIND_WIN ||
+		   kind == ST_KIND_FILE || kind == ST_KIND_IO) {
+		st_rp_call_rma(r, u, x);
 	} else {
 		st_rp_op_begin(u, x, x->t1 >= x->t0 ?
 			       (double)(x->t1 - x->t0) : 0, SRC_LOCAL);
 	}
+	/* A marker that opens a selected phase: from its exit. */
+	if (marker && u->ph.in)
+		span_start(u, u->op_T, x->t1);
 	return r->rc;
 }
 
-static int on_record(struct st_replay *r, struct unit *u, const struct rrec *x)
+static int on_record(struct st_replay *r, struct unit *u, struct rrec *x)
 {
 	switch (x->kind) {
 	case ST_REC_CALL:
@@ -928,6 +1085,8 @@ static int unit_end(struct st_replay *r, struct unit *u)
 	struct rank *rk = &r->ranks[u->rank];
 
 	u->state = U_DONE;
+	if (!u->finalized)
+		span_close(r, u, u->last_exit);
 	if (u->finalized || !rk->eof)
 		return 0;
 	if (!rk->init_known)
@@ -975,7 +1134,9 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		}
 		if (x.kind == ST_REC_CALL)
 			u->op_nwait = -1;	/* no op yet */
-		if (on_record(r, u, &x))
+		rc = on_record(r, u, &x);
+		free(x.group);
+		if (rc)
 			break;
 		if (x.kind != ST_REC_CALL || u->op_nwait < 0 || u->finalized ||
 		    !u->started)
@@ -1048,6 +1209,8 @@ static size_t unstick(struct st_replay *r)
 		}
 		return 1;
 	}
+	if (st_rp_rma_unstick(r))
+		return 1;
 	for (i = 0; i < r->nreqs; i++) {
 		struct req *q = &r->reqs[i];
 
@@ -1126,6 +1289,48 @@ static int stuck(struct st_replay *r)
 void st_replay_opts_init(struct st_replay_opts *o)
 {
 	o->compute_scale = 1.0;
+	o->phase.mode = ST_PHASE_ALL;
+	o->phase.value = 0;
+}
+
+const char *st_replay_waits_for(unsigned fn)
+{
+	const struct st_fn_desc *d = st_fn_desc(fn);
+
+	if (!d)
+		return "-";
+	if (d->kind == ST_KIND_COLL && d->family == ST_FAM_BLOCKING) {
+		switch (d->bytes) {
+		case ST_BYTES_BCAST:
+		case ST_BYTES_SCATTER:
+		case ST_BYTES_SCATTERV:
+			return "root";
+		case ST_BYTES_SCAN:
+			return "lower ranks";
+		}
+		return "members";
+	}
+	if (st_fn_group_coll(fn) != ST_GC_NONE ||
+	    (d->kind == ST_KIND_COMM && d->family == ST_FAM_BLOCKING))
+		return "members";
+	switch (fn) {
+	case ST_FN_MPI_WIN_START:
+		return "post";
+	case ST_FN_MPI_WIN_WAIT:
+	case ST_FN_MPI_WIN_TEST:
+		return "completes";
+	case ST_FN_MPI_START:
+	case ST_FN_MPI_STARTALL:
+	case ST_FN_MPI_REQUEST_FREE:
+		return "-";
+	}
+	if (d->kind == ST_KIND_COMPLETE)
+		return "requests";
+	if (d->kind == ST_KIND_P2P && d->family == ST_FAM_BLOCKING &&
+	    (d->bytes != ST_BYTES_SEND || fn == ST_FN_MPI_SSEND ||
+	     fn == ST_FN_MPI_SSEND_C))
+		return "message";
+	return "-";
 }
 
 int st_replay_new(struct st_replay **out, int nranks,
@@ -1205,8 +1410,12 @@ static void finish_stats(struct st_replay *r)
 	int rank;
 
 	for (rank = 0; rank < r->nranks; rank++) {
-		const struct st_replay_rank *x = &r->ranks[rank].res;
+		struct st_replay_rank *x = &r->ranks[rank].res;
 
+		if (r->opts.phase.mode != ST_PHASE_ALL) {
+			x->pred_ns = r->ranks[rank].ph_pred;
+			x->meas_ns = r->ranks[rank].ph_meas;
+		}
 		if (!x->finished)
 			continue;
 		if (s->end_rank < 0 || x->pred_ns > s->end_ns) {
@@ -1303,6 +1512,11 @@ void st_replay_free(struct st_replay *r)
 	if (!r)
 		return;
 	for (i = 0; i < r->nunits; i++) {
+		struct unit *u = r->units[i];
+		size_t k;
+
+		for (k = 0; k < u->fcount; k++)
+			free(u->fifo[(u->fhead + k) % u->falloc].group);
 		free(r->units[i]->done);
 		free(r->units[i]->ov);
 		free(r->units[i]->fifo);
@@ -1335,6 +1549,7 @@ void st_replay_free(struct st_replay *r)
 	free(r->ffam);
 	free(r->fbytes);
 	free(r->scan_buf);
+	st_rp_rma_free(r);
 	free(r);
 }
 

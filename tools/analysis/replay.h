@@ -43,6 +43,23 @@
  *    I-calls themselves, MPI_Start, MPI_Request_free, MPI_Comm_free,
  *    MPI_Iprobe) and calls the model does not know keep their measured
  *    duration;
+ *  - collectives over a window or a file (st_fn_group_coll(): a window's
+ *    constructor, MPI_Win_fence, MPI_Win_free, MPI_File_open and
+ *    MPI_File_close, the blocking collective file calls) are collective
+ *    instances as above, on the window's or file's id: a fence ends its
+ *    cost after its last member arrives;
+ *  - post-start-complete-wait: the n-th MPI_Win_start of an origin
+ *    whose group holds a target waits for that target's n-th
+ *    MPI_Win_post whose group holds the origin (its exit); the n-th
+ *    MPI_Win_wait (or MPI_Win_test that found the epoch over) of a
+ *    target waits for the n-th MPI_Win_complete of every origin in its
+ *    post's group; each then takes its measured work after the last of
+ *    those in global time, as a receive the model lacks does (without
+ *    global time, none).  Passive-target synchronisation (lock, unlock,
+ *    flush, lock_all) synchronises nobody but the caller: every other
+ *    one-sided call, and every file call that is not collective, keeps
+ *    its measured duration ("traced"), and the Wait or Test completing
+ *    its request (MPI_Rput, MPI_File_iwrite_at...) its own;
  *  - the first instance of each (function, p, d) the model costs is
  *    charged the model's first-call excess on top (coll_first), once
  *    per replay;
@@ -69,6 +86,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tools/analysis/phase.h"
 
 struct st_event;
 struct st_replay;
@@ -173,9 +192,16 @@ struct st_replay_source {
 
 struct st_replay_opts {
 	double compute_scale;	/* compute segments are multiplied by it */
+	/*
+	 * Report only these MPI_Pcontrol phases (tools/analysis/phase.h):
+	 * the whole run is replayed, every dependency kept, but the
+	 * results per rank, function and call site hold only what lies in
+	 * them (see struct st_replay_rank).
+	 */
+	struct st_phase_sel phase;
 };
 
-/* Defaults: compute_scale 1. */
+/* Defaults: compute_scale 1, the whole run. */
 void st_replay_opts_init(struct st_replay_opts *o);
 
 /*
@@ -221,7 +247,13 @@ struct st_replay_path {
 	uint64_t hops;		/* times the path moves to another rank */
 };
 
-/* Per rank, after st_replay_run(). */
+/*
+ * Per rank, after st_replay_run().  With a phase selected, 'pred_ns'
+ * and 'meas_ns' are the time in the selected phases (from each marker's
+ * exit to the next marker's entry, or MPI_Finalize's), summed over the
+ * rank's threads, and compute, MPI time, waiting and overhead only what
+ * lies in them; the critical path stays the whole run's.
+ */
 struct st_replay_rank {
 	int finished;		/* MPI_Init and MPI_Finalize were seen */
 	double pred_ns;		/* predicted run time: Init exit to
@@ -247,6 +279,9 @@ struct st_replay_fn {
 	uint64_t n_model;	/* calls costed by the model */
 	uint64_t n_missing;	/* the model lacked them: measured used */
 	uint64_t n_local;	/* local calls: measured by design */
+	uint64_t n_traced;	/* one-sided or I/O calls with no cost
+				   model: measured by design, after what
+				   they wait for */
 	uint64_t n_op_missing;	/* nonblocking or persistent operations
 				   these calls started that the model
 				   lacked (measured used) */
@@ -284,6 +319,17 @@ const struct st_replay_rank *st_replay_rank(const struct st_replay *r,
 /* Functions that were called, in id order; '*n' gets their number. */
 const struct st_replay_fn *st_replay_fns(const struct st_replay *r,
 					 size_t *n);
+
+/*
+ * What a call of 'fn' waits for in the replay, beyond its own cost, in
+ * a few words: "members" (a collective: its last member; "root" for a
+ * Bcast or Scatter non-root, "own send" for a Gather or Reduce
+ * non-root, "lower ranks" for a Scan), "message" (a receive, a probe,
+ * a synchronous send), "post" (MPI_Win_start), "completes"
+ * (MPI_Win_wait, MPI_Win_test), "requests" (a Wait or Test), "-"
+ * (nothing: its own cost alone).
+ */
+const char *st_replay_waits_for(unsigned fn);
 
 /* Call sites, in no order; '*n' gets their number. */
 const struct st_replay_site *st_replay_sites(const struct st_replay *r,

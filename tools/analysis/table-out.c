@@ -134,6 +134,13 @@ static void print_provenance(FILE *f, const struct st_table *t,
 	snprintf(buf + len, sizeof(buf) - len, "%s (n=%zu)",
 		 len ? "" : "unknown", m->nhosts);
 	wrapped(f, "hosts:", buf);
+	if (m->phase.mode != ST_PHASE_ALL) {
+		len = strlen(st_phase_name(&m->phase, buf, sizeof(buf)));
+		snprintf(buf + len, sizeof(buf) - len, ", n=%" PRIu64 " over "
+			 "runs, ranks and threads: only the samples in them",
+			 m->phases);
+		wrapped(f, "phase:", buf);
+	}
 	st_table_clock_err(t, &emed, &emax);
 	snprintf(buf, sizeof(buf), "%s; resolution %s; synchronised by %s%s; "
 		 "clock error of a cost (the two ranks' estimates added): "
@@ -763,7 +770,7 @@ static int json_meta(json_t *doc, const struct st_table *t,
 	size_t i, j, ng = st_table_ngroups(t), np = 0;
 	json_t *meta = json_object(), *a, *x;
 	long ps[64];
-	char date[64];
+	char date[64], phase[128];
 	int rc;
 
 	rc = st_jset(doc, "metadata", meta);
@@ -779,6 +786,9 @@ static int json_meta(json_t *doc, const struct st_table *t,
 	rc |= st_jset(meta, "hosts", a = json_array());
 	for (i = 0; a && i < m->nhosts; i++)
 		rc |= st_jadd(a, st_jstr(m->hosts[i]));
+	if (m->phase.mode != ST_PHASE_ALL)
+		rc |= st_jset(meta, "phase", st_jstr(st_phase_name(&m->phase,
+			phase, sizeof(phase))));
 	rc |= st_jset(meta, "clock", st_jstr(m->clock));
 	rc |= st_jset(meta, "clock_res_ns", st_jnum(m->clock_res_ns));
 	rc |= st_jset(meta, "sync_method", st_jstr(m->sync_method < 0 ? NULL :

@@ -11,7 +11,9 @@
  * once in global time order (tools/analysis/merge.h):
  *
  *  - A blocking collective instance is the CALL records with one
- *    (communicator, sequence number), one per member.  Once all are in,
+ *    (communicator, sequence number), one per member; a window's or a
+ *    file's collectives (st_fn_group_coll()) are numbered on it as on a
+ *    communicator.  Once all are in,
  *    its cost is last exit - last arrival, its waiting the sum over
  *    members of the time from arrival to the last arrival (or to the
  *    member's exit, if earlier), and its size d follows from the summed
@@ -44,6 +46,7 @@
 #include "tools/analysis/diag.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/merge.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/table-map.h"
 #include "tools/analysis/table.h"
 #include "tools/analysis/timeline.h"
@@ -195,12 +198,11 @@ static const struct st_fn_desc *desc_of(const struct st_event *ev)
 	return st_fn_desc(ev->fn);
 }
 
+/* A blocking collective, over a communicator, window or file. */
 static int is_blocking_coll(const struct st_event *ev)
 {
-	const struct st_fn_desc *d = desc_of(ev);
-
-	return ev->kind == ST_REC_CALL && ev->comm && ev->seq && d &&
-	       d->kind == ST_KIND_COLL && d->family == ST_FAM_BLOCKING;
+	return ev->kind == ST_REC_CALL && ev->comm && ev->seq &&
+	       st_fn_group_coll(ev->fn) != ST_GC_NONE;
 }
 
 /* A point-to-point call that sends or receives: its byte class, or 0. */
@@ -282,6 +284,7 @@ static int note_header(struct reading *rd, struct st_table_run *run,
 static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 		     const char *path)
 {
+	struct st_phase_tracker trk = { .sel = rd->m->phase };
 	struct st_reader *r;
 	struct st_event ev;
 	struct st_gclock *clk;
@@ -308,7 +311,15 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 	while ((rc = st_reader_next(r, &ev)) > 0) {
 		struct comm_info *c;
 		uint64_t *slot;
-		int added;
+		int added, in;
+
+		if ((in = st_phase_track(&trk, rank, &ev)) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (!in && (ev.kind == ST_REC_CALL ||
+			    ev.kind == ST_REC_START || ev.kind == ST_REC_DONE))
+			continue;
 
 		if (ev.kind == ST_REC_SYNC) {
 			int bad = st_gclock_add_event(clk, &ev, NULL);
@@ -398,6 +409,8 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 	}
 	st_tmap_release(&rd->last_seq);
 out:
+	rd->m->phases += trk.opened;
+	st_phase_tracker_release(&trk);
 	st_reader_close(r);
 	return rc ? rc : ret;
 }
@@ -949,10 +962,11 @@ static int on_done(struct reading *rd, int rank, const struct st_event *ev)
 
 static int walk(struct reading *rd, struct st_run *run)
 {
+	struct st_phase_tracker trk = { .sel = rd->m->phase };
 	struct st_merge *mg;
 	struct st_merged x;
 	char err[512];
-	int r, rc = 0;
+	int r, rc = 0, in;
 
 	if (st_merge_new(&mg))
 		return -ENOMEM;
@@ -974,6 +988,12 @@ static int walk(struct reading *rd, struct st_run *run)
 	while (st_merge_next(mg, &x) > 0) {
 		int cls;
 
+		if ((in = st_phase_track(&trk, x.rank, x.ev)) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (!in)
+			continue;
 		if (x.ev->kind == ST_REC_DONE) {
 			rc = on_done(rd, x.rank, x.ev);
 		} else if (rd->bench && x.ev->kind == ST_REC_CALL &&
@@ -992,6 +1012,7 @@ static int walk(struct reading *rd, struct st_run *run)
 	rd->m->p2p_unmatched += rd->pending + rd->wild_of.n;
 out:
 	st_merge_free(mg);
+	st_phase_tracker_release(&trk);
 	return rc;
 }
 

@@ -50,6 +50,9 @@ static const struct {
 	const char *rule;
 } size_rules[] = {
 	{ ST_BYTES_BARRIER, "0: no data" },
+	{ ST_BYTES_NONE, "0: no data" },
+	{ ST_BYTES_WRITE, "S/p: what one rank writes (mean)" },
+	{ ST_BYTES_READ, "R/p: what one rank reads (mean)" },
 	{ ST_BYTES_BCAST, "S: the message" },
 	{ ST_BYTES_REDUCE, "S/p: the vector" },
 	{ ST_BYTES_ALLREDUCE, "S/p: the vector" },
@@ -90,6 +93,7 @@ int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
 	if (p < 1)
 		return -EINVAL;
 	switch (bytes_class) {
+	case ST_BYTES_NONE:
 	case ST_BYTES_BARRIER:
 		*d = 0;
 		return 0;
@@ -108,8 +112,10 @@ int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
 	case ST_BYTES_NBR_ALLTOALL:
 	case ST_BYTES_NBR_ALLTOALLV:
 	case ST_BYTES_NBR_ALLTOALLW:
+	case ST_BYTES_WRITE:
 		*d = s / n;
 		return 0;
+	case ST_BYTES_READ:
 	case ST_BYTES_REDUCE_SCATTER:
 	case ST_BYTES_REDUCE_SCATTER_BLOCK:
 	case ST_BYTES_SCATTER:

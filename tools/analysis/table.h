@@ -6,10 +6,12 @@
  *
  * A sample is the cost of one instance of an operation, in global time
  * (tools/analysis/table-read.c finds them in traces):
- *  - a blocking collective on an intra-communicator: from the last
- *    member's arrival (entry) to the last member's exit, the time the
- *    operation itself took once every rank was there; the time ranks
- *    spent waiting for the last one to arrive is kept apart;
+ *  - a blocking collective on an intra-communicator, or over a window
+ *    or a file (MPI_Win_fence, MPI_File_write_all..., see
+ *    st_fn_group_coll()): from the last member's arrival (entry) to the
+ *    last member's exit, the time the operation itself took once every
+ *    rank was there; the time ranks spent waiting for the last one to
+ *    arrive is kept apart;
  *  - a point-to-point transfer, a blocking send matched with a blocking
  *    receive (or either half of MPI_Sendrecv): from the later of the
  *    send's and the receive's entry to the receive's exit.
@@ -31,6 +33,7 @@
 #include <stdio.h>
 
 #include "tools/analysis/fit.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/stats.h"
 
 /*
@@ -80,9 +83,13 @@ const char *st_table_kind_name(int kind);
  *	scatter(v)                     one rank's block: R / p
  *	alltoall(v,w)                  one block per pair: S / p^2
  *	neighbour collectives          what one rank sends in all: S / p
+ *	collective file write          what one rank writes: S / p
+ *	collective file read           what one rank reads: R / p
+ *	window and file collectives    0 (fence, open, close, set_view...)
+ *	without data
  *
  * (v variants: the mean block.)  Returns 0, or -EINVAL for a class that
- * is not a collective's or p < 1.
+ * is not a collective's (point-to-point, one-sided) or p < 1.
  */
 int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
 		       uint64_t rbytes, double *d);
@@ -255,6 +262,13 @@ struct st_table_meta {
 	uint64_t p2p_inconsistent; /* receive ended before the send began */
 	uint64_t p2p_unsynced;	/* a side without global time */
 	uint64_t ranks_failed;	/* rank files that could not be read */
+	/*
+	 * Set before reading: only the records in these phases count
+	 * (tools/analysis/phase.h; ST_PHASE_ALL by default), and how many
+	 * of them began, over runs, ranks and threads.
+	 */
+	struct st_phase_sel phase;
+	uint64_t phases;
 };
 
 /* An empty description: no run, resolution NaN, sync method -1. */
@@ -268,7 +282,10 @@ void st_table_meta_release(struct st_table_meta *m);
  * samples keep it) and describe it in 'm' (appended to m->runs).
  * Blocking collectives are matched across ranks by communicator and
  * sequence number, blocking transfers by (communicator, sender,
- * receiver, tag) in order, all in global time (tools/analysis/merge.h).
+ * receiver, tag) in order, all in global time (tools/analysis/merge.h);
+ * with a phase selected in m->phase, only CALL, START and DONE records
+ * in it are looked at (in both passes, so an instance is there on every
+ * member or on none when the ranks mark the same phases).
  * Returns 0; -ENOENT, -EBADMSG (not a run, or no rank readable) with a
  * message in 'err'; -ENOMEM.  A damaged rank file is warned about and
  * read up to the damage.

@@ -29,6 +29,7 @@
 #include "tools/analysis/format.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/json-out.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/predict-model.h"
 #include "tools/analysis/replay.h"
 #include "tools/analysis/symbols.h"
@@ -103,6 +104,12 @@ const char st_predict_usage[] =
 "                          critical path, that widens the interval around\n"
 "                          the prediction beyond the table's bounds\n"
 "                          (default 0.10,0.03: see docs/prediction.md)\n"
+"    --phase N             report only the N-th phase of each rank and\n"
+"                          thread: from its N-th MPI_Pcontrol call to the\n"
+"                          next (0: before the first); --phase level=L:\n"
+"                          the phases opened by MPI_Pcontrol(L).  The whole\n"
+"                          run is replayed; run time, per-rank, function\n"
+"                          and call-site figures are those of the phase\n"
 "    --validate            set the run's measured times (per rank, per\n"
 "                          function, per call site) beside the\n"
 "                          prediction, with the relative errors\n"
@@ -128,6 +135,7 @@ struct popts {
 	int no_net;
 	double err_comm, err_comp;	/* --model-error */
 	int no_first;
+	struct st_phase_sel phase;	/* --phase */
 	int statistic;		/* 0 auto, 1 median, 2 mean */
 	int median;		/* what auto chose */
 	long top;
@@ -164,7 +172,7 @@ static void parse_options(struct popts *o, int argc, char **argv)
 {
 	enum { O_TABLE = 256, O_SCALE, O_MISSING, O_STATISTIC, O_TOP,
 	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START,
-	       O_NETWORK, O_MODEL_ERROR };
+	       O_NETWORK, O_MODEL_ERROR, O_PHASE };
 	static const struct option longopts[] = {
 		{ "compute-scale", required_argument, NULL, O_SCALE },
 		{ "formula", no_argument, NULL, O_FORMULA },
@@ -174,6 +182,7 @@ static void parse_options(struct popts *o, int argc, char **argv)
 		{ "model-error", required_argument, NULL, O_MODEL_ERROR },
 		{ "network", required_argument, NULL, O_NETWORK },
 		{ "no-first", no_argument, NULL, O_NO_FIRST },
+		{ "phase", required_argument, NULL, O_PHASE },
 		{ "send-start", required_argument, NULL, O_SEND_START },
 		{ "statistic", required_argument, NULL, O_STATISTIC },
 		{ "table", required_argument, NULL, O_TABLE },
@@ -257,6 +266,12 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			break;
 		case O_NO_FIRST:
 			o->no_first = 1;
+			break;
+		case O_PHASE:
+			if (!val || st_phase_parse(val, &o->phase))
+				usage_die(st_predict_usage, "bad phase '%s' "
+					  "for '--phase' (a number, or "
+					  "level=L)", val ? val : "");
 			break;
 		case O_SEND_START:
 			if (val && !strcmp(val, "auto"))
@@ -520,10 +535,14 @@ static const char *src_label(const struct st_replay_fn *f)
 {
 	if (f->n_op_missing)
 		return "measured";
-	if (f->n_missing && (f->n_model || f->n_local))
+	if (f->n_missing && (f->n_model || f->n_local || f->n_traced))
 		return "mixed";
 	if (f->n_missing)
 		return "measured";
+	if (f->n_traced && f->n_model)
+		return "mixed";
+	if (f->n_traced)
+		return "traced";
 	if (f->n_model)
 		return "table";
 	return "local";
@@ -760,8 +779,18 @@ static void print_text(struct result *res)
 	print_wrapped(line);
 	print_factors(res);
 	print_first(res);
-	printf("\nPredicted run time (MPI_Init exit to MPI_Finalize entry): "
-	       "%s on rank %d\n  (mean over ranks %s, min %s)\n",
+	if (o->phase.mode != ST_PHASE_ALL) {
+		snprintf(line, sizeof(line), "%-14s%s; the whole run is "
+			 "replayed, and every figure below but the critical "
+			 "path (the whole run's) is of the phase, from each "
+			 "marker's exit to the next marker's entry", "phase:",
+			 st_phase_name(&o->phase, f1, sizeof(f1)));
+		print_wrapped(line);
+	}
+	printf("\nPredicted %s: %s on rank %d\n  (mean over ranks %s, min "
+	       "%s)\n", o->phase.mode != ST_PHASE_ALL ?
+	       "time in the phase" :
+	       "run time (MPI_Init exit to MPI_Finalize entry)",
 	       st_fmt_ns(s->end_ns, a, sizeof(a)), s->end_rank,
 	       st_fmt_ns(res->mean_ns, b, sizeof(b)),
 	       st_fmt_ns(res->min_ns, c, sizeof(c)));
@@ -832,9 +861,15 @@ static void print_text(struct result *res)
 	}
 	printf("\nPer MPI function, summed over ranks; cost from: table, "
 	       "measured (the table lacks it),\nlocal (a call that only "
-	       "starts or frees something: its measured time):\n\n");
-	printf("%-*s %10s %10s %10s %10s %-8s", w, "function", "calls",
-	       "predicted", "mean/call", "waiting", "cost");
+	       "starts or frees something: its measured time), traced (a\n"
+	       "one-sided or I/O call no table costs: its measured time, "
+	       "after what it waits for);\nwaits for: what the replay "
+	       "makes it wait for (members: a collective's last member,\n"
+	       "over a window or a file too; post: the targets' "
+	       "MPI_Win_post; completes: the origins'\nMPI_Win_complete; "
+	       "message, requests, root, lower ranks; -: nothing):\n\n");
+	printf("%-*s %10s %10s %10s %10s %-8s %-9s", w, "function", "calls",
+	       "predicted", "mean/call", "waiting", "cost", "waits for");
 	if (o->validate)
 		printf(" %10s %8s", "measured", "error");
 	putchar('\n');
@@ -842,11 +877,12 @@ static void print_text(struct result *res)
 		const struct st_replay_fn *x = &fns[i];
 
 		snprintf(g, sizeof(g), "n=%" PRIu64, x->calls);
-		printf("%-*s %10s %10s %10s %10s %-8s", w,
+		printf("%-*s %10s %10s %10s %10s %-8s %-9s", w,
 		       st_fn_name(x->fn, nm, sizeof(nm)), g,
 		       st_fmt_ns(x->pred_ns, a, sizeof(a)),
 		       st_fmt_ns(x->pred_ns / (double)x->calls, b, sizeof(b)),
-		       st_fmt_ns(x->wait_ns, c, sizeof(c)), src_label(x));
+		       st_fmt_ns(x->wait_ns, c, sizeof(c)), src_label(x),
+		       st_replay_waits_for(x->fn));
 		if (o->validate)
 			printf(" %10s %8s", st_fmt_ns(x->meas_ns, d,
 						      sizeof(d)),
@@ -955,6 +991,12 @@ static void print_json(struct result *res)
 					    "groups and formulas"));
 	rc |= st_jset(doc, "missing", st_jstr(o->missing_measured ?
 					      "measured" : "error"));
+	if (o->phase.mode != ST_PHASE_ALL) {
+		char ph[128];
+
+		rc |= st_jset(doc, "phase", st_jstr(st_phase_name(&o->phase,
+						ph, sizeof(ph))));
+	}
 	rc |= st_jset(doc, "records", jint((long long)s->records));
 	rc |= st_jset(doc, "replay_s", st_jnum(res->replay_s));
 	rc |= st_jset(doc, "predicted", x = jobj(&rc));
@@ -1058,6 +1100,10 @@ static void print_json(struct result *res)
 		rc |= st_jset(y, "from_measured",
 			      jint((long long)z->n_missing));
 		rc |= st_jset(y, "local", jint((long long)z->n_local));
+		rc |= st_jset(y, "traced", jint((long long)z->n_traced));
+		rc |= st_jset(y, "cost", st_jstr(src_label(z)));
+		rc |= st_jset(y, "waits_for",
+			      st_jstr(st_replay_waits_for(z->fn)));
 		rc |= st_jset(y, "operations_from_measured",
 			      jint((long long)z->n_op_missing));
 		if (z->fn < ST_FN_COUNT) {
@@ -1320,6 +1366,7 @@ int cmd_predict(int argc, char **argv)
 		model.coll_first = NULL;
 	st_replay_opts_init(&ropts);
 	ropts.compute_scale = o.scale;
+	ropts.phase = o.phase;
 	if (st_replay_new(&res.rp, res.nranks, &model, &ropts))
 		die("out of memory");
 

@@ -21,16 +21,20 @@
 #include "tools/analysis/format.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/imbalance.h"
+#include "tools/analysis/io.h"
+#include "tools/analysis/phase.h"
 #include "tools/analysis/profile.h"
+#include "tools/analysis/rma.h"
 #include "tools/analysis/symbols.h"
 #include "tools/cli/report-views.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
+#include "writer/event.h"
 #include "writer/reader.h"
 
 const char st_report_usage[] =
-"usage: synctrace report [--top N] [--matrix-csv FILE] [--matrix-json FILE]\n"
-"                        RUN\n"
+"usage: synctrace report [--top N] [--phase N|level=L] [--matrix-csv FILE]\n"
+"                        [--matrix-json FILE] RUN\n"
 "\n"
 "Summarise run directory RUN: time and bytes per MPI function, time from\n"
 "start to completion of nonblocking and persistent operations, the call\n"
@@ -44,10 +48,18 @@ const char st_report_usage[] =
 "rank, time in the operation after the last arrival and exit skew, per\n"
 "function and per call site; the verdict names the rank that arrives\n"
 "last at the call site with most waiting, and how much of it it causes.\n"
-"Then time per rank and who sends how many bytes to whom.\n"
+"Then one-sided communication per window (epochs by kind, bytes by target\n"
+"and by function, time in synchronisation and in communication calls) and\n"
+"MPI-IO per file (bytes, time, its collective calls in global time), time\n"
+"per rank and who sends how many bytes to whom.\n"
 "\n"
 "    --top N     show the N call sites with most time, the N pairs with\n"
 "                most bytes (default 10, 0: all)\n"
+"    --phase N   only the N-th phase: from the N-th MPI_Pcontrol call of\n"
+"                each rank (and thread) to the next (0: before the first)\n"
+"    --phase level=L  only the phases opened by MPI_Pcontrol(L); with\n"
+"                --phase, the run time is the time in those phases, and\n"
+"                time per rank and the matrices are left out\n"
 "    --matrix-csv FILE   write the communication matrices as CSV\n"
 "    --matrix-json FILE  write them as JSON\n"
 "    -h, --help  show this help\n";
@@ -62,6 +74,7 @@ struct report {
 	struct st_symtab *syms;
 	long top;			/* --top */
 	const char *matrix_csv, *matrix_json;	/* --matrix-csv, -json */
+	struct st_phase_sel phase;	/* --phase */
 };
 
 /* "12.3%" of 'part' in 'whole', or "-" when there is no whole. */
@@ -198,15 +211,25 @@ static void print_summary(struct report *rp, const char *dir,
 	}
 	if (rp->sum->config)
 		print_field("config:", rp->sum->config);
+	if (rp->phase.mode != ST_PHASE_ALL) {
+		st_phase_name(&rp->phase, line, sizeof(line));
+		printf("phase:       %s\n             n=%" PRIu64 " "
+		       "phases over ranks and threads%s; the figures below "
+		       "are of them alone\n", line, rp->sum->phases,
+		       rp->sum->phases ? "" : " (no rank has one)");
+	}
 	if (rp->sum->nrun) {
 		printf("run time:    mean %s per rank, min %s, max %s (n=%d "
 		       "ranks),\n"
-		       "             from the end of MPI_Init to the start of "
-		       "MPI_Finalize\n",
+		       "             %s\n",
 		       st_fmt_ns(run_total / rp->sum->nrun, a, sizeof(a)),
 		       st_fmt_ns((double)rp->sum->run_min, b, sizeof(b)),
 		       st_fmt_ns((double)rp->sum->run_max, c, sizeof(c)),
-		       rp->sum->nrun);
+		       rp->sum->nrun, rp->phase.mode != ST_PHASE_ALL ?
+		       "in the phase: from each marker's exit to the next "
+		       "marker's entry" :
+		       "from the end of MPI_Init to the start of "
+		       "MPI_Finalize");
 	} else {
 		printf("run time:    unknown (no rank has records)\n");
 	}
@@ -537,8 +560,9 @@ static void print_collectives(struct report *rp)
 	if (!method)
 		method = "?";
 	t = st_imb_totals(imb);
-	printf(": blocking collectives on intra-communicators, matched "
-	       "across\nranks by communicator and sequence number; clocks "
+	printf(": blocking collectives on intra-communicators and over "
+	       "windows\nand files, matched across ranks by communicator "
+	       "(window, file) and sequence number;\nclocks "
 	       "synchronised by %s (n=%d of %d ranks).\n"
 	       "Much waiting: load imbalance in the application.  Much "
 	       "'after last': the network (or algorithm).\n"
@@ -616,14 +640,245 @@ static void print_collectives(struct report *rp)
 	free(v);
 }
 
+/* "rank 3", "MPI_PROC_NULL". */
+static char *target_name(int32_t rank, char *buf, size_t len)
+{
+	if (rank == ST_RANK_PROC_NULL)
+		snprintf(buf, len, "MPI_PROC_NULL");
+	else
+		snprintf(buf, len, "rank %" PRId32, rank);
+	return buf;
+}
+
+/* Most bytes first, then the lower rank. */
+static int cmp_target(const void *a, const void *b)
+{
+	const struct st_rma_target *x = a, *y = b;
+	uint64_t bx = x->sbytes + x->rbytes, by = y->sbytes + y->rbytes;
+
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* "time 12 us (n=3 calls)". */
+static char *fmt_time_calls(uint64_t ns, uint64_t calls, char *buf,
+			    size_t len)
+{
+	char t[32];
+
+	snprintf(buf, len, "%s (n=%" PRIu64 " calls)",
+		 st_fmt_ns((double)ns, t, sizeof(t)), calls);
+	return buf;
+}
+
+/* "n=3 instances in global time: waiting ..., after last ...". */
+static void print_instances(const char *label, uint64_t inst,
+			    uint64_t flagged, double wait_ns, double after_ns)
+{
+	char a[32], b[32];
+
+	printf("  %-13sn=%" PRIu64 " instance%s in global time: waiting "
+	       "%s, after last %s\n%-15s(summed over ranks; n=%" PRIu64
+	       " flagged, shorter than the clock error)\n", label, inst,
+	       inst == 1 ? "" : "s", st_fmt_ns(wait_ns, a, sizeof(a)),
+	       st_fmt_ns(after_ns, b, sizeof(b)), "", flagged);
+}
+
+static int win_used(const struct st_rma_win *x)
+{
+	return x->sync.calls || x->xfer.calls || x->life.calls || x->inst ||
+	       x->inst_flagged;
+}
+
+static void print_rma(struct report *rp)
+{
+	const struct st_rma_win *w;
+	struct st_rma_target *tg;
+	char nm[48], a[32], b[32], c[64], d[64], e[32], f[64];
+	size_t n, i, k, top;
+
+	w = st_rma_windows(st_profile_rma(rp->p), &n);
+	if (!w && n)
+		die("out of memory");
+	/* With --phase, the windows used in it. */
+	for (i = k = 0; i < n; i++)
+		k += rp->phase.mode == ST_PHASE_ALL || win_used(&w[i]);
+	if (!k)
+		return;
+	printf("\nOne-sided communication (RMA), per window, summed over %d "
+	       "ranks; epochs are each\nrank's own, counted where they "
+	       "close (fence to fence, start to complete, post to\nwait or "
+	       "test, lock to unlock, lock_all to unlock_all).\n",
+	       rp->sum->nread);
+	for (i = 0; i < n; i++) {
+		const struct st_rma_win *x = &w[i];
+
+		if (rp->phase.mode != ST_PHASE_ALL && !win_used(x))
+			continue;
+		printf("\nwindow 0x%" PRIx64 ": %s on communicator 0x%" PRIx64
+		       ", n=%d of %" PRIu32 " ranks\n", x->id,
+		       x->ctor ? name_of(x->ctor, nm, sizeof(nm)) : "?",
+		       x->comm, x->nranks, x->size);
+		printf("  %-13s%s in all, %s to %s per rank\n", "memory",
+		       st_fmt_bytes(x->mem, a, sizeof(a)),
+		       st_fmt_bytes(x->mem_min, b, sizeof(b)),
+		       st_fmt_bytes(x->mem_max, e, sizeof(e)));
+		printf("  %-13sfence n=%" PRIu64 ", access (start-complete) "
+		       "n=%" PRIu64 ", exposure (post-wait) n=%" PRIu64
+		       ",\n%-15slock shared n=%" PRIu64 ", lock exclusive n=%"
+		       PRIu64 ", lock_all n=%" PRIu64 "\n", "epochs",
+		       x->epochs[ST_RMA_FENCE], x->epochs[ST_RMA_ACCESS],
+		       x->epochs[ST_RMA_EXPOSURE],
+		       "", x->epochs[ST_RMA_LOCK_SHARED],
+		       x->epochs[ST_RMA_LOCK_EXCLUSIVE],
+		       x->epochs[ST_RMA_LOCK_ALL]);
+		printf("  %-13ssynchronisation %s, communication %s,\n"
+		       "%-15smaking and freeing %s\n", "time",
+		       fmt_time_calls(x->sync.time_ns, x->sync.calls, c,
+				      sizeof(c)),
+		       fmt_time_calls(x->xfer.time_ns, x->xfer.calls, d,
+				      sizeof(d)), "",
+		       fmt_time_calls(x->life.time_ns, x->life.calls, f,
+				      sizeof(f)));
+		printf("  %-13ssent %s, received %s (by its communication "
+		       "calls)\n", "bytes", st_fmt_bytes(x->sbytes, a,
+							  sizeof(a)),
+		       st_fmt_bytes(x->rbytes, b, sizeof(b)));
+		if (x->inst || x->inst_flagged)
+			print_instances("collectives", x->inst,
+					x->inst_flagged, x->wait_ns,
+					x->after_ns);
+		if (x->nfn) {
+			printf("  %-24s %9s %11s %11s %10s\n", "function",
+			       "calls", "sent", "received", "total");
+			for (k = 0; k < x->nfn; k++)
+				printf("  %-24s %9s %11s %11s %10s\n",
+				       name_of(x->fn[k].fn, nm, sizeof(nm)),
+				       fmt_n(x->fn[k].calls, c, sizeof(c)),
+				       st_fmt_bytes(x->fn[k].sbytes, a,
+						    sizeof(a)),
+				       st_fmt_bytes(x->fn[k].rbytes, b,
+						    sizeof(b)),
+				       st_fmt_ns((double)x->fn[k].time_ns, e,
+						 sizeof(e)));
+		}
+		if (!x->ntg)
+			continue;
+		tg = malloc(x->ntg * sizeof(*tg));
+		if (!tg)
+			die("out of memory");
+		memcpy(tg, x->tg, x->ntg * sizeof(*tg));
+		qsort(tg, x->ntg, sizeof(*tg), cmp_target);
+		top = rp->top > 0 && (size_t)rp->top < x->ntg ?
+		      (size_t)rp->top : x->ntg;
+		printf("  by target (top %zu of %zu by bytes; sent: put or "
+		       "accumulated into it, received: got\n  from it):\n",
+		       top, x->ntg);
+		printf("  %-24s %9s %11s %11s\n", "target", "calls", "sent",
+		       "received");
+		for (k = 0; k < top; k++)
+			printf("  %-24s %9s %11s %11s\n",
+			       target_name(tg[k].rank, nm, sizeof(nm)),
+			       fmt_n(tg[k].calls, c, sizeof(c)),
+			       st_fmt_bytes(tg[k].sbytes, a, sizeof(a)),
+			       st_fmt_bytes(tg[k].rbytes, b, sizeof(b)));
+		free(tg);
+	}
+}
+
+/* "rdwr|create", the ST_AMODE_* bits of 'amode'. */
+static char *amode_name(int32_t amode, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"rdonly", "wronly", "rdwr", "create", "excl",
+		"delete_on_close", "unique_open", "sequential", "append",
+	};
+	size_t at = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; amode > 0 && i < sizeof(names) / sizeof(names[0]); i++)
+		if ((amode & (1 << i)) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       at ? "|" : "", names[i]);
+	if (!at)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+static void print_io(struct report *rp)
+{
+	const struct st_io_file *f;
+	char nm[48], a[32], b[32], c[64], d[64], e[32], path[WIDTH * 4];
+	char line[WIDTH * 5];
+	size_t n, i, k;
+
+	f = st_io_files(st_profile_io(rp->p), &n);
+	if (!f && n)
+		die("out of memory");
+	/* With --phase, the files used in it. */
+	for (i = k = 0; i < n; i++)
+		k += rp->phase.mode == ST_PHASE_ALL || f[i].calls ||
+		     f[i].inst || f[i].inst_flagged || f[i].deletes;
+	if (!k)
+		return;
+	printf("\nMPI-IO, per file, summed over %d ranks (a nonblocking "
+	       "read's bytes at its completion):\n", rp->sum->nread);
+	for (i = 0; i < n; i++) {
+		const struct st_io_file *x = &f[i];
+
+		if (rp->phase.mode != ST_PHASE_ALL && !x->calls && !x->inst &&
+		    !x->inst_flagged && !x->deletes)
+			continue;
+		st_fmt_str(x->path, path, sizeof(path));
+		snprintf(line, sizeof(line), "file '%s'", path);
+		put_cut(line, WIDTH);
+		printf("  %-13s0x%" PRIx64 ", opened on communicator 0x%"
+		       PRIx64 " by n=%d of %" PRIu32 " ranks\n", "id", x->id,
+		       x->comm, x->nranks, x->size);
+		printf("  %-13s%s\n", "mode", amode_name(x->amode, nm,
+							  sizeof(nm)));
+		printf("  %-13swritten %s (n=%" PRIu64 " calls), read %s "
+		       "(n=%" PRIu64 " calls)\n", "bytes",
+		       st_fmt_bytes(x->wbytes, a, sizeof(a)), x->writes,
+		       st_fmt_bytes(x->rbytes, b, sizeof(b)), x->reads);
+		printf("  %-13sin its calls %s,\n%-15sof which in its "
+		       "collective calls %s\n", "time",
+		       fmt_time_calls(x->time_ns, x->calls, c, sizeof(c)), "",
+		       fmt_time_calls(x->coll_ns, x->coll_calls, d,
+				      sizeof(d)));
+		if (x->inst || x->inst_flagged)
+			print_instances("collectives", x->inst,
+					x->inst_flagged, x->wait_ns,
+					x->after_ns);
+		if (x->deletes)
+			printf("  %-13sn=%" PRIu64 " MPI_File_delete call%s of "
+			       "its path\n", "deleted", x->deletes,
+			       x->deletes == 1 ? "" : "s");
+		if (!x->nfn)
+			continue;
+		printf("  %-28s %9s %11s %11s %10s\n", "function", "calls",
+		       "written", "read", "total");
+		for (k = 0; k < x->nfn; k++)
+			printf("  %-28s %9s %11s %11s %10s\n",
+			       name_of(x->fn[k].fn, nm, sizeof(nm)),
+			       fmt_n(x->fn[k].calls, c, sizeof(c)),
+			       st_fmt_bytes(x->fn[k].wbytes, a, sizeof(a)),
+			       st_fmt_bytes(x->fn[k].rbytes, b, sizeof(b)),
+			       st_fmt_ns((double)x->fn[k].time_ns, e,
+					 sizeof(e)));
+	}
+}
+
 static void parse_options(struct report *rp, int argc, char **argv,
 			  const char **run)
 {
-	enum { O_TOP = 256, O_MATRIX_CSV, O_MATRIX_JSON };
+	enum { O_TOP = 256, O_MATRIX_CSV, O_MATRIX_JSON, O_PHASE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "matrix-csv", required_argument, NULL, O_MATRIX_CSV },
 		{ "matrix-json", required_argument, NULL, O_MATRIX_JSON },
+		{ "phase", required_argument, NULL, O_PHASE },
 		{ "top", required_argument, NULL, O_TOP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -651,6 +906,12 @@ static void parse_options(struct report *rp, int argc, char **argv,
 					  "'--matrix-csv' needs a file");
 			rp->matrix_csv = val;
 			break;
+		case O_PHASE:
+			if (!val || st_phase_parse(val, &rp->phase))
+				usage_die(st_report_usage, "bad phase '%s' for "
+					  "'--phase' (a number, or level=L)",
+					  val ? val : "");
+			break;
 		case O_MATRIX_JSON:
 			if (!val)
 				usage_die(st_report_usage, "option "
@@ -667,6 +928,10 @@ static void parse_options(struct report *rp, int argc, char **argv,
 		usage_die(st_report_usage, "too many arguments");
 	if (!*run)
 		usage_die(st_report_usage, "no run directory given");
+	if (rp->phase.mode != ST_PHASE_ALL &&
+	    (rp->matrix_csv || rp->matrix_json))
+		usage_die(st_report_usage, "'--phase' and the matrices do not "
+			  "go together: the matrices cover the whole run");
 }
 
 int cmd_report(int argc, char **argv)
@@ -690,6 +955,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (st_profile_new(&rp.p, run ? st_run_nranks(run) : 1))
 		die("out of memory");
+	st_profile_set_phase(rp.p, &rp.phase);
 	rp.sum = st_profile_sum(rp.p);
 	rp.fn = st_profile_fns(rp.p);
 	rp.syms = st_profile_symtab(rp.p);
@@ -718,6 +984,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!rp.sum->nread)
 		die("no rank of '%s' could be read", arg);
+	if (rp.phase.mode != ST_PHASE_ALL && !rp.sum->phases) {
+		char what[128];
+
+		warning("no rank of '%s' has %s", arg,
+			st_phase_name(&rp.phase, what, sizeof(what)));
+	}
 
 	ids = malloc(ST_PROFILE_NFN * sizeof(*ids));
 	if (!ids)
@@ -736,7 +1008,13 @@ int cmd_report(int argc, char **argv)
 	print_sites(&rp);
 	print_sizes(&rp);
 	print_collectives(&rp);
-	if (st_report_views(arg, rp.top, rp.matrix_csv, rp.matrix_json))
+	print_rma(&rp);
+	print_io(&rp);
+	if (rp.phase.mode != ST_PHASE_ALL)
+		printf("\n(Imbalance by rank, time per rank and the "
+		       "communication matrices cover the whole\nrun: left "
+		       "out with --phase.)\n");
+	else if (st_report_views(arg, rp.top, rp.matrix_csv, rp.matrix_json))
 		failed = 1;
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the output: %s", strerror(errno));

@@ -26,7 +26,8 @@ const char st_table_usage[] =
 "A cost table of the MPI operations in the run directories RUN (traces\n"
 "of applications or of synctrace bench, at any process counts), in the\n"
 "spirit of Howell's microbenchmark tables.  Every blocking collective\n"
-"instance on an intra-communicator is one sample: its time from the last\n"
+"instance on an intra-communicator (also over a window or a file:\n"
+"MPI_Win_fence, MPI_File_write_all...) is one sample: its time from the last\n"
 "rank's arrival to the last rank's exit, in global time; the time ranks\n"
 "waited for the last one is reported apart.  Every blocking send matched\n"
 "with a blocking receive (by communicator, sender, receiver and tag, in\n"
@@ -56,11 +57,16 @@ const char st_table_usage[] =
 "                     exact size)\n"
 "    --no-split       fit one formula over all sizes (no protocol\n"
 "                     switch)\n"
+"    --phase N        only the samples in the N-th phase of each rank and\n"
+"                     thread: from its N-th MPI_Pcontrol call to the next\n"
+"                     (0: before the first); --phase level=L: only those\n"
+"                     in the phases opened by MPI_Pcontrol(L)\n"
 "    -h, --help       show this help\n";
 
 struct table_opts {
 	const char *csv, *json, *html;
 	struct st_table_options o;
+	struct st_phase_sel phase;
 	const char **runs;
 	int nruns;
 };
@@ -83,7 +89,7 @@ static double parse_double(const char *opt, const char *val, double min,
 static void parse_options(struct table_opts *to, int argc, char **argv)
 {
 	enum { O_CSV = 256, O_JSON, O_HTML, O_TUKEY, O_LEVEL, O_BINS,
-	       O_NO_SPLIT };
+	       O_NO_SPLIT, O_PHASE };
 	static const struct option longopts[] = {
 		{ "bins", required_argument, NULL, O_BINS },
 		{ "csv", required_argument, NULL, O_CSV },
@@ -92,6 +98,7 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 		{ "json", required_argument, NULL, O_JSON },
 		{ "level", required_argument, NULL, O_LEVEL },
 		{ "no-split", no_argument, NULL, O_NO_SPLIT },
+		{ "phase", required_argument, NULL, O_PHASE },
 		{ "tukey", required_argument, NULL, O_TUKEY },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -112,6 +119,12 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 			exit(0);
 		case O_NO_SPLIT:
 			to->o.max_pieces = 1;
+			break;
+		case O_PHASE:
+			if (!val || st_phase_parse(val, &to->phase))
+				usage_die(st_table_usage, "bad phase '%s' for "
+					  "'--phase' (a number, or level=L)",
+					  val ? val : "");
 			break;
 		case O_CSV:
 			if (!val)
@@ -304,6 +317,7 @@ int cmd_table(int argc, char **argv)
 	if ((rc = st_table_new(&t, &to.o)))
 		die("cannot make a table: %s", strerror_neg(rc));
 	st_table_meta_init(&m);
+	m.phase = to.phase;
 	for (i = 0; i < to.nruns; i++) {
 		char idx[PATH_MAX + 32], **sub;
 		struct stat st;
@@ -341,6 +355,12 @@ int cmd_table(int argc, char **argv)
 	}
 	if (!nread)
 		die("no run could be read");
+	if (m.phase.mode != ST_PHASE_ALL && !m.phases) {
+		char what[128];
+
+		warning("no rank of the runs has %s",
+			st_phase_name(&m.phase, what, sizeof(what)));
+	}
 	if (st_table_finish(t))
 		die("out of memory");
 
