@@ -7,6 +7,7 @@
  * command's stdout belongs to the command.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "tools/analysis/format.h"
+#include "tools/cli/mpi-pick.h"
 #include "tools/cli/spawn.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
@@ -27,9 +29,10 @@ const char st_run_usage[] =
 "usage: synctrace run [options] [--] COMMAND [ARGS...]\n"
 "   eg: synctrace run -- mpiexec.mpich -n 4 ./app\n"
 "\n"
-"Run COMMAND with libsynctrace.so preloaded, so that every MPI process\n"
-"it starts writes its trace into a new run directory, and exit with\n"
-"COMMAND's exit status (128 + N when signal N killed it).\n"
+"Run COMMAND with libsynctrace.so preloaded (libsynctrace-openmpi.so\n"
+"for Open MPI), so that every MPI process it starts writes its trace\n"
+"into a new run directory, and exit with COMMAND's exit status (128 + N\n"
+"when signal N killed it).\n"
 "\n"
 "    -o, --output DIR   write the trace to DIR (created, or an existing\n"
 "                       empty directory); default: a new directory\n"
@@ -43,8 +46,10 @@ const char st_run_usage[] =
 "                       comma-separated (SYNCTRACE_FAMILIES)\n"
 "    --verbose          the interposer reports what it does\n"
 "                       (SYNCTRACE_VERBOSE=1)\n"
-"    --lib PATH         preload PATH instead of the libsynctrace.so found\n"
-"                       next to this program or in ../lib\n"
+"    --mpi NAME         the job runs MPI NAME, mpich or openmpi (default:\n"
+"                       told from the launcher or the program)\n"
+"    --lib PATH         preload PATH instead of the library found next\n"
+"                       to this program or in ../lib\n"
 "    -q, --quiet        print no summary line\n"
 "    -h, --help         show this help\n"
 "\n"
@@ -109,6 +114,12 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "option '%s' needs "
 					       "a path", "--lib");
 			o->lib = val;
+		} else if ((rc = st_opt_value(argc, argv, &i, "--mpi",
+					      &val))) {
+			if (rc < 0 || !st_mpi_parse(val))
+				return set_err(err, errlen, "option '--mpi' "
+					       "needs mpich or openmpi%s", "");
+			o->mpi = st_mpi_parse(val);
 		} else if ((rc = st_opt_value(argc, argv, &i, "--buffer",
 					      &val))) {
 			if (rc < 0)
@@ -306,10 +317,43 @@ static void summarise(const char *dir, int created)
 	st_run_close(run);
 }
 
-/* Where to look for the library, from the directory of this program. */
-static const char *const lib_paths[] = {
-	"libsynctrace.so", "../lib/libsynctrace.so", NULL
-};
+/*
+ * The library for the MPI of job 'o->cmd' (free() it): found next to
+ * this program, or in ../lib.  When the MPI cannot be told, the MPICH
+ * one if it is the only one there; otherwise refuse rather than guess.
+ */
+static char *find_lib(const struct st_run_opts *o)
+{
+	char why[PATH_MAX + 128], rel[64], lib_rel[80];
+	const char *paths[3] = { rel, lib_rel, NULL };
+	int kind = o->mpi;
+	char *lib;
+
+	if (!kind)
+		kind = st_mpi_guess(o->cmd, why, sizeof(why));
+	if (!kind) {
+		snprintf(rel, sizeof(rel), "%s",
+			 st_mpi_lib_name(ST_MPI_OPENMPI));
+		snprintf(lib_rel, sizeof(lib_rel), "../lib/%s", rel);
+		lib = st_spawn_find(paths, R_OK);
+		if (lib)
+			die("cannot tell which MPI '%s' runs (%s); say it "
+			    "with '--mpi mpich' or '--mpi openmpi'",
+			    o->cmd[0], why);
+		kind = ST_MPI_MPICH;
+	} else if (o->verbose && !o->mpi) {
+		fprintf(stderr, "synctrace: %s, from %s\n",
+			st_mpi_name(kind), why);
+	}
+	snprintf(rel, sizeof(rel), "%s", st_mpi_lib_name(kind));
+	snprintf(lib_rel, sizeof(lib_rel), "../lib/%s", rel);
+	lib = st_spawn_find(paths, R_OK);
+	if (!lib)
+		die("cannot find '%s', the library for %s, next to synctrace "
+		    "or in ../lib; give its path with '--lib'", rel,
+		    st_mpi_name(kind));
+	return lib;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -331,10 +375,7 @@ int cmd_run(int argc, char **argv)
 			die("cannot use '%s' as the synctrace library: %s",
 			    o.lib, strerror(errno));
 	} else {
-		lib = st_spawn_find(lib_paths, R_OK);
-		if (!lib)
-			die("cannot find 'libsynctrace.so' next to synctrace "
-			    "or in ../lib; give its path with '--lib'");
+		lib = find_lib(&o);
 	}
 	dir = o.dir;
 	if (!dir) {
