@@ -4,6 +4,12 @@
 MPICC ?= mpicc.mpich
 MPIFC ?= mpif90.mpich
 MPIEXEC ?= mpiexec.mpich
+# The second build, for Open MPI (docs/mpis.md): libsynctrace-openmpi.so
+# beside libsynctrace.so, its objects under $(BUILD)/openmpi/.
+# NO_OPENMPI=1 builds without it.
+OMPICC ?= mpicc.openmpi
+OMPIFC ?= mpif90.openmpi
+OMPIEXEC ?= mpiexec.openmpi
 CC ?= cc
 CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
@@ -28,6 +34,10 @@ LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 ifneq ($(NO_OTF2),1)
 HAVE_OTF2 := $(shell pkg-config --exists otf2 2>/dev/null && echo 1)
 endif
+ifneq ($(NO_OPENMPI),1)
+HAVE_OPENMPI := $(shell command -v $(OMPICC) >/dev/null 2>&1 && echo 1)
+endif
+
 ifeq ($(HAVE_OTF2),1)
 OTF2_CFLAGS := -DST_HAVE_OTF2 $(shell pkg-config --cflags otf2)
 OTF2_LIBS := $(shell pkg-config --libs otf2)
@@ -69,6 +79,18 @@ APPS := $(patsubst tests/integration/apps/%.c,$(BUILD)/apps/%,$(APP_C)) \
 	$(patsubst tests/integration/apps/%.f90,$(BUILD)/apps/%,$(APP_F))
 
 LIB := $(BUILD)/libsynctrace.so
+OBUILD := $(BUILD)/openmpi
+OLIB := $(BUILD)/libsynctrace-openmpi.so
+OPMPI_OBJ := $(patsubst %.c,$(OBUILD)/%.o,$(PMPI_SRC)) \
+	$(OBUILD)/gen/wrappers.o
+OBENCH := $(OBUILD)/synctrace-bench
+OBENCH_OBJ := $(patsubst %.c,$(OBUILD)/%.o,$(BENCH_SRC))
+OAPPS := $(patsubst tests/integration/apps/%.c,$(OBUILD)/apps/%,$(APP_C)) \
+	$(patsubst tests/integration/apps/%.f90,$(OBUILD)/apps/%,$(APP_F))
+# What the Open MPI build adds to 'all' and to the tests.
+OMPI_ALL := $(if $(HAVE_OPENMPI),$(OLIB) $(if $(BENCH_SRC),$(OBENCH)))
+OMPI_TEST := $(if $(HAVE_OPENMPI),$(OLIB) $(addprefix $(OBUILD)/apps/,\
+	p2p fort-f77 fort-mod fort-f08))
 CLI := $(BUILD)/synctrace
 GEN := $(BUILD)/gen-wrappers
 BENCH := $(BUILD)/synctrace-bench
@@ -80,7 +102,7 @@ HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 	clean
 .DELETE_ON_ERROR:
 
-all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
+all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(OMPI_ALL)
 
 deps:
 	$(Q)sh tools/scripts/install-deps.sh
@@ -112,6 +134,35 @@ $(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -shared -Wl,-z,defs -o $@ $^ $(LDFLAGS_ALL) \
 		-lunwind -lz -ldl -lm -lpthread
 
+# The Open MPI build: the same sources, wrappers.c for 'mpi openmpi',
+# compiled with $(OMPICC); gen/ops.h is the same for every MPI.
+$(OBUILD)/gen/wrappers.c: wrappers.def $(GEN) | $(BUILD)/gen/ops.h
+	$(call say,GEN,$@)$(GEN) --mpi=openmpi wrappers.def $(OBUILD)/gen
+
+$(OBUILD)/gen/wrappers.o: $(OBUILD)/gen/wrappers.c
+	$(call say,OMPICC,$@)$(OMPICC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(filter-out $(OBUILD)/gen/wrappers.o,$(OPMPI_OBJ)) $(OBENCH_OBJ): \
+		$(OBUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+	@mkdir -p $(@D)
+	$(call say,OMPICC,$@)$(OMPICC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(OLIB): $(OPMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(OMPICC) -shared -Wl,-z,defs -o $@ $^ \
+		$(LDFLAGS_ALL) -lunwind -lz -ldl -lm -lpthread
+
+$(OBENCH): $(OBENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(OMPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
+
+$(OBUILD)/apps/%: tests/integration/apps/%.c
+	@mkdir -p $(@D)
+	$(call say,OMPICC,$@)$(OMPICC) -std=c11 -O2 -g -Wall -Wextra -Werror \
+		-o $@ $< -lm
+
+$(OBUILD)/apps/%: tests/integration/apps/%.f90
+	@mkdir -p $(@D)
+	$(call say,OMPIFC,$@)$(OMPIFC) -O2 -g -J $(@D) -o $@ $<
+
 $(BUILD)/tools/analysis/export-otf2.o: ALL_CFLAGS += $(OTF2_CFLAGS)
 
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
@@ -138,8 +189,9 @@ $(BUILD)/apps/%: tests/integration/apps/%.f90
 check-unit: $(UNIT) $(CLI) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)$(UNIT) --jobs 2
 
-check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
-	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
+check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH)) \
+		$(OMPI_TEST)
+	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) OMPIEXEC=$(OMPIEXEC) \
 		sh tests/integration/run.sh
 
 # The Python reader of runs (tools/python/synctrace.py), standard library
