@@ -215,15 +215,18 @@ check-coverage: $(GEN)
 	$(Q)BUILD=$(BUILD) MPICC=$(MPICC) sh tests/coverage.sh
 
 # The library exports only the MPI_ names and the PMPI_ names of f08 entries.
-check-exports: $(LIB) $(BUILD)/gen/ops.h
+check-exports: $(LIB) $(OMPI_ALL) $(BUILD)/gen/ops.h
 	$(Q)BUILD=$(BUILD) sh tests/check-exports.sh
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
 		check-coverage check-exports check-python check-integration
 
-conformance: deps $(LIB) $(CLI)
+conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
+	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) OMPICC=$(OMPICC) \
+		OMPIEXEC=$(OMPIEXEC) sh tests/conformance-openmpi.sh; \
+		rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ])
 
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
