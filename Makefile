@@ -98,8 +98,8 @@ UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage check-python conformance bench install \
-	clean
+	check-exports check-coverage check-python check-fuzz conformance bench install \
+	clean fuzz fuzz-build fuzz-targets
 .DELETE_ON_ERROR:
 
 all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(OMPI_ALL)
@@ -220,7 +220,7 @@ check-exports: $(LIB) $(OMPI_ALL) $(BUILD)/gen/ops.h
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-python check-integration
+		check-coverage check-exports check-python check-fuzz check-integration
 
 conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
@@ -243,7 +243,55 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' pmpi/synctrace.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/synctrace.pc
 
+# Fuzzing (docs/fuzzing.md): libFuzzer targets over every reader entry
+# point, built by clang into $(FUZZ_BUILD)/ with ASan and UBSan.
+# `make fuzz` runs each for its share of FUZZ_SECONDS; check-fuzz replays
+# the seeds and the regression corpus and makes a fixed number of
+# mutations, whatever the machine's speed.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 240
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_OBJ := $(call obj,$(FUZZ_SRC) tests/fuzz/fuzz.c tests/fuzz/split.c)
+FUZZ_LIBOBJ := $(BUILD)/tests/fuzz/fuzz.o $(WRITER_OBJ) $(SYNC_OBJ) \
+	$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
+
+$(FUZZ_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# fuzz-tools catches the commands' exit() (tests/fuzz/fuzz-tools.c).
+$(BUILD)/fuzz/fuzz-tools: FUZZ_LDFLAGS := -Wl,--wrap=exit
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBOBJ)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer,address,undefined \
+		$(FUZZ_LDFLAGS) -o $@ $^ $(OTF2_LIBS) -lz -lm
+
+$(BUILD)/fuzz/split: $(BUILD)/tests/fuzz/split.o $(FUZZ_LIBOBJ)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer-no-link,address,undefined \
+		-o $@ $^ $(OTF2_LIBS) -lz -lm
+
+fuzz-targets: $(FUZZ_BIN) $(BUILD)/fuzz/split
+
+fuzz-build:
+	$(Q)command -v $(FUZZ_CC) >/dev/null || { echo "synctrace:" \
+		"'$(FUZZ_CC)' not found: 'make deps' installs clang" >&2; \
+		exit 1; }
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+		SAN=fuzzer-no-link,address,undefined fuzz-targets
+
+check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
+	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
+		SAN=$(SAN) sh tests/fuzz/run.sh check
+
+fuzz: deps fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
+	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
+		SAN=$(SAN) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		sh tests/fuzz/run.sh fuzz
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -34,12 +34,29 @@
  *	 12    4  payload length: equal to the raw length when stored; at
  *		  most zlib's compressBound(raw length) when deflated
  *	 16    4  record count, 1..raw length (a record takes at least a byte)
- *	 20    4  CRC-32 of the payload bytes as stored
- *	 24    4  CRC-32 of bytes 0..23 of this chunk header
- *	 28       payload
+ *	 20    4  sequence number: the chunk's place among the chunks of
+ *		  its stream, 0 for the first, then 1, 2, ... (modulo 2^32)
+ *	 24    4  CRC-32 of the payload bytes as stored
+ *	 28    4  CRC-32 of bytes 0..27 of this chunk header
+ *	 32       payload
  *
- * A file that ends inside a chunk (fewer than 28 bytes that begin like a
- * chunk magic, or a valid chunk header whose payload runs past the end)
+ * The chunks of one stream are in the file in the order of their
+ * sequence numbers; those of different streams interleave in any order.
+ * So a reader knows a chunk deleted, repeated or moved within its stream
+ * by its number: a chunk whose number is not one more than that of the
+ * previous chunk of its stream (or 0, for a stream's first) is corrupt.
+ * Only a stream's last chunks can go missing unnoticed, as when its
+ * writer was killed.  A chunk its writer failed to write takes no
+ * number (its records are lost, and the writer said so).
+ *
+ * Version 4 chunk headers (ST_CHUNK_HDR_LEN_V4 bytes) had no sequence
+ * number: bytes 20..23 were the payload's CRC-32 and 24..27 that of
+ * bytes 0..23; the payload followed at 28.  The reader still reads them
+ * (it cannot check their order).
+ *
+ * A file that ends inside a chunk (fewer bytes than a chunk header that
+ * begin like a chunk magic, or a valid chunk header whose payload runs
+ * past the end)
  * is truncated: its writer was killed while writing that chunk.
  * Anything else that does not check out is corrupt.
  *
@@ -179,7 +196,8 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 4 (this one) added the call site to the context, coded with
+ * Version 5 (this one) added the chunk sequence number.  Version 4
+ * added the call site to the context, coded with
  * fn, the successor prediction of both, the size classes of timings and
  * the prediction of a completion call's shared timestamps, and took
  * 'site' out of ST_FIELD_LIST.  Version 3 added runs.  Version 2 added
@@ -192,7 +210,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 4
+#define ST_FORMAT_VERSION 5
+#define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
 #define ST_FILE_MAGIC_LEN 8
@@ -201,7 +220,8 @@
 
 #define ST_CHUNK_MAGIC "STCK"
 #define ST_CHUNK_MAGIC_LEN 4
-#define ST_CHUNK_HDR_LEN 28
+#define ST_CHUNK_HDR_LEN 32
+#define ST_CHUNK_HDR_LEN_V4 28
 #define ST_CHUNK_MAX_RAW (64u << 20)
 
 #define ST_CHUNK_STORED 0

@@ -3,7 +3,9 @@
  * input is untrusted: every length is checked against the format's caps
  * and against the bytes that are really there before anything is
  * allocated or read, and each chunk's checksums are verified before any
- * of its records is decoded.  A file is read chunk by chunk with pread(),
+ * of its records is decoded.  Each stream's chunks must come with the
+ * sequence numbers 0, 1, 2...: one deleted, repeated or moved breaks the
+ * count.  A file is read chunk by chunk with pread(),
  * so memory is bounded by the largest chunk, not by the file; a file
  * given in memory is decoded in place.
  */
@@ -44,6 +46,12 @@ struct st_reader {
 	uint16_t stream;	/* the chunk's stream index */
 	int state;		/* 0, 1 at the end, or a sticky error */
 	int truncated;
+	size_t hdr_len;		/* of a chunk header in this version */
+	uint32_t fn_count;	/* function ids are below this; 0: any */
+
+	/* the sequence number of stream i's next chunk; [nseq], 0 beyond */
+	uint32_t *next_seq;
+	size_t nseq;
 
 	uint8_t *cbuf;		/* deflated payload read from 'fd' */
 	size_t cbuf_cap;
@@ -191,11 +199,14 @@ static int read_header(struct st_reader *r)
 		return fail(r, -EBADMSG,
 			    "truncated file header (%zu bytes)", have);
 	r->version = st_get_le32(h + 8);
-	if (r->version != ST_FORMAT_VERSION)
+	if (r->version < ST_FORMAT_VERSION_MIN ||
+	    r->version > ST_FORMAT_VERSION)
 		return fail(r, -EBADMSG,
 			    "unsupported trace format version %u at offset 8 "
-			    "(this synctrace reads version %u)",
-			    r->version, ST_FORMAT_VERSION);
+			    "(this synctrace reads versions %u to %u)",
+			    r->version, ST_FORMAT_VERSION_MIN,
+			    ST_FORMAT_VERSION);
+	r->hdr_len = r->version >= 5 ? ST_CHUNK_HDR_LEN : ST_CHUNK_HDR_LEN_V4;
 	if (have < ST_FILE_HDR_LEN)
 		return fail(r, -EBADMSG,
 			    "truncated file header (%zu bytes)", have);
@@ -353,6 +364,46 @@ static int inflate_chunk(struct st_reader *r, const uint8_t *in, size_t len,
 }
 
 /*
+ * Check that the chunk at r->off, of stream 'stream', is numbered 'seq':
+ * the number after that of its stream's previous chunk.
+ */
+static int check_seq(struct st_reader *r, uint16_t stream, uint32_t seq)
+{
+	uint32_t *p, want;
+	size_t n;
+
+	if (stream >= r->nseq) {
+		n = (size_t)stream + 1;
+		n = n < 16 ? 16 : n > 65536 / 2 ? 65536 : 2 * n;
+		p = realloc(r->next_seq, n * sizeof(*p));
+		if (!p)
+			return fail(r, -ENOMEM, "out of memory");
+		memset(p + r->nseq, 0, (n - r->nseq) * sizeof(*p));
+		r->next_seq = p;
+		r->nseq = n;
+	}
+	want = r->next_seq[stream];
+	if (seq == want) {
+		r->next_seq[stream] = seq + 1;
+		return 0;
+	}
+	if (seq < want)
+		return fail(r, -EBADMSG,
+			    "chunk at offset %llu is chunk %u of stream %u "
+			    "again or out of order (chunk %u was next)",
+			    (unsigned long long)r->off, seq, stream, want);
+	if (seq - want == 1)
+		return fail(r, -EBADMSG,
+			    "chunk at offset %llu is chunk %u of stream %u: "
+			    "chunk %u is missing or out of order",
+			    (unsigned long long)r->off, seq, stream, want);
+	return fail(r, -EBADMSG,
+		    "chunk at offset %llu is chunk %u of stream %u: "
+		    "chunks %u to %u are missing or out of order",
+		    (unsigned long long)r->off, seq, stream, want, seq - 1);
+}
+
+/*
  * Load the chunk at r->next_off.  Returns 1, 0 at the end of the file
  * (r->truncated set if it ends inside a chunk) or a negative errno.
  */
@@ -361,6 +412,7 @@ static int load_chunk(struct st_reader *r)
 	uint8_t hbuf[ST_CHUNK_HDR_LEN];
 	const uint8_t *h, *payload;
 	uint64_t off = r->next_off, avail = r->size - off;
+	size_t hlen = r->hdr_len, crc_at = hlen - 8;
 	uint32_t raw_len, len, count;
 	unsigned method;
 	int rc;
@@ -368,7 +420,7 @@ static int load_chunk(struct st_reader *r)
 	if (!avail)
 		return 0;
 	r->off = off;
-	if (avail < ST_CHUNK_HDR_LEN) {
+	if (avail < hlen) {
 		rc = src_get(r, off, (size_t)avail, hbuf, &h);
 		if (rc < 0)
 			return read_error(r, rc, off);
@@ -381,7 +433,7 @@ static int load_chunk(struct st_reader *r)
 		r->truncated = 1;
 		return 0;
 	}
-	rc = src_get(r, off, ST_CHUNK_HDR_LEN, hbuf, &h);
+	rc = src_get(r, off, hlen, hbuf, &h);
 	if (rc == SHORT_READ) {
 		r->truncated = 1;
 		return 0;
@@ -391,7 +443,8 @@ static int load_chunk(struct st_reader *r)
 	if (memcmp(h, ST_CHUNK_MAGIC, ST_CHUNK_MAGIC_LEN))
 		return fail(r, -EBADMSG, "bad chunk magic at offset %llu",
 			    (unsigned long long)off);
-	if ((uint32_t)crc32(0, h, 24) != st_get_le32(h + 24))
+	if ((uint32_t)crc32(0, h, (uInt)crc_at + 4) !=
+	    st_get_le32(h + crc_at + 4))
 		return fail(r, -EBADMSG,
 			    "chunk header checksum mismatch at offset %llu",
 			    (unsigned long long)off);
@@ -412,7 +465,7 @@ static int load_chunk(struct st_reader *r)
 			    "impossible chunk lengths at offset %llu "
 			    "(raw %u, stored %u, %u records)",
 			    (unsigned long long)off, raw_len, len, count);
-	if (len > avail - ST_CHUNK_HDR_LEN) {
+	if (len > avail - hlen) {
 		r->truncated = 1;
 		return 0;
 	}
@@ -424,15 +477,15 @@ static int load_chunk(struct st_reader *r)
 		     (!r->mem && grow(&r->cbuf, &r->cbuf_cap, len));
 	if (rc)
 		return fail(r, -ENOMEM, "out of memory");
-	rc = src_get(r, off + ST_CHUNK_HDR_LEN, len,
+	rc = src_get(r, off + hlen, len,
 		     method == ST_CHUNK_STORED ? r->rbuf : r->cbuf, &payload);
 	if (rc == SHORT_READ) {
 		r->truncated = 1;
 		return 0;
 	}
 	if (rc)
-		return read_error(r, rc, off + ST_CHUNK_HDR_LEN);
-	if ((uint32_t)crc32(0, payload, len) != st_get_le32(h + 20))
+		return read_error(r, rc, off + hlen);
+	if ((uint32_t)crc32(0, payload, len) != st_get_le32(h + crc_at))
 		return fail(r, -EBADMSG,
 			    "chunk payload checksum mismatch at offset %llu",
 			    (unsigned long long)off);
@@ -442,11 +495,14 @@ static int load_chunk(struct st_reader *r)
 			return rc;
 		payload = r->rbuf;
 	}
+	r->stream = st_get_le16(h + 4);
+	if (r->version >= 5 &&
+	    (rc = check_seq(r, r->stream, st_get_le32(h + 20))))
+		return rc;
 	r->p = payload;
 	r->end = payload + raw_len;
 	r->left = r->count = count;
-	r->stream = st_get_le16(h + 4);
-	r->next_off = off + ST_CHUNK_HDR_LEN + len;
+	r->next_off = off + hlen + len;
 	st_codec_reset(&r->codec);
 	return 1;
 }
@@ -471,12 +527,25 @@ int st_reader_next(struct st_reader *r, struct st_event *ev)
 			    r->count - r->left + 1, r->count,
 			    (unsigned long long)r->off);
 	ev->thread = r->stream;
+	if (r->fn_count && ev->fn >= r->fn_count &&
+	    (ev->kind == ST_REC_CALL || ev->kind == ST_REC_START ||
+	     ev->kind == ST_REC_DONE || ev->kind == ST_REC_COMM))
+		return fail(r, -EBADMSG,
+			    "unknown function id %u in record %u of %u in "
+			    "chunk at offset %llu", ev->fn,
+			    r->count - r->left + 1, r->count,
+			    (unsigned long long)r->off);
 	if (!--r->left && r->p != r->end)
 		return fail(r, -EBADMSG,
 			    "%zu stray bytes after record %u in chunk at "
 			    "offset %llu", (size_t)(r->end - r->p), r->count,
 			    (unsigned long long)r->off);
 	return 1;
+}
+
+void st_reader_set_fn_count(struct st_reader *r, unsigned n)
+{
+	r->fn_count = n > 65536 ? 0 : n;
 }
 
 int st_reader_truncated(const struct st_reader *r)
@@ -507,5 +576,6 @@ void st_reader_close(struct st_reader *r)
 	free(r->kv);
 	free(r->cbuf);
 	free(r->rbuf);
+	free(r->next_seq);
 	free(r);
 }

@@ -46,6 +46,16 @@ const char *st_reader_get(const struct st_reader *r, const char *key);
  */
 int st_reader_next(struct st_reader *r, struct st_event *ev);
 
+/*
+ * Take function ids 'n' and above as corrupt from now on: a call,
+ * start, done or comm record whose 'fn' is not below 'n' gives -EBADMSG
+ * ("unknown function id 65535 in record 3 of 40 in chunk at offset
+ * 1234").  The reader does not know the function table (gen/ops.h);
+ * the tools do and say so here, so no id reaches them that would index
+ * past their tables.  0, the default, takes any id.
+ */
+void st_reader_set_fn_count(struct st_reader *r, unsigned n);
+
 /* Non-zero when the file ended inside a chunk (its writer was killed). */
 int st_reader_truncated(const struct st_reader *r);
 

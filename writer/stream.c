@@ -15,7 +15,12 @@
  * a stream's chunks reach the sink in the order they were filled: the
  * owner writes its filling buffer only once the sealed one is gone.
  * Every buffer has room for a chunk header in front, so a stored chunk
- * is written straight from it.
+ * is written straight from it.  Each chunk written takes the stream's
+ * next sequence number (format.h), whichever thread writes it: chunks
+ * are written one at a time and in order, so the numbers in the file
+ * count up one by one.  A chunk that could not be written takes none:
+ * its records are lost, as the writer was told, and what is in the file
+ * still reads as one whole stream.
  *
  * A buffer that holds mostly repeats (st_stream_append_repeat) is coded
  * with less effort: what remains of a repeat is its two timestamp
@@ -59,6 +64,7 @@ struct st_stream {
 	int level;		/* zlib level */
 	int strategy;		/* zlib strategy the stream is set to */
 	uint16_t index;
+	uint32_t seq;		/* sequence number of the next chunk written */
 	size_t cap;		/* record bytes per buffer */
 	struct st_buf buf[2];
 	uint8_t *out;		/* chunk header room, deflated payload */
@@ -193,7 +199,8 @@ size_t st_stream_buffered(const struct st_stream *s)
 
 /* Fill the chunk header at 'hdr' for 'len' payload bytes after it. */
 static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
-			 size_t raw_len, size_t len, uint32_t nrec)
+			 size_t raw_len, size_t len, uint32_t nrec,
+			 uint32_t seq)
 {
 	memcpy(hdr, ST_CHUNK_MAGIC, ST_CHUNK_MAGIC_LEN);
 	st_put_le16(hdr + 4, s->index);
@@ -202,9 +209,10 @@ static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
 	st_put_le32(hdr + 8, (uint32_t)raw_len);
 	st_put_le32(hdr + 12, (uint32_t)len);
 	st_put_le32(hdr + 16, nrec);
-	st_put_le32(hdr + 20, (uint32_t)crc32(0, hdr + ST_CHUNK_HDR_LEN,
+	st_put_le32(hdr + 20, seq);
+	st_put_le32(hdr + 24, (uint32_t)crc32(0, hdr + ST_CHUNK_HDR_LEN,
 					      (uInt)len));
-	st_put_le32(hdr + 24, (uint32_t)crc32(0, hdr, 24));
+	st_put_le32(hdr + 28, (uint32_t)crc32(0, hdr, 28));
 }
 
 /*
@@ -235,7 +243,7 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 
 /*
  * Compress 'len' bytes of records (the 'nrec' in 'raw', 'nrep' of them
- * repeats) and write them.
+ * repeats) and write them as the next chunk.
  */
 static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 		       uint32_t nrec, uint32_t nrep)
@@ -243,6 +251,7 @@ static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 	int runs = nrep && nrep >= nrec / 4 * 3;
 	size_t clen = len;
 	uint8_t *chunk = raw;
+	int rc;
 
 	/* Mostly runs at level 1: stored (see above). */
 	if (!(s->level == 1 && runs)) {
@@ -255,11 +264,16 @@ static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 	if (chunk == raw) {
 		/* Stored, or incompressible. */
 		clen = len;
-		chunk_header(s, chunk, ST_CHUNK_STORED, len, len, nrec);
+		chunk_header(s, chunk, ST_CHUNK_STORED, len, len, nrec,
+			     s->seq);
 	} else {
-		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen, nrec);
+		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen, nrec,
+			     s->seq);
 	}
-	return s->sink->write(s->sink->ctx, chunk, ST_CHUNK_HDR_LEN + clen);
+	rc = s->sink->write(s->sink->ctx, chunk, ST_CHUNK_HDR_LEN + clen);
+	if (!rc)
+		s->seq++;
+	return rc;
 }
 
 /* Empty the filling buffer; a new chunk starts. */
@@ -340,13 +354,18 @@ int st_stream_flush(struct st_stream *s)
 	return rc;
 }
 
-/* Write 'b' (its 'len' bytes of 'nrec' records) as a stored chunk. */
+/* Write 'len' bytes of 'nrec' records at 'raw' as the next, stored, chunk. */
 static int write_raw(struct st_stream *s, int fd, uint8_t *raw, size_t len,
 		     uint32_t nrec)
 {
-	chunk_header(s, raw, ST_CHUNK_STORED, len, len, nrec);
-	return st_sink_fd_write((void *)(intptr_t)fd, raw,
-				ST_CHUNK_HDR_LEN + len);
+	int rc;
+
+	chunk_header(s, raw, ST_CHUNK_STORED, len, len, nrec, s->seq);
+	rc = st_sink_fd_write((void *)(intptr_t)fd, raw,
+			      ST_CHUNK_HDR_LEN + len);
+	if (!rc)
+		s->seq++;
+	return rc;
 }
 
 int st_stream_flush_raw(struct st_stream *s, int fd)

@@ -228,8 +228,11 @@ static void expect_damage_caught(uint8_t *buf, size_t off, const char *what)
 			cr_assert(strstr(err, "not a synctrace trace"), "%s",
 				  err);
 		else if (off < 12)
+			/* 5 -> 4 is a version this reader reads */
 			cr_assert(strstr(err, "unsupported trace format "
-					 "version"), "%s", err);
+					 "version") ||
+				  strstr(err, "header checksum mismatch"),
+				  "%s", err);
 		else
 			cr_assert(strstr(err, "header"), "%s", err);
 		return;
@@ -335,13 +338,17 @@ Test(writer_reader, unknown_version_is_named)
 	cr_expect_eq(rc, -EBADMSG);
 	cr_expect_str_eq(err, "'x/rank-0.st': unsupported trace format "
 			 "version 1 at offset 8 (this synctrace reads "
-			 "version 4)");
+			 "versions 4 to 5)");
 	free(buf);
 }
 
-/* Append a chunk with correct checksums around whatever it says. */
-static void put_chunk(uint16_t stream, unsigned method, uint32_t raw_len,
-		      const void *payload, uint32_t len, uint32_t count)
+/*
+ * Append a chunk numbered 'seq' with correct checksums around whatever
+ * it says.
+ */
+static void put_chunk_seq(uint16_t stream, unsigned method, uint32_t raw_len,
+			  const void *payload, uint32_t len, uint32_t count,
+			  uint32_t seq)
 {
 	uint8_t h[ST_CHUNK_HDR_LEN];
 
@@ -352,10 +359,18 @@ static void put_chunk(uint16_t stream, unsigned method, uint32_t raw_len,
 	st_put_le32(h + 8, raw_len);
 	st_put_le32(h + 12, len);
 	st_put_le32(h + 16, count);
-	st_put_le32(h + 20, (uint32_t)crc32(0, payload, len));
-	st_put_le32(h + 24, (uint32_t)crc32(0, h, 24));
+	st_put_le32(h + 20, seq);
+	st_put_le32(h + 24, (uint32_t)crc32(0, payload, len));
+	st_put_le32(h + 28, (uint32_t)crc32(0, h, 28));
 	membuf_write(&mb, h, sizeof(h));
 	membuf_write(&mb, payload, len);
+}
+
+/* The same for a stream's first chunk. */
+static void put_chunk(uint16_t stream, unsigned method, uint32_t raw_len,
+		      const void *payload, uint32_t len, uint32_t count)
+{
+	put_chunk_seq(stream, method, raw_len, payload, len, count, 0);
 }
 
 /* Open the membuf, read to the end; return the last rc. */
@@ -573,4 +588,244 @@ Test(writer_reader, open_names_missing_file_and_directory)
 	cr_expect(strstr(err, "not a regular file"), "%s", err);
 	/* A NULL or zero-length message buffer is fine. */
 	cr_expect_eq(st_reader_open(&r, "/nonexistent", NULL, 0), -ENOENT);
+}
+
+/*
+ * Chunk order.  A file of two streams, chunks a0 b0 a1 a2 b1 a3 (stream
+ * a = 0, b = 1), two records each, rearranged: every chunk deleted,
+ * every two chunks swapped, every chunk repeated at every place after
+ * it.  A rearrangement that keeps each stream's chunks a prefix of
+ * theirs in order (a stream's last chunks deleted, as when its writer
+ * was killed, or chunks of different streams swapped, which interleave
+ * in any order anyway) reads whole; every other is caught.
+ */
+enum { ORDER_N = 6 };
+static const int order_stream[ORDER_N] = { 0, 1, 0, 0, 1, 0 };
+
+static void make_order_file(void)
+{
+	struct st_stream *s[2];
+	struct st_event ev;
+	uint64_t seed = 99;
+	char text[40];
+	int i, j;
+
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 4), 0);
+	cr_assert_eq(st_stream_new(&s[0], &sink, 0, ST_STREAM_MIN_BUF, 6), 0);
+	cr_assert_eq(st_stream_new(&s[1], &sink, 1, ST_STREAM_MIN_BUF, 6), 0);
+	for (i = 0; i < ORDER_N; i++) {
+		for (j = 0; j < 2; j++) {
+			make_event(&ev, ST_REC_CALL, &seed, text,
+				   sizeof(text));
+			cr_assert_eq(st_stream_append(s[order_stream[i]], &ev),
+				     0);
+		}
+		cr_assert_eq(st_stream_flush(s[order_stream[i]]), 0);
+	}
+	st_stream_free(s[0]);
+	st_stream_free(s[1]);
+	cr_assert_eq(mb.nwrites, 1 + ORDER_N);
+}
+
+/* Read the chunks 'pick[0..n-1]' of the order file; 1 if caught. */
+static int order_caught(const int *pick, int n, int *nrec, char *err,
+			size_t errlen)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	uint8_t *buf = malloc(mb.len * 2);
+	size_t len = mb.ends[0];
+	int i, rc;
+
+	cr_assert(buf);
+	memcpy(buf, mb.buf, mb.ends[0]);
+	for (i = 0; i < n; i++) {
+		size_t from = mb.ends[pick[i]], to = mb.ends[pick[i] + 1];
+
+		memcpy(buf + len, mb.buf + from, to - from);
+		len += to - from;
+	}
+	cr_assert_eq(st_reader_open_mem(&r, buf, len, "o", err, errlen), 0);
+	*nrec = 0;
+	while ((rc = st_reader_next(r, &ev)) == 1)
+		(*nrec)++;
+	snprintf(err, errlen, "%s", st_reader_error(r));
+	cr_assert(rc == 0 || rc == -EBADMSG);
+	cr_assert(!rc || strstr(err, "out of order"), "%s", err);
+	st_reader_close(r);
+	free(buf);
+	return rc != 0;
+}
+
+/* Each stream's chunks, in 'pick', are its first ones in order. */
+static int order_is_prefix(const int *pick, int n)
+{
+	int next[2] = { 0, 0 }, i, k, c;
+
+	for (i = 0; i < n; i++) {
+		/* pick[i] is chunk c of its stream */
+		for (c = 0, k = 0; k < pick[i]; k++)
+			c += order_stream[k] == order_stream[pick[i]];
+		if (c != next[order_stream[pick[i]]]++)
+			return 0;
+	}
+	return 1;
+}
+
+static void expect_order(const int *pick, int n, int *caught, int *cases)
+{
+	char err[256];
+	int nrec, got = order_caught(pick, n, &nrec, err, sizeof(err));
+
+	if (order_is_prefix(pick, n)) {
+		cr_expect_not(got, "whole streams refused: %s", err);
+		cr_expect_eq(nrec, 2 * n);
+		return;
+	}
+	cr_expect(got, "chunks rearranged unnoticed (%d records)", nrec);
+	*caught += got;
+	(*cases)++;
+}
+
+Test(writer_reader, chunks_deleted_swapped_or_repeated_are_caught)
+{
+	int pick[ORDER_N + 1], i, j, k, n, caught = 0, cases = 0;
+
+	make_order_file();
+	for (i = 0; i < ORDER_N; i++)
+		pick[i] = i;
+	expect_order(pick, ORDER_N, &caught, &cases);
+	/* Deleted. */
+	for (i = 0; i < ORDER_N; i++) {
+		for (j = 0, n = 0; j < ORDER_N; j++)
+			if (j != i)
+				pick[n++] = j;
+		expect_order(pick, n, &caught, &cases);
+	}
+	/* Swapped. */
+	for (i = 0; i < ORDER_N; i++)
+		for (j = i + 1; j < ORDER_N; j++) {
+			for (k = 0; k < ORDER_N; k++)
+				pick[k] = k == i ? j : k == j ? i : k;
+			expect_order(pick, ORDER_N, &caught, &cases);
+		}
+	/* Chunk i repeated after chunk j. */
+	for (i = 0; i < ORDER_N; i++)
+		for (j = i; j < ORDER_N; j++) {
+			for (k = 0, n = 0; k < ORDER_N; k++) {
+				pick[n++] = k;
+				if (k == j)
+					pick[n++] = i;
+			}
+			expect_order(pick, n, &caught, &cases);
+		}
+	cr_expect_eq(caught, cases);
+	/*
+	 * 4 deletions (not a stream's last chunk), 11 swaps (7 within a
+	 * stream, 4 that move a chunk past one of its own stream) and 21
+	 * repeats.
+	 */
+	cr_expect_eq(cases, 36);
+}
+
+Test(writer_reader, chunk_order_error_names_the_chunks)
+{
+	static const int gap[] = { 0, 1, 5 }, again[] = { 0, 2, 2 };
+	char err[256];
+	int nrec;
+
+	make_order_file();
+	cr_expect(order_caught(gap, 3, &nrec, err, sizeof(err)));
+	cr_expect_eq(nrec, 4);
+	cr_expect(strstr(err, "is chunk 3 of stream 0: chunks 1 to 2 are "
+			 "missing or out of order"), "%s", err);
+	cr_expect(order_caught(again, 3, &nrec, err, sizeof(err)));
+	cr_expect_eq(nrec, 4);
+	cr_expect(strstr(err, "is chunk 1 of stream 0 again or out of "
+			 "order (chunk 2 was next)"), "%s", err);
+}
+
+/*
+ * Version 4 files, whose chunk headers had no sequence number, still
+ * read: the small file rewritten as version 4 gives every record.
+ */
+Test(writer_reader, version_4_files_still_read)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	uint8_t *v4, *h;
+	size_t len, c, hlen;
+	uint32_t crc;
+	char err[256];
+	int i, rc;
+
+	make_small_file();
+	v4 = malloc(mb.len);
+	cr_assert(v4);
+	memcpy(v4, mb.buf, mb.ends[0]);
+	st_put_le32(v4 + 8, 4);
+	hlen = mb.ends[0] - ST_FILE_HDR_LEN;
+	crc = (uint32_t)crc32(0, v4 + 8, 8);
+	crc = (uint32_t)crc32(crc, v4 + ST_FILE_HDR_LEN, (uInt)hlen);
+	st_put_le32(v4 + 16, crc);
+	len = mb.ends[0];
+	for (c = 1; c <= NCHUNK; c++) {
+		h = mb.buf + mb.ends[c - 1];
+		memcpy(v4 + len, h, 20);
+		memcpy(v4 + len + 20, h + 24, 4);	/* payload CRC */
+		st_put_le32(v4 + len + 24, (uint32_t)crc32(0, v4 + len, 24));
+		memcpy(v4 + len + 28, h + ST_CHUNK_HDR_LEN,
+		       mb.ends[c] - mb.ends[c - 1] - ST_CHUNK_HDR_LEN);
+		len += mb.ends[c] - mb.ends[c - 1] - 4;
+	}
+	cr_assert_eq(st_reader_open_mem(&r, v4, len, "v4", err, sizeof(err)),
+		     0, "%s", err);
+	cr_expect_eq(st_reader_version(r), 4);
+	for (i = 0; (rc = st_reader_next(r, &ev)) == 1; i++)
+		expect_event_eq(&ev, &evs[i], i);
+	cr_expect_eq(rc, 0, "%s", st_reader_error(r));
+	cr_expect_eq(i, NREC);
+	st_reader_close(r);
+	free(v4);
+}
+
+/* With the tools' function count, an id beyond it is corrupt data. */
+Test(writer_reader, function_id_beyond_the_table_is_corrupt)
+{
+	struct st_stream *s;
+	struct st_reader *r;
+	struct st_event ev[3], got;
+	char err[256];
+	int i, n, rc;
+
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
+	cr_assert_eq(st_stream_new(&s, &sink, 0, ST_STREAM_MIN_BUF, 6), 0);
+	for (i = 0; i < 3; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].fn = i == 2 ? 65535 : 3;
+		ev[i].seq = (uint64_t)i + 1;
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+	}
+	cr_assert_eq(st_stream_flush(s), 0);
+	st_stream_free(s);
+
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "f", err,
+					sizeof(err)), 0);
+	for (n = 0; (rc = st_reader_next(r, &got)) == 1; n++)
+		;
+	cr_expect_eq(rc, 0, "without a count any id reads");
+	cr_expect_eq(n, 3);
+	st_reader_close(r);
+
+	cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "f", err,
+					sizeof(err)), 0);
+	st_reader_set_fn_count(r, 100);
+	for (n = 0; (rc = st_reader_next(r, &got)) == 1; n++)
+		;
+	cr_expect_eq(rc, -EBADMSG);
+	cr_expect_eq(n, 2);
+	cr_expect(strstr(st_reader_error(r), "unknown function id 65535 in "
+			 "record 3 of 3 in chunk at offset"), "%s",
+		  st_reader_error(r));
+	st_reader_close(r);
 }

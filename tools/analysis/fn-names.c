@@ -12,6 +12,7 @@
 #include "tools/analysis/fn-names.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
+#include "writer/reader.h"
 
 static const struct st_fn_desc fn_table[ST_FN_COUNT] = {
 #define FN_ENTRY(id, name, kind, family, bytes, flags) \
@@ -76,4 +77,14 @@ const char *st_fn_table_hash(void)
 int st_fn_table_differs(const char *trace_hash)
 {
 	return trace_hash && strcmp(trace_hash, ST_FN_TABLE_HASH);
+}
+
+int st_fn_reader_open(struct st_reader **out, const char *path, char *err,
+		      size_t errlen)
+{
+	int rc = st_reader_open(out, path, err, errlen);
+
+	if (!rc)
+		st_reader_set_fn_count(*out, ST_FN_COUNT);
+	return rc;
 }

@@ -45,4 +45,14 @@ const char *st_fn_table_hash(void);
  */
 int st_fn_table_differs(const char *trace_hash);
 
+struct st_reader;
+
+/*
+ * Open rank file 'path' as st_reader_open() does, for the tools: a
+ * record whose function id is beyond this build's table is corrupt
+ * (st_reader_set_fn_count()), never an index into a table.
+ */
+int st_fn_reader_open(struct st_reader **out, const char *path, char *err,
+		      size_t errlen);
+
 #endif

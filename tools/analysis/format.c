@@ -1,10 +1,12 @@
 /*
  * tools/analysis/format.c: how the tools write numbers and lists for
  * people and for spreadsheets: sizes in binary units, times in SI units
- * with three significant digits, RFC 4180 CSV fields, rank lists.
+ * with three significant digits, RFC 4180 CSV fields, rank lists, and
+ * text from a trace with what a terminal would obey escaped.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tools/analysis/format.h"
 
@@ -99,4 +101,81 @@ void st_rank_list(const int *v, size_t n, char *buf, size_t len)
 		used += (size_t)w;
 		i = j + 1;
 	}
+}
+
+/*
+ * Length of the UTF-8 sequence at 's' ('n' bytes left) if it is a valid
+ * one and no C1 control (U+0080..U+009F, which terminals obey as well),
+ * else 0.  Overlong forms and surrogates are not valid.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	if (s[0] == 0xc2)
+		lo = 0xa0;	/* c2 80..9f: the C1 controls */
+	else if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < k; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return k;
+}
+
+char *st_fmt_text(const char *s, size_t len, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, in, out;
+	char esc[8];
+
+	while (i < len) {
+		/* 'in' bytes of 's' print as the 'out' bytes at 'esc' */
+		in = p[i] >= 0x80 ? utf8_len(p + i, len - i) : 0;
+		if (in) {
+			memcpy(esc, p + i, in);
+			out = in;
+		} else if (p[i] == '\\') {
+			memcpy(esc, "\\\\", 2);
+			in = 1;
+			out = 2;
+		} else if (p[i] >= 0x20 && p[i] < 0x7f) {
+			esc[0] = (char)p[i];
+			in = out = 1;
+		} else {
+			snprintf(esc, sizeof(esc), "\\x%02x", p[i]);
+			in = 1;
+			out = 4;
+		}
+		if (o + out >= size)
+			break;
+		memcpy(buf + o, esc, out);
+		o += out;
+		i += in;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+char *st_fmt_str(const char *s, char *buf, size_t size)
+{
+	return st_fmt_text(s, strlen(s), buf, size);
 }

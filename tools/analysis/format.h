@@ -18,6 +18,18 @@ char *st_fmt_bytes(uint64_t bytes, char *buf, size_t len);
  */
 char *st_fmt_ns(double ns, char *buf, size_t len);
 
+/*
+ * The 'len' bytes of 's', text a trace provides (a path, a command line,
+ * a host name), made safe to print on a terminal, into 'buf' of 'size'
+ * bytes (at least 1; cut at a whole escape when it does not fit):
+ * control characters, DEL, C1 controls and bytes that are not UTF-8 as
+ * "\xHH", a backslash as "\\", all else as it is.  Returns 'buf'.
+ */
+char *st_fmt_text(const char *s, size_t len, char *buf, size_t size);
+
+/* st_fmt_text() of the NUL-terminated 's'. */
+char *st_fmt_str(const char *s, char *buf, size_t size);
+
 /* Write 'len' bytes of 's' to 'f' as one CSV field (RFC 4180). */
 void st_csv_field(FILE *f, const char *s, size_t len);
 

@@ -163,7 +163,7 @@ static int scan_file(const char *path, struct pairs *exact,
 	uint64_t size;
 	int rc, op;
 
-	rc = st_reader_open(&r, path, rerr, sizeof(rerr));
+	rc = st_fn_reader_open(&r, path, rerr, sizeof(rerr));
 	if (rc)
 		return fail(err, errlen, rc, "%s", rerr);
 	while ((rc = st_reader_next(r, &ev)) > 0) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "tools/analysis/fn-names.h"
 #include "tools/analysis/merge.h"
 #include "tools/analysis/timeline.h"
 #include "writer/event.h"
@@ -146,11 +147,11 @@ int st_merge_add(struct st_merge *m, int rank, const char *path,
 	s->rank = rank;
 	s->clk = clk;
 	s->key = -INFINITY;
-	rc = st_reader_open(&s->r, path, err, errlen);
+	rc = st_fn_reader_open(&s->r, path, err, errlen);
 	if (rc == -EMFILE && !m->raised) {
 		m->raised = 1;
 		if (!raise_file_limit())
-			rc = st_reader_open(&s->r, path, err, errlen);
+			rc = st_fn_reader_open(&s->r, path, err, errlen);
 	}
 	if (rc) {
 		free(s);

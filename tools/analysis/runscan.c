@@ -199,7 +199,7 @@ static int read_rank(struct st_scan *s, int rank)
 	if (probs.nbad)
 		st_warn("rank %d: %s (n=%d sync record%s ignored)", rank,
 			probs.first, probs.nbad, probs.nbad == 1 ? "" : "s");
-	rc = st_reader_open(&rd, r->path, err, sizeof(err));
+	rc = st_fn_reader_open(&rd, r->path, err, sizeof(err));
 	if (rc) {
 		st_warn("%s", *err ? err : strerror(-rc));
 		s->failed = 1;
@@ -574,7 +574,7 @@ int st_scan_sweep(const struct st_scan *s, st_scan_sweep_fn *fn, void *ctx)
 	for (r = 0; r < s->nranks; r++) {
 		if (!s->rank[r].read)
 			continue;
-		rc = st_reader_open(&rd, s->rank[r].path, err, sizeof(err));
+		rc = st_fn_reader_open(&rd, s->rank[r].path, err, sizeof(err));
 		if (rc)
 			return rc;
 		while ((rc = st_reader_next(rd, &ev)) > 0)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/analysis/format.h"
 #include "tools/analysis/symbols.h"
 
 extern char **environ;
@@ -54,7 +55,9 @@ int st_objmap_add(struct st_objmap *m, uint64_t base, uint64_t len,
 	copy = malloc(path_len + 1);
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, path, path_len);
+	/* An object record without text has path NULL and length 0. */
+	if (path_len)
+		memcpy(copy, path, path_len);
 	copy[path_len] = '\0';
 	m->v[m->nr].base = base;
 	m->v[m->nr].len = len;
@@ -517,24 +520,30 @@ char *st_sym_format(const struct st_sym *s, int brief, char *buf,
 		    size_t len)
 {
 	const char *obj = s->path && *s->path ? s->path : "?";
-	char where[512];
+	char where[512], o[256], func[256], file[256], outer[256];
 
+	/* Paths from the trace, names from addr2line: printable only. */
 	if (brief)
 		obj = basename_of(obj);
 	if (!strcmp(obj, "?"))
 		snprintf(where, sizeof(where), "0x%" PRIx64, s->addr);
 	else
-		snprintf(where, sizeof(where), "%s+0x%" PRIx64, obj, s->addr);
+		snprintf(where, sizeof(where), "%s+0x%" PRIx64,
+			 st_fmt_str(obj, o, sizeof(o)), s->addr);
+	if (s->func)
+		st_fmt_str(s->func, func, sizeof(func));
+	if (s->file)
+		st_fmt_str(brief ? basename_of(s->file) : s->file, file,
+			   sizeof(file));
 	if (s->func && s->file)
-		snprintf(buf, len, "%s (%s:%u)%s%s", s->func,
-			 brief ? basename_of(s->file) : s->file, s->line,
+		snprintf(buf, len, "%s (%s:%u)%s%s", func, file, s->line,
 			 !brief && s->outer ? " inlined into " : "",
-			 !brief && s->outer ? s->outer : "");
+			 !brief && s->outer ?
+			 st_fmt_str(s->outer, outer, sizeof(outer)) : "");
 	else if (s->func)
-		snprintf(buf, len, "%s (%s)", s->func, where);
+		snprintf(buf, len, "%s (%s)", func, where);
 	else if (s->file)
-		snprintf(buf, len, "%s (%s:%u)", where,
-			 brief ? basename_of(s->file) : s->file, s->line);
+		snprintf(buf, len, "%s (%s:%u)", where, file, s->line);
 	else
 		snprintf(buf, len, "%s", where);
 	return buf;

@@ -40,16 +40,21 @@ static char *fmt_date(long long t, char *buf, size_t len)
 	return buf;
 }
 
-/* 's' with tabs and newlines as spaces, into 'buf'. */
+/*
+ * Text from a trace, 's', into 'buf': tabs and newlines as spaces, what
+ * else a terminal would obey escaped (st_fmt_text()).
+ */
 static char *flat(const char *s, char *buf, size_t len)
 {
-	size_t i;
+	char raw[1024];
+	size_t i, n;
 
-	snprintf(buf, len, "%s", s ? s : "unknown");
-	for (i = 0; buf[i]; i++)
-		if (buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
-			buf[i] = ' ';
-	return buf;
+	snprintf(raw, sizeof(raw), "%s", s ? s : "unknown");
+	n = strlen(raw);
+	for (i = 0; i < n; i++)
+		if (raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r')
+			raw[i] = ' ';
+	return st_fmt_text(raw, n, buf, len);
 }
 
 static char *fmt_size(double d, char *buf, size_t len)
@@ -91,7 +96,7 @@ static void print_provenance(FILE *f, const struct st_table *t,
 			     const struct st_table_meta *m)
 {
 	const struct st_table_options *o = st_table_opts(t);
-	char buf[2048], a[32], b[32], date[64], lib[256], cmd[256];
+	char buf[2048], a[32], b[32], date[64], lib[256], cmd[256], id[64];
 	char fences[64], res[32];
 	double emed, emax;
 	size_t i, len = 0;
@@ -107,7 +112,7 @@ static void print_provenance(FILE *f, const struct st_table *t,
 			 fmt_date(r->start_unix, date, sizeof(date)),
 			 r->bench ? ", synctrace bench" : "",
 			 r->run_id ? " run_id=" : "",
-			 r->run_id ? r->run_id : "",
+			 r->run_id ? flat(r->run_id, id, sizeof(id)) : "",
 			 flat(r->cmdline, cmd, sizeof(cmd)));
 		wrapped(f, i ? "" : (m->nruns > 1 ? "runs:" : "run:"), buf);
 	}
@@ -119,7 +124,8 @@ static void print_provenance(FILE *f, const struct st_table *t,
 	buf[0] = '\0';
 	for (i = 0; i < m->nhosts && len < sizeof(buf) / 2; i++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					i ? ", " : "", m->hosts[i]);
+					i ? ", " : "",
+					flat(m->hosts[i], lib, sizeof(lib)));
 	if (i < m->nhosts)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, ", ...");
 	snprintf(buf + len, sizeof(buf) - len, "%s (n=%zu)",
@@ -144,7 +150,7 @@ static void print_provenance(FILE *f, const struct st_table *t,
 			continue;
 		snprintf(buf, sizeof(buf), "%s: largest offset between "
 			 "global clocks, ns: %s", m->runs[i].dir,
-			 m->runs[i].sync_check);
+			 flat(m->runs[i].sync_check, lib, sizeof(lib)));
 		wrapped(f, "checked:", buf);
 	}
 	wrapped(f, "cost:", cost_text);

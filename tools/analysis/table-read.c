@@ -270,7 +270,7 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 	int rc, ret = 0, nbad = 0, synced;
 	size_t i;
 
-	rc = st_reader_open(&r, path, err, sizeof(err));
+	rc = st_fn_reader_open(&r, path, err, sizeof(err));
 	if (rc == -ENOMEM)
 		return -ENOMEM;
 	if (rc) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sync/sync.h"
+#include "tools/analysis/fn-names.h"
 #include "tools/analysis/timeline.h"
 #include "writer/event.h"
 #include "writer/reader.h"
@@ -116,7 +117,7 @@ int st_gclock_load(struct st_gclock *c, const char *path,
 		p->nbad = 0;
 		p->first[0] = '\0';
 	}
-	rc = st_reader_open(&r, path, NULL, 0);
+	rc = st_fn_reader_open(&r, path, NULL, 0);
 	if (rc)
 		return rc;
 	while ((rc = st_reader_next(r, &ev)) > 0) {

@@ -169,10 +169,10 @@ trace_bytes()
 }
 
 # chunk_records FILE: number of records in trace FILE, summed from its
-# chunk headers (writer/format.h, version 1: the length of the header text
-# at offset 12, then 28-byte chunk headers with the payload length at 12
-# and the record count at 16); empty if FILE is not version 1.  Reads the
-# headers only, so it costs nothing even for 10 M records.
+# chunk headers (writer/format.h, version 5: the length of the header text
+# at offset 12, then 32-byte chunk headers with the payload length at 12
+# and the record count at 16); empty if FILE is not of this version.
+# Reads the headers only, so it costs nothing even for 10 M records.
 chunk_records()
 {
 	f=$1
@@ -182,9 +182,9 @@ chunk_records()
 	off=$((20 + $2))
 	recs=0
 	while [ $off -lt "$size" ]; do
-		set -- $(od -An -v -tu4 -j $off -N 28 "$f")
-		[ $# = 7 ] || break
-		off=$((off + 28 + $4))
+		set -- $(od -An -v -tu4 -j $off -N 32 "$f")
+		[ $# = 8 ] || break
+		off=$((off + 32 + $4))
 		recs=$((recs + $5))
 	done
 	echo $recs

@@ -76,18 +76,10 @@ struct dump {
 	size_t nsites, alloc_sites;
 };
 
-/* Text of 'ev' for display: at most 'len' - 1 bytes, unprintables as '?'. */
+/* Text of 'ev' for display, escaped (st_fmt_text()), cut to 'len'. */
 static char *printable(const struct st_event *ev, char *buf, size_t len)
 {
-	size_t i, n = ev->text_len < len - 1 ? ev->text_len : len - 1;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)ev->text[i];
-
-		buf[i] = c >= 0x20 && c != 0x7f ? (char)c : '?';
-	}
-	buf[n] = '\0';
-	return buf;
+	return st_fmt_text(ev->text, ev->text_len, buf, len);
 }
 
 static const char *rank_str(int32_t r, char *buf, size_t len)
@@ -176,9 +168,11 @@ static void print_frames(const struct st_event *ev,
 		o = st_objmap_find(objs, ev->frames[i], &addr);
 		if (o) {
 			const char *slash = strrchr(o->path, '/');
+			char name[256];
 
-			printf(" %s+0x%" PRIx64, slash ? slash + 1 : o->path,
-			       addr);
+			printf(" %s+0x%" PRIx64,
+			       st_fmt_str(slash ? slash + 1 : o->path, name,
+					  sizeof(name)), addr);
 		} else {
 			printf(" 0x%" PRIx64, ev->frames[i]);
 		}
@@ -362,13 +356,15 @@ static void print_csv(int rank, const struct st_event *ev,
 static void print_header(int rank, const char *path, struct st_reader *r)
 {
 	const struct st_kv *kv;
+	char value[4096];
 	size_t n, i;
 
 	kv = st_reader_header(r, &n);
 	printf("# rank %d: %s (format version %u)\n", rank, path,
 	       st_reader_version(r));
 	for (i = 0; i < n; i++)
-		printf("%s=%s\n", kv[i].key, kv[i].value);
+		printf("%s=%s\n", kv[i].key,
+		       st_fmt_str(kv[i].value, value, sizeof(value)));
 }
 
 static int add_site(struct dump *d, int rank, int slot,
@@ -467,7 +463,7 @@ static int dump_file(struct dump *d, int rank, int slot, const char *path)
 	char err[512];
 	int rc, ret = 0, nsync = 0, nbad = 0;
 
-	rc = st_reader_open(&r, path, err, sizeof(err));
+	rc = st_fn_reader_open(&r, path, err, sizeof(err));
 	if (rc)
 		return error("%s", *err ? err : strerror_neg(rc));
 	if (st_fn_table_differs(st_reader_get(r, "fn_table")) &&
@@ -686,7 +682,7 @@ int cmd_dump(int argc, char **argv)
 		const char *v;
 		long rk = 0;
 
-		rc = st_reader_open(&rd, arg, err, sizeof(err));
+		rc = st_fn_reader_open(&rd, arg, err, sizeof(err));
 		if (rc)
 			die("%s", *err ? err : strerror_neg(rc));
 		v = st_reader_get(rd, "rank");

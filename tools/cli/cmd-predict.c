@@ -247,7 +247,7 @@ static void open_source(struct rsrc *s, struct st_run *run, int r, int nranks)
 	s->rank = r;
 	if (st_gclock_new(&s->clk, r))
 		die("out of memory");
-	rc = st_reader_open(&s->r, s->path, err, sizeof(err));
+	rc = st_fn_reader_open(&s->r, s->path, err, sizeof(err));
 	if (rc == -EMFILE || rc == -ENFILE)
 		die("cannot open '%s': too many open files (raise 'ulimit -n' "
 		    "above %d)", s->path, nranks + 16);

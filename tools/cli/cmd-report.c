@@ -650,7 +650,7 @@ static int read_rank(struct report *rp, int rank, const char *path)
 	char err[512];
 	long init_ns;
 
-	rc = st_reader_open(&r, path, err, sizeof(err));
+	rc = st_fn_reader_open(&r, path, err, sizeof(err));
 	if (rc)
 		return error("%s", *err ? err : strerror_neg(rc));
 	rp->nread++;
@@ -830,19 +830,22 @@ static void sort_ids(struct report *rp, uint16_t *ids, size_t n,
 }
 
 /*
- * "label: value" cut to the report's width; control characters in
- * 'value' (header values may hold tabs) print as spaces.
+ * "label: value" cut to the report's width; tabs in 'value' (header
+ * values may hold them) print as spaces, what else a terminal would
+ * obey escaped (st_fmt_str()).
  */
 static void print_field(const char *label, const char *value)
 {
-	char line[WIDTH + 8];
-	size_t n = (size_t)snprintf(line, sizeof(line), "%-13s%s", label,
-				    value);
-	size_t i;
+	char line[WIDTH + 8], raw[WIDTH + 8], safe[WIDTH + 8];
+	size_t n, i;
 
-	for (i = 0; line[i]; i++)
-		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-			line[i] = ' ';
+	/* Longer than the line: cut anyway ("..." below). */
+	n = strlen(value);
+	n = n < sizeof(raw) ? n : sizeof(raw);
+	for (i = 0; i < n; i++)
+		raw[i] = value[i] == '\t' ? ' ' : value[i];
+	st_fmt_text(raw, n, safe, sizeof(safe));
+	n = (size_t)snprintf(line, sizeof(line), "%-13s%s", label, safe);
 	if (n >= sizeof(line))
 		n = sizeof(line) - 1;
 	if (n > WIDTH) {

@@ -93,7 +93,7 @@ static void print_ranks(const struct st_scan *s)
 {
 	const struct st_imb_blame *bl;
 	struct st_imb_blame *all;
-	char a[32], b[32], c[32], d[32], pct[16];
+	char a[32], b[32], c[32], d[32], pct[16], h[64];
 	int nbl, r, n = 0, *order;
 
 	bl = st_imb_blame_all(s->imb, &nbl);
@@ -128,7 +128,7 @@ static void print_ranks(const struct st_scan *s)
 			snprintf(pct, sizeof(pct), "-");
 		snprintf(c, sizeof(c), "n=%" PRIu64, all[order[r]].last);
 		printf("%6d %-16.16s %10s %10s %6s %12s %14s\n", order[r],
-		       x->host ? x->host : "?",
+		       x->host ? st_fmt_str(x->host, h, sizeof(h)) : "?",
 		       x->have_run ? st_fmt_ns((double)x->run_ns, a,
 					       sizeof(a)) : "-",
 		       st_fmt_ns((double)x->mpi_ns, b, sizeof(b)), pct, c,

@@ -1,0 +1,110 @@
+/*
+ * tests/fuzz/split.c: seeds for the fuzz targets from real rank files.
+ *
+ *	split OUTDIR RANKFILE...
+ *
+ * writes into OUTDIR/chunk/ each file's chunks (what follows its
+ * header), into OUTDIR/records/ each chunk's records behind their count
+ * (fuzz-records' input), into OUTDIR/sync/ the text of each sync record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "writer/event.h"
+#include "writer/format.h"
+#include "writer/reader.h"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)n + 1)) ||
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "split: cannot read '%s'\n", path);
+		exit(1);
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void put(const char *dir, const char *sub, const char *name, int i,
+		const void *a, size_t alen, const void *b, size_t blen)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s-%d", dir, sub, name, i);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a, 1, alen, f) != alen ||
+	    (blen && fwrite(b, 1, blen, f) != blen) || fclose(f)) {
+		fprintf(stderr, "split: cannot write '%s'\n", path);
+		exit(1);
+	}
+}
+
+static void split(const char *dir, const char *path, int k)
+{
+	size_t len, off, plen, raw;
+	uint8_t *buf = slurp(path, &len), *rec, cnt[2];
+	struct st_reader *r;
+	struct st_event ev;
+	char err[512], name[32];
+	int i = 0;
+	uLongf rlen;
+
+	snprintf(name, sizeof(name), "f%d", k);
+	if (len < ST_FILE_HDR_LEN)
+		return;
+	off = ST_FILE_HDR_LEN + st_get_le32(buf + 12);
+	if (off > len)
+		return;
+	put(dir, "chunk", name, 0, buf + off, len - off, NULL, 0);
+	while (len - off >= ST_CHUNK_HDR_LEN) {
+		plen = st_get_le32(buf + off + 12);
+		raw = st_get_le32(buf + off + 8);
+		if (plen > len - off - ST_CHUNK_HDR_LEN || raw > 1 << 24)
+			break;
+		rec = malloc(raw ? raw : 1);
+		rlen = raw;
+		if (buf[off + 6] == ST_CHUNK_STORED)
+			memcpy(rec, buf + off + ST_CHUNK_HDR_LEN, raw);
+		else if (uncompress(rec, &rlen, buf + off + ST_CHUNK_HDR_LEN,
+				    plen) != Z_OK)
+			rlen = 0;
+		memcpy(cnt, buf + off + 16, 2);
+		if (rlen)
+			put(dir, "records", name, i++, cnt, 2, rec, rlen);
+		free(rec);
+		off += ST_CHUNK_HDR_LEN + plen;
+	}
+	if (st_reader_open_mem(&r, buf, len, path, err, sizeof(err))) {
+		fprintf(stderr, "split: %s\n", err);
+		exit(1);
+	}
+	i = 0;
+	while (st_reader_next(r, &ev) == 1)
+		if (ev.kind == ST_REC_SYNC && ev.text_len)
+			put(dir, "sync", name, i++, ev.text, ev.text_len,
+			    NULL, 0);
+	st_reader_close(r);
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: split OUTDIR RANKFILE...\n");
+		return 2;
+	}
+	for (i = 2; i < argc; i++)
+		split(argv[1], argv[i], i - 2);
+	return 0;
+}
