@@ -228,8 +228,13 @@ conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 		OMPIEXEC=$(OMPIEXEC) sh tests/conformance-openmpi.sh; \
 		rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ])
 
+# MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "4 2").
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
+	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \
+		OMPIEXEC=$(OMPIEXEC) \
+		BENCH_FIGURES="$${BENCH_OMPI_FIGURES:-4 2}" \
+		sh tools/bench/run.sh)
 
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh

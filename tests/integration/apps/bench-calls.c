@@ -9,7 +9,12 @@
  * OP is "barrier" (MPI_Barrier on MPI_COMM_WORLD), "allreduce" (an 8-byte
  * MPI_Allreduce, one int64_t summed, on MPI_COMM_WORLD), or "self-barrier"
  * and "self-allreduce" (the same on MPI_COMM_SELF: no communication, so
- * the loop is nearly all interposer cost; used for the memory figure).
+ * the loop is nearly all interposer cost; used for the memory figure);
+ * or, the loops of halo exchanges and overlapped collectives, "bcast"
+ * (8 bytes from rank 0), "halo" (one iteration: MPI_Irecv from the
+ * previous rank, MPI_Isend of 8 bytes to the next, MPI_Waitall of the
+ * two, so 3 calls) and "iallreduce" (MPI_Iallreduce of 8 bytes and
+ * MPI_Wait, 2 calls).  Figures are per iteration of the loop.
  * Several ops may be given, separated by commas; each is run in turn.
  *
  * For each op: WARMUP untimed calls (default N / 10), then BLOCKS timed
@@ -44,10 +49,14 @@
 
 #define MAX_BLOCKS 1000
 
-enum op { OP_BARRIER, OP_ALLREDUCE, OP_SELF_BARRIER, OP_SELF_ALLREDUCE };
+enum op {
+	OP_BARRIER, OP_ALLREDUCE, OP_SELF_BARRIER, OP_SELF_ALLREDUCE,
+	OP_BCAST, OP_HALO, OP_IALLREDUCE
+};
 
 static const char *const op_names[] = {
-	"barrier", "allreduce", "self-barrier", "self-allreduce"
+	"barrier", "allreduce", "self-barrier", "self-allreduce", "bcast",
+	"halo", "iallreduce"
 };
 
 static int parse_op(const char *s, size_t n)
@@ -71,9 +80,14 @@ static double now_ns(void)
 /* Run 'n' calls of 'op'; the loop the benchmark times. */
 static void run_calls(int op, long n)
 {
-	int64_t in = 1, out = 0;
+	int64_t in = 1, out = 0, rbuf = 0;
+	MPI_Request req[2];
+	MPI_Status st[2];
+	int rank, size;
 	long i;
 
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	switch (op) {
 	case OP_BARRIER:
 		for (i = 0; i < n; i++)
@@ -92,6 +106,27 @@ static void run_calls(int op, long n)
 		for (i = 0; i < n; i++)
 			MPI_Allreduce(&in, &out, 1, MPI_INT64_T, MPI_SUM,
 				      MPI_COMM_SELF);
+		break;
+	case OP_BCAST:
+		for (i = 0; i < n; i++)
+			MPI_Bcast(&in, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+		break;
+	case OP_HALO:
+		for (i = 0; i < n; i++) {
+			MPI_Irecv(&rbuf, 1, MPI_INT64_T,
+				  (rank + size - 1) % size, 7, MPI_COMM_WORLD,
+				  &req[0]);
+			MPI_Isend(&in, 1, MPI_INT64_T, (rank + 1) % size, 7,
+				  MPI_COMM_WORLD, &req[1]);
+			MPI_Waitall(2, req, st);
+		}
+		break;
+	case OP_IALLREDUCE:
+		for (i = 0; i < n; i++) {
+			MPI_Iallreduce(&in, &out, 1, MPI_INT64_T, MPI_SUM,
+				       MPI_COMM_WORLD, &req[0]);
+			MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+		}
 		break;
 	}
 }
