@@ -98,7 +98,8 @@ UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage check-python check-fuzz conformance bench install \
+	check-exports check-coverage check-python check-fuzz conformance bench real-apps \
+	install \
 	clean fuzz fuzz-build fuzz-targets
 .DELETE_ON_ERROR:
 
@@ -229,6 +230,10 @@ conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 		rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ])
 
 # MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "4 2").
+# Debian's MPI applications traced and untraced (tools/scripts/real-apps.sh).
+real-apps: deps all
+	$(Q)BUILD=$(BUILD) sh tools/scripts/real-apps.sh
+
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \
@@ -243,6 +248,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(if $(HAVE_OPENMPI),install -m 755 $(OLIB) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
 	sed -e 's|@PREFIX@|$(PREFIX)|' pmpi/synctrace.pc.in \

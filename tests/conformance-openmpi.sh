@@ -8,7 +8,7 @@
 #     mpicc.openmpi and run with mpiexec.openmpi; the tests that do not
 #     build against Open MPI 4.1 (MPI-4 functions) are skipped.  Its
 #     helper library uses MPI-1 functions Open MPI's mpi.h hides unless
-#     asked (OMPI_ENABLE_MPI1_COMPAT; libmpi still has them).
+#     asked (OMPI_OMIT_MPI1_COMPAT_DECLS=0; libmpi still has them).
 #  2. mpi4py's own unit tests (test/ of the Debian source package
 #     mpi4py, or MPI4PY_SRC=DIR holding test/runtests.py), run on 2
 #     ranks with Debian's python3-mpi4py (/usr/bin/python3: the first
@@ -50,7 +50,7 @@ prefix=$(dirname "$($OMPICC -showme:libdirs 2>/dev/null | cut -d' ' -f1)")
 say "1. MPICH's collective tests against Open MPI ($prefix)"
 BUILD=$build MPICC=$OMPICC MPIEXEC=$OMPIEXEC CONFORMANCE_LIB=$lib \
 	CONFORMANCE_CACHE=$cache/mpich-tests CONFORMANCE_MPI_PREFIX=$prefix \
-	CONFORMANCE_CFLAGS="-O2 -DOMPI_ENABLE_MPI1_COMPAT=1" \
+	CONFORMANCE_CFLAGS="-O2 -DOMPI_OMIT_MPI1_COMPAT_DECLS=0" \
 	sh tests/conformance.sh
 rc=$?
 case $rc in
