@@ -110,18 +110,22 @@ calls "$t/ref" > "$t/ref.calls"
 
 # The job: each step traced by `synctrace run` into a directory named
 # with the job id; the Open MPI step only where Open MPI is built.
+# Under a sanitizer the ASan runtime must be preloaded before the
+# library (as cli_run does).
 ompi=
 [ -x "$ST_OAPPS/p2p" ] && [ -f "$st_build/libsynctrace-openmpi.so" ] &&
 	ompi=1
+run="\"$ST_CLI\" run"
+[ -n "$SAN" ] && run="env LD_PRELOAD=$st_asan $run"
 cat > "$t/job.sh" <<EOF
 #!/bin/sh
 #SBATCH -n 2
 cd "$t" || exit 1
-"$ST_CLI" run -o "$t/\$SLURM_JOB_ID-mpiexec" -- \\
+$run -o "$t/\$SLURM_JOB_ID-mpiexec" -- \\
 	$MPIEXEC -n 2 "$ST_APPS/p2p" || exit 1
-"$ST_CLI" run -o "$t/\$SLURM_JOB_ID-srun" -- \\
+$run -o "$t/\$SLURM_JOB_ID-srun" -- \\
 	srun --mpi=pmi2 -n 2 "$ST_APPS/p2p" || exit 1
-[ -z "$ompi" ] || "$ST_CLI" run -o "$t/\$SLURM_JOB_ID-srun-openmpi" -- \\
+[ -z "$ompi" ] || $run -o "$t/\$SLURM_JOB_ID-srun-openmpi" -- \\
 	srun --mpi=pmix -n 2 "$ST_OAPPS/p2p" || exit 1
 EOF
 job=$(sbatch --parsable -o "$t/job-%j.out" "$t/job.sh") ||
