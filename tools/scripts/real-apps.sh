@@ -11,16 +11,19 @@
 # records).  Figures, not assertions: a wrong result or a failing tool
 # exits 1, a slowdown never does.
 #
-#   ScaLAPACK's LU test (xdlu) on 2 ranks, from scalapack-mpi-test: the
-#     same program built for Open MPI (openmpi-tests) and for MPICH
-#     (mpich-tests), matrices of 200 to 600, process grids 1x2 and 2x1;
+#   ScaLAPACK's Cholesky and QR tests (xdllt, xdqr) on 2 ranks, from
+#     scalapack-mpi-test: the same programs built for Open MPI
+#     (openmpi-tests) and for MPICH (mpich-tests), with Debian's input
+#     files (the grids of more than 2 processes are skipped by the tests
+#     themselves).  Not the LU test: its driver reads memory it did not
+#     set, and fails or hangs depending on the size of the environment;
 #   MUMPS's dsimpletest on 2 ranks (mumps-test, Open MPI; Fortran, so
 #     every call comes through Open MPI's Fortran bindings);
 #   HPC Challenge (hpcc, Open MPI; C) with a small hpccinf.txt.
 #
 # Missing packages are installed as `make deps` does (as root).
 # Environment: BUILD, APPS_RUNS (default 3), APPS_ONLY (grep -E pattern
-# of app names), TMPDIR.
+# of app names), APPS_KEEP (non-empty: keep the runs in TMPDIR), TMPDIR.
 
 BUILD=${BUILD:-build}
 RUNS=${APPS_RUNS:-3}
@@ -53,29 +56,12 @@ if [ -n "$missing" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-apps.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+[ -n "$APPS_KEEP" ] || trap 'rm -rf "$tmp"' EXIT
 sca=/usr/lib/x86_64-linux-gnu/scalapack
 
-cat > "$tmp/LU.dat" <<'EOF'
-'SCALAPACK, LU factorization input file'
-'synctrace'
-'LU.out'		output file name (if any)
-6			device out
-3			number of problems sizes
-200 400 600		values of M
-200 400 600		values of N
-2			number of NB's
-16 32			values of NB
-1			number of NRHS's
-1			values of NRHS
-1			Number of NBRHS's
-1			values of NBRHS
-2			number of process grids (ordered pairs of P & Q)
-1 2			values of P
-2 1			values of Q
-1.0			threshold
-T			(T or F) Test Cond. Est. and Iter. Ref. Routines
-EOF
+# ScaLAPACK's tests read their own input files, as Debian ships them.
+cp /usr/share/scalapack/LLT.dat /usr/share/scalapack/QR.dat "$tmp/" ||
+	die "no ScaLAPACK test input in /usr/share/scalapack"
 # HPL 1000x1000 on 1x2, the other tests at sizes for 2 ranks.
 cat > "$tmp/hpccinf.txt" <<'EOF'
 HPLinpack benchmark input file
@@ -118,22 +104,28 @@ EOF
 
 # The apps: NAME MPI LAUNCHER DIR STDIN KEEP CMD...  (KEEP: an awk
 # program that prints what of the output must not change).
-keep_lu='/^WALL/ { $9 = $10 = $11 = ""; print; next }
+keep_llt='/^WALL/ { $9 = $10 = $11 = ""; print; next }
+	/tests|PASSED|FAILED|scaled residual/ { print }'
+keep_qr='/^WALL/ { $8 = $9 = ""; print; next }
 	/tests|PASSED|FAILED|scaled residual/ { print }'
 keep_mumps='!/[Tt]ime|[Ee]lapsed|MPI =|Rate|Flops|flops/ { print }'
-keep_hpcc='/(PASSED|FAILED|Residual|_Errors=|Success=|Failure=|_N=|_NB=|_P=|_Q=)/ &&
-	!/[Tt]ime|GFLOPS|Gflops|GB\/s|GUP|ns|usec/ { print }'
+keep_hpcc='/^(WALL|CPU) +[0-9]/ { print $1, $2, $3, $4, $5, $6, $7, $9, $11; next }
+	/\|\|Ax-b\|\|/ { print; next }
+	/^(HPL_N|HPL_NB|HPL_nprow|HPL_npcol|[A-Za-z]*_Errors|Success|Failure)=/ {
+		print }'
 
-apps="scalapack-lu-openmpi scalapack-lu-mpich mumps-openmpi hpcc-openmpi"
+apps="scalapack-llt-openmpi scalapack-llt-mpich scalapack-qr-openmpi
+scalapack-qr-mpich mumps-openmpi hpcc-openmpi"
 app_def()
 {
 	case $1 in
-	scalapack-lu-openmpi)
-		set -- openmpi mpiexec.openmpi /dev/null "$keep_lu" \
-			"$sca/openmpi-tests/xdlu" ;;
-	scalapack-lu-mpich)
-		set -- mpich mpiexec.mpich /dev/null "$keep_lu" \
-			"$sca/mpich-tests/xdlu" ;;
+	scalapack-llt-*)
+		set -- ${1#scalapack-llt-} mpiexec.${1#scalapack-llt-} \
+			/dev/null "$keep_llt" \
+			"$sca/${1#scalapack-llt-}-tests/xdllt" ;;
+	scalapack-qr-*)
+		set -- ${1#scalapack-qr-} mpiexec.${1#scalapack-qr-} \
+			/dev/null "$keep_qr" "$sca/${1#scalapack-qr-}-tests/xdqr" ;;
 	mumps-openmpi)
 		set -- openmpi mpiexec.openmpi \
 			/usr/lib/mumps/input_simpletest_real "$keep_mumps" \
@@ -156,7 +148,7 @@ run_app()
 {
 	d=$tmp/$1/$2-$3
 	mkdir -p "$d" || exit 1
-	cp "$tmp/LU.dat" "$tmp/hpccinf.txt" "$d/"
+	cp "$tmp/LLT.dat" "$tmp/QR.dat" "$tmp/hpccinf.txt" "$d/"
 	t0=$(now)
 	if [ $3 = traced ]; then
 		(cd "$d" && "$cli" run -o "$d/trace" -- $a_exec -n 2 $a_prog) \
