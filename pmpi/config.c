@@ -1,38 +1,83 @@
 /*
  * pmpi/config.c: the SYNCTRACE_* environment variables.  A bad value is an
  * error with a message naming the variable, never a silent default: the
- * caller warns and leaves the application alone.
+ * caller warns and leaves the application alone.  Every value is parsed
+ * whole here, at MPI_Init, even those used later (the run directory
+ * pattern, the clock skew list), and so is every name: a misspelt
+ * variable would otherwise be a setting silently not made.  Free of
+ * mpi.h (pmpi/config.h), so tests/unit/pmpi-config.c checks it all.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmpi/internal.h"
+#include "pmpi/config.h"
+#include "sync/skew.h"
 #include "sync/sync.h"
+#include "writer/event.h"
+#include "writer/run.h"
 #include "writer/writer.h"
 
-struct st_settings st_set = {
-	.buffer = 1 << 20,
-	.async = 1,
-	.depth = 8,
-	.level = 1,
-	.families = ST_FAMILY_ALL,
-	.flush_ms = 5000,
-	.sync_method = ST_SYNC_HCA,
-	.sync_interval_ms = 10000,
-	.sync_node = 1,
-	.sync_span_ms = -1,
+extern char **environ;
+
+#define DEFAULTS                                                          \
+	{                                                                 \
+		.buffer = 1 << 20,                                        \
+		.async = 1,                                               \
+		.depth = 8,                                               \
+		.level = 1,                                               \
+		.families = ST_FAMILY_ALL,                                \
+		.flush_ms = 5000,                                         \
+		.sync_method = ST_SYNC_HCA,                               \
+		.sync_interval_ms = 10000,                                \
+		.sync_node = 1,                                           \
+		.sync_span_ms = -1,                                       \
+	}
+
+struct st_settings st_set = DEFAULTS;
+static const struct st_settings defaults = DEFAULTS;
+
+/*
+ * Every SYNCTRACE_ variable some part of synctrace reads: the library's
+ * (this file), `synctrace run`'s channel to it (SYNCTRACE_NOTIFY) and
+ * the command's own (SYNCTRACE_ADDR2LINE).  A new variable goes here.
+ */
+static const char *const known[] = {
+	"SYNCTRACE_DIR", "SYNCTRACE_NOTIFY", "SYNCTRACE_BUFFER",
+	"SYNCTRACE_ASYNC", "SYNCTRACE_DEPTH", "SYNCTRACE_LEVEL",
+	"SYNCTRACE_YIELD", "SYNCTRACE_VERBOSE", "SYNCTRACE_DISABLE",
+	"SYNCTRACE_FLUSH_MS", "SYNCTRACE_FAMILIES", "SYNCTRACE_SYNC",
+	"SYNCTRACE_SYNC_INTERVAL", "SYNCTRACE_SYNC_NODE",
+	"SYNCTRACE_SYNC_POINTS", "SYNCTRACE_SYNC_EXCHANGES",
+	"SYNCTRACE_SYNC_PINGPONGS", "SYNCTRACE_SYNC_SPAN_MS",
+	"SYNCTRACE_SYNC_CHECK", "SYNCTRACE_CLOCK_SKEW", "SYNCTRACE_CLOCK",
+	"SYNCTRACE_ADDR2LINE",
 };
 
+/*
+ * "VAR='value' is WHY" in 'err', the value made printable (a control
+ * character shows as '?') and cut after 64 characters.
+ */
 static int bad(char *err, size_t errlen, const char *var, const char *val,
 	       const char *why)
 {
-	snprintf(err, errlen, "%s='%s' is %s", var, val, why);
+	char shown[80];
+	size_t i;
+
+	for (i = 0; val[i] && i < 64; i++)
+		shown[i] = val[i] >= 0x20 && val[i] < 0x7f ? val[i] : '?';
+	shown[i] = '\0';
+	snprintf(err, errlen, "%s='%s%s' is %s", var, shown,
+		 val[i] ? "..." : "", why);
 	return -EINVAL;
 }
 
-/* Parse a whole non-negative number with an optional K, M or G suffix. */
+/*
+ * Parse a whole non-negative number with an optional binary suffix:
+ * K, M or G, each optionally followed by "i" and/or "B" (KiB, KB), or
+ * a bare "B".
+ */
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
@@ -50,14 +95,17 @@ static int parse_size(const char *s, uint64_t *out)
 	case 'm': case 'M': mul = 1ull << 20; end++; break;
 	case 'g': case 'G': mul = 1ull << 30; end++; break;
 	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (mul > 1 && *end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
 	if (*end || v > UINT64_MAX / mul)
 		return -1;
 	*out = v * mul;
 	return 0;
 }
 
+/* Variable 'var', if set, as a whole decimal number from 'lo' to 'hi'. */
 static int get_int(const char *var, long lo, long hi, long *out, char *err,
 		   size_t errlen)
 {
@@ -70,13 +118,36 @@ static int get_int(const char *var, long lo, long hi, long *out, char *err,
 		return 0;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi) {
+	if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+') || *end ||
+	    errno || v < lo || v > hi) {
 		snprintf(msg, sizeof(msg), "not a whole number from %ld to %ld",
 			 lo, hi);
 		return bad(err, errlen, var, s, msg);
 	}
 	*out = v;
 	return 0;
+}
+
+/* get_int() into an int. */
+static int get_int_field(const char *var, long lo, long hi, int *field,
+			 char *err, size_t errlen)
+{
+	long v = *field;
+	int rc = get_int(var, lo, hi, &v, err, errlen);
+
+	*field = (int)v;
+	return rc;
+}
+
+/* get_int() of milliseconds into a uint64_t. */
+static int get_ms_field(const char *var, long hi, uint64_t *field, char *err,
+			size_t errlen)
+{
+	long v = (long)*field;
+	int rc = get_int(var, 0, hi, &v, err, errlen);
+
+	*field = (uint64_t)v;
+	return rc;
 }
 
 static const struct {
@@ -120,6 +191,8 @@ static int parse_families(const char *s, unsigned *out)
 			bits &= ~family_names[i].bits;
 		else
 			bits |= family_names[i].bits;
+		if (p[n] == ',' && !p[n + 1])
+			return -1;	/* a trailing comma */
 		p += n + (p[n] == ',');
 		first = 0;
 	}
@@ -127,54 +200,44 @@ static int parse_families(const char *s, unsigned *out)
 	return first ? -1 : 0;
 }
 
-int st_config_load(struct st_settings *set, char *err, size_t errlen)
+/* A SYNCTRACE_ variable that nothing reads: its name, or NULL. */
+static const char *unknown_variable(char *name, size_t len)
+{
+	char **e;
+	size_t i, n;
+
+	for (e = environ; e && *e; e++) {
+		if (strncmp(*e, "SYNCTRACE_", 10))
+			continue;
+		n = strcspn(*e, "=");
+		for (i = 0; i < sizeof(known) / sizeof(*known); i++)
+			if (strlen(known[i]) == n && !strncmp(known[i], *e, n))
+				break;
+		if (i == sizeof(known) / sizeof(*known)) {
+			snprintf(name, len, "%.*s", (int)(n < 64 ? n : 64), *e);
+			return name;
+		}
+	}
+	return NULL;
+}
+
+/* The variables of strings and lists. */
+static int load_text(struct st_settings *set, char *err, size_t errlen)
 {
 	const char *s;
-	uint64_t size;
-	long v;
-	int rc;
+	struct st_skew k;
+	char why[192], perr[128];
 
 	if ((s = getenv("SYNCTRACE_DIR")) && *s) {
-		if (strlen(s) >= sizeof(set->dir) - 32)
+		if (strlen(s) >= sizeof(set->dir) - 64)
 			return bad(err, errlen, "SYNCTRACE_DIR", s, "too long");
+		if (st_run_name_check(s, perr, sizeof(perr))) {
+			snprintf(why, sizeof(why), "not a valid pattern: %s",
+				 perr);
+			return bad(err, errlen, "SYNCTRACE_DIR", s, why);
+		}
 		memcpy(set->dir, s, strlen(s) + 1);
 	}
-	if ((s = getenv("SYNCTRACE_BUFFER"))) {
-		if (parse_size(s, &size) || size < ST_STREAM_MIN_PAIR ||
-		    size > (1ull << 30))
-			return bad(err, errlen, "SYNCTRACE_BUFFER", s,
-				   "not a size from 8K to 1G");
-		set->buffer = size;
-	}
-	v = set->depth;
-	if ((rc = get_int("SYNCTRACE_DEPTH", 0, ST_MAX_FRAMES, &v, err, errlen)))
-		return rc;
-	set->depth = (int)v;
-	v = set->level;
-	if ((rc = get_int("SYNCTRACE_LEVEL", 0, 9, &v, err, errlen)))
-		return rc;
-	set->level = (int)v;
-	v = set->async;
-	if ((rc = get_int("SYNCTRACE_ASYNC", 0, 1, &v, err, errlen)))
-		return rc;
-	set->async = (int)v;
-	v = set->yield;
-	if ((rc = get_int("SYNCTRACE_YIELD", 0, 1, &v, err, errlen)))
-		return rc;
-	set->yield = (int)v;
-	v = set->verbose;
-	if ((rc = get_int("SYNCTRACE_VERBOSE", 0, 2, &v, err, errlen)))
-		return rc;
-	set->verbose = (int)v;
-	v = set->disable;
-	if ((rc = get_int("SYNCTRACE_DISABLE", 0, 1, &v, err, errlen)))
-		return rc;
-	set->disable = (int)v;
-	v = (long)set->flush_ms;
-	if ((rc = get_int("SYNCTRACE_FLUSH_MS", 0, 86400000, &v, err,
-			  errlen)))
-		return rc;
-	set->flush_ms = (uint64_t)v;
 	if ((s = getenv("SYNCTRACE_FAMILIES")) &&
 	    parse_families(s, &set->families))
 		return bad(err, errlen, "SYNCTRACE_FAMILIES", s,
@@ -189,42 +252,15 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 				   "not one of hca, hca2, skampi, skampi-tree, "
 				   "jk, off");
 	}
-	v = (long)set->sync_interval_ms;
-	if ((rc = get_int("SYNCTRACE_SYNC_INTERVAL", 0, 86400000, &v, err,
-			  errlen)))
-		return rc;
-	set->sync_interval_ms = (uint64_t)v;
-	v = set->sync_node;
-	if ((rc = get_int("SYNCTRACE_SYNC_NODE", 0, 1, &v, err, errlen)))
-		return rc;
-	set->sync_node = (int)v;
-	v = set->sync_points;
-	if ((rc = get_int("SYNCTRACE_SYNC_POINTS", 0, 100000, &v, err, errlen)))
-		return rc;
-	set->sync_points = (int)v;
-	v = set->sync_exchanges;
-	if ((rc = get_int("SYNCTRACE_SYNC_EXCHANGES", 0, 100000, &v, err,
-			  errlen)))
-		return rc;
-	set->sync_exchanges = (int)v;
-	v = set->sync_pingpongs;
-	if ((rc = get_int("SYNCTRACE_SYNC_PINGPONGS", 0, 100000, &v, err,
-			  errlen)))
-		return rc;
-	set->sync_pingpongs = (int)v;
-	v = set->sync_span_ms;
-	if ((rc = get_int("SYNCTRACE_SYNC_SPAN_MS", -1, 3600000, &v, err,
-			  errlen)))
-		return rc;
-	set->sync_span_ms = v;
-	v = set->sync_check;
-	if ((rc = get_int("SYNCTRACE_SYNC_CHECK", 0, 100000, &v, err, errlen)))
-		return rc;
-	set->sync_check = (int)v;
 	if ((s = getenv("SYNCTRACE_CLOCK_SKEW")) && *s) {
-		if (strlen(s) >= sizeof(set->skew))
+		/* The whole list, though each rank uses one entry. */
+		if (strlen(s) >= sizeof(set->skew) ||
+		    st_skew_parse(s, 0, &k, why, sizeof(why)))
 			return bad(err, errlen, "SYNCTRACE_CLOCK_SKEW", s,
-				   "too long");
+				   "not a list of OFFSET[@DRIFT] per rank "
+				   "such as 0,+0.5s@-20ppm (units s, ms, us, "
+				   "ns; |offset| up to 1e18 ns, |drift| up to "
+				   "1e5 ppm)");
 		memcpy(set->skew, s, strlen(s) + 1);
 	}
 	if ((s = getenv("SYNCTRACE_CLOCK"))) {
@@ -235,6 +271,66 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 		else
 			return bad(err, errlen, "SYNCTRACE_CLOCK", s,
 				   "not one of auto, tsc, raw");
+	}
+	return 0;
+}
+
+int st_config_load(struct st_settings *set, char *err, size_t errlen)
+{
+	const char *s;
+	char name[80];
+	uint64_t size;
+	int rc;
+
+	*set = defaults;
+	/* First, so that `synctrace run` hears of any other bad value. */
+	if ((s = getenv("SYNCTRACE_NOTIFY")) && *s) {
+		if (s[0] != '/' || strlen(s) >= sizeof(set->notify))
+			return bad(err, errlen, "SYNCTRACE_NOTIFY", s,
+				   "not an absolute path");
+		memcpy(set->notify, s, strlen(s) + 1);
+	}
+	if ((s = getenv("SYNCTRACE_BUFFER"))) {
+		if (parse_size(s, &size) || size < ST_STREAM_MIN_PAIR ||
+		    size > (1ull << 30))
+			return bad(err, errlen, "SYNCTRACE_BUFFER", s,
+				   "not a size from 8K to 1G");
+		set->buffer = size;
+	}
+	if ((rc = get_int_field("SYNCTRACE_DEPTH", 0, ST_MAX_FRAMES,
+				&set->depth, err, errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_LEVEL", 0, 9, &set->level, err,
+				errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_ASYNC", 0, 1, &set->async, err,
+				errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_YIELD", 0, 1, &set->yield, err,
+				errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_VERBOSE", 0, 2, &set->verbose, err,
+				errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_DISABLE", 0, 1, &set->disable, err,
+				errlen)) ||
+	    (rc = get_ms_field("SYNCTRACE_FLUSH_MS", 86400000, &set->flush_ms,
+			       err, errlen)) ||
+	    (rc = get_ms_field("SYNCTRACE_SYNC_INTERVAL", 86400000,
+			       &set->sync_interval_ms, err, errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_SYNC_NODE", 0, 1, &set->sync_node,
+				err, errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_SYNC_POINTS", 0, 100000,
+				&set->sync_points, err, errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_SYNC_EXCHANGES", 0, 100000,
+				&set->sync_exchanges, err, errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_SYNC_PINGPONGS", 0, 100000,
+				&set->sync_pingpongs, err, errlen)) ||
+	    (rc = get_int("SYNCTRACE_SYNC_SPAN_MS", -1, 3600000,
+			  &set->sync_span_ms, err, errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_SYNC_CHECK", 0, 100000,
+				&set->sync_check, err, errlen)) ||
+	    (rc = load_text(set, err, errlen)))
+		return rc;
+	if (unknown_variable(name, sizeof(name))) {
+		snprintf(err, errlen, "%s is not a synctrace variable (see "
+			 "\"Environment variables\" in README.md)", name);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -52,7 +52,9 @@
  *    st_enter and st_init_post(&c, rc) instead of st_leave;
  *  - MPI_Finalize calls st_finalize_pre(&c, fn, ra) instead of st_enter
  *    (synctrace's finalize work must run while MPI still works) and
- *    st_finalize_post(&c, rc) instead of st_leave.
+ *    st_finalize_post(&c, rc) instead of st_leave; so does MPI_Abort,
+ *    whose record and flush st_finalize_pre() makes, as it does not
+ *    return.
  *
  * Status arguments are passed through st_status(&c, status) and
  * st_statuses(&c, n, statuses), which substitute synctrace's own when the

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmpi/config.h"
 #include "pmpi/hot.h"
 #include "writer/event.h"
 
@@ -23,51 +24,6 @@
  * definitions).
  */
 #pragma GCC visibility push(hidden)
-
-/* Settings from the environment (pmpi/config.c), fixed at MPI_Init. */
-struct st_settings {
-	char dir[PATH_MAX];	/* SYNCTRACE_DIR, "" for a new directory */
-	size_t buffer;		/* SYNCTRACE_BUFFER: bytes per thread stream */
-	int async;		/* SYNCTRACE_ASYNC: compress on a writer thread */
-	int depth;		/* SYNCTRACE_DEPTH: call-site frames, 0 = off */
-	int level;		/* SYNCTRACE_LEVEL: zlib level */
-	int yield;		/* SYNCTRACE_YIELD */
-	int verbose;		/* SYNCTRACE_VERBOSE */
-	unsigned families;	/* SYNCTRACE_FAMILIES: ST_FAMILY_* bits */
-	uint64_t flush_ms;	/* SYNCTRACE_FLUSH_MS: 0 = only when full */
-	int disable;		/* SYNCTRACE_DISABLE */
-	int clock_raw;		/* SYNCTRACE_CLOCK=raw */
-	int sync_method;	/* SYNCTRACE_SYNC: enum st_sync_method, -1 off */
-	uint64_t sync_interval_ms; /* SYNCTRACE_SYNC_INTERVAL: refresh period */
-	int sync_node;		/* SYNCTRACE_SYNC_NODE: leaders per node */
-	int sync_points;	/* SYNCTRACE_SYNC_POINTS, 0 = default */
-	int sync_exchanges;	/* SYNCTRACE_SYNC_EXCHANGES, 0 = default */
-	int sync_pingpongs;	/* SYNCTRACE_SYNC_PINGPONGS, 0 = default */
-	long sync_span_ms;	/* SYNCTRACE_SYNC_SPAN_MS, -1 = default */
-	int sync_check;		/* SYNCTRACE_SYNC_CHECK: ping-pongs, 0 = off */
-	char skew[256];		/* SYNCTRACE_CLOCK_SKEW, "" = none */
-};
-
-/* Bits of 'families'. */
-#define ST_FAMILY_BLOCKING 0x01		/* blocking collectives */
-#define ST_FAMILY_NONBLOCKING 0x02	/* I* collectives */
-#define ST_FAMILY_PERSISTENT 0x04	/* *_init collectives */
-#define ST_FAMILY_NEIGHBOR 0x08		/* neighbourhood collectives */
-#define ST_FAMILY_P2P 0x10		/* point-to-point */
-#define ST_FAMILY_COMPLETE 0x20		/* Wait, Test, Start, Request_free */
-#define ST_FAMILY_COMM 0x40		/* communicator constructors */
-#define ST_FAMILY_ALL 0x7f
-
-extern struct st_settings st_set;
-
-/*
- * Read the SYNCTRACE_* variables into 'st_set'.  Returns 0, or -EINVAL
- * with a message in 'err' naming the variable and the bad value.
- */
-int st_config_load(struct st_settings *set, char *err, size_t errlen);
-
-/* "buffer=1048576 depth=8 ..." for the trace header. */
-void st_config_describe(const struct st_settings *set, char *buf, size_t len);
 
 /* Clock (pmpi/clock.c); st_clock_tsc is in pmpi/hot.h. */
 void st_clock_begin(void);	/* before PMPI_Init */

@@ -1,16 +1,19 @@
 /*
- * pmpi/runtime.c: the interposer's life cycle.  MPI_Init sets up the run
- * directory, this rank's trace file and header, the communicator table
- * and the private communicator; records go to one stream per thread
- * (pmpi/call.c makes them).  A full buffer is sealed and handed to a
- * writer thread that compresses and writes it while the application
- * fills the other (SYNCTRACE_ASYNC=1, the default), or compressed on the
- * spot.  MPI_Finalize flushes and lets the ranks agree that the trace
- * set is complete; exit and fatal signals flush what they can; a child
- * forked by the application leaves the trace to its parent.  Any
- * trouble of synctrace's own warns
- * once and switches tracing off: the application's calls, results and
- * return codes are never touched.
+ * pmpi/runtime.c: the interposer's life cycle.  MPI_Init has rank 0 claim
+ * a new run directory, named from SYNCTRACE_DIR (docs/runs.md), and give
+ * the run an id that every rank's file header carries; then this rank's
+ * trace file and header, the communicator table and the private
+ * communicator; records go to one stream per thread (pmpi/call.c makes
+ * them).  A full buffer is sealed and handed to a writer thread that
+ * compresses and writes it while the application fills the other
+ * (SYNCTRACE_ASYNC=1, the default), or compressed on the spot.
+ * MPI_Finalize flushes and lets the ranks agree that the trace set is
+ * complete; exit flushes; fatal signals and MPI_Abort write what is
+ * buffered with write(2) only and then go on as they would have; a
+ * child forked by the application leaves the trace to its parent.  Any
+ * trouble of synctrace's own warns once and switches tracing off: the
+ * application's calls, results, return codes and exit status are never
+ * touched.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,6 +34,7 @@
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
 #include "writer/reader.h"
+#include "writer/run.h"
 #include "writer/writer.h"
 
 struct st_config st_cfg;
@@ -44,8 +48,10 @@ static char config_err[256];
 static int config_bad;
 static atomic_int warned;
 static int trace_fd = -1;
+static int index_fd = -1;	/* rank 0: the run index, for appending */
 static char trace_path[PATH_MAX + 32];
 static char run_dir[PATH_MAX];
+static char run_id[ST_RUN_ID_MAX];
 static struct st_sink sink = { NULL, st_sink_fd_write };
 static int finalized;
 static pid_t trace_pid;		/* the process that owns the trace */
@@ -369,21 +375,37 @@ static void fn_table_init(void)
 
 int st_run_index_append(const char *text)
 {
-	char path[PATH_MAX + 32];
 	size_t n = strlen(text);
-	int fd;
 	ssize_t w;
 
-	if (st_rank != 0 || !run_dir[0])
+	/* Only the index this run created: never another run's. */
+	if (st_rank != 0 || index_fd < 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s", run_dir, ST_RUN_INDEX);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
+	w = write(index_fd, text, n);
+	return w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
+}
+
+/*
+ * Tell `synctrace run` (SYNCTRACE_NOTIFY, a file it made and reads when
+ * the job is over) about this run: "run\tDIR" or "off\tWHY", one line,
+ * from rank 0.  Nothing when the file is not there (another node).
+ */
+static void notify(const char *what, const char *text)
+{
+	char line[PATH_MAX + 512];
+	int fd, n;
+
+	if (st_rank != 0 || !st_set.notify[0] || strchr(text, '\n'))
+		return;
+	n = snprintf(line, sizeof(line), "%s\t%s\n", what, text);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	fd = open(st_set.notify, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	w = write(fd, text, n);
+		return;
+	if (write(fd, line, (size_t)n) != n)
+		st_log(1, "cannot write '%s'", st_set.notify);
 	close(fd);
-	return w == (ssize_t)n ? 0 : -EIO;
 }
 
 static void cmdline(char *buf, size_t len)
@@ -407,65 +429,124 @@ static void cmdline(char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* The first word of the command line, for %x. */
+static void exe_name(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* What rank 0 tells the others about the run directory. */
+struct dir_msg {
+	int err;		/* 0, or tracing is off ('why' says why) */
+	char path[PATH_MAX];
+	char id[ST_RUN_ID_MAX];
+	char why[PATH_MAX + 128];
+};
+
 /*
- * Rank 0 makes the run directory and tells the others its path, or why
- * it could not.  Returns 0 when every rank may go on.
+ * Rank 0: expand the SYNCTRACE_DIR pattern (docs/runs.md), claim a new
+ * directory by that name or the next free one, give the run its id and
+ * write the start of the index.
+ */
+static void claim_run_dir(struct dir_msg *m)
+{
+	struct st_run_facts f;
+	char pattern[PATH_MAX + 32], name[PATH_MAX], base[PATH_MAX];
+	char exe[PATH_MAX], host[256] = "", cmd[2048], text[4096];
+	const char *given = st_set.dir;
+	size_t len = strlen(given);
+	int rc, adopt;
+
+	/* A name ending in '/' is a parent for a default-named run. */
+	adopt = len && given[len - 1] != '/';
+	snprintf(pattern, sizeof(pattern), "%s%s", given,
+		 adopt ? "" : ST_RUN_DEFAULT_NAME);
+	exe_name(exe, sizeof(exe));
+	gethostname(host, sizeof(host) - 1);
+	st_run_facts_env(&f);
+	f.exe = exe;
+	f.host = host;
+	f.t = time(NULL);
+	f.pid = (long)getpid();
+	f.nranks = st_size;
+	rc = st_run_name_expand(pattern, &f, name, sizeof(name));
+	if (!rc && name[0] != '/') {
+		/* All ranks must agree: rank 0's directory, absolute. */
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			rc = -errno;
+		else if ((size_t)snprintf(base, sizeof(base), "%s/%s", cwd,
+					  name) >= sizeof(base))
+			rc = -ENAMETOOLONG;
+	} else if (!rc) {
+		memcpy(base, name, sizeof(base));
+	}
+	if (rc) {
+		m->err = -rc;
+		snprintf(m->why, sizeof(m->why), "cannot make a run directory "
+			 "name of '%s': %s", pattern, strerror(-rc));
+		return;
+	}
+	rc = st_run_dir_claim(base, adopt, m->path, sizeof(m->path),
+			      &index_fd);
+	if (rc == -EEXIST) {
+		m->err = EEXIST;
+		snprintf(m->why, sizeof(m->why), "cannot create a run "
+			 "directory: '%s' and '%s.1' to '%s.%d' are all taken",
+			 base, base, base, ST_RUN_MAX_NAMES - 1);
+		return;
+	}
+	if (rc) {
+		m->err = -rc;
+		snprintf(m->why, sizeof(m->why), "cannot create '%s': %s",
+			 m->path, strerror(-rc));
+		return;
+	}
+	st_run_id_make(m->id, sizeof(m->id), host, f.t, f.pid);
+	cmdline(cmd, sizeof(cmd));
+	snprintf(text, sizeof(text),
+		 "run_id=%s\nnranks=%d\ncmdline=%s\nstart_unix=%lld\n",
+		 m->id, st_size, cmd, (long long)f.t);
+	rc = st_run_index_append(text);
+	if (rc) {
+		m->err = -rc;
+		snprintf(m->why, sizeof(m->why), "cannot write '%s/%s': %s",
+			 m->path, ST_RUN_INDEX, strerror(-rc));
+	}
+}
+
+/*
+ * Rank 0 makes the run directory and tells the others its path and the
+ * run's id, or why it could not.  Returns 0 when every rank may go on.
  */
 static int make_run_dir(void)
 {
-	struct {
-		int err;
-		char path[PATH_MAX];
-	} msg;
-	char cmd[2048], text[4096];
+	static struct dir_msg msg;
 
 	memset(&msg, 0, sizeof(msg));
-	if (st_rank == 0) {
-		if (st_set.dir[0]) {
-			snprintf(msg.path, sizeof(msg.path), "%s", st_set.dir);
-			if (mkdir(msg.path, 0755) && errno != EEXIST)
-				msg.err = errno;
-		} else {
-			char cwd[PATH_MAX - 64];
-			time_t now = time(NULL);
-			struct tm tm;
-			int i;
-
-			if (!getcwd(cwd, sizeof(cwd)))
-				msg.err = errno;
-			localtime_r(&now, &tm);
-			for (i = 0; !msg.err && i < 100; i++) {
-				snprintf(msg.path, sizeof(msg.path),
-					 "%s/synctrace-%04d%02d%02d-%02d%02d%02d"
-					 "-%d%s%.0d",
-					 cwd, tm.tm_year + 1900, tm.tm_mon + 1,
-					 tm.tm_mday, tm.tm_hour, tm.tm_min,
-					 tm.tm_sec, (int)getpid(), i ? "." : "",
-					 i);
-				if (!mkdir(msg.path, 0755))
-					break;
-				if (errno != EEXIST)
-					msg.err = errno;
-			}
-		}
-		if (!msg.err) {
-			memcpy(run_dir, msg.path, sizeof(run_dir));
-			cmdline(cmd, sizeof(cmd));
-			snprintf(text, sizeof(text),
-				 "nranks=%d\ncmdline=%s\nstart_unix=%lld\n",
-				 st_size, cmd, (long long)time(NULL));
-			msg.err = -st_run_index_append(text);
-		}
-	}
+	if (st_rank == 0)
+		claim_run_dir(&msg);
 	PMPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, 0, st_comm);
 	if (msg.err) {
-		if (st_rank == 0)
-			st_disable("cannot create '%s': %s", msg.path,
-				   strerror(msg.err));
+		if (st_rank == 0) {
+			st_disable("%s", msg.why);
+			notify("off", msg.why);
+		}
 		atomic_store(&st_on, 0);
 		return -1;
 	}
 	memcpy(run_dir, msg.path, sizeof(run_dir));
+	memcpy(run_id, msg.id, sizeof(run_id));
+	notify("run", run_dir);
 	return 0;
 }
 
@@ -475,7 +556,7 @@ static int open_trace(int thread_level)
 	char rank_s[16], size_s[16], pid_s[16], res_s[32], cost_s[32];
 	char start_s[32], level_s[16], cmd[2048];
 	char yield_s[4], ncores_s[16];
-	struct st_kv kv[16];
+	struct st_kv kv[18];
 	double res, cost;
 	int n = 0, len = 0, rc;
 
@@ -483,13 +564,11 @@ static int open_trace(int thread_level)
 		return -1;
 	snprintf(trace_path, sizeof(trace_path), "%s/" ST_RUN_RANK_FMT,
 		 run_dir, st_rank);
-	trace_fd = open(trace_path,
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND |
-				O_CLOEXEC,
-			0644);
+	trace_fd = st_run_rank_create(run_dir, st_rank);
 	if (trace_fd < 0) {
 		st_disable("cannot create '%s': %s", trace_path,
-			   strerror(errno));
+			   strerror(-trace_fd));
+		trace_fd = -1;
 		return -1;
 	}
 	sink.ctx = (void *)(intptr_t)trace_fd;
@@ -511,6 +590,7 @@ static int open_trace(int thread_level)
 	/* So a report can tell when ranks outnumber the host's cores. */
 	snprintf(ncores_s, sizeof(ncores_s), "%ld",
 		 sysconf(_SC_NPROCESSORS_ONLN));
+	kv[n++] = (struct st_kv){ "run_id", run_id };
 	kv[n++] = (struct st_kv){ "rank", rank_s };
 	kv[n++] = (struct st_kv){ "size", size_s };
 	kv[n++] = (struct st_kv){ "host", host };
@@ -542,37 +622,148 @@ static void on_exit_flush(void)
 	flush_all();
 }
 
-/* A fatal signal: write what is buffered with write(2) only, then die. */
-static void on_signal(int sig)
+/*
+ * Fatal signals.  A rank that dies of a signal or ends in MPI_Abort
+ * still writes what its streams hold: as stored chunks, with write(2)
+ * only (st_stream_flush_raw: no allocation, lock or stdio, so safe in a
+ * handler), skipping a stream that is being appended to (its records
+ * are half made).  Then the signal goes on as it would have without
+ * synctrace: to the handler the application had installed, or, where it
+ * had none, the default action, so the process dies of the same signal
+ * with the same exit status and core dump.
+ *
+ * The fault signals are taken wherever the application does not ignore
+ * them, and chained to its handler; the termination signals only where
+ * it left their default action, since a program that handles SIGTERM
+ * usually means to finish and call MPI_Finalize, whose flush is better.
+ * A handler that returns (after a fault it repaired) finds tracing off:
+ * streams written from a handler cannot go on safely.
+ */
+static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
+static const int term_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+#define NSIGS 8
+static struct {
+	int sig;
+	int ours;		/* our handler is installed */
+	struct sigaction old;	/* what the application had */
+} caught[NSIGS];
+static atomic_int fatal_flushed;
+
+/* Write every stream that can be written; once.  Async-signal-safe. */
+static void flush_fatal(void)
 {
 	int i, n = atomic_load(&nstreams);
 
-	if (trace_fd >= 0 && !finalized && getpid() == trace_pid) {
-		atomic_store(&st_on, 0);
-		for (i = 0; i < n && i < MAX_STREAMS; i++)
-			if (streams[i].s && !atomic_load(&streams[i].busy))
-				st_stream_flush_raw(streams[i].s, trace_fd);
+	if (trace_fd < 0 || finalized || getpid() != trace_pid ||
+	    atomic_exchange(&fatal_flushed, 1))
+		return;
+	atomic_store(&st_on, 0);
+	for (i = 0; i < n && i < MAX_STREAMS; i++)
+		if (streams[i].s && !atomic_load(&streams[i].busy))
+			st_stream_flush_raw(streams[i].s, trace_fd);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction dfl, *old = &dfl;
+	int i, saved = errno;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (i = 0; i < NSIGS; i++)
+		if (caught[i].sig == sig)
+			old = &caught[i].old;
+	flush_fatal();
+	if (!(old->sa_flags & SA_SIGINFO) &&
+	    (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
+		/*
+		 * The default action: put it back and raise the signal
+		 * again.  It is blocked here, so it comes when this
+		 * handler returns (and a fault's instruction would fault
+		 * again anyway).
+		 */
+		sigaction(sig, old, NULL);
+		raise(sig);
+		errno = saved;
+		return;
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	/* The application's handler, as the kernel would have called it. */
+	if (old->sa_flags & SA_RESETHAND)
+		sigaction(sig, &dfl, NULL);
+	pthread_sigmask(SIG_BLOCK, &old->sa_mask, NULL);
+	errno = saved;
+	if (old->sa_flags & SA_SIGINFO)
+		old->sa_sigaction(sig, info, uc);
+	else
+		old->sa_handler(sig);
+}
+
+/* Take signal 'sig' into slot 'k'; 'term': only from its default. */
+static void catch_signal(int k, int sig, int term)
+{
+	struct sigaction sa, old;
+
+	caught[k].sig = sig;
+	if (sigaction(sig, NULL, &old))
+		return;
+	if (!(old.sa_flags & SA_SIGINFO) &&
+	    (old.sa_handler == SIG_IGN ||
+	     (term && old.sa_handler != SIG_DFL)))
+		return;
+	if (term && (old.sa_flags & SA_SIGINFO))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | (old.sa_flags & SA_RESTART);
+	sigemptyset(&sa.sa_mask);
+	caught[k].old = old;
+	if (!sigaction(sig, &sa, NULL))
+		caught[k].ours = 1;
 }
 
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-	struct sigaction sa, old;
 	size_t i;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
-		/* Only where the application left the default action. */
-		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL ||
-		    (old.sa_flags & SA_SIGINFO))
-			continue;
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < 4; i++) {
+		catch_signal((int)i, fault_sigs[i], 0);
+		catch_signal((int)i + 4, term_sigs[i], 1);
 	}
+}
+
+/* At MPI_Finalize: give back what the application had, unless it took it. */
+static void release_signals(void)
+{
+	struct sigaction now;
+	int i;
+
+	for (i = 0; i < NSIGS; i++) {
+		if (!caught[i].ours || sigaction(caught[i].sig, NULL, &now))
+			continue;
+		if ((now.sa_flags & SA_SIGINFO) &&
+		    now.sa_sigaction == on_signal)
+			sigaction(caught[i].sig, &caught[i].old, NULL);
+		caught[i].ours = 0;
+	}
+}
+
+/*
+ * MPI_Abort: record the call and write what is buffered, then let it
+ * go on to PMPI_Abort, which ends the process.
+ */
+static void abort_pre(struct st_call *c)
+{
+	struct st_event ev;
+
+	if (atomic_load(&st_on)) {
+		st_event_clear(&ev);
+		ev.kind = ST_REC_CALL;
+		ev.fn = (uint16_t)c->fn;
+		ev.t0 = ev.t1 = st_clock_ns(st_now());
+		ev.site = st_site_get(c->ra);
+		st_emit(&ev);
+	}
+	flush_fatal();
 }
 
 void st_init_pre(struct st_call *c, int fn, void *ra)
@@ -599,8 +790,10 @@ void st_init_post(struct st_call *c, int rc)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &st_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &st_size);
 	if (config_bad) {
-		if (st_rank == 0)
+		if (st_rank == 0) {
 			st_disable("%s", config_err);
+			notify("off", config_err);
+		}
 		st_tls.guard = 0;
 		return;
 	}
@@ -663,14 +856,20 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	c->fn = fn;
 	c->ra = ra;
 	st_tls.guard = 1;
+	if (fn == ST_FN_MPI_ABORT) {
+		abort_pre(c);
+		return;
+	}
 	if (st_comm == MPI_COMM_NULL)
 		return;
 	st_sync_finish();
 	ok = atomic_load(&st_on) && flush_all() == 0;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st_comm);
-	if (st_rank == 0 && run_dir[0]) {
+	if (st_rank == 0 && index_fd >= 0) {
 		snprintf(text, sizeof(text), "complete=%d\n", all);
 		st_run_index_append(text);
+		close(index_fd);
+		index_fd = -1;
 	}
 	PMPI_Comm_free(&st_comm);
 	st_comm = MPI_COMM_NULL;
@@ -689,6 +888,11 @@ void st_finalize_post(struct st_call *c, int rc)
 {
 	struct st_event ev;
 
+	if (c->fn == ST_FN_MPI_ABORT) {
+		/* PMPI_Abort returned, which it should not: nothing to do. */
+		st_tls.guard = 0;
+		return;
+	}
 	if (atomic_load(&st_on)) {
 		st_event_clear(&ev);
 		ev.kind = ST_REC_CALL;
@@ -702,6 +906,7 @@ void st_finalize_post(struct st_call *c, int rc)
 		atomic_store(&st_on, 0);
 	}
 	writer_stop();
+	release_signals();
 	finalized = 1;
 	if (trace_fd >= 0) {
 		close(trace_fd);

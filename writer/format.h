@@ -20,6 +20,18 @@
  *	 20    N  header text: "key=value\n" lines; keys are [a-z0-9_.]+,
  *		  values any bytes but '\n' and NUL
  *
+ * The interposer's header keys (the tools read keys by name and pass
+ * over any they do not know): run_id, rank, size, host, pid, clock,
+ * clock_res_ns, clock_cost_ns, mpi_library, cmdline, config, yield,
+ * ncores, thread_level, fn_table, t_start_unix.  'run_id' (since
+ * version 6) is the run's id, made
+ * once per run by rank 0 (writer/run.h) and written to every rank file
+ * and as the first line of the run's index, 'synctrace.run'; 'rank' and
+ * 'size' are the rank and MPI_COMM_WORLD's size.  A tool opening a run
+ * (st_run_open) refuses a rank file whose run_id, rank or size does not
+ * match the index and its own name, so files of two runs are never read
+ * as one.
+ *
  * Chunks follow from offset 20 + N to the end of the file.  A chunk is
  * ST_CHUNK_HDR_LEN bytes of header and its payload:
  *
@@ -196,8 +208,10 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 5 (this one) added the chunk sequence number.  Version 4
- * added the call site to the context, coded with
+ * Version 6 (this one) added the header key 'run_id', and its line in
+ * the run index; chunks are as in version 5, which added the chunk
+ * sequence number.  Version 4 added the call site to the context, coded
+ * with
  * fn, the successor prediction of both, the size classes of timings and
  * the prediction of a completion call's shared timestamps, and took
  * 'site' out of ST_FIELD_LIST.  Version 3 added runs.  Version 2 added
@@ -210,7 +224,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 5
+#define ST_FORMAT_VERSION 6
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */

@@ -83,7 +83,11 @@ struct st_run;
  * in 'err' ("'dir': not a synctrace run (no synctrace.run)"): -ENOENT
  * without an index, -EBADMSG for a malformed index or one without a
  * valid 'nranks' (1..2^22).  A later line overrides an earlier one with
- * the same key.
+ * the same key.  The rank files present are checked against the index
+ * (writer/run.c): -EBADMSG also when there is none, when one is beyond
+ * 'nranks', or when one's header gives another run_id, rank or size
+ * (files of two runs, an edited index); a file whose header cannot be
+ * read is left to whoever reads it.  Missing rank files are allowed.
  */
 int st_run_open(struct st_run **out, const char *dir, char *err,
 		size_t errlen);

@@ -13,6 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[512], err[512];
 	int n;
 
+	/*
+	 * An empty rank 0 file: a run needs one to open (writer/run.c),
+	 * and an unreadable one is left to its reader.
+	 */
+	snprintf(path, sizeof(path), "%s/rank-0.st", fuzz_dir());
+	fuzz_write(path, data, 0);
 	snprintf(path, sizeof(path), "%s/%s", fuzz_dir(), ST_RUN_INDEX);
 	fuzz_write(path, data, size);
 	if (st_run_open(&run, fuzz_dir(), err, sizeof(err)))

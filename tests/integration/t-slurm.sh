@@ -5,9 +5,10 @@
 # their own) and stops it at the end; it submits one batch job whose
 # script runs the point-to-point app as traced steps: with mpiexec
 # inside the allocation (MPICH), and with srun (MPICH through PMI-2,
-# and Open MPI through PMIx when its build is there).  Each step must
-# leave its own complete trace, named with the job id, recording the
-# same calls as the app traced outside Slurm.  Skipped, with the reason,
+# and Open MPI through PMIx when its build is there; that one by
+# LD_PRELOAD and SYNCTRACE_DIR in the script).  Each step must leave its
+# own complete trace, named by a pattern with the job id (%j), recording
+# the same calls as the app traced outside Slurm.  Skipped, with the reason,
 # where the daemons are missing or cannot start (not root, no munge).
 . "$(dirname "$0")/lib.sh"
 
@@ -108,24 +109,27 @@ calls()
 }
 calls "$t/ref" > "$t/ref.calls"
 
-# The job: each step traced by `synctrace run` into a directory named
-# with the job id; the Open MPI step only where Open MPI is built.
-# Under a sanitizer the ASan runtime must be preloaded before the
-# library (as cli_run does).
+# The job: three steps, each into a directory named by a pattern with
+# the job id (%j, docs/runs.md): two by `synctrace run`, one by
+# exporting LD_PRELOAD and SYNCTRACE_DIR as a job script may.  The Open
+# MPI step runs only where Open MPI is built.  Under a sanitizer the
+# ASan runtime must be preloaded before the library (as cli_run does).
 ompi=
 [ -x "$ST_OAPPS/p2p" ] && [ -f "$st_build/libsynctrace-openmpi.so" ] &&
 	ompi=1
 run="\"$ST_CLI\" run"
-[ -n "$SAN" ] && run="env LD_PRELOAD=$st_asan $run"
+pre=$st_build/libsynctrace-openmpi.so
+if [ -n "$SAN" ]; then
+	run="env LD_PRELOAD=$st_asan $run"
+	pre=$st_asan:$pre
+fi
 cat > "$t/job.sh" <<EOF
 #!/bin/sh
 #SBATCH -n 2
 cd "$t" || exit 1
-$run -o "$t/\$SLURM_JOB_ID-mpiexec" -- \\
-	$MPIEXEC -n 2 "$ST_APPS/p2p" || exit 1
-$run -o "$t/\$SLURM_JOB_ID-srun" -- \\
-	srun --mpi=pmi2 -n 2 "$ST_APPS/p2p" || exit 1
-[ -z "$ompi" ] || $run -o "$t/\$SLURM_JOB_ID-srun-openmpi" -- \\
+$run -o "$t/%j-mpiexec" -- $MPIEXEC -n 2 "$ST_APPS/p2p" || exit 1
+$run -o "$t/%j-srun" -- srun --mpi=pmi2 -n 2 "$ST_APPS/p2p" || exit 1
+[ -z "$ompi" ] || LD_PRELOAD="$pre" SYNCTRACE_DIR="$t/%j-%x-openmpi" \\
 	srun --mpi=pmix -n 2 "$ST_OAPPS/p2p" || exit 1
 EOF
 job=$(sbatch --parsable -o "$t/job-%j.out" "$t/job.sh") ||
@@ -138,15 +142,19 @@ while [ -n "$(squeue -h -j "$job" -o %T 2>/dev/null)" ]; do
 done
 out=$t/job-$job.out
 [ -f "$out" ] || fail "job $job left no output"
-steps="mpiexec srun${ompi:+ srun-openmpi}"
-n=$(grep -c '^synctrace: trace in .* (2 ranks, complete)$' "$out")
-[ "$n" = "$(echo $steps | wc -w)" ] ||
-	{ show "$out"; fail "not one complete trace per step"; }
-[ "$(grep -c '^p2p: all ranks ok$' "$out")" = "$(echo $steps | wc -w)" ] ||
+steps="mpiexec srun${ompi:+ p2p-openmpi}"
+nsteps=$(echo $steps | wc -w)
+[ "$(grep -c '^synctrace: trace in .* (2 ranks, complete)$' "$out")" = 2 ] ||
+	{ show "$out"; fail "not one complete trace per synctrace run step"; }
+[ "$(grep -c '^p2p: all ranks ok$' "$out")" = $nsteps ] ||
 	{ show "$out"; fail "a step's p2p did not finish right"; }
+[ "$(ls -d "$t/$job"-* | wc -l)" = $nsteps ] ||
+	{ ls "$t"; fail "not one run directory per step"; }
 for s in $steps; do
 	d=$t/$job-$s
-	[ -f "$d/synctrace.run" ] || fail "step $s left no trace '$d'"
+	[ -f "$d/synctrace.run" ] || { ls "$t"; fail "step $s left no '$d'"; }
+	grep -qx 'complete=1' "$d/synctrace.run" ||
+		fail "the trace of step $s is not complete"
 	calls "$d" > "$d.calls"
 	cmp -s "$t/ref.calls" "$d.calls" ||
 		{ diff "$t/ref.calls" "$d.calls";

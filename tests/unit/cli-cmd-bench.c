@@ -302,7 +302,8 @@ static void fake_mpiexec(char *path, size_t len, int fail_at)
 		 "while [ $# -gt 0 ]; do [ \"$1\" = --dir ] && d=$2; shift; "
 		 "done\n"
 		 "mkdir -p \"$d\" && printf 'nranks=2\\ncomplete=1\\n' > "
-		 "\"$d/synctrace.run\"\n", dir, dir, fail_at);
+		 "\"$d/synctrace.run\" && : > \"$d/rank-0.st\"\n", dir, dir,
+		 fail_at);
 	write_file(path, text);
 	cr_assert_eq(chmod(path, 0755), 0);
 }

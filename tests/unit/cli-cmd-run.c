@@ -1,9 +1,12 @@
 /*
  * tests/unit/cli-cmd-run.c: 'synctrace run'.  Options parse into the
- * right settings or a usage error; LD_PRELOAD keeps sanitizer runtimes
- * first; the child sees the variables, its stdout passes through
- * untouched, and run exits as it did (128 + N for signal N); the summary
- * line says whether the run is complete and which ranks are missing.
+ * right settings or a usage error (a bad option starts nothing, and
+ * --families takes what the library takes); LD_PRELOAD keeps sanitizer
+ * runtimes first; the child sees the variables (SYNCTRACE_DIR an
+ * absolute pattern), its stdout passes through untouched, and run exits
+ * as it did (128 + N for signal N); the summary has a line per run the
+ * library said it made, says whether each is complete and which ranks
+ * are missing, or why the library traced nothing.
  */
 #include <criterion/criterion.h>
 #include <link.h>
@@ -13,7 +16,9 @@
 #include <unistd.h>
 
 #include "tools/analysis/format.h"
+#include "pmpi/config.h"
 #include "tools/cli/mpi-pick.h"
+#include "tools/cli/spawn.h"
 #include "tools/cli/synctrace.h"
 #include "tools-test.h"
 
@@ -130,16 +135,11 @@ Test(tools_run, preload_keeps_sanitizers_first)
 	free(s);
 }
 
-Test(tools_run, dir_name_and_rank_lists)
+Test(tools_run, rank_lists)
 {
 	char buf[128];
 	int ranks[] = { 0, 2, 3, 4, 7, 9, 10 };
-	struct tm tm = { .tm_year = 124, .tm_mon = 2, .tm_mday = 5,
-			 .tm_hour = 13, .tm_min = 4, .tm_sec = 9,
-			 .tm_isdst = -1 };
 
-	st_run_dir_name(buf, sizeof(buf), mktime(&tm), 4321);
-	cr_expect_str_eq(buf, "synctrace-20240305-130409-4321");
 	st_rank_list(ranks, 7, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "0,2-4,7,9-10");
 	st_rank_list(ranks, 1, buf, sizeof(buf));
@@ -296,27 +296,178 @@ Test(tools_cmd_run, refuses_non_empty_directory_and_bad_lib)
 	captured_free(&c);
 }
 
-Test(tools_cmd_run, default_directory_is_new_and_unique)
+Test(tools_cmd_run, default_directory_is_a_pattern_here)
 {
-	char libopt[600], cwd[512], date[16], time_s[16];
-	int pid = 0;
+	char libopt[600], cwd[512], sub[400], want[1200];
 	char *argv[] = { "run", libopt, "--", "sh", "-c",
-			 "echo \"$SYNCTRACE_DIR\" > \"$SYNCTRACE_DIR/where\"",
-			 NULL };
+			 "echo \"$SYNCTRACE_DIR\"; case $SYNCTRACE_NOTIFY in "
+			 "\"$PWD\"/.synctrace-run-*) test -f "
+			 "\"$SYNCTRACE_NOTIFY\" && echo notify;; esac", NULL };
 	struct captured c;
+	char *real;
 
+	snprintf(libopt, sizeof(libopt), "--lib=%s", lib);
+	/* A '%' in the working directory is no escape. */
+	snprintf(sub, sizeof(sub), "%s/a%%b", dir);
+	cr_assert_eq(mkdir(sub, 0777), 0);
+	cr_assert(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(sub), 0);
+	c = run_cmd(dir, cmd_run, argv);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_expect_eq(c.status, 0);
+	real = realpath(sub, NULL);
+	cr_assert(real);
+	cr_assert(strlen(real) > 4);
+	snprintf(want, sizeof(want),
+		 "%.*s/a%%%%b/synctrace-%%x-%%t-%%p\nnotify\n",
+		 (int)strlen(real) - 4, real);
+	cr_expect_str_eq(c.out, want);
+	cr_expect(strstr(c.err, "no trace written (did the command start MPI "
+			 "programs?)"), "%s", c.err);
+	/* The notify file is gone, and nothing else was made. */
+	cr_expect_eq(st_dir_is_empty(sub), 1);
+	free(real);
+	captured_free(&c);
+}
+
+Test(tools_cmd_run, one_line_per_run_the_library_made)
+{
+	char libopt[600], cwd[512], script[2048];
+	char *argv[] = { "run", libopt, "--", "sh", "-c", script, NULL };
+	struct captured c;
+	char want[2048];
+
+	/* Two MPI programs, as the library would tell of them. */
+	snprintf(script, sizeof(script),
+		 "for d in one two; do mkdir \"$PWD/$d\" && "
+		 "printf 'run_id=x\\nnranks=1\\ncomplete=1\\n' > "
+		 "\"$PWD/$d/synctrace.run\" && : > \"$PWD/$d/rank-0.st\" && "
+		 "printf 'run\\t%%s\\n' \"$PWD/$d\" >> \"$SYNCTRACE_NOTIFY\"; "
+		 "done; printf 'run\\t/elsewhere/three\\n' >> "
+		 "\"$SYNCTRACE_NOTIFY\"");
 	snprintf(libopt, sizeof(libopt), "--lib=%s", lib);
 	cr_assert(getcwd(cwd, sizeof(cwd)));
 	cr_assert_eq(chdir(dir), 0);
 	c = run_cmd(dir, cmd_run, argv);
 	cr_assert_eq(chdir(cwd), 0);
 	cr_expect_eq(c.status, 0);
-	/* The command wrote a file, so the directory stays, named so. */
-	cr_expect_eq(sscanf(c.err, "synctrace: no readable trace in "
-			    "synctrace-%8[0-9]-%6[0-9]-%d:", date, time_s,
-			    &pid), 3, "%s", c.err);
-	cr_expect_eq(strlen(date), 8);
-	cr_expect_eq(strlen(time_s), 6);
-	cr_expect_gt(pid, 0);
+	snprintf(want, sizeof(want),
+		 "synctrace: trace in one (1 rank, complete)\n"
+		 "synctrace: trace in two (1 rank, complete)\n"
+		 "synctrace: no readable trace in /elsewhere/three: "
+		 "'/elsewhere/three': not a synctrace run (no "
+		 "synctrace.run)\n");
+	cr_expect_str_eq(c.err, want);
 	captured_free(&c);
+}
+
+Test(tools_cmd_run, says_why_the_library_traced_nothing)
+{
+	char out[400], libopt[600];
+	char *off[] = { "run", "-o", out, libopt, "--", "sh", "-c",
+			"printf 'off\\tSYNCTRACE_CLOCK_SKEW=x is bad\\n' >> "
+			"\"$SYNCTRACE_NOTIFY\"", NULL };
+	char *quiet[] = { "run", "-o", out, libopt, "--", "true", NULL };
+	struct captured c;
+
+	snprintf(libopt, sizeof(libopt), "--lib=%s", lib);
+	snprintf(out, sizeof(out), "%s/t1", dir);
+	c = run_cmd(dir, cmd_run, off);
+	cr_expect_eq(c.status, 0);
+	cr_expect_str_eq(c.err, "synctrace: no trace written: tracing was "
+			 "switched off: SYNCTRACE_CLOCK_SKEW=x is bad\n");
+	cr_expect_eq(access(out, F_OK), -1, "the empty directory goes");
+	captured_free(&c);
+	setenv("SYNCTRACE_DISABLE", "1", 1);
+	c = run_cmd(dir, cmd_run, quiet);
+	unsetenv("SYNCTRACE_DISABLE");
+	cr_expect_str_eq(c.err, "synctrace: no trace written "
+			 "(SYNCTRACE_DISABLE=1 is set)\n");
+	captured_free(&c);
+}
+
+Test(tools_cmd_run, bad_options_start_nothing)
+{
+	char out[400], libopt[600], mark[500], script[600];
+	static const char *const bad[][2] = {
+		{ "--families", "MPI_Allreduce" },
+		{ "--families", "coll," },
+		{ "--buffer", "2G" },
+		{ "--output", "t-%q" },
+	};
+	struct captured c;
+	size_t i;
+
+	snprintf(libopt, sizeof(libopt), "--lib=%s", lib);
+	snprintf(mark, sizeof(mark), "%s/started", dir);
+	snprintf(script, sizeof(script), ": > '%s'", mark);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char *argv[] = { "run", (char *)bad[i][0], (char *)bad[i][1],
+				 libopt, "--", "sh", "-c", script, NULL };
+
+		c = run_cmd(dir, cmd_run, argv);
+		cr_expect_eq(c.status, 129, "%s %s", bad[i][0], bad[i][1]);
+		cr_expect(strstr(c.err, "usage: synctrace run"), "%s", c.err);
+		cr_expect_eq(access(mark, F_OK), -1, "%s %s started the job",
+			     bad[i][0], bad[i][1]);
+		captured_free(&c);
+	}
+	snprintf(out, sizeof(out), "%s/x", dir);
+	{
+		char *argv[] = { "run", "--output", "t-%q", libopt, "--",
+				 "true", NULL };
+
+		c = run_cmd(dir, cmd_run, argv);
+		cr_expect(strstr(c.err, "bad directory pattern 't-%q' for "
+				 "'--output': unknown escape '%q'"), "%s",
+			  c.err);
+		captured_free(&c);
+	}
+}
+
+Test(tools_cmd_run, output_pattern_goes_to_the_library)
+{
+	char libopt[600], cwd[512], want[1024];
+	char *argv[] = { "run", "-o", "t-%j.%n", libopt, "--", "sh", "-c",
+			 "echo \"$SYNCTRACE_DIR\"", NULL };
+	struct captured c;
+	char *real;
+
+	snprintf(libopt, sizeof(libopt), "--lib=%s", lib);
+	cr_assert(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(dir), 0);
+	c = run_cmd(dir, cmd_run, argv);
+	cr_assert_eq(chdir(cwd), 0);
+	real = realpath(dir, NULL);
+	cr_assert(real);
+	snprintf(want, sizeof(want), "%s/t-%%j.%%n\n", real);
+	cr_expect_str_eq(c.out, want);
+	snprintf(want, sizeof(want), "%s/t-%%j.%%n", dir);
+	cr_expect_eq(access(want, F_OK), -1, "run made the directory itself");
+	free(real);
+	captured_free(&c);
+}
+
+Test(tools_run_opts, families_as_the_library_reads_them)
+{
+	static const char *const lists[] = {
+		"all", "coll", "blocking,nonblocking", "persistent",
+		"neighbor", "p2p,complete", "comm", "-p2p", "all,-p2p",
+		"coll,-neighbor", "", "MPI_Allreduce", "coll,", ",coll",
+		"coll,,p2p", "Coll", "-", "p2p,-", "all p2p",
+	};
+	struct st_settings set;
+	char e[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(lists) / sizeof(*lists); i++) {
+		int cli = st_run_families_ok(lists[i]);
+		int lib;
+
+		setenv("SYNCTRACE_FAMILIES", lists[i], 1);
+		lib = st_config_load(&set, e, sizeof(e)) == 0;
+		cr_expect_eq(cli, lib, "'%s': run says %d, the library %d",
+			     lists[i], cli, lib);
+	}
+	unsetenv("SYNCTRACE_FAMILIES");
 }

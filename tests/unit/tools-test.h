@@ -168,10 +168,19 @@ struct fake_rank {
 	struct st_stream *s;
 };
 
+/*
+ * The size the next fake_rank_open() writes: the 'nranks' of the last
+ * fake_index(), so that a run's files agree with its index as a real
+ * run's do (st_run_open checks).
+ */
+static int fake_run_size = 2;
+
 /* Write the index file of a run of 'nranks' ranks. */
 static inline void fake_index(const char *dir, int nranks, int complete)
 {
 	char path[512], text[256];
+
+	fake_run_size = nranks;
 
 	snprintf(path, sizeof(path), "%s/synctrace.run", dir);
 	snprintf(text, sizeof(text),
@@ -188,11 +197,11 @@ static inline void fake_rank_open(struct fake_rank *fr, const char *dir,
 				  int rank, const char *host,
 				  const char *t_init_ns)
 {
-	char path[512], rk[16];
+	char path[512], rk[16], size[16];
 	struct st_kv kv[] = {
 		{ "format", "1" },
 		{ "rank", rk },
-		{ "size", "2" },
+		{ "size", size },
 		{ "host", host },
 		{ "pid", "4242" },
 		{ "clock", "CLOCK_MONOTONIC_RAW" },
@@ -209,6 +218,7 @@ static inline void fake_rank_open(struct fake_rank *fr, const char *dir,
 	};
 
 	snprintf(rk, sizeof(rk), "%d", rank);
+	snprintf(size, sizeof(size), "%d", fake_run_size);
 	snprintf(path, sizeof(path), "%s/rank-%d.st", dir, rank);
 	fr->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
 	cr_assert(fr->fd >= 0, "cannot create '%s'", path);

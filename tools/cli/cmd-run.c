@@ -1,13 +1,20 @@
 /*
  * tools/cli/cmd-run.c: 'synctrace run', the one way to trace a job.  It
- * makes the run directory, puts libsynctrace.so in LD_PRELOAD and the
- * options in SYNCTRACE_* variables, runs the command (normally mpiexec,
- * which passes the environment on to every rank), and exits as the
- * command did.  Its only output is one summary line on stderr: the
- * command's stdout belongs to the command.
+ * checks its options, puts libsynctrace.so in LD_PRELOAD and the options
+ * in SYNCTRACE_* variables, runs the command (normally mpiexec, which
+ * passes the environment on to every rank), and exits as the command
+ * did.  Its only output is one summary line per MPI program on stderr:
+ * the command's stdout belongs to the command.
+ *
+ * The library names and makes each run directory itself (writer/run.h:
+ * a job may start several MPI programs, and each gets its own), and
+ * tells `run` which it made, or why it switched tracing off, through a
+ * file named in SYNCTRACE_NOTIFY that `run` makes beside the traces and
+ * reads when the job is over.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,7 @@
 #include "tools/cli/usage.h"
 #include "writer/event.h"
 #include "writer/reader.h"
+#include "writer/run.h"
 #include "writer/writer.h"
 
 const char st_run_usage[] =
@@ -30,20 +38,24 @@ const char st_run_usage[] =
 "   eg: synctrace run -- mpiexec.mpich -n 4 ./app\n"
 "\n"
 "Run COMMAND with libsynctrace.so preloaded (libsynctrace-openmpi.so\n"
-"for Open MPI), so that every MPI process it starts writes its trace\n"
+"for Open MPI), so that every MPI program it starts writes its trace\n"
 "into a new run directory, and exit with COMMAND's exit status (128 + N\n"
 "when signal N killed it).\n"
 "\n"
 "    -o, --output DIR   write the trace to DIR (created, or an existing\n"
-"                       empty directory); default: a new directory\n"
-"                       synctrace-YYYYMMDD-HHMMSS-PID here\n"
-"    --buffer SIZE      trace buffer per thread, bytes (suffix K, M, G)\n"
+"                       empty directory); a DIR with %-escapes is a\n"
+"                       pattern, as SYNCTRACE_DIR (docs/runs.md); default:\n"
+"                       a new directory synctrace-PROGRAM-YYYYMMDD-HHMMSS-PID\n"
+"                       here\n"
+"    --buffer SIZE      trace buffer per thread, 8K to 1G (suffix K, M, G)\n"
 "                       (SYNCTRACE_BUFFER)\n"
 "    --depth N          call-site frames to record, 0..64 (SYNCTRACE_DEPTH)\n"
 "    --yield            blocking calls poll with sched_yield()\n"
 "                       (SYNCTRACE_YIELD=1)\n"
 "    --families LIST    trace only these families of functions,\n"
-"                       comma-separated (SYNCTRACE_FAMILIES)\n"
+"                       comma-separated: all, coll, blocking, nonblocking,\n"
+"                       persistent, neighbor, p2p, complete, comm; a\n"
+"                       leading - removes (SYNCTRACE_FAMILIES)\n"
 "    --verbose          the interposer reports what it does\n"
 "                       (SYNCTRACE_VERBOSE=1)\n"
 "    --mpi NAME         the job runs MPI NAME, mpich or openmpi (default:\n"
@@ -53,8 +65,48 @@ const char st_run_usage[] =
 "    -q, --quiet        print no summary line\n"
 "    -h, --help         show this help\n"
 "\n"
-"Afterwards one line on stderr says where the trace is and whether\n"
-"every rank finished it.\n";
+"Afterwards one line on stderr per MPI program says where its trace is\n"
+"and whether every rank finished it, or why nothing was traced.\n";
+
+/* strdup(), asprintf() and malloc() that die when memory runs out. */
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+__attribute__((format(printf, 1, 2)))
+static char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	return p;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* The family names of SYNCTRACE_FAMILIES (pmpi/config.c). */
+static const char *const family_names[] = {
+	"all", "coll", "blocking", "nonblocking", "persistent", "neighbor",
+	"p2p", "complete", "comm",
+};
 
 static int set_err(char *err, size_t errlen, const char *msg,
 		   const char *arg)
@@ -63,22 +115,35 @@ static int set_err(char *err, size_t errlen, const char *msg,
 	return -1;
 }
 
-static int valid_families(const char *s)
+int st_run_families_ok(const char *s)
 {
+	const char *p = s;
+	size_t i, n;
+	int minus;
+
 	if (!*s)
 		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == ',' || *s == '_' ||
-		      *s == '-' || *s == '+'))
+	for (;;) {
+		n = strcspn(p, ",");
+		minus = *p == '-';
+		for (i = 0; i < sizeof(family_names) / sizeof(*family_names);
+		     i++)
+			if (strlen(family_names[i]) == n - minus &&
+			    !strncmp(family_names[i], p + minus, n - minus))
+				break;
+		if (!n || i == sizeof(family_names) / sizeof(*family_names))
 			return 0;
-	return 1;
+		if (!p[n])
+			return 1;
+		p += n + 1;
+	}
 }
 
 int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 		      char *err, size_t errlen)
 {
 	const char *val;
+	char msg[128];
 	int i, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -107,6 +172,11 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 			if (rc < 0 || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a directory", "--output");
+			if (st_run_name_check(val, msg, sizeof(msg))) {
+				snprintf(err, errlen, "bad directory pattern "
+					 "'%s' for '--output': %s", val, msg);
+				return -1;
+			}
 			o->dir = val;
 		} else if ((rc = st_opt_value(argc, argv, &i, "--lib",
 					      &val))) {
@@ -133,6 +203,10 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "buffer size '%s' "
 					       "is below the minimum of 8192 "
 					       "bytes", val);
+			if (o->buffer > (1ull << 30))
+				return set_err(err, errlen, "buffer size '%s' "
+					       "is above the maximum of 1G",
+					       val);
 		} else if ((rc = st_opt_value(argc, argv, &i, "--depth",
 					      &val))) {
 			if (rc < 0)
@@ -146,9 +220,13 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 			if (rc < 0)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--families");
-			if (!valid_families(val))
+			if (!st_run_families_ok(val))
 				return set_err(err, errlen, "bad family list "
-					       "'%s' for '--families'", val);
+					       "'%s' for '--families' (names: "
+					       "all, coll, blocking, "
+					       "nonblocking, persistent, "
+					       "neighbor, p2p, complete, comm; "
+					       "a leading - removes)", val);
 			o->families = val;
 		} else {
 			return set_err(err, errlen, "unknown option '%s'",
@@ -232,16 +310,6 @@ char *st_preload_join(const char *lib, const char *old)
 	return j.buf;
 }
 
-void st_run_dir_name(char *buf, size_t len, time_t t, pid_t pid)
-{
-	struct tm tm;
-	char stamp[32];
-
-	localtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "synctrace-%s-%ld", stamp, (long)pid);
-}
-
 /* Create the run directory; '*created' says whether it is new. */
 static void make_run_dir(const char *dir, int given, int *created)
 {
@@ -272,26 +340,98 @@ static void set_env(const char *name, const char *value)
 		die("cannot set %s: %s", name, strerror(errno));
 }
 
-/* The summary line: where the trace is and whether it is whole. */
-static void summarise(const char *dir, int created)
+/*
+ * 'path' as a pattern for SYNCTRACE_DIR: every '%' doubled, 'tail' (a
+ * pattern already) appended.  Returns a malloc()ed string.
+ */
+static char *pattern_of(const char *path, const char *tail)
+{
+	size_t n = strlen(path), i, j = 0;
+	char *p = malloc(2 * n + strlen(tail) + 1);
+
+	if (!p)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		p[j++] = path[i];
+		if (path[i] == '%')
+			p[j++] = '%';
+	}
+	strcpy(p + j, tail);
+	return p;
+}
+
+/*
+ * The SYNCTRACE_DIR pattern for option -o 'dir' (NULL: the default in
+ * the working directory 'cwd'), absolute, so that every rank agrees
+ * whatever its own working directory.
+ */
+static char *dir_pattern(const char *dir, const char *cwd, char **absdir)
+{
+	char *pat, *prefix;
+
+	*absdir = NULL;
+	if (dir && !strchr(dir, '%')) {
+		/* A plain directory, made here: its real path. */
+		*absdir = realpath(dir, NULL);
+		if (!*absdir)
+			die("cannot resolve '%s': %s", dir, strerror(errno));
+		return pattern_of(*absdir, "");
+	}
+	if (dir && dir[0] == '/')
+		return xstrdup(dir);
+	prefix = pattern_of(cwd, "/");
+	pat = xstrfmt("%s%s", prefix, dir ? dir : ST_RUN_DEFAULT_NAME);
+	free(prefix);
+	return pat;
+}
+
+/*
+ * The file the library writes what it did to: made empty, in the
+ * directory 'where' when possible (it is where the traces go, so the
+ * ranks see it too), else in the temporary directory.  Returns its
+ * malloc()ed path, or NULL when it cannot be made anywhere (the summary
+ * then knows only the directory of -o).
+ */
+static char *make_notify(const char *where)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path;
+	int fd, i;
+
+	for (i = 0; i < 2; i++) {
+		path = xstrfmt("%s/.synctrace-run-XXXXXX",
+			       i ? (tmp && *tmp ? tmp : "/tmp") : where);
+		fd = mkstemp(path);
+		if (fd >= 0) {
+			close(fd);
+			return path;
+		}
+		free(path);
+	}
+	return NULL;
+}
+
+/* 'dir' as shown: relative to 'cwd' when it is below it. */
+static const char *shown_dir(const char *dir, const char *cwd)
+{
+	size_t n = strlen(cwd);
+
+	if (!strncmp(dir, cwd, n) && dir[n] == '/' && dir[n + 1])
+		return dir + n + 1;
+	return dir;
+}
+
+/* The summary line of run directory 'dir': where, and whether whole. */
+static void summarise(const char *dir, const char *name)
 {
 	struct st_run *run;
 	const char *complete;
-	char err[512], list[256];
+	char err[1024], list[256];
 	int *missing, nmissing = 0, n, r;
 
-	if (st_dir_is_empty(dir) == 1) {
-		if (created)
-			rmdir(dir);
-		fprintf(stderr, "synctrace: no trace written%s%s%s (did the "
-			"command start MPI programs?)\n",
-			created ? "" : " in '", created ? "" : dir,
-			created ? "" : "'");
-		return;
-	}
 	if (st_run_open(&run, dir, err, sizeof(err))) {
 		fprintf(stderr, "synctrace: no readable trace in %s: %s\n",
-			dir, err);
+			name, err);
 		return;
 	}
 	n = st_run_nranks(run);
@@ -302,15 +442,15 @@ static void summarise(const char *dir, int created)
 	complete = st_run_get(run, "complete");
 	if (complete && !strcmp(complete, "1") && !nmissing) {
 		fprintf(stderr, "synctrace: trace in %s (%d rank%s, "
-			"complete)\n", dir, n, n == 1 ? "" : "s");
+			"complete)\n", name, n, n == 1 ? "" : "s");
 	} else if (nmissing) {
 		st_rank_list(missing, (size_t)nmissing, list, sizeof(list));
 		fprintf(stderr, "synctrace: trace in %s (%d rank%s, "
-			"incomplete: rank%s %s missing)\n", dir, n,
+			"incomplete: rank%s %s missing)\n", name, n,
 			n == 1 ? "" : "s", nmissing == 1 ? "" : "s", list);
 	} else {
 		fprintf(stderr, "synctrace: trace in %s (%d rank%s, "
-			"incomplete: not every rank finished)\n", dir, n,
+			"incomplete: not every rank finished)\n", name, n,
 			n == 1 ? "" : "s");
 	}
 	free(missing);
@@ -355,13 +495,92 @@ static char *find_lib(const struct st_run_opts *o)
 	return lib;
 }
 
+/* What the library said, line by line, in the notify file. */
+struct said {
+	char *text;		/* the file, lines split in place */
+	const char **dirs;	/* "run\tDIR": the run directories made */
+	const char **off;	/* "off\tWHY": why tracing was switched off */
+	size_t ndirs, noff;
+};
+
+static void read_notify(struct said *s, const char *path)
+{
+	char *line, *nl, *tab;
+	FILE *f;
+	long len;
+
+	memset(s, 0, sizeof(*s));
+	if (!path || !(f = fopen(path, "r")))
+		return;
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		len = 0;
+	s->text = xmalloc((size_t)len + 1);
+	len = (long)fread(s->text, 1, (size_t)len, f);
+	s->text[len] = '\0';
+	fclose(f);
+	s->dirs = xmalloc(((size_t)len / 2 + 1) * sizeof(*s->dirs));
+	s->off = xmalloc(((size_t)len / 2 + 1) * sizeof(*s->off));
+	for (line = s->text; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		if (!strcmp(line, "run"))
+			s->dirs[s->ndirs++] = tab + 1;
+		else if (!strcmp(line, "off"))
+			s->off[s->noff++] = tab + 1;
+	}
+}
+
+/*
+ * The summary: a line per run directory the job made (or the one of
+ * -o, 'given', if the library could not say), or why there is none.
+ * 'created': run made 'given', which goes again if the job left it
+ * empty.
+ */
+static void report_runs(const struct said *s, const char *given,
+			int created, const char *cwd, int quiet)
+{
+	const char *disable = getenv("SYNCTRACE_DISABLE");
+	size_t i;
+	int seen = 0, ngiven = given && st_dir_is_empty(given) == 0;
+
+	for (i = 0; given && i < s->ndirs; i++)
+		seen |= !strcmp(s->dirs[i], given);
+	if (given && !seen && !ngiven && created)
+		rmdir(given);
+	if (quiet)
+		return;
+	if (given && !seen && ngiven)
+		summarise(given, shown_dir(given, cwd));
+	for (i = 0; i < s->ndirs; i++)
+		summarise(s->dirs[i], shown_dir(s->dirs[i], cwd));
+	for (i = 0; i < s->noff; i++)
+		fprintf(stderr, "synctrace: %s: tracing was switched off: "
+			"%s\n", s->ndirs || ngiven ? "an MPI program was not "
+			"traced" : "no trace written", s->off[i]);
+	if (s->ndirs || ngiven || s->noff)
+		return;
+	if (disable && !strcmp(disable, "1"))
+		fprintf(stderr, "synctrace: no trace written "
+			"(SYNCTRACE_DISABLE=1 is set)\n");
+	else
+		fprintf(stderr, "synctrace: no trace written%s%s%s (did the "
+			"command start MPI programs?)\n",
+			given && !created ? " in '" : "",
+			given && !created ? given : "",
+			given && !created ? "'" : "");
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct st_run_opts o;
-	char err[256], name[128], num[32];
-	const char *dir;
-	char *lib, *absdir, *preload;
-	int created, code;
+	struct said said;
+	char err[256], num[32];
+	char *lib, *absdir, *preload, *pattern, *notify, *cwd, *where;
+	int created = 0, code;
 
 	if (st_run_opts_parse(&o, argc, argv, err, sizeof(err)))
 		usage_die(st_run_usage, "%s", err);
@@ -377,20 +596,31 @@ int cmd_run(int argc, char **argv)
 	} else {
 		lib = find_lib(&o);
 	}
-	dir = o.dir;
-	if (!dir) {
-		st_run_dir_name(name, sizeof(name), time(NULL), getpid());
-		dir = name;
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot get the working directory: %s", strerror(errno));
+	if (o.dir && !strchr(o.dir, '%'))
+		make_run_dir(o.dir, 1, &created);
+	pattern = dir_pattern(o.dir, cwd, &absdir);
+	/* The notify file goes where the traces go, when that is known. */
+	where = xstrdup(absdir ? absdir : cwd);
+	if (absdir) {
+		/* The parent of DIR ("/" for "/DIR"): DIR must stay empty. */
+		char *slash = strrchr(where, '/');
+
+		slash[slash == where] = '\0';
 	}
-	make_run_dir(dir, o.dir != NULL, &created);
-	absdir = realpath(dir, NULL);
-	if (!absdir)
-		die("cannot resolve '%s': %s", dir, strerror(errno));
+	notify = make_notify(where);
+	free(where);
 	preload = st_preload_join(lib, getenv("LD_PRELOAD"));
 	if (!preload)
 		die("out of memory");
-	set_env("SYNCTRACE_DIR", absdir);
+	set_env("SYNCTRACE_DIR", pattern);
 	set_env("LD_PRELOAD", preload);
+	if (notify)
+		set_env("SYNCTRACE_NOTIFY", notify);
+	else
+		unsetenv("SYNCTRACE_NOTIFY");
 	if (o.buffer) {
 		snprintf(num, sizeof(num), "%llu",
 			 (unsigned long long)o.buffer);
@@ -407,12 +637,23 @@ int cmd_run(int argc, char **argv)
 	if (o.verbose)
 		set_env("SYNCTRACE_VERBOSE", "1");
 	code = st_spawn_run(o.cmd, err, sizeof(err));
-	if (code < 0)
+	if (code < 0) {
+		if (notify)
+			unlink(notify);
 		die("%s", err);
-	if (!o.quiet)
-		summarise(dir, created);
+	}
+	read_notify(&said, notify);
+	if (notify)
+		unlink(notify);
+	report_runs(&said, absdir, created, cwd, o.quiet);
+	free(said.text);
+	free(said.dirs);
+	free(said.off);
+	free(notify);
+	free(pattern);
 	free(preload);
 	free(absdir);
+	free(cwd);
 	free(lib);
 	return code;
 }

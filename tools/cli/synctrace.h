@@ -87,8 +87,12 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
  */
 char *st_preload_join(const char *lib, const char *old);
 
-/* Default run directory name for time 't' and process 'pid'. */
-void st_run_dir_name(char *buf, size_t len, time_t t, pid_t pid);
+/*
+ * Non-zero when 's' is a list 'synctrace run --families' takes, as
+ * SYNCTRACE_FAMILIES does: comma-separated family names, each with an
+ * optional leading '-'.
+ */
+int st_run_families_ok(const char *s);
 
 /*
  * cmd-clockcheck.c: the parsed command line of 'synctrace clockcheck'.

@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/integration/t-settings.sh: bad settings are said, and switch
+# tracing off.  A bad value of a SYNCTRACE_ variable (or a misspelt
+# variable) gives one warning line from rank 0 and no trace, and the
+# application runs as untraced; `synctrace run` says why it has no
+# trace, and refuses a bad option before it starts the job.
+. "$(dirname "$0")/lib.sh"
+
+need_app p2p
+untraced "$ST_TMP/plain" $MPIEXEC -n 2 "$ST_APPS/p2p"
+expect_rc "$ST_TMP/plain" 0
+sort "$ST_TMP/plain.out" > "$ST_TMP/plain.sorted"
+
+# same_as_plain OUT: OUT's stdout (sorted) and exit status are the
+# untraced run's.
+same_as_plain()
+{
+	sort "$1.out" > "$1.sorted"
+	cmp -s "$ST_TMP/plain.sorted" "$1.sorted" ||
+		{ diff "$ST_TMP/plain.sorted" "$1.sorted";
+		  fail "stdout of '$1' differs from an untraced run"; }
+	expect_rc "$1" 0
+}
+
+i=0
+for setting in SYNCTRACE_CLOCK_SKEW=garbage SYNCTRACE_CLOCK_SKEW=1e999s \
+	SYNCTRACE_CLOCK_SKEW=0,+1s@1e999ppm SYNCTRACE_FAMILIES=MPI_Allreduce \
+	SYNCTRACE_BUFFER=2G SYNCTRACE_DEPTH=-1 SYNCTRACE_SYNC=ntp \
+	SYNCTRACE_FLUSH_MS=1e3 SYNCTRACE_BUFER=64K; do
+	i=$((i + 1))
+	var=${setting%%=*}
+	out=$ST_TMP/$i
+	env "$setting" LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$out" \
+		$MPIEXEC -n 2 "$ST_APPS/p2p" < /dev/null > "$out.out" \
+		2> "$out.err"
+	echo $? > "$out.rc"
+	same_as_plain "$out"
+	[ "$(wc -l < "$out.err")" = 1 ] &&
+		grep -q "^synctrace\[rank 0\]: $var.*; tracing disabled$" \
+			"$out.err" ||
+		{ show "$out.err"; fail "$setting: not one warning line"; }
+	[ ! -e "$out" ] || fail "$setting: a trace was made"
+	note "$setting: $(cat "$out.err")"
+done
+
+# Through `synctrace run`: it says why there is no trace.
+out=$ST_TMP/cli-skew
+SYNCTRACE_CLOCK_SKEW=garbage
+export SYNCTRACE_CLOCK_SKEW
+cli_run "$out" "$out" -- $MPIEXEC -n 2 "$ST_APPS/p2p"
+unset SYNCTRACE_CLOCK_SKEW
+same_as_plain "$out"
+[ "$(cat "$out.cli")" = "synctrace: no trace written: tracing was switched off: SYNCTRACE_CLOCK_SKEW='garbage' is not a list of OFFSET[@DRIFT] per rank such as 0,+0.5s@-20ppm (units s, ms, us, ns; |offset| up to 1e18 ns, |drift| up to 1e5 ppm)" ] ||
+	{ show "$out.cli"; fail "synctrace run did not say why"; }
+[ ! -e "$out" ] || fail "synctrace run left its empty directory"
+note "run: $(cat "$out.cli")"
+
+# A bad option starts nothing.
+for opt in "--families MPI_Allreduce" "--buffer 2G" "-o x-%q"; do
+	out=$ST_TMP/cli-opt
+	"$ST_CLI" run $opt -- $MPIEXEC -n 2 "$ST_APPS/p2p" < /dev/null \
+		> "$out.out" 2> "$out.err"
+	echo $? > "$out.rc"
+	expect_rc "$out" 129
+	[ ! -s "$out.out" ] || fail "run $opt: the job ran"
+	grep -q '^synctrace: ' "$out.err" || fail "run $opt: no message"
+	note "run $opt: $(head -n 1 "$out.err")"
+done
