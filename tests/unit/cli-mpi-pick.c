@@ -81,3 +81,35 @@ Test(cli_mpi_pick, guess_refuses_what_names_no_mpi)
 	cr_expect_eq(st_mpi_guess(direct, why, sizeof(why)), ST_MPI_OPENMPI);
 	cr_expect(strstr(why, "mpiexec.openmpi"), "why: %s", why);
 }
+
+/* Write 'text' to a new temporary file; its name in 'path'. */
+static void temp_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+Test(cli_mpi_pick, job_scripts)
+{
+	char one[] = "/tmp/st-mpi-pick-XXXXXX", two[] = "/tmp/st-mpi-pick-XXXXXX";
+	char none[] = "/tmp/st-mpi-pick-XXXXXX";
+	char *cmd[] = { "sh", one, NULL };
+	char why[512];
+
+	temp_file(one, "#!/bin/sh\nmpiexec.mpich -n 2 './app' || exit 1\n"
+		  "X=1 mpiexec.mpich -n 3 ./app>/dev/null\n");
+	temp_file(two, "mpiexec.mpich -n 2 ./a\nmpiexec.openmpi -n 2 ./b\n");
+	temp_file(none, "$MPIEXEC -n 2 ./app\n");
+	cr_expect_eq(st_mpi_of_script(one), ST_MPI_MPICH);
+	cr_expect_eq(st_mpi_of_script(two), ST_MPI_UNKNOWN);
+	cr_expect_eq(st_mpi_of_script(none), ST_MPI_UNKNOWN);
+	cr_expect_eq(st_mpi_of_script("/proc/self/exe"), ST_MPI_UNKNOWN);
+	cr_expect_eq(st_mpi_guess(cmd, why, sizeof(why)), ST_MPI_MPICH);
+	cr_expect(strstr(why, "script"), "why: %s", why);
+	unlink(one);
+	unlink(two);
+	unlink(none);
+}

@@ -5,7 +5,9 @@
  * then, for a launcher called just mpiexec or mpirun, what it prints
  * to --version; then the programs among the command's words, by the
  * shared libraries their ELF dynamic section names.  Never guesses: an
- * MPI none of these names stays unknown.
+ * MPI none of these names stays unknown.  A script among the words (a
+ * job script) is read for the launchers and programs it names: one MPI
+ * only, or unknown.
  */
 #include <elf.h>
 #include <errno.h>
@@ -143,6 +145,51 @@ out:
 	return kind;
 }
 
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+int st_mpi_of_script(const char *path)
+{
+	static const char seps[] = " \t\r\n;|&()<>`\"'=$";
+	char buf[65536], *tok, *p, *end;
+	unsigned found = 0;
+	ssize_t n;
+	int fd, k;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ST_MPI_UNKNOWN;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || (n >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) ||
+	    memchr(buf, '\0', (size_t)n))
+		return ST_MPI_UNKNOWN;
+	buf[n] = '\0';
+	for (p = buf; *p; p = end) {
+		p += strspn(p, seps);
+		end = p + strcspn(p, seps);
+		if (end == p)
+			break;
+		tok = p;
+		if (*end)
+			*end++ = '\0';
+		k = st_mpi_of_launcher(base_of(tok));
+		if (!k && tok[0] == '/')
+			k = st_mpi_of_elf(tok);
+		if (k)
+			found |= 1u << k;
+	}
+	if (found == 1u << ST_MPI_MPICH)
+		return ST_MPI_MPICH;
+	if (found == 1u << ST_MPI_OPENMPI)
+		return ST_MPI_OPENMPI;
+	return ST_MPI_UNKNOWN;
+}
+
 /*
  * 'word' as a program: itself when it holds a '/', else the first
  * executable of that name in PATH; NULL when there is none.  Free it.
@@ -169,13 +216,6 @@ static char *program_path(const char *word)
 		if (!*q)
 			return NULL;
 	}
-}
-
-static const char *base_of(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
 }
 
 /*
@@ -263,6 +303,10 @@ int st_mpi_guess(char *const *cmd, char *why, size_t len)
 			kind = st_mpi_of_elf(p);
 		if (kind)
 			snprintf(why, len, "'%s' is linked to %s", cmd[i],
+				 st_mpi_name(kind));
+		if (p && !kind && (kind = st_mpi_of_script(p)))
+			snprintf(why, len, "the script '%s' names only %s's "
+				 "launchers or programs", cmd[i],
 				 st_mpi_name(kind));
 		if (i)
 			free(p);

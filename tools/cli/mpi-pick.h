@@ -42,9 +42,18 @@ int st_mpi_of_version(const char *text);
 int st_mpi_of_elf(const char *path);
 
 /*
+ * The MPI a script names, as far as its text tells: the launchers (by
+ * name, as st_mpi_of_launcher()) and absolute paths of ELF programs (as
+ * st_mpi_of_elf()) among its first 64 KiB of words, when they all say
+ * the same MPI; ST_MPI_UNKNOWN when none does, they disagree, or 'path'
+ * is no text file.
+ */
+int st_mpi_of_script(const char *path);
+
+/*
  * The MPI of the job 'cmd' (NULL-terminated): the launcher's name, then
  * a generic launcher's --version, then the first program among the
- * words linked to an MPI.  'why' gets how it was told, or what was
+ * words linked to an MPI, or script that names one.  'why' gets how it was told, or what was
  * tried.  Returns an ST_MPI_* kind.
  */
 int st_mpi_guess(char *const *cmd, char *why, size_t len);
