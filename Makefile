@@ -214,6 +214,8 @@ check-headers: $(BUILD)/gen/ops.h
 # Every collective mpi.h declares is in wrappers.def.
 check-coverage: $(GEN)
 	$(Q)BUILD=$(BUILD) MPICC=$(MPICC) sh tests/coverage.sh
+	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) OMPICC=$(OMPICC) \
+		sh tests/coverage-openmpi.sh)
 
 # The library exports only the MPI_ names and the PMPI_ names of f08 entries.
 check-exports: $(LIB) $(OMPI_ALL) $(BUILD)/gen/ops.h
