@@ -39,6 +39,19 @@ extern int st_in_constructor;
 
 #if defined(OPEN_MPI)
 
+#if OMPI_MAJOR_VERSION < 5
+/*
+ * Open MPI 4 has no Sessions (MPI 4.0): the type names a handle the
+ * wrappers' argument struct can hold, which no call of it ever fills
+ * ('mpi openmpi' lacks every MPI_Session_* entry in wrappers.def).
+ */
+typedef struct st_no_session *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define ST_HAVE_SESSIONS 0
+#else
+#define ST_HAVE_SESSIONS 1
+#endif
+
 /* libmpi's writable data, where every predefined datatype lives. */
 extern uintptr_t st_ompi_data_lo, st_ompi_data_hi;
 
@@ -85,6 +98,8 @@ static inline int st_status_bytes_of(const MPI_Status *st, MPI_Count *n)
 }
 
 #else /* MPICH and its ABI */
+
+#define ST_HAVE_SESSIONS 1	/* MPICH 4.0 */
 
 /*
  * MPICH handles: bits 30..31 the kind (0 invalid, 1 builtin), bits 26..29

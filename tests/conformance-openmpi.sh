@@ -4,7 +4,8 @@
 # as is and with libsynctrace-openmpi.so preloaded, failing when the
 # preload breaks a test that passes without it.
 #
-#  1. MPICH's collective test suite (tests/conformance.sh), built with
+#  1. MPICH's collective and point-to-point tests (tests/conformance.sh;
+#     CONFORMANCE_DIRS, default "coll pt2pt"), built with
 #     mpicc.openmpi and run with mpiexec.openmpi; the tests that do not
 #     build against Open MPI 4.1 (MPI-4 functions) are skipped.  Its
 #     helper library uses MPI-1 functions Open MPI's mpi.h hides unless
@@ -51,6 +52,7 @@ say "1. MPICH's collective tests against Open MPI ($prefix)"
 BUILD=$build MPICC=$OMPICC MPIEXEC=$OMPIEXEC CONFORMANCE_LIB=$lib \
 	CONFORMANCE_CACHE=$cache/mpich-tests CONFORMANCE_MPI_PREFIX=$prefix \
 	CONFORMANCE_CFLAGS="-O2 -DOMPI_OMIT_MPI1_COMPAT_DECLS=0" \
+	CONFORMANCE_DIRS="${CONFORMANCE_DIRS:-coll pt2pt}" \
 	sh tests/conformance.sh
 rc=$?
 case $rc in

@@ -82,8 +82,21 @@ static double parse_double(const char *opt, const char *val, double min,
 
 static void parse_options(struct table_opts *to, int argc, char **argv)
 {
+	enum { O_CSV = 256, O_JSON, O_HTML, O_TUKEY, O_LEVEL, O_BINS,
+	       O_NO_SPLIT };
+	static const struct option longopts[] = {
+		{ "bins", required_argument, NULL, O_BINS },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "level", required_argument, NULL, O_LEVEL },
+		{ "no-split", no_argument, NULL, O_NO_SPLIT },
+		{ "tukey", required_argument, NULL, O_TUKEY },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
-	int i, rc, only_runs = 0;
+	int c;
 	long n;
 
 	memset(to, 0, sizeof(*to));
@@ -91,62 +104,62 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 	to->runs = calloc((size_t)argc, sizeof(*to->runs));
 	if (!to->runs)
 		die("out of memory");
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (only_runs || arg[0] != '-' || !arg[1]) {
-			to->runs[to->nruns++] = arg;
-		} else if (!strcmp(arg, "--")) {
-			only_runs = 1;
-		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_table_usage, stdout);
 			exit(0);
-		} else if (!strcmp(arg, "--no-split")) {
+		case O_NO_SPLIT:
 			to->o.max_pieces = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--csv", &val))) {
-			if (rc < 0)
+			break;
+		case O_CSV:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--csv' needs a file");
 			to->csv = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--json",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_JSON:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--json' needs a file");
 			to->json = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--html",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_HTML:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--html' needs a file");
 			to->html = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--tukey",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_TUKEY:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--tukey' needs a number");
 			to->o.tukey_k = parse_double("--tukey", val, 0, 100,
 						     0);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--level",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_LEVEL:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--level' needs a number");
 			to->o.ci_level = parse_double("--level", val, 0.5, 1,
 						      1);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--bins",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_BINS:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--bins' needs a number");
 			if (st_parse_int(val, 0, 64, &n))
 				usage_die(st_table_usage, "bad number '%s' "
 					  "for '--bins' (0 to 64)", val);
 			to->o.bins_per_octave = (int)n;
-		} else {
-			usage_die(st_table_usage, "unknown option '%s'", arg);
+			break;
+		default:
+			usage_die(st_table_usage, "%s", val);
 		}
 	}
+	while (optind < argc)
+		to->runs[to->nruns++] = argv[optind++];
 	if (!to->nruns)
 		usage_die(st_table_usage, "no run directory given");
 	if ((to->csv && !strcmp(to->csv, "-") &&
