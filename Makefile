@@ -4,6 +4,12 @@
 MPICC ?= mpicc.mpich
 MPIFC ?= mpif90.mpich
 MPIEXEC ?= mpiexec.mpich
+# The second build, for Open MPI (docs/mpis.md): libsynctrace-openmpi.so
+# beside libsynctrace.so, its objects under $(BUILD)/openmpi/.
+# NO_OPENMPI=1 builds without it.
+OMPICC ?= mpicc.openmpi
+OMPIFC ?= mpif90.openmpi
+OMPIEXEC ?= mpiexec.openmpi
 CC ?= cc
 CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
@@ -28,6 +34,10 @@ LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 ifneq ($(NO_OTF2),1)
 HAVE_OTF2 := $(shell pkg-config --exists otf2 2>/dev/null && echo 1)
 endif
+ifneq ($(NO_OPENMPI),1)
+HAVE_OPENMPI := $(shell command -v $(OMPICC) >/dev/null 2>&1 && echo 1)
+endif
+
 ifeq ($(HAVE_OTF2),1)
 OTF2_CFLAGS := -DST_HAVE_OTF2 $(shell pkg-config --cflags otf2)
 OTF2_LIBS := $(shell pkg-config --libs otf2)
@@ -69,6 +79,18 @@ APPS := $(patsubst tests/integration/apps/%.c,$(BUILD)/apps/%,$(APP_C)) \
 	$(patsubst tests/integration/apps/%.f90,$(BUILD)/apps/%,$(APP_F))
 
 LIB := $(BUILD)/libsynctrace.so
+OBUILD := $(BUILD)/openmpi
+OLIB := $(BUILD)/libsynctrace-openmpi.so
+OPMPI_OBJ := $(patsubst %.c,$(OBUILD)/%.o,$(PMPI_SRC)) \
+	$(OBUILD)/gen/wrappers.o
+OBENCH := $(OBUILD)/synctrace-bench
+OBENCH_OBJ := $(patsubst %.c,$(OBUILD)/%.o,$(BENCH_SRC))
+OAPPS := $(patsubst tests/integration/apps/%.c,$(OBUILD)/apps/%,$(APP_C)) \
+	$(patsubst tests/integration/apps/%.f90,$(OBUILD)/apps/%,$(APP_F))
+# What the Open MPI build adds to 'all' and to the tests.
+OMPI_ALL := $(if $(HAVE_OPENMPI),$(OLIB) $(if $(BENCH_SRC),$(OBENCH)))
+OMPI_TEST := $(if $(HAVE_OPENMPI),$(OLIB) $(addprefix $(OBUILD)/apps/,\
+	p2p fort-f77 fort-mod fort-f08))
 CLI := $(BUILD)/synctrace
 GEN := $(BUILD)/gen-wrappers
 BENCH := $(BUILD)/synctrace-bench
@@ -83,13 +105,13 @@ GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
 
 .PHONY: all deps demo test check-unit check-integration check-headers \
 	check-exports check-coverage check-man check-python check-fuzz \
-	conformance bench validate man install uninstall clean FORCE fuzz fuzz-build \
-	fuzz-targets validate-net
+	conformance bench validate validate-net real-apps man install uninstall \
+	clean FORCE fuzz fuzz-build fuzz-targets
 .DELETE_ON_ERROR:
 
 MAN := $(BUILD)/man/synctrace.1
 
-all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(MAN)
+all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(MAN) $(OMPI_ALL)
 
 deps:
 	$(Q)sh tools/scripts/install-deps.sh
@@ -129,6 +151,35 @@ $(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -shared -Wl,-z,defs -o $@ $^ $(LDFLAGS_ALL) \
 		-lunwind -lz -ldl -lm -lpthread
 
+# The Open MPI build: the same sources, wrappers.c for 'mpi openmpi',
+# compiled with $(OMPICC); gen/ops.h is the same for every MPI.
+$(OBUILD)/gen/wrappers.c: wrappers.def $(GEN) | $(BUILD)/gen/ops.h
+	$(call say,GEN,$@)$(GEN) --mpi=openmpi wrappers.def $(OBUILD)/gen
+
+$(OBUILD)/gen/wrappers.o: $(OBUILD)/gen/wrappers.c
+	$(call say,OMPICC,$@)$(OMPICC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(filter-out $(OBUILD)/gen/wrappers.o,$(OPMPI_OBJ)) $(OBENCH_OBJ): \
+		$(OBUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+	@mkdir -p $(@D)
+	$(call say,OMPICC,$@)$(OMPICC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(OLIB): $(OPMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(OMPICC) -shared -Wl,-z,defs -o $@ $^ \
+		$(LDFLAGS_ALL) -lunwind -lz -ldl -lm -lpthread
+
+$(OBENCH): $(OBENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(OMPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
+
+$(OBUILD)/apps/%: tests/integration/apps/%.c
+	@mkdir -p $(@D)
+	$(call say,OMPICC,$@)$(OMPICC) -std=c11 -O2 -g -Wall -Wextra -Werror \
+		-o $@ $< -lm
+
+$(OBUILD)/apps/%: tests/integration/apps/%.f90
+	@mkdir -p $(@D)
+	$(call say,OMPIFC,$@)$(OMPIFC) -O2 -g -J $(@D) -o $@ $<
+
 $(BUILD)/tools/analysis/export-otf2.o: ALL_CFLAGS += $(OTF2_CFLAGS)
 
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
@@ -165,8 +216,9 @@ $(BUILD)/apps/%: tests/integration/apps/%.f90
 check-unit: $(UNIT) $(CLI) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)$(UNIT) --jobs 2
 
-check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
-	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) \
+check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH)) \
+		$(OMPI_TEST)
+	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) OMPIEXEC=$(OMPIEXEC) \
 		sh tests/integration/run.sh
 
 # The Python reader of runs (tools/python/synctrace.py), standard library
@@ -188,13 +240,15 @@ check-headers: $(GEN_H)
 # Every collective mpi.h declares is in wrappers.def.
 check-coverage: $(GEN)
 	$(Q)BUILD=$(BUILD) MPICC=$(MPICC) sh tests/coverage.sh
+	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) OMPICC=$(OMPICC) \
+		sh tests/coverage-openmpi.sh)
 
 # Every subcommand has a page, and every page renders without warnings.
 check-man: $(MAN)
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) MAKE=$(MAKE) sh tests/check-man.sh
 
 # The library exports only the MPI_ names and the PMPI_ names of f08 entries.
-check-exports: $(LIB) $(BUILD)/gen/ops.h
+check-exports: $(LIB) $(OMPI_ALL) $(BUILD)/gen/ops.h
 	$(Q)BUILD=$(BUILD) sh tests/check-exports.sh
 
 test: deps
@@ -202,11 +256,23 @@ test: deps
 		check-coverage check-exports check-man check-python check-fuzz \
 		check-integration
 
-conformance: deps $(LIB) $(CLI)
+conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
+	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) OMPICC=$(OMPICC) \
+		OMPIEXEC=$(OMPIEXEC) sh tests/conformance-openmpi.sh; \
+		rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ])
+
+# MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "4 2").
+# Debian's MPI applications traced and untraced (tools/scripts/real-apps.sh).
+real-apps: deps all
+	$(Q)BUILD=$(BUILD) sh tools/scripts/real-apps.sh
 
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
+	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \
+		OMPIEXEC=$(OMPIEXEC) \
+		BENCH_FIGURES="$${BENCH_OMPI_FIGURES:-1c 2}" \
+		sh tools/bench/run.sh)
 
 # Timing and accuracy figures against their targets (not in `make test`,
 # which asserts only what holds at any speed); VALIDATE_RUNS runs each.
@@ -232,6 +298,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(MAN1)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(if $(HAVE_OPENMPI),install -m 755 $(OLIB) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ST_VERSION)|' \
@@ -241,6 +308,7 @@ install: all
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED)) \
+		$(DESTDIR)$(PREFIX)/lib/libsynctrace-openmpi.so \
 		$(DESTDIR)$(MAN1)/synctrace.1 $(DESTDIR)$(MAN1)/synctrace-*.1
 
 # Fuzzing (docs/fuzzing.md): libFuzzer targets over every reader entry

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "gen/ops.h"
+#include "pmpi/abi.h"
 #include "pmpi/bytes.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
@@ -78,35 +79,12 @@ static uint16_t map_op(MPI_Op op)
 	return ST_OP_USER;
 }
 
-/*
- * MPICH handles: bits 30..31 the kind (0 invalid, 1 builtin), bits 26..29
- * the object type (3 for datatypes).  Builtins carry their size in bits
- * 8..15, and never change.
- */
-static int type_builtin(MPI_Datatype t)
-{
-	unsigned h = (unsigned)t;
-
-	return (h & 0x3c000000u) == 0x0c000000u && h >> 30 == 1;
-}
-
 uint64_t st_type_size(MPI_Datatype t)
 {
-	MPI_Count n = 0;
-	unsigned h = (unsigned)t;
-
-	/*
-	 * Anything but a datatype would make PMPI_Type_size_x call the
-	 * (fatal) error handler: it is not ours to ask about, so it counts 0.
-	 */
-	if ((h & 0x3c000000u) != 0x0c000000u || (h >> 30) == 0 ||
-	    t == MPI_DATATYPE_NULL)
+	/* Anything MPI could not be asked about counts 0 (pmpi/abi.h). */
+	if (!st_type_valid(t))
 		return 0;
-	if (type_builtin(t))
-		return (h >> 8) & 0xff;
-	if (PMPI_Type_size_x(t, &n) != MPI_SUCCESS || n < 0)
-		return 0;
-	return (uint64_t)n;
+	return st_type_size_of(t);
 }
 
 static uint64_t xfer_type_size(void *ctx, const void *types, size_t i)
@@ -188,7 +166,7 @@ static int64_t status_bytes(const MPI_Status *st)
 	return (int64_t)((uint64_t)((unsigned)st->count_hi_and_cancelled >> 1)
 			 << 32 | (unsigned)st->count_lo);
 #else
-	if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS ||
+	if (st_status_bytes_of(st, &n) ||
 	    n == MPI_UNDEFINED)
 		return -1;
 	return n;
@@ -308,7 +286,7 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 
 static int builtin_or_none(MPI_Datatype t)
 {
-	return !t || type_builtin(t);
+	return !t || st_type_builtin(t);
 }
 
 /*

@@ -29,6 +29,7 @@
 
 #include "gen/ops.h"
 #include "pmpi/hooks.h"
+#include "pmpi/abi.h"
 #include "pmpi/internal.h"
 
 #define CAP 8192	/* power of two */
@@ -42,23 +43,24 @@ static atomic_uint_fast32_t next_local = 1;
 atomic_uint st_comm_gen;
 
 /* Handles are stored +2 so that 0 and 1 can mark free and dead slots. */
-static int key(MPI_Comm c)
+static uint64_t key(MPI_Comm c)
 {
-	return (int)((unsigned)c + 2u);
+	return ST_HANDLE_KEY(c) + 2u;
 }
 
 static unsigned slot(MPI_Comm c)
 {
-	return ((unsigned)c * 2654435761u) >> (32 - 13);
+	return (unsigned)((ST_HANDLE_KEY(c) * 0x9e3779b97f4a7c15ull) >>
+			  (64 - 13));
 }
 
 static struct st_comm_entry *lookup(MPI_Comm c)
 {
 	unsigned i = slot(c), n;
-	int k = key(c);
+	uint64_t k = key(c);
 
 	for (n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
-		int h = atomic_load_explicit(&table[i].handle,
+		uint64_t h = atomic_load_explicit(&table[i].handle,
 					     memory_order_acquire);
 
 		if (h == k)
@@ -74,11 +76,11 @@ static struct st_comm_entry *insert(MPI_Comm c, const struct st_comm_entry *e)
 {
 	struct st_comm_entry *t = NULL;
 	unsigned i = slot(c), n;
-	int k = key(c);
+	uint64_t k = key(c);
 
 	pthread_mutex_lock(&lock);
 	for (n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
-		int h = atomic_load_explicit(&table[i].handle,
+		uint64_t h = atomic_load_explicit(&table[i].handle,
 					     memory_order_relaxed);
 
 		if (h == k) {

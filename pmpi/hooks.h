@@ -29,9 +29,17 @@
  *
  * so that nothing of the arguments need survive the PMPI call in
  * registers.  Here <real> is PMPI_X, or ST_REAL(PMPI_X) for functions
- * flagged f08 (the pointer the generated st_gen_resolve() looked up),
- * and the st_args and st_key fields are filled from the parameter roles
- * in wrappers.def.
+ * whose PMPI_X synctrace defines too (flagged f08, or every function of
+ * an MPI with 'pmpi all': the pointer the generated st_gen_resolve()
+ * looked up), and the st_args and st_key fields are filled from the
+ * parameter roles in wrappers.def.
+ *
+ * That body is the C function st_c_X, which the exported X reaches
+ * through an assembler stub (ST_STUB_PLT, ST_STUB_PTR): one test of
+ * st_foreign and a jump, so that in a process that runs another MPI
+ * than the one this library was built for every call reaches the real
+ * function with its registers and stack untouched, whatever its handle
+ * types (MPICH's are int, Open MPI's pointers).
  * The generated code holds no other logic: what a role means is decided
  * here, from the function id's entry in ST_FN_LIST.
  *
@@ -66,13 +74,49 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "pmpi/abi.h"
 #include "pmpi/hot.h"
 #include "writer/event.h"
 
-#define ST_EXPORT __attribute__((visibility("default")))
-
 /* Defined in libsynctrace.so: see pmpi/internal.h. */
 #pragma GCC visibility push(hidden)
+
+/*
+ * Non-zero when the process runs another MPI than the one this library
+ * was built for (pmpi/mpi.c): every stub then jumps to the real function.
+ */
+extern unsigned char st_foreign;
+
+/*
+ * The exported function 'name': a stub that jumps to 'body' (st_c_X),
+ * or, with st_foreign set, to 'real' through the PLT (ST_STUB_PLT) or
+ * through the pointer 'ptr' (ST_STUB_PTR: st_real_PMPI_X, for names
+ * synctrace defines under PMPI_ too).  A jump, not a call: the body
+ * sees the application's return address and arguments as they came.
+ */
+#define ST_STUB_HEAD(name)                                                  \
+	".text\n\t.globl " #name "\n\t.type " #name ", @function\n"      \
+	"\t.p2align 4\n" #name ":\n\tcmpb $0, st_foreign(%rip)\n"
+#define ST_STUB_PLT(name, body, real)                                       \
+	__asm__(ST_STUB_HEAD(name) "\tjne " #real "@PLT\n\tjmp " #body      \
+		"\n\t.size " #name ", . - " #name "\n")
+#define ST_STUB_PTR(name, body, ptr)                                        \
+	__asm__(ST_STUB_HEAD(name) "\tjne 1f\n\tjmp " #body "\n1:\tjmp *"  \
+		#ptr "(%rip)\n\t.size " #name ", . - " #name "\n")
+
+/*
+ * The MPIs of wrappers.def ('mpi' blocks), generated: this build's
+ * first, then the others; ends with a NULL name.  'marker' is a symbol
+ * only that MPI's library defines, NULL for the MPI that is assumed when
+ * no marker is found (MPICH: any MPI of its ABI).
+ */
+struct st_gen_mpi {
+	const char *name;
+	const char *marker;
+};
+extern const struct st_gen_mpi st_gen_mpis[];
+/* This MPI's Fortran binding libraries (name parts), NULL-terminated. */
+extern const char *const st_gen_fortran_libs[];
 
 /* Statuses a completion call can substitute without allocating. */
 #define ST_MAX_STATUSES 64
@@ -303,8 +347,8 @@ int st_yield_wait(struct st_call *c, int rc, MPI_Status *status);
 		      : (blocking))
 
 /*
- * f08 support: the real PMPI_X of a function that synctrace also defines
- * under its PMPI_ name, looked up with dlsym(RTLD_NEXT) by the generated
+ * The real PMPI_X of a function that synctrace also defines under its
+ * PMPI_ name, looked up with dlsym(RTLD_NEXT) by the generated
  * st_gen_resolve(), which the runtime calls once at load.
  */
 #define ST_REAL(name) st_real_##name
@@ -312,9 +356,10 @@ void st_gen_resolve(void);
 void *st_dlsym_next(const char *name);
 
 /*
- * Non-zero when 'ra' lies in MPICH's Fortran bindings library: a PMPI_X
- * called from there is the application's call through mpi_f08, from
- * anywhere else it is some library's own PMPI traffic and passes through.
+ * Non-zero when 'ra' lies in the MPI's Fortran bindings library
+ * (st_gen_fortran_libs): a PMPI_X called from there is the application's
+ * call through its Fortran bindings, from anywhere else it is some
+ * library's own PMPI traffic and passes through.
  */
 int st_from_fortran(void *ra);
 

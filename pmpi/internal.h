@@ -128,7 +128,7 @@ uint64_t *st_snap_buf(int n);
 
 /* Communicators (pmpi/comm.c). */
 struct st_comm_entry {
-	atomic_int handle;	/* MPI_Comm, or a free/tombstone marker */
+	atomic_uint_fast64_t handle; /* ST_HANDLE_KEY + 2, or free/tombstone */
 	uint64_t id;
 	int size, rank, remote_size;
 	int indeg, outdeg;	/* -1 until a neighbourhood call needs them */
@@ -343,7 +343,7 @@ void st_session_end(void);
 /* Append 'text' to the run index (rank 0; a no-op elsewhere). */
 int st_run_index_append(const char *text);
 
-/* Datatype size in bytes, fast for MPICH's builtin types. */
+/* Datatype size in bytes, fast for builtin types (pmpi/abi.h). */
 uint64_t st_type_size(MPI_Datatype t);
 
 #pragma GCC visibility pop

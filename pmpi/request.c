@@ -7,14 +7,16 @@
  * is not attributed).
  *
  * MPICH gives every operation that completed at once the same builtin
- * handle (0x6c000001 for a send, for instance), so handles of the builtin
- * kind are not unique.  Those requests are indistinguishable to MPI, so
- * they live in a FIFO instead: a Wait or Test takes the oldest one with
- * its handle, and several in one array take them in order.
+ * handle (0x6c000001 for a send, for instance), Open MPI the one
+ * ompi_request_empty (pmpi/abi.h, st_req_shared()), so those handles are
+ * not unique.  Those requests are indistinguishable to MPI, so they live
+ * in a FIFO instead: a Wait or Test takes the oldest one with its
+ * handle, and several in one array take them in order.
  */
 #include <pthread.h>
 #include <string.h>
 
+#include "pmpi/abi.h"
 #include "pmpi/internal.h"
 
 #define CAP 32768	/* power of two; at most CAP/2 requests in flight */
@@ -33,7 +35,7 @@ static uint64_t head, tail;	/* ring[head % RING] is the oldest */
 
 static int builtin(MPI_Request h)
 {
-	return ((unsigned)h >> 30) == 1;
+	return st_req_shared(h);
 }
 
 /* The first live ring entry with handle 'h' from position 'from' on. */
@@ -72,7 +74,7 @@ static void release(void)
 
 static unsigned hash(MPI_Request h)
 {
-	return ((unsigned)h * 2654435761u) >> (32 - 15);
+	return (unsigned)((ST_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull) >> (64 - 15));
 }
 
 static struct slot *find(MPI_Request h)

@@ -31,6 +31,7 @@
 
 #include "gen/ops.h"
 #include "gen/version.h"
+#include "pmpi/abi.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
 #include "writer/reader.h"
@@ -785,6 +786,8 @@ void st_init_pre(struct st_call *c, int fn, void *ra)
 	c->fn = fn;
 	c->ra = ra;
 	st_tls.guard = 1;
+	if (st_abi_check())
+		return;		/* another MPI's process: touch nothing */
 	if (st_config_load(&st_set, config_err, sizeof(config_err)))
 		config_bad = 1;
 	st_clock_begin();
@@ -795,6 +798,10 @@ void st_init_post(struct st_call *c, int rc)
 	struct st_event ev;
 	int level = MPI_THREAD_SINGLE;
 
+	if (st_foreign) {
+		st_tls.guard = 0;
+		return;
+	}
 	if (st_session_post(c, rc))
 		return;
 	if (rc != MPI_SUCCESS || st_set.disable) {
@@ -948,4 +955,7 @@ static __attribute__((constructor)) void st_load(void)
 {
 	st_site_init();
 	st_gen_resolve();
+	st_in_constructor = 1;
+	st_abi_check();
+	st_in_constructor = 0;
 }

@@ -49,6 +49,7 @@ int st_session_pre(struct st_call *c, int fn, void *ra)
 	return 1;
 }
 
+#if ST_HAVE_SESSIONS
 /* The thread level the application asked its first session for. */
 static int session_level(MPI_Session s)
 {
@@ -97,6 +98,22 @@ static int make_world(void)
 	}
 	return 0;
 }
+#else
+/*
+ * An MPI without Sessions (Open MPI 4, pmpi/abi.h): no session call is
+ * wrapped, so none reaches these.
+ */
+static int session_level(MPI_Session s)
+{
+	(void)s;
+	return MPI_THREAD_SINGLE;
+}
+
+static int make_world(void)
+{
+	return -1;
+}
+#endif
 
 int st_session_post(struct st_call *c, int rc)
 {
@@ -152,6 +169,8 @@ void st_session_end(void)
 	if (st_world != MPI_COMM_WORLD)
 		PMPI_Comm_free(&st_world);
 	st_world = MPI_COMM_WORLD;
+#if ST_HAVE_SESSIONS
 	PMPI_Session_finalize(&own);
+#endif
 	own = MPI_SESSION_NULL;
 }

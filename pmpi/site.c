@@ -3,9 +3,10 @@
  * address; the first time a key is seen, libunwind walks the stack once
  * (in a cold function, outside the timed window) and the frames go into
  * the trace as an ST_REC_SITE record.  Later calls cost one hash probe.
- * Calls that arrive through MPICH's Fortran bindings all return into the
- * bindings, so for them the key is the first frame outside the bindings,
- * found by a short unwind on every such call.
+ * Calls that arrive through the MPI's Fortran bindings (the libraries
+ * wrappers.def names for it) all return into the bindings, so for them
+ * the key is the first frame outside the bindings, found by a short
+ * unwind on every such call.
  *
  * ST_REC_OBJECT records give each loaded object's path and load base, so
  * tools can turn frames into function and file:line offline; they are
@@ -20,6 +21,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "pmpi/hooks.h"
 #include "pmpi/internal.h"
 
 #define CAP 65536	/* power of two */
@@ -33,7 +35,9 @@ static struct site table[CAP];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t nsites;
 static unsigned long long seen_adds;	/* dlpi_adds at the last scan */
-static uintptr_t fort_lo, fort_hi;	/* Fortran bindings' text */
+#define MAX_FORT 4
+static uintptr_t fort_lo[MAX_FORT], fort_hi[MAX_FORT]; /* bindings' text */
+static int nfort;
 static uintptr_t self_lo, self_hi;	/* this library's text */
 
 static unsigned hash(uintptr_t k)
@@ -43,7 +47,28 @@ static unsigned hash(uintptr_t k)
 
 static int in_fortran(uintptr_t a)
 {
-	return a >= fort_lo && a < fort_hi;
+	int i;
+
+	for (i = 0; i < nfort; i++)
+		if (a >= fort_lo[i] && a < fort_hi[i])
+			return 1;
+	return 0;
+}
+
+/* 'name' (a loaded object's path) is one of the Fortran bindings. */
+static int fortran_lib(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	size_t i, n;
+
+	base = base ? base + 1 : name;
+	for (i = 0; st_gen_fortran_libs[i]; i++) {
+		n = strlen(st_gen_fortran_libs[i]);
+		if (!strncmp(base, st_gen_fortran_libs[i], n) &&
+		    (base[n] == '.' || base[n] == '\0'))
+			return 1;
+	}
+	return 0;
 }
 
 int st_from_fortran(void *ra)
@@ -78,10 +103,10 @@ static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
 
 	(void)size;
 	text_range(info, &lo, &hi);
-	if (strstr(info->dlpi_name, "libmpichfort") ||
-	    strstr(info->dlpi_name, "libmpifort")) {
-		fort_lo = lo;
-		fort_hi = hi;
+	if (fortran_lib(info->dlpi_name) && nfort < MAX_FORT && lo < hi) {
+		fort_lo[nfort] = lo;
+		fort_hi[nfort] = hi;
+		nfort++;
 	}
 	if (me >= lo && me < hi) {
 		self_lo = lo;

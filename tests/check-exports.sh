@@ -5,6 +5,8 @@
 # entries flagged f08, and nothing else: everything else is built with
 # -fvisibility=hidden, so a stray symbol would be a bug that could
 # shadow the application's own.  Names each extra and missing symbol.
+# The same for libsynctrace-openmpi.so, when built, against the names
+# of 'mpi openmpi' (LIB and MPI name another pair).
 #
 #   BUILD=build sh tests/check-exports.sh
 #
@@ -14,7 +16,8 @@ LC_ALL=C
 export LC_ALL
 BUILD=${BUILD:-build}
 DEF=${DEF:-wrappers.def}
-LIB=$BUILD/libsynctrace.so
+LIB=${LIB:-$BUILD/libsynctrace.so}
+MPI=${MPI:-mpich}
 GEN=$BUILD/gen-wrappers
 NM=${NM:-nm}
 
@@ -36,8 +39,8 @@ fi
 awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' "$tmp/nm" | sort -u \
 	>"$tmp/exported"
 
-if ! "$GEN" --list "$DEF" >"$tmp/mpi" ||
-   ! "$GEN" --list-pmpi "$DEF" >"$tmp/pmpi"; then
+if ! "$GEN" --mpi="$MPI" --list "$DEF" >"$tmp/mpi" ||
+   ! "$GEN" --mpi="$MPI" --list-pmpi "$DEF" >"$tmp/pmpi"; then
 	echo "check-exports: '$GEN' cannot list '$DEF'" >&2
 	exit 1
 fi
@@ -53,7 +56,10 @@ for name in $(comm -13 "$tmp/exported" "$tmp/expected"); do
 	status=1
 done
 if [ $status = 0 ]; then
-	echo "check-exports: $(wc -l <"$tmp/expected") symbols, all" \
-		"wrappers ($(wc -l <"$tmp/pmpi") PMPI_)"
+	echo "check-exports: $(basename "$LIB"): $(wc -l <"$tmp/expected")" \
+		"symbols, all wrappers ($(wc -l <"$tmp/pmpi") PMPI_)"
 fi
+[ $status = 0 ] && [ "$MPI" = mpich ] &&
+	[ -f "$BUILD/libsynctrace-openmpi.so" ] &&
+	{ LIB=$BUILD/libsynctrace-openmpi.so MPI=openmpi sh "$0" || status=1; }
 exit $status

@@ -19,6 +19,11 @@
 # rma io init spawn"), CONFORMANCE_TIMEOUT (seconds per test, default
 # 60), CONFORMANCE_ONLY (a grep -E pattern: run only the tests whose
 # name, DIR/NAME, matches).
+# For another MPI (tests/conformance-openmpi.sh): MPICC, CONFORMANCE_LIB
+# (the library to preload), CONFORMANCE_CACHE (where to build),
+# CONFORMANCE_MPI_PREFIX (configure --with-mpi), CONFORMANCE_CFLAGS
+# (configure CFLAGS); a test that does not build against that MPI (an
+# MPI-4 function it lacks) is skipped.
 # Exit status: 0 all good, 1 a failure, 77 a prerequisite is missing.
 
 BUILD=${BUILD:-build}
@@ -33,9 +38,10 @@ case $BUILD in
 /*) build=$BUILD ;;
 *) build=$top/$BUILD ;;
 esac
-lib=$build/libsynctrace.so
+lib=${CONFORMANCE_LIB:-$build/libsynctrace.so}
 cli=$build/synctrace
-cache=$build/conformance
+cache=${CONFORMANCE_CACHE:-$build/conformance}
+mpi_prefix=${CONFORMANCE_MPI_PREFIX:-/usr}
 runs=$cache/run
 
 say()
@@ -117,7 +123,9 @@ prepare()
 	[ -d "$src/test/mpi/coll" ] || die "no test/mpi/coll in '$src'"
 	say "configuring $src/test/mpi (log: $cache/configure.log)"
 	(cd "$src/test/mpi" &&
-	 ./configure MPICC="$MPICC" MPIEXEC="$MPIEXEC" --with-mpi=/usr \
+	 ./configure MPICC="$MPICC" MPIEXEC="$MPIEXEC" \
+		${CONFORMANCE_CFLAGS:+CFLAGS="$CONFORMANCE_CFLAGS"} \
+		--with-mpi="$mpi_prefix" \
 		--disable-fortran --disable-cxx --disable-dtpools) \
 		> "$cache/configure.log" 2>&1 ||
 		{ tail -n 20 "$cache/configure.log" >&2;
@@ -135,7 +143,8 @@ build_dirs()
 		[ -d "$mpi/$d" ] || die "no test/mpi/$d in '$mpi'"
 		say "building test/mpi/$d (log: $cache/make.$d.log)"
 		make -C "$mpi/$d" -j"$(nproc 2>/dev/null || echo 2)" \
-			> "$cache/make.$d.log" 2>&1 ||
+			${CONFORMANCE_LIB:+-k} > "$cache/make.$d.log" 2>&1 ||
+			[ -n "$CONFORMANCE_LIB" ] ||
 			{ tail -n 20 "$cache/make.$d.log" >&2;
 			  die "make in test/mpi/$d failed"; }
 		: > "$cache/built.$d"
@@ -242,6 +251,12 @@ while read -r tdir name lnp rest; do
 	label="$tdir/$name -n $np$targs"
 	[ "$np" = "$lnp" ] || label="$label (listed for $lnp)"
 
+	if [ -n "$CONFORMANCE_LIB" ] && [ ! -x "$mpi/$tdir/$name" ]; then
+		skipped=$((skipped + 1))
+		printf '%-5s %-5s %s: not built for this MPI (see %s)\n' skip \
+			skip "$label" "$cache/make.$tdir.log" >> "$report"
+		continue
+	fi
 	if [ -n "$xfail" ]; then
 		skipped=$((skipped + 1))
 		printf '%-5s %-5s %s: expected to fail (%s)\n' skip skip \

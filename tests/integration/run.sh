@@ -19,7 +19,7 @@ case $BUILD in
 /*) build=$BUILD ;;
 *) build=$top/$BUILD ;;
 esac
-export BUILD="$build" SAN MPIEXEC
+export BUILD="$build" SAN MPIEXEC OMPIEXEC
 
 logs=$build/integration
 mkdir -p "$logs" || exit 1

@@ -17,6 +17,7 @@
 
 #include "tools/analysis/format.h"
 #include "pmpi/config.h"
+#include "tools/cli/mpi-pick.h"
 #include "tools/cli/spawn.h"
 #include "tools/cli/synctrace.h"
 #include "tools-test.h"
@@ -66,6 +67,18 @@ Test(tools_run_opts, command_starts_at_first_non_option)
 	cr_expect_str_eq(o.cmd[1], "--yield");
 }
 
+Test(tools_run_opts, mpi)
+{
+	char *argv[] = { "run", "--mpi", "openmpi", "srun", "./app", NULL };
+	char *none[] = { "run", "srun", "./app", NULL };
+
+	cr_assert_eq(parse(argv), 0, "%s", err);
+	cr_expect_eq(o.mpi, ST_MPI_OPENMPI);
+	cr_expect_str_eq(o.cmd[0], "srun");
+	cr_assert_eq(parse(none), 0, "%s", err);
+	cr_expect_eq(o.mpi, ST_MPI_UNKNOWN);
+}
+
 Test(tools_run_opts, help)
 {
 	char *argv[] = { "run", "--help", "--nonsense", NULL };
@@ -85,6 +98,7 @@ Test(tools_run_opts, usage_errors)
 		{ "--families", "a b", "bad family list 'a b'" },
 		{ "--", NULL, "no command given" },
 		{ "-o", NULL, "option '--output' needs a directory" },
+		{ "--mpi", "lam", "option '--mpi' needs mpich or openmpi" },
 	};
 	size_t i;
 

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/gen/wrappers-def.h"
@@ -477,6 +478,82 @@ Test(tools_wrappers_def, rejects_inconsistent_flags)
 	expect_error("fn MPI_Wait complete local none\n"
 		     "\tcommp MPI_Comm *comm\n"
 		     "end\n", 1, "role commp in 'MPI_Wait'");
+}
+
+/* Two 'mpi' blocks around the small def: what one MPI has otherwise. */
+Test(tools_wrappers_def, reads_mpi_blocks)
+{
+	static const char text[] =
+		"mpi mpich\n"
+		"\tfortran libmpichfort libmpifort\n"
+		"end\n"
+		"mpi openmpi\n"
+		"\tmarker ompi_mpi_comm_world\n"
+		"\tfortran libmpi_mpifh\n"
+		"\tpmpi all\n"
+		"\tlarge none\n"
+		"\theader mpi-ext.h\n"
+		"\tlacks MPI_Ibarrier\n"
+		"\tas MPI_Waitall MPIX_Waitall\n"
+		"end\n";
+	char *both = malloc(sizeof(text) + sizeof(small_def));
+	const struct st_def_mpi *m;
+	const struct st_def_fn *bcast, *ibarrier, *waitall;
+	struct st_def def;
+
+	cr_assert_not_null(both);
+	memcpy(both, small_def, sizeof(small_def) - 1);
+	memcpy(both + sizeof(small_def) - 1, text, sizeof(text));
+	parse_ok(&def, both);
+	cr_assert_eq(def.nmpis, 2);
+	cr_expect_str_eq(def.mpis[0].name, "mpich");
+	cr_expect_null(def.mpis[0].marker);
+	cr_expect_eq(def.mpis[0].fortran.n, 2);
+	cr_expect_eq(def.mpis[0].pmpi_all, 0);
+	m = st_def_find_mpi(&def, "openmpi");
+	cr_assert_not_null(m);
+	cr_expect_null(st_def_find_mpi(&def, "lam"));
+	cr_expect_str_eq(m->marker, "ompi_mpi_comm_world");
+	cr_expect_eq(m->pmpi_all, 1);
+	cr_expect_eq(m->no_large, 1);
+	cr_expect_str_eq(m->headers.v[0], "mpi-ext.h");
+	bcast = st_def_find(&def, "MPI_Bcast");
+	ibarrier = st_def_find(&def, "MPI_Ibarrier");
+	waitall = st_def_find(&def, "MPI_Waitall");
+	cr_assert(bcast && ibarrier && waitall);
+	cr_expect(st_def_mpi_has(m, bcast));
+	cr_expect(!st_def_mpi_has(m, ibarrier));
+	cr_expect(st_def_mpi_has(&def.mpis[0], ibarrier));
+	cr_expect(st_def_mpi_has(NULL, ibarrier));
+	cr_expect_str_eq(st_def_mpi_name(m, waitall), "MPIX_Waitall");
+	cr_expect_str_eq(st_def_mpi_name(m, bcast), "MPI_Bcast");
+	cr_expect_str_eq(st_def_mpi_name(&def.mpis[0], waitall),
+			 "MPI_Waitall");
+	st_def_release(&def);
+	cr_expect_eq(def.nmpis, 0);
+	free(both);
+}
+
+Test(tools_wrappers_def, rejects_bad_mpi_blocks)
+{
+	expect_error(SEND_ENTRY "mpi a\n\tlacks MPI_Recv\nend\n", 9,
+		     "mpi a lacks 'MPI_Recv', which is no entry");
+	expect_error(SEND_ENTRY "mpi a\n\tas MPI_Recv MPIX_Recv\nend\n", 9,
+		     "renames 'MPI_Recv', which is no entry");
+	expect_error(SEND_ENTRY "mpi a\n\tlacks MPI_Send\n"
+		     "\tas MPI_Send MPIX_Send\nend\n", 9,
+		     "both lacks and renames 'MPI_Send'");
+	expect_error(SEND_ENTRY "mpi a\nend\nmpi a\nend\n", 11,
+		     "duplicate mpi 'a'");
+	expect_error(SEND_ENTRY "mpi a\n\tpmpi some\nend\n", 10,
+		     "expected 'pmpi all'");
+	expect_error(SEND_ENTRY "mpi a\n\tlarge no\nend\n", 10,
+		     "expected 'large none'");
+	expect_error(SEND_ENTRY "mpi a\n\tcolour blue\nend\n", 10,
+		     "unknown mpi key 'colour'");
+	expect_error(SEND_ENTRY "mpi a\n\tfortran libx\n", 9,
+		     "mpi 'a' has no 'end'");
+	expect_error(SEND_ENTRY "mpi\nend\n", 9, "expected 'mpi NAME'");
 }
 
 Test(tools_wrappers_def, untraced_lines_list_names_with_a_reason)

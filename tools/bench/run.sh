@@ -54,7 +54,17 @@
 # "1 2 3 4"), TMPDIR.
 
 BUILD=${BUILD:-build}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+BENCH_MPI=${BENCH_MPI:-mpich}
+case $BENCH_MPI in
+mpich) MPIEXEC=${MPIEXEC:-mpiexec.mpich} ;;
+openmpi)
+	MPIEXEC=${OMPIEXEC:-mpiexec.openmpi}
+	BENCH_FIGURES=${BENCH_FIGURES:-1c 2}
+	# Open MPI refuses root unless told.
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	;;
+*) echo "bench: BENCH_MPI='$BENCH_MPI': mpich or openmpi" >&2; exit 1 ;;
+esac
 R=${BENCH_RUNS:-25}
 N=${BENCH_CALLS:-100000}
 B=${BENCH_BLOCKS:-5}
@@ -89,8 +99,8 @@ warn()
 
 for f in $FIGURES; do
 	case $f in
-	1|2|3|4) ;;
-	*) die "BENCH_FIGURES='$FIGURES': the figures are 1 to 4" ;;
+	1|1c|2|3|4) ;;
+	*) die "BENCH_FIGURES='$FIGURES': the figures are 1 to 4 (1c: the loops of figure 1 alone)" ;;
 	esac
 done
 for v in $R $N $B $TRACE_RUNS $MIX_ITERS $MEM_EVENTS $N_LOOPS $R_CG $CG_N \
@@ -110,9 +120,14 @@ case $BUILD in
 esac
 LIB=$build/libsynctrace.so
 CLI=$build/synctrace
-CALLS_APP=$build/apps/bench-calls
-MIX_APP=$build/apps/bench-mix
-CG_APP=$build/apps/cg
+apps=apps
+if [ $BENCH_MPI = openmpi ]; then
+	LIB=$build/libsynctrace-openmpi.so
+	apps=openmpi/apps
+fi
+CALLS_APP=$build/$apps/bench-calls
+MIX_APP=$build/$apps/bench-mix
+CG_APP=$build/$apps/cg
 
 command -v "$MPIEXEC" > /dev/null 2>&1 || die "no '$MPIEXEC' in PATH"
 [ -f "$LIB" ] || die "no '$LIB': run make first"
@@ -121,11 +136,11 @@ command -v "$MPIEXEC" > /dev/null 2>&1 || die "no '$MPIEXEC' in PATH"
 # build: build any that is missing or older than its source.
 for app in bench-calls bench-mix cg; do
 	src=tests/integration/apps/$app.c
-	[ -x "$build/apps/$app" ] &&
-		[ -z "$(find "$src" -newer "$build/apps/$app")" ] && continue
+	[ -x "$build/$apps/$app" ] &&
+		[ -z "$(find "$src" -newer "$build/$apps/$app")" ] && continue
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} \
-		--no-print-directory BUILD="$BUILD" "$BUILD/apps/$app" >&2 ||
-		die "cannot build '$build/apps/$app'"
+		--no-print-directory BUILD="$BUILD" "$BUILD/$apps/$app" >&2 ||
+		die "cannot build '$build/$apps/$app'"
 done
 
 # Nothing in the caller's environment may change what is measured.
@@ -858,6 +873,18 @@ for fig in $FIGURES; do
 		W=$((N / 10))
 		figure1 1c $NP bcast,sites,p2p,iallreduce,test,start,pcoll \
 			"none full nosite"
+		N=$n_saved
+		W=$((N / 10))
+		;;
+	1c)
+		# The loops alone, with the collectives of 1a: what
+		# BENCH_MPI=openmpi runs by default.
+		n_saved=$N
+		N=$N_LOOPS
+		W=$((N / 10))
+		figure1 "1c ($BENCH_MPI)" $NP \
+			barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll \
+			"none full"
 		N=$n_saved
 		W=$((N / 10))
 		;;

@@ -13,6 +13,7 @@
  * reads when the job is over.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "tools/analysis/format.h"
+#include "tools/cli/mpi-pick.h"
 #include "tools/cli/spawn.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
@@ -35,9 +37,10 @@ const char st_run_usage[] =
 "usage: synctrace run [options] [--] COMMAND [ARGS...]\n"
 "   eg: synctrace run -- mpiexec.mpich -n 4 ./app\n"
 "\n"
-"Run COMMAND with libsynctrace.so preloaded, so that every MPI program\n"
-"it starts writes its trace into a new run directory, and exit with\n"
-"COMMAND's exit status (128 + N when signal N killed it).\n"
+"Run COMMAND with libsynctrace.so preloaded (libsynctrace-openmpi.so\n"
+"for Open MPI), so that every MPI program it starts writes its trace\n"
+"into a new run directory, and exit with COMMAND's exit status (128 + N\n"
+"when signal N killed it).\n"
 "\n"
 "    -o, --output DIR   write the trace to DIR (created, or an existing\n"
 "                       empty directory); a DIR with %-escapes is a\n"
@@ -55,8 +58,10 @@ const char st_run_usage[] =
 "                       leading - removes (SYNCTRACE_FAMILIES)\n"
 "    --verbose          the interposer reports what it does\n"
 "                       (SYNCTRACE_VERBOSE=1)\n"
-"    --lib PATH         preload PATH instead of the libsynctrace.so found\n"
-"                       next to this program or in ../lib\n"
+"    --mpi NAME         the job runs MPI NAME, mpich or openmpi (default:\n"
+"                       told from the launcher or the program)\n"
+"    --lib PATH         preload PATH instead of the library found next\n"
+"                       to this program or in ../lib\n"
 "    -q, --quiet        print no summary line\n"
 "    -h, --help         show this help\n"
 "\n"
@@ -137,13 +142,14 @@ int st_run_families_ok(const char *s)
 int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 		      char *err, size_t errlen)
 {
-	enum { O_YIELD = 256, O_LIB, O_BUFFER, O_DEPTH, O_FAMILIES };
+	enum { O_YIELD = 256, O_LIB, O_BUFFER, O_DEPTH, O_FAMILIES, O_MPI };
 	static const struct option longopts[] = {
 		{ "buffer", required_argument, NULL, O_BUFFER },
 		{ "depth", required_argument, NULL, O_DEPTH },
 		{ "families", required_argument, NULL, O_FAMILIES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "lib", required_argument, NULL, O_LIB },
+		{ "mpi", required_argument, NULL, O_MPI },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -188,6 +194,12 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "option '%s' needs "
 					       "a path", "--lib");
 			o->lib = val;
+			break;
+		case O_MPI:
+			if (!val || !st_mpi_parse(val))
+				return set_err(err, errlen, "option '--mpi' "
+					       "needs mpich or openmpi%s", "");
+			o->mpi = st_mpi_parse(val);
 			break;
 		case O_BUFFER:
 			if (!val)
@@ -455,6 +467,44 @@ static void summarise(const char *dir, const char *name)
 	st_run_close(run);
 }
 
+/*
+ * The library for the MPI of job 'o->cmd' (free() it): found next to
+ * this program, or in ../lib.  When the MPI cannot be told, the MPICH
+ * one if it is the only one there; otherwise refuse rather than guess.
+ */
+static char *find_lib(const struct st_run_opts *o)
+{
+	char why[PATH_MAX + 128], rel[64], lib_rel[80];
+	const char *paths[3] = { rel, lib_rel, NULL };
+	int kind = o->mpi;
+	char *lib;
+
+	if (!kind)
+		kind = st_mpi_guess(o->cmd, why, sizeof(why));
+	if (!kind) {
+		snprintf(rel, sizeof(rel), "%s",
+			 st_mpi_lib_name(ST_MPI_OPENMPI));
+		snprintf(lib_rel, sizeof(lib_rel), "../lib/%s", rel);
+		lib = st_spawn_find(paths, R_OK);
+		if (lib)
+			die("cannot tell which MPI '%s' runs (%s); say it "
+			    "with '--mpi mpich' or '--mpi openmpi'",
+			    o->cmd[0], why);
+		kind = ST_MPI_MPICH;
+	} else if (o->verbose && !o->mpi) {
+		fprintf(stderr, "synctrace: %s, from %s\n",
+			st_mpi_name(kind), why);
+	}
+	snprintf(rel, sizeof(rel), "%s", st_mpi_lib_name(kind));
+	snprintf(lib_rel, sizeof(lib_rel), "../lib/%s", rel);
+	lib = st_spawn_find(paths, R_OK);
+	if (!lib)
+		die("cannot find '%s', the library for %s, next to synctrace "
+		    "or in ../lib; give its path with '--lib'", rel,
+		    st_mpi_name(kind));
+	return lib;
+}
+
 /* What the library said, line by line, in the notify file. */
 struct said {
 	char *text;		/* the file, lines split in place */
@@ -534,11 +584,6 @@ static void report_runs(const struct said *s, const char *given,
 			given && !created ? "'" : "");
 }
 
-/* Where to look for the library, from the directory of this program. */
-static const char *const lib_paths[] = {
-	"libsynctrace.so", "../lib/libsynctrace.so", NULL
-};
-
 int cmd_run(int argc, char **argv)
 {
 	struct st_run_opts o;
@@ -559,10 +604,7 @@ int cmd_run(int argc, char **argv)
 			die("cannot use '%s' as the synctrace library: %s",
 			    o.lib, strerror(errno));
 	} else {
-		lib = st_spawn_find(lib_paths, R_OK);
-		if (!lib)
-			die("cannot find 'libsynctrace.so' next to synctrace "
-			    "or in ../lib; give its path with '--lib'");
+		lib = find_lib(&o);
 	}
 	cwd = getcwd(NULL, 0);
 	if (!cwd)

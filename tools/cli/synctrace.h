@@ -71,6 +71,7 @@ int st_size_parse(const char *s, uint64_t *bytes);
 struct st_run_opts {
 	const char *dir;	/* -o DIR, or NULL for a new directory */
 	const char *lib;	/* --lib PATH, or NULL to search */
+	int mpi;		/* --mpi NAME: ST_MPI_*, 0 to tell from the job */
 	uint64_t buffer;	/* --buffer, bytes; 0 when not given */
 	long depth;		/* --depth, -1 when not given */
 	int yield, verbose, quiet;

@@ -8,10 +8,13 @@
  * are built in memory and renamed into place, so a failed run leaves no
  * half-written file.
  *
- *   gen-wrappers wrappers.def OUTDIR
- *   gen-wrappers --list wrappers.def      (MPI_ names wrapped, _c included)
- *   gen-wrappers --list-pmpi wrappers.def (PMPI_ names defined: f08 entries)
+ *   gen-wrappers [--mpi=NAME] wrappers.def OUTDIR
+ *   gen-wrappers [--mpi=NAME] --list wrappers.def  (names defined, _c included)
+ *   gen-wrappers [--mpi=NAME] --list-pmpi wrappers.def (PMPI_ names defined)
  *   gen-wrappers --list-untraced wrappers.def (NAME REASON, not traced)
+ *
+ * wrappers.c is for the MPI of wrappers.def's 'mpi NAME' block (the
+ * first by default); ops.h is the same for every MPI.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,9 +34,9 @@
 	       "Do not edit. */\n"
 
 static const char usage_text[] =
-	"usage: gen-wrappers wrappers.def OUTDIR\n"
-	"   or: gen-wrappers --list wrappers.def\n"
-	"   or: gen-wrappers --list-pmpi wrappers.def\n"
+	"usage: gen-wrappers [--mpi=NAME] wrappers.def OUTDIR\n"
+	"   or: gen-wrappers [--mpi=NAME] --list wrappers.def\n"
+	"   or: gen-wrappers [--mpi=NAME] --list-pmpi wrappers.def\n"
 	"   or: gen-wrappers --list-untraced wrappers.def\n";
 
 __attribute__((format(printf, 1, 2), noreturn))
@@ -161,6 +164,34 @@ static char *fn_id(const char *name)
 static const char *form_name(const struct st_def_fn *fn, int large)
 {
 	return large ? fn->name_c : fn->name;
+}
+
+/*
+ * The MPI wrappers.c is written for ('--mpi', else the first 'mpi' block
+ * of wrappers.def; NULL in a file without any), and the whole file, for
+ * the twins.  gen/ops.h is the same for every MPI.
+ */
+static const struct st_def_mpi *mpi;
+static const struct st_def *the_def;
+
+/* The C name of form 'large' of 'fn' in 'mpi': "MPIX_Barrier_init". */
+static const char *c_name(const struct st_def_fn *fn, int large)
+{
+	return large ? fn->name_c : st_def_mpi_name(mpi, fn);
+}
+
+/* Forms of 'fn' in 'mpi': none when it lacks it, no _c form with 'large none'. */
+static int nforms_mpi(const struct st_def_fn *fn)
+{
+	if (!st_def_mpi_has(mpi, fn))
+		return 0;
+	return fn->name_c && !(mpi && mpi->no_large) ? 2 : 1;
+}
+
+/* Whether synctrace defines PMPI_X of 'fn' too (f08, or 'pmpi all'). */
+static int defines_pmpi(const struct st_def_fn *fn)
+{
+	return (fn->flags & ST_DEF_F08) || (mpi && mpi->pmpi_all);
 }
 
 /* The parameter declarations of one form; "void" when there are none. */
@@ -378,6 +409,20 @@ static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 }
 
 /*
+ * The twin of 'fn' for yield mode, or NULL: none when the twin is an
+ * entry that 'mpi' lacks (the call then cannot yield).
+ */
+static const char *twin_of(const struct st_def_fn *fn)
+{
+	const struct st_def_fn *tw;
+
+	if (!fn->twin)
+		return NULL;
+	tw = st_def_find(the_def, fn->twin);
+	return tw && !st_def_mpi_has(mpi, tw) ? NULL : fn->twin;
+}
+
+/*
  * The body every wrapper shares (pmpi/hooks.h), for form 'large' of
  * 'fn': 'ra' is the expression of the call site, 'real' the function
  * that does the work.
@@ -441,9 +486,12 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	if (keyed)
 		put_key(f, fn);
 	fputs("\tc.t0 = st_now();\n", f);
-	if (fn->twin) {
-		char *twin = xstrfmt(fn->twin_f08 ? "ST_REAL(P%s%s)" : "P%s%s",
-				     fn->twin, large ? "_c" : "");
+	if (twin_of(fn)) {
+		const struct st_def_fn *tw = st_def_find(the_def, fn->twin);
+		char *twin = xstrfmt(tw && defines_pmpi(tw) ? "ST_REAL(P%s%s)"
+							      : "P%s%s",
+				     tw ? c_name(tw, 0) : fn->twin,
+				     large ? "_c" : "");
 		struct strlist targs = { 0 };
 
 		args_of(&targs, fn, 1, "&c.yreq");
@@ -474,11 +522,10 @@ static void put_resolve_check(FILE *f, const char *name)
 	fprintf(f, "\tif (!ST_REAL(P%s))\n\t\tst_gen_resolve();\n", name);
 }
 
-/* "ST_EXPORT int NAME(params)" and the opening brace. */
-static void put_head(FILE *f, const char *prefix, const char *name,
-		     const struct strlist *decls)
+/* "int NAME(params)" and the opening brace. */
+static void put_head(FILE *f, const char *name, const struct strlist *decls)
 {
-	char *head = xstrfmt("ST_EXPORT int %s%s(", prefix, name);
+	char *head = xstrfmt("int %s(", name);
 
 	put_list(f, 0, 2, head, decls, ")");
 	fputs("{\n", f);
@@ -486,38 +533,33 @@ static void put_head(FILE *f, const char *prefix, const char *name,
 }
 
 /*
- * The definitions of form 'large' of 'fn': MPI_X; for f08 entries also
- * PMPI_X, both reaching one always-inline body st_w_MPI_X() that gets
- * the call site from its caller.
+ * The definitions of form 'large' of 'fn'.  One always-inline body
+ * st_w_X() gets the call site from its caller; st_c_X(), declared with
+ * mpi.h's type of X so that the compiler checks the prototype, calls it;
+ * and X itself is an assembler stub (ST_STUB_*, pmpi/hooks.h) that jumps
+ * to st_c_X(), or straight to the real function when the process runs
+ * another MPI.  When synctrace defines PMPI_X too, st_c_PX() passes
+ * calls that do not come from the Fortran bindings straight on.
  */
 static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 {
-	const char *name = form_name(fn, large);
+	const char *name = c_name(fn, large);
+	int pmpi = defines_pmpi(fn);
 	struct strlist decls = { 0 }, wdecls = { 0 }, wargs = { 0 };
 	struct strlist args = { 0 };
-	char *head, *real;
+	char *head, *real, *body;
 	size_t i;
 
 	decl_list(&decls, fn, large);
-	fputc('\n', f);
-	if (!(fn->flags & ST_DEF_F08)) {
-		real = xstrfmt("P%s", name);
-		put_head(f, "", name, &decls);
-		put_body(f, fn, large, "__builtin_return_address(0)", real);
-		fputs("}\n", f);
-		free(real);
-		sl_clear(&decls);
-		return;
-	}
-
-	real = xstrfmt("ST_REAL(P%s)", name);
+	real = xstrfmt(pmpi ? "ST_REAL(P%s)" : "P%s", name);
+	body = xstrfmt("st_w_%s", name);
 	sl_push(&wdecls, xstrfmt("void *ra"));
 	for (i = 0; i < fn->nparams; i++)
 		if (!fn->params[i].varargs)
 			sl_push(&wdecls, xstrfmt("%s",
 						 fn->params[i].decl[large]));
-	fputs("static inline __attribute__((always_inline)) int\n", f);
-	head = xstrfmt("st_w_%s(", name);
+	fputs("\nstatic inline __attribute__((always_inline)) int\n", f);
+	head = xstrfmt("%s(", body);
 	put_list(f, 0, 1, head, &wdecls, ")");
 	free(head);
 	fputs("{\n", f);
@@ -527,21 +569,37 @@ static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 	args_of(&args, fn, 0, NULL);
 	sl_push(&wargs, xstrfmt("__builtin_return_address(0)"));
 	args_of(&wargs, fn, 0, NULL);
-	head = xstrfmt("st_w_%s", name);
 
-	put_head(f, "", name, &decls);
-	put_resolve_check(f, name);
-	put_return(f, 1, head, &wargs);
-	fputs("}\n\n", f);
-
-	put_head(f, "P", name, &decls);
-	put_resolve_check(f, name);
-	fputs("\tif (!st_from_fortran(__builtin_return_address(0)))\n", f);
-	put_return(f, 2, real, &args);
-	put_return(f, 1, head, &wargs);
-	fputs("}\n", f);
-
+	fprintf(f, "__typeof__(%s) st_c_%s;\n", name, name);
+	head = xstrfmt("st_c_%s", name);
+	put_head(f, head, &decls);
 	free(head);
+	if (pmpi)
+		put_resolve_check(f, name);
+	put_return(f, 1, body, &wargs);
+	fputs("}\n", f);
+	if (pmpi)
+		fprintf(f, "ST_STUB_PTR(%s, st_c_%s, st_real_P%s);\n", name,
+			name, name);
+	else
+		fprintf(f, "ST_STUB_PLT(%s, st_c_%s, P%s);\n", name, name,
+			name);
+	if (pmpi) {
+		fprintf(f, "\n__typeof__(P%s) st_c_P%s;\n", name, name);
+		head = xstrfmt("st_c_P%s", name);
+		put_head(f, head, &decls);
+		free(head);
+		put_resolve_check(f, name);
+		fputs("\tif (!st_from_fortran(__builtin_return_address(0)))\n",
+		      f);
+		put_return(f, 2, real, &args);
+		put_return(f, 1, body, &wargs);
+		fputs("}\n", f);
+		fprintf(f, "ST_STUB_PTR(P%s, st_c_P%s, st_real_P%s);\n", name,
+			name, name);
+	}
+
+	free(body);
 	free(real);
 	sl_clear(&args);
 	sl_clear(&wargs);
@@ -554,42 +612,91 @@ static int nforms(const struct st_def_fn *fn)
 	return fn->name_c ? 2 : 1;
 }
 
+/* "{ "a", "b", NULL }" for the words of 'w'. */
+static void put_words(FILE *f, const char *decl, const struct st_def_words *w)
+{
+	size_t i;
+
+	fprintf(f, "%s = {", decl);
+	for (i = 0; w && i < w->n; i++)
+		fprintf(f, " \"%s\",", w->v[i]);
+	fputs(" NULL };\n", f);
+}
+
+/*
+ * What the runtime needs to know of the MPIs (pmpi/hooks.h, struct
+ * st_gen_mpi): this build's, and every MPI's name and marker, so that it
+ * can tell which one the process runs.
+ */
+static void put_mpis(FILE *f, const struct st_def *def)
+{
+	size_t i;
+
+	fputs("\n/* The MPIs of wrappers.def; this build is for the one "
+	      "named first. */\n"
+	      "const struct st_gen_mpi st_gen_mpis[] = {\n", f);
+	if (mpi)
+		fprintf(f, "\t{ \"%s\", %s%s%s },\n", mpi->name,
+			mpi->marker ? "\"" : "",
+			mpi->marker ? mpi->marker : "NULL",
+			mpi->marker ? "\"" : "");
+	for (i = 0; i < def->nmpis; i++) {
+		const struct st_def_mpi *m = &def->mpis[i];
+
+		if (m == mpi)
+			continue;
+		fprintf(f, "\t{ \"%s\", %s%s%s },\n", m->name,
+			m->marker ? "\"" : "", m->marker ? m->marker : "NULL",
+			m->marker ? "\"" : "");
+	}
+	fputs("\t{ NULL, NULL }\n};\n", f);
+	put_words(f, "\n/* Call sites in these are the application's. */\n"
+		  "const char *const st_gen_fortran_libs[]",
+		  mpi ? &mpi->fortran : NULL);
+}
+
 static void gen_wrappers(FILE *f, const struct st_def *def)
 {
 	struct strlist decls = { 0 };
 	size_t i;
-	int large, any_f08 = 0;
+	int large, any_pmpi = 0;
 
 	fputs(BANNER, f);
 	fputs("/*\n"
 	      " * gen/wrappers.c: the MPI_* functions libsynctrace.so "
 	      "defines, one per\n"
 	      " * wrappers.def entry and form, shaped as pmpi/hooks.h "
-	      "describes.  Entries\n"
-	      " * flagged f08 also define PMPI_*, which MPICH's mpi_f08 "
-	      "bindings call\n"
-	      " * directly; those reach the real function through "
-	      "ST_REAL(), looked up\n"
-	      " * by st_gen_resolve().\n"
+	      "describes, for one\n"
+	      " * MPI.  Entries flagged f08 (all under 'pmpi all') also "
+	      "define PMPI_*,\n"
+	      " * which Fortran bindings call directly; those reach the real "
+	      "function\n"
+	      " * through ST_REAL(), looked up by st_gen_resolve().\n"
 	      " */\n", f);
-	fputs("#include <mpi.h>\n#include <string.h>\n\n"
+	if (mpi)
+		fprintf(f, "/* For: mpi %s */\n", mpi->name);
+	fputs("#include <mpi.h>\n", f);
+	for (i = 0; mpi && i < mpi->headers.n; i++)
+		fprintf(f, "#include <%s>\n", mpi->headers.v[i]);
+	fputs("#include <string.h>\n\n"
 	      "#include \"pmpi/hooks.h\"\n#include \"gen/ops.h\"\n\n", f);
 	fputs("_Static_assert(sizeof(void *) == sizeof(int (*)(void)),\n"
 	      "\t       \"function pointers must fit a void *\");\n", f);
+	put_mpis(f, def);
 
 	for (i = 0; i < def->nfns; i++) {
 		const struct st_def_fn *fn = &def->fns[i];
 
-		if (!(fn->flags & ST_DEF_F08))
+		if (!defines_pmpi(fn))
 			continue;
-		if (!any_f08)
-			fputs("\n/* The real PMPI_* of the f08 entries. */\n",
-			      f);
-		any_f08 = 1;
-		for (large = 0; large < nforms(fn); large++) {
-			char *head = xstrfmt("static int (*st_real_P%s)(",
-					     form_name(fn, large));
+		if (!any_pmpi)
+			fputs("\n/* The real PMPI_* of the entries synctrace "
+			      "defines PMPI_* of. */\n", f);
+		for (large = 0; large < nforms_mpi(fn); large++) {
+			char *head = xstrfmt("int (*st_real_P%s)(",
+					     c_name(fn, large));
 
+			any_pmpi = 1;
 			decl_list(&decls, fn, large);
 			put_list(f, 0, 2, head, &decls, ");");
 			sl_clear(&decls);
@@ -605,15 +712,15 @@ static void gen_wrappers(FILE *f, const struct st_def *def)
 	      " * it first itself.\n"
 	      " */\n"
 	      "void st_gen_resolve(void)\n{\n", f);
-	if (any_f08)
+	if (any_pmpi)
 		fputs("\tvoid *p;\n\n", f);
 	for (i = 0; i < def->nfns; i++) {
 		const struct st_def_fn *fn = &def->fns[i];
 
-		if (!(fn->flags & ST_DEF_F08))
+		if (!defines_pmpi(fn))
 			continue;
-		for (large = 0; large < nforms(fn); large++) {
-			const char *name = form_name(fn, large);
+		for (large = 0; large < nforms_mpi(fn); large++) {
+			const char *name = c_name(fn, large);
 
 			fprintf(f, "\tp = st_dlsym_next(\"P%s\");\n", name);
 			fprintf(f, "\tmemcpy(&ST_REAL(P%s), &p, sizeof(p));\n",
@@ -623,7 +730,7 @@ static void gen_wrappers(FILE *f, const struct st_def *def)
 	fputs("}\n", f);
 
 	for (i = 0; i < def->nfns; i++)
-		for (large = 0; large < nforms(&def->fns[i]); large++)
+		for (large = 0; large < nforms_mpi(&def->fns[i]); large++)
 			put_form(f, &def->fns[i], large);
 }
 
@@ -874,11 +981,10 @@ static void list(const struct st_def *def, int pmpi)
 	for (i = 0; i < def->nfns; i++) {
 		const struct st_def_fn *fn = &def->fns[i];
 
-		if (pmpi && !(fn->flags & ST_DEF_F08))
+		if (pmpi && !defines_pmpi(fn))
 			continue;
-		for (large = 0; large < nforms(fn); large++)
-			printf("%s%s\n", pmpi ? "P" : "",
-			       form_name(fn, large));
+		for (large = 0; large < nforms_mpi(fn); large++)
+			printf("%s%s\n", pmpi ? "P" : "", c_name(fn, large));
 	}
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the list: %s", strerror(errno));
@@ -895,10 +1001,21 @@ static void list_untraced(const struct st_def *def)
 		die("cannot write the list: %s", strerror(errno));
 }
 
+/* Pick the MPI 'name' of 'def' (NULL: the first, if any) for wrappers.c. */
+static void choose_mpi(const struct st_def *def, const char *name)
+{
+	the_def = def;
+	mpi = name ? st_def_find_mpi(def, name)
+		   : def->nmpis ? &def->mpis[0] : NULL;
+	if (name && !mpi)
+		die("wrappers.def has no 'mpi %s' block", name);
+}
+
 int main(int argc, char **argv)
 {
 	struct st_def def;
 	char *wrappers, *ops;
+	const char *mpi_name = NULL;
 	size_t wlen, olen;
 
 	if (argc == 3 && !strcmp(argv[1], "--list-untraced")) {
@@ -907,9 +1024,15 @@ int main(int argc, char **argv)
 		st_def_release(&def);
 		return 0;
 	}
+	if (argc > 2 && !strncmp(argv[1], "--mpi=", 6)) {
+		mpi_name = argv[1] + 6;
+		argc--;
+		argv++;
+	}
 	if (argc == 3 && (!strcmp(argv[1], "--list") ||
 			  !strcmp(argv[1], "--list-pmpi"))) {
 		parse_file(argv[2], &def);
+		choose_mpi(&def, mpi_name);
 		list(&def, !strcmp(argv[1], "--list-pmpi"));
 		st_def_release(&def);
 		return 0;
@@ -919,6 +1042,7 @@ int main(int argc, char **argv)
 		return 129;
 	}
 	parse_file(argv[1], &def);
+	choose_mpi(&def, mpi_name);
 	ops = render(gen_ops, &def, &olen);
 	wrappers = render(gen_wrappers, &def, &wlen);
 	make_dir(argv[2]);

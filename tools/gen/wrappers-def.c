@@ -162,6 +162,7 @@ struct parser {
 	size_t ucap;		/* allocated entries of def->untraced */
 	int open;		/* def->fns[def->nfns - 1] awaits its 'end' */
 	size_t pcap;		/* allocated params of the open entry */
+	int mpi_open;		/* def->mpis[def->nmpis - 1] awaits its 'end' */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -317,6 +318,27 @@ static void fn_release(struct st_def_fn *fn)
 	free(fn->twin);
 }
 
+static void words_release(struct st_def_words *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+	w->v = NULL;
+	w->n = 0;
+}
+
+static void mpi_release(struct st_def_mpi *m)
+{
+	free(m->name);
+	free(m->marker);
+	words_release(&m->fortran);
+	words_release(&m->headers);
+	words_release(&m->lacks);
+	words_release(&m->renames);
+}
+
 void st_def_release(struct st_def *def)
 {
 	size_t i;
@@ -333,6 +355,48 @@ void st_def_release(struct st_def *def)
 	def->nfns = 0;
 	def->untraced = NULL;
 	def->nuntraced = 0;
+	for (i = 0; i < def->nmpis; i++)
+		mpi_release(&def->mpis[i]);
+	free(def->mpis);
+	def->mpis = NULL;
+	def->nmpis = 0;
+}
+
+const struct st_def_mpi *st_def_find_mpi(const struct st_def *def,
+					 const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < def->nmpis; i++)
+		if (!strcmp(def->mpis[i].name, name))
+			return &def->mpis[i];
+	return NULL;
+}
+
+static int words_have(const struct st_def_words *w, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], s))
+			return 1;
+	return 0;
+}
+
+int st_def_mpi_has(const struct st_def_mpi *mpi, const struct st_def_fn *fn)
+{
+	return !mpi || !words_have(&mpi->lacks, fn->name);
+}
+
+const char *st_def_mpi_name(const struct st_def_mpi *mpi,
+			    const struct st_def_fn *fn)
+{
+	size_t i;
+
+	for (i = 0; mpi && i + 1 < mpi->renames.n; i += 2)
+		if (!strcmp(mpi->renames.v[i], fn->name))
+			return mpi->renames.v[i + 1];
+	return fn->name;
 }
 
 /* A growing string; 'oom' is set once an append failed. */
@@ -1012,6 +1076,131 @@ static int check_untraced(struct parser *p)
 	return 0;
 }
 
+/* Append copies of 'n' words 'w' to 'list'. */
+static int words_add(struct parser *p, struct st_def_words *list, char **w,
+		     int n)
+{
+	char **nv = realloc(list->v, (list->n + (size_t)n) * sizeof(*nv));
+	int i;
+
+	if (!nv)
+		return oom(p);
+	list->v = nv;
+	for (i = 0; i < n; i++) {
+		if (!(list->v[list->n] = strdup(w[i])))
+			return oom(p);
+		list->n++;
+	}
+	return 0;
+}
+
+/* "mpi NAME": open an MPI block. */
+static int mpi_header(struct parser *p, int line, char **w, int nw)
+{
+	struct st_def_mpi *nm, *m;
+
+	if (p->open)
+		return fail(p, line, "'mpi' inside entry '%s' (missing 'end')",
+			    cur_fn(p)->name);
+	if (nw != 2 || !is_ident(w[1]))
+		return fail(p, line, "expected 'mpi NAME'");
+	if (st_def_find_mpi(p->def, w[1]))
+		return fail(p, line, "duplicate mpi '%s'", w[1]);
+	nm = realloc(p->def->mpis, (p->def->nmpis + 1) * sizeof(*nm));
+	if (!nm)
+		return oom(p);
+	p->def->mpis = nm;
+	m = &nm[p->def->nmpis++];
+	memset(m, 0, sizeof(*m));
+	m->line = line;
+	p->mpi_open = 1;
+	if (!(m->name = strdup(w[1])))
+		return oom(p);
+	return 0;
+}
+
+/* A line inside an 'mpi' block: "KEY WORD...", or "end". */
+static int mpi_line(struct parser *p, int line, char **w, int nw)
+{
+	struct st_def_mpi *m = &p->def->mpis[p->def->nmpis - 1];
+	int i;
+
+	if (!strcmp(w[0], "end")) {
+		if (nw > 1)
+			return fail(p, line, "unexpected '%s' after 'end'",
+				    w[1]);
+		p->mpi_open = 0;
+		return 0;
+	}
+	if (nw < 2)
+		return fail(p, line, "'%s' needs a value", w[0]);
+	if (!strcmp(w[0], "pmpi") || !strcmp(w[0], "large")) {
+		const char *want = w[0][0] == 'p' ? "all" : "none";
+
+		if (nw != 2 || strcmp(w[1], want))
+			return fail(p, line, "expected '%s %s'", w[0], want);
+		if (w[0][0] == 'p')
+			m->pmpi_all = 1;
+		else
+			m->no_large = 1;
+		return 0;
+	}
+	if (!strcmp(w[0], "marker")) {
+		if (nw != 2 || !is_ident(w[1]) || m->marker)
+			return fail(p, line, "expected one 'marker SYMBOL'");
+		if (!(m->marker = strdup(w[1])))
+			return oom(p);
+		return 0;
+	}
+	if (!strcmp(w[0], "fortran"))
+		return words_add(p, &m->fortran, w + 1, nw - 1);
+	if (!strcmp(w[0], "header"))
+		return words_add(p, &m->headers, w + 1, nw - 1);
+	if (!strcmp(w[0], "lacks")) {
+		for (i = 1; i < nw; i++)
+			if (!is_mpi_name(w[i]))
+				return fail(p, line, "bad function name '%s'",
+					    w[i]);
+		return words_add(p, &m->lacks, w + 1, nw - 1);
+	}
+	if (!strcmp(w[0], "as")) {
+		if (nw != 3 || !is_mpi_name(w[1]) || !is_ident(w[2]))
+			return fail(p, line, "expected 'as NAME REAL'");
+		return words_add(p, &m->renames, w + 1, 2);
+	}
+	return fail(p, line, "unknown mpi key '%s'", w[0]);
+}
+
+/*
+ * The rules of 'mpi' blocks: each name they give is an entry's, named
+ * once, and not both lacking and renamed.
+ */
+static int check_mpis(struct parser *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->def->nmpis; i++) {
+		const struct st_def_mpi *m = &p->def->mpis[i];
+
+		for (j = 0; j < m->lacks.n; j++) {
+			if (!st_def_find(p->def, m->lacks.v[j]))
+				return fail(p, m->line, "mpi %s lacks '%s', "
+					    "which is no entry", m->name,
+					    m->lacks.v[j]);
+			if (words_have(&m->renames, m->lacks.v[j]))
+				return fail(p, m->line, "mpi %s both lacks and "
+					    "renames '%s'", m->name,
+					    m->lacks.v[j]);
+		}
+		for (j = 0; j < m->renames.n; j += 2)
+			if (!st_def_find(p->def, m->renames.v[j]))
+				return fail(p, m->line, "mpi %s renames '%s', "
+					    "which is no entry", m->name,
+					    m->renames.v[j]);
+	}
+	return 0;
+}
+
 /* Split 'line' in place into at most MAX_WORDS blank-separated words. */
 static int split_words(char *line, char **w)
 {
@@ -1049,6 +1238,13 @@ static int parse_line(struct parser *p, int lineno, char *line)
 		return 0;
 	for (e = s; *e && !isspace((unsigned char)*e); e++)
 		;
+	if (p->mpi_open || (e - s == 3 && !strncmp(s, "mpi", 3))) {
+		nw = split_words(s, w);
+		if (nw < 0)
+			return fail(p, lineno, "too many words");
+		return p->mpi_open ? mpi_line(p, lineno, w, nw)
+				   : mpi_header(p, lineno, w, nw);
+	}
 	if (!p->open && e - s == 8 && !strncmp(s, "untraced", 8)) {
 		nw = split_words(s, w);
 		if (nw < 0)
@@ -1088,12 +1284,14 @@ static int parse_line(struct parser *p, int lineno, char *line)
 int st_def_parse(struct st_def *def, const char *text,
 		 struct st_def_error *err)
 {
-	struct parser p = { def, err, 0, 0, 0, 0 };
+	struct parser p = { def, err, 0, 0, 0, 0, 0 };
 	const char *s = text;
 	int lineno = 0, rc = 0;
 
 	def->fns = NULL;
 	def->nfns = 0;
+	def->mpis = NULL;
+	def->nmpis = 0;
 	def->untraced = NULL;
 	def->nuntraced = 0;
 	err->line = 0;
@@ -1117,10 +1315,16 @@ int st_def_parse(struct st_def *def, const char *text,
 	if (!rc && p.open)
 		rc = fail(&p, cur_fn(&p)->line, "entry '%s' has no 'end'",
 			  cur_fn(&p)->name);
+	if (!rc && p.mpi_open)
+		rc = fail(&p, p.def->mpis[p.def->nmpis - 1].line,
+			  "mpi '%s' has no 'end'",
+			  p.def->mpis[p.def->nmpis - 1].name);
 	if (!rc && !def->nfns)
 		rc = fail(&p, 0, "no entries");
 	if (!rc)
 		rc = check_twins(&p);
+	if (!rc)
+		rc = check_mpis(&p);
 	if (!rc)
 		rc = check_untraced(&p);
 	if (rc)

@@ -133,6 +133,30 @@ struct st_def_fn {
 	size_t nparams;
 };
 
+/* A list of words of an 'mpi' block. */
+struct st_def_words {
+	char **v;
+	size_t n;
+};
+
+/*
+ * One MPI that synctrace is built for: an 'mpi' block of wrappers.def
+ * (the syntax is described there).  What one MPI lacks or spells
+ * otherwise is said here; function ids and gen/ops.h are the same for
+ * every MPI, so that one set of tools reads the traces of all.
+ */
+struct st_def_mpi {
+	char *name;		/* "openmpi" */
+	int line;		/* line of its 'mpi' header */
+	int pmpi_all;		/* 'pmpi all': define PMPI_X of every entry */
+	int no_large;		/* 'large none': no _c forms */
+	char *marker;		/* 'marker SYMBOL', or NULL */
+	struct st_def_words fortran;	/* 'fortran LIB...' */
+	struct st_def_words headers;	/* 'header FILE...' */
+	struct st_def_words lacks;	/* 'lacks NAME...' */
+	struct st_def_words renames;	/* 'as NAME REAL': pairs */
+};
+
 /*
  * A function listed as deliberately not traced ('untraced REASON
  * NAME...'), with its reason, a word of a fixed vocabulary
@@ -144,12 +168,14 @@ struct st_def_untraced {
 	int line;
 };
 
-/* A parsed wrappers.def; entries in file order. */
+/* A parsed wrappers.def; entries, untraced names and MPIs in file order. */
 struct st_def {
 	struct st_def_fn *fns;
 	size_t nfns;
 	struct st_def_untraced *untraced;
 	size_t nuntraced;
+	struct st_def_mpi *mpis;
+	size_t nmpis;
 };
 
 /* Where and why parsing failed. */
@@ -179,6 +205,23 @@ int st_def_find_role(const struct st_def_fn *fn, int role);
 /* Entry called 'name' (int form only), or NULL. */
 const struct st_def_fn *st_def_find(const struct st_def *def,
 				    const char *name);
+
+/* The 'mpi' block called 'name', or NULL. */
+const struct st_def_mpi *st_def_find_mpi(const struct st_def *def,
+					 const char *name);
+
+/*
+ * Whether 'mpi' has entry 'fn' (is not in its 'lacks' list).  A NULL
+ * 'mpi' (a file without 'mpi' blocks) has every entry.
+ */
+int st_def_mpi_has(const struct st_def_mpi *mpi, const struct st_def_fn *fn);
+
+/*
+ * The C name under which 'mpi' has the int form of 'fn': the REAL of
+ * an 'as' line ("MPIX_Barrier_init"), else the entry's own name.
+ */
+const char *st_def_mpi_name(const struct st_def_mpi *mpi,
+			    const struct st_def_fn *fn);
 
 /* Non-zero when 'word' is a reason an 'untraced' line may give. */
 int st_def_reason_ok(const char *word);

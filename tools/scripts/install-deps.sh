@@ -8,11 +8,14 @@
 #   tests:  libcriterion-dev (unit tests), python3 (JSON checks, the
 #           Python reader), otf2-tools python3-otf2 (t-export reads the
 #           OTF2 back), chromium (t-table-html, t-view render HTML pages),
-#           clang libclang-rt-14-dev (the libFuzzer targets)
+#           clang libclang-rt-14-dev (the libFuzzer targets),
+#           openmpi-bin libopenmpi-dev python3-mpi4py (the Open MPI build
+#           and its tests), slurm-wlm munge (t-slurm's own Slurm)
 pkgs="make gcc pkg-config mpich libmpich-dev libunwind-dev zlib1g-dev"
 pkgs="$pkgs gfortran libotf2-trace-dev libjansson-dev groff-base"
 pkgs="$pkgs libcriterion-dev python3 otf2-tools python3-otf2 chromium"
-pkgs="$pkgs clang libclang-rt-14-dev"
+pkgs="$pkgs clang libclang-rt-14-dev openmpi-bin libopenmpi-dev"
+pkgs="$pkgs python3-mpi4py slurm-wlm munge"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,0 +1,234 @@
+/*
+ * pmpi/abi.c: which MPI the process runs.  The library is built for one
+ * MPI (wrappers.def's 'mpi' blocks, st_gen_mpis[0]) but may be preloaded
+ * into a program linked to another: MPICH's handles are int and Open
+ * MPI's pointers, so it must then touch no handle.  The real PMPI_Init,
+ * the one after this library in the lookup order, lives in the library
+ * of the MPI the program runs; that library is Open MPI's when it
+ * defines Open MPI's marker symbol (ompi_mpi_comm_world), and so on,
+ * MPICH's ABI when it defines none.  When it is not this build's MPI,
+ * st_foreign is set and every exported function's stub jumps straight
+ * to the real one (pmpi/hooks.h), after one warning.
+ *
+ * For Open MPI it also finds libmpi's writable data, where its
+ * predefined datatypes live (pmpi/abi.h, st_type_builtin()).
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmpi/abi.h"
+#include "pmpi/hooks.h"
+#include "pmpi/internal.h"
+
+unsigned char st_foreign;
+int st_in_constructor;
+uintptr_t st_ompi_data_lo, st_ompi_data_hi;
+
+/* The process's rank as its launcher told it, or -1 when none did. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+		"SLURM_PROCID", "MPI_LOCALRANKID",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(*vars); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
+}
+
+#if defined(OPEN_MPI)
+/* dl_iterate_phdr(): the writable PT_LOAD of the object at 'data'. */
+static int find_data(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t a = (uintptr_t)data;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_W) && a >= lo &&
+		    a < lo + p->p_memsz) {
+			st_ompi_data_lo = lo;
+			st_ompi_data_hi = lo + p->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+#endif
+
+/* The MPI libraries loaded: who defines PMPI_Init itself, and of which MPI. */
+struct scan {
+	int own, other;		/* an object of this build's MPI, of another */
+	int kind;		/* the other's index in st_gen_mpis */
+	char path[512];		/* the other's file */
+};
+
+/* Index in st_gen_mpis of the MPI of the library at 'h' (which defines PMPI_Init). */
+static int kind_of(void *h)
+{
+	int i, fallback = 0;
+
+	for (i = 0; st_gen_mpis[i].name; i++) {
+		if (!st_gen_mpis[i].marker)
+			fallback = i;
+		else if (dlsym(h, st_gen_mpis[i].marker))
+			return i;
+	}
+	return fallback;
+}
+
+static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *sc = data;
+	Dl_info di;
+	void *h, *f;
+	int k;
+
+	(void)size;
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		return 0;
+	h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	f = dlsym(h, "PMPI_Init");
+	/* Defined by this very object, not one of its dependencies. */
+	if (f && dladdr(f, &di) && (uintptr_t)di.dli_fbase == info->dlpi_addr &&
+	    strcmp(di.dli_fname, "") && !dlsym(h, "st_abi_check")) {
+		k = kind_of(h);
+		if (k == 0) {
+			sc->own = 1;
+		} else if (!sc->other) {
+			sc->other = 1;
+			sc->kind = k;
+			snprintf(sc->path, sizeof(sc->path), "%s",
+				 info->dlpi_name);
+		}
+	}
+	dlclose(h);
+	return 0;
+}
+
+/*
+ * Start the program again without this library in LD_PRELOAD: another
+ * MPI's libraries come after this one's in the lookup order, so even
+ * the calls synctrace does not wrap would reach the wrong MPI.  Only
+ * from the constructor, before main; returns when it cannot.
+ */
+static void exec_without_me(void)
+{
+	static char args[1 << 16];
+	char *argv[1024], **envp, *pre, *out;
+	extern char **environ;
+	Dl_info me;
+	const char *base;
+	size_t n = 0, i, ne = 0;
+	ssize_t len;
+	int fd, argc = 0;
+
+	if (!dladdr((void *)exec_without_me, &me) || !me.dli_fname)
+		return;
+	base = strrchr(me.dli_fname, '/');
+	base = base ? base + 1 : me.dli_fname;
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((len = read(fd, args + n, sizeof(args) - 1 - n)) > 0)
+		n += (size_t)len;
+	close(fd);
+	if (!n || n >= sizeof(args) - 1)
+		return;
+	args[n] = '\0';
+	for (i = 0; i < n && argc < 1023; i += strlen(args + i) + 1)
+		argv[argc++] = args + i;
+	argv[argc] = NULL;
+	for (ne = 0; environ[ne]; ne++)
+		;
+	envp = calloc(ne + 2, sizeof(*envp));
+	pre = getenv("LD_PRELOAD");
+	out = pre ? calloc(1, strlen(pre) + 16) : NULL;
+	if (!envp || (pre && !out))
+		return;
+	if (pre) {
+		const char *p = pre, *q, *b;
+		size_t o = 11, k;
+
+		memcpy(out, "LD_PRELOAD=", 11);
+		for (; *p; p = *q ? q + 1 : q) {
+			q = p + strcspn(p, ": ");
+			k = (size_t)(q - p);
+			for (b = q; b > p && b[-1] != '/'; b--)
+				;
+			if (!k || ((size_t)(q - b) == strlen(base) &&
+				   !strncmp(b, base, strlen(base))))
+				continue;
+			if (o > 11)
+				out[o++] = ':';
+			memcpy(out + o, p, k);
+			o += k;
+		}
+		out[o] = '\0';
+	}
+	for (i = 0, n = 0; i < ne; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11))
+			envp[n++] = environ[i];
+	if (out)
+		envp[n++] = out;
+	envp[n++] = "SYNCTRACE_STEPPED_ASIDE=1";
+	envp[n] = NULL;
+	execve("/proc/self/exe", argv, envp);
+}
+
+int st_abi_check(void)
+{
+	static int warned;
+	struct scan sc = { 0, 0, 0, "" };
+	void *real;
+	Dl_info di;
+
+	if (st_foreign)
+		return 1;
+#if defined(OPEN_MPI)
+	if (!st_ompi_data_hi)
+		dl_iterate_phdr(find_data, (void *)MPI_INT);
+#endif
+	dl_iterate_phdr(scan_object, &sc);
+	if (!sc.other)
+		return 0;	/* only this build's MPI, or none yet */
+	st_gen_resolve();
+	st_foreign = 1;
+	if (!warned && launcher_rank() <= 0) {
+		warned = 1;
+		fprintf(stderr, "synctrace: the application runs %s ('%s'), "
+			"this library is built for %s; tracing disabled "
+			"(synctrace run --mpi %s picks the right one)\n",
+			st_gen_mpis[sc.kind].name, sc.path,
+			st_gen_mpis[0].name, st_gen_mpis[sc.kind].name);
+	}
+	/*
+	 * The real PMPI_Init, the first after this library in the lookup
+	 * order, must be the application's MPI's; if it is this build's,
+	 * all of the application's MPI calls would go astray.
+	 */
+	real = st_dlsym_next("PMPI_Init");
+	if (!st_in_constructor || getenv("SYNCTRACE_STEPPED_ASIDE") ||
+	    (real && dladdr(real, &di) && di.dli_fname &&
+	     !strcmp(di.dli_fname, sc.path)))
+		return 1;
+	fflush(NULL);
+	exec_without_me();
+	return 1;
+}

@@ -1,0 +1,122 @@
+#!/bin/sh
+# tests/integration/t-openmpi.sh: the Open MPI build.  `synctrace run`
+# picks libsynctrace-openmpi.so for mpiexec.openmpi; the point-to-point
+# app traced under Open MPI records the same calls, peers, tags and
+# bytes as under MPICH; the three Fortran bindings, which reach C only
+# through PMPI_ in Open MPI, are traced with the right roots and bytes;
+# and each library preloaded into the other MPI's C and Fortran programs
+# steps aside with one warning, leaving output and exit status as they
+# were.  Skipped where Open MPI or its build is missing.
+. "$(dirname "$0")/lib.sh"
+
+OMPIEXEC=${OMPIEXEC:-mpiexec.openmpi}
+ST_OLIB=$st_build/libsynctrace-openmpi.so
+ST_OAPPS=$st_build/openmpi/apps
+command -v "$OMPIEXEC" >/dev/null 2>&1 || skip "no $OMPIEXEC (Open MPI)"
+[ -f "$ST_OLIB" ] || skip "no '$ST_OLIB' (built without Open MPI)"
+ST_OPRELOAD=$ST_OLIB
+[ -n "$SAN" ] && ST_OPRELOAD=$st_asan:$ST_OLIB
+# Open MPI refuses root unless told; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+for app in p2p fort-f77 fort-mod fort-f08; do
+	[ -x "$ST_OAPPS/$app" ] || fail "no app '$ST_OAPPS/$app': run make"
+done
+need_app p2p
+need_app fort-f08
+
+# p2p: run by `synctrace run`, which must choose the Open MPI library.
+t=$ST_TMP
+untraced "$t/p2p-plain" $OMPIEXEC -n 2 "$ST_OAPPS/p2p"
+expect_rc "$t/p2p-plain" 0
+cli_run "$t/p2p" "$t/p2p" -- $OMPIEXEC -n 2 "$ST_OAPPS/p2p"
+same_output "$t/p2p-plain" "$t/p2p" sort
+grep -q "^synctrace: trace in .* (2 ranks, complete)$" "$t/p2p.cli" ||
+	{ show "$t/p2p.cli"; fail "synctrace run left no complete trace"; }
+"$ST_CLI" dump --header "$t/p2p" > "$t/p2p.header" ||
+	fail "cannot dump the header of '$t/p2p'"
+grep -q 'Open MPI' "$t/p2p.header" ||
+	{ show "$t/p2p.header"; fail "the trace does not say Open MPI"; }
+
+# The same calls as under MPICH: rank, kind, function, peer, tag, bytes.
+traced "$t/p2p-mpich" "$t/p2p-mpich" $MPIEXEC -n 2 "$ST_APPS/p2p"
+expect_rc "$t/p2p-mpich" 0
+dump_csv "$t/p2p" "$t/p2p.csv"
+dump_csv "$t/p2p-mpich" "$t/p2p-mpich.csv"
+for f in p2p p2p-mpich; do
+	st_awk "$t/$f.csv" '(kind == "call" || kind == "done") {
+		print rank, kind, fn, peer, tag, sbytes, rbytes }' |
+		sort > "$t/$f.calls"
+done
+[ -s "$t/p2p.calls" ] || fail "no calls in the Open MPI trace"
+cmp -s "$t/p2p-mpich.calls" "$t/p2p.calls" ||
+	{ diff "$t/p2p-mpich.calls" "$t/p2p.calls";
+	  fail "the Open MPI trace of p2p differs from the MPICH one"; }
+note "p2p: $(wc -l < "$t/p2p.calls") calls and completions, as under MPICH"
+
+# Fortran: mpif.h and 'use mpi' (libmpi_mpifh), 'use mpi_f08'
+# (libmpi_usempif08 through libmpi_mpifh), all by PMPI_ C functions.
+for app in fort-f77 fort-mod fort-f08; do
+	untraced "$t/$app-plain" $OMPIEXEC -n 2 "$ST_OAPPS/$app"
+	expect_rc "$t/$app-plain" 0
+	for r in 0 1; do
+		grep -qx "$app: rank $r sum 3 max 10 bcast 101 102 103" \
+			"$t/$app-plain.out" ||
+			{ show "$t/$app-plain.out";
+			  fail "$app: wrong results on rank $r"; }
+	done
+	env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/$app" \
+		$OMPIEXEC -n 2 "$ST_OAPPS/$app" < /dev/null \
+		> "$t/$app.out" 2> "$t/$app.err"
+	echo $? > "$t/$app.rc"
+	same_output "$t/$app-plain" "$t/$app" sort
+	dump_csv "$t/$app" "$t/$app.csv"
+	for r in 0 1; do
+		for want in "MPI_Init 1" "MPI_Barrier 1" "MPI_Allreduce 2" \
+			    "MPI_Bcast 1" "MPI_Finalize 1"; do
+			set -- $want
+			expect_count "$t/$app.csv" \
+				"kind == \"call\" && rank == $r && fn == \"$1\"" $2
+		done
+		if [ $r = 0 ]; then s=12 b=0; else s=0 b=12; fi
+		expect_count "$t/$app.csv" "kind == \"call\" && \
+			rank == $r && fn == \"MPI_Bcast\" && root == 0 && \
+			sbytes == $s && rbytes == $b && comm_size == 2" 1
+		expect_count "$t/$app.csv" "kind == \"call\" && \
+			rank == $r && fn == \"MPI_Allreduce\" && \
+			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
+	done
+	# Call sites are the program's lines, not the bindings': the two
+	# MPI_Allreduce have two, so 4 for the 4 calls between Init and
+	# Finalize (3 if keyed by the bindings' return address).
+	expect_count "$t/$app.csv" "kind == \"call\" && rank == 0 && \
+		fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+	note "$app: results right, every call traced on both ranks"
+done
+
+# The wrong library: each steps aside, once, in C and Fortran programs.
+wrong()
+{
+	name=$1 lib=$2 launcher=$3 app=$4 plain=$5
+	env LD_PRELOAD="$lib" SYNCTRACE_DIR="$t/$name-trace" \
+		$launcher -n 2 "$app" < /dev/null > "$t/$name.out" \
+		2> "$t/$name.all"
+	echo $? > "$t/$name.rc"
+	grep -v '^synctrace: ' "$t/$name.all" > "$t/$name.err"
+	same_output "$plain" "$t/$name" sort
+	[ "$(grep -c "^synctrace: the application runs" "$t/$name.all")" = 1 ] ||
+		{ show "$t/$name.all"; fail "$name: not one warning"; }
+	[ ! -e "$t/$name-trace" ] || fail "$name: left a trace"
+}
+[ -n "$SAN" ] || {
+	untraced "$t/mpich-p2p-plain" $MPIEXEC -n 2 "$ST_APPS/p2p"
+	untraced "$t/mpich-f08-plain" $MPIEXEC -n 2 "$ST_APPS/fort-f08"
+	wrong mpich-lib-c "$ST_LIB" $OMPIEXEC "$ST_OAPPS/p2p" "$t/p2p-plain"
+	wrong mpich-lib-f08 "$ST_LIB" $OMPIEXEC "$ST_OAPPS/fort-f08" \
+		"$t/fort-f08-plain"
+	wrong ompi-lib-c "$ST_OLIB" $MPIEXEC "$ST_APPS/p2p" \
+		"$t/mpich-p2p-plain"
+	wrong ompi-lib-f08 "$ST_OLIB" $MPIEXEC "$ST_APPS/fort-f08" \
+		"$t/mpich-f08-plain"
+	note "each library steps aside in the other MPI's programs"
+}
