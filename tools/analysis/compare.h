@@ -1,0 +1,103 @@
+/*
+ * tools/analysis/compare.h: whether two cost tables differ, per
+ * operation, process count and size, beyond what separate launches of
+ * the same benchmark differ by.
+ *
+ * The launch (one mpiexec) is the unit of replication: Hunold and
+ * Carpen-Amarie ("MPI Benchmarking Revisited", Sec. 5) find that
+ * launches differ significantly from each other by 3 to 5 %, so the
+ * thousands of samples of one launch say nothing about the next one,
+ * and a test on samples pooled over launches finds "differences" that
+ * are only launches.  A group of table A is compared with the group of
+ * table B at the same (operation, p, d) through its per-launch medians:
+ * the Wilcoxon-Mann-Whitney rank-sum test on their logarithms (their
+ * recommended test, no assumption on the distribution), the
+ * Hodges-Lehmann estimate of the shift as a relative difference
+ * B / A - 1 with Moses's confidence interval, and over all groups the
+ * Benjamini-Hochberg adjustment, so that comparing many groups at
+ * level 1 - alpha does not call alpha of the groups of two equal
+ * tables different by chance.
+ *
+ * Functions return 0 or a negative errno and never print.
+ */
+#ifndef ST_TOOLS_ANALYSIS_COMPARE_H
+#define ST_TOOLS_ANALYSIS_COMPARE_H
+
+#include <stddef.h>
+
+/* One group of one table: an operation at one (p, d). */
+struct st_cmp_group {
+	const char *op;		/* operation name, "MPI_Allreduce" */
+	long p;
+	double d;		/* bytes */
+	const double *run_ns;	/* [nruns] its per-launch medians, ns */
+	size_t nruns;
+};
+
+/* What a comparison says of one group. */
+enum st_cmp_verdict {
+	ST_CMP_SAME = 1,	/* no significant difference, and the
+				   interval lies within +-resolve */
+	ST_CMP_DIFFERS,		/* significant: q <= 1 - level */
+	ST_CMP_UNRESOLVED,	/* not significant, but the interval
+				   reaches beyond +-resolve: these
+				   launches cannot tell */
+	ST_CMP_TOO_FEW		/* fewer than 2 launches on a side */
+};
+
+/* One group present in both tables. */
+struct st_cmp_row {
+	size_t ia, ib;		/* its index in a[] and in b[] */
+	double a_ns, b_ns;	/* median of each side's launch medians */
+	/*
+	 * B / A - 1: exp of the Hodges-Lehmann shift of the logarithms
+	 * (the median of all ratios b_j / a_i, less 1), with its
+	 * confidence interval at the level; NaN when unavailable (too few
+	 * launches).
+	 */
+	double diff, lo, hi;
+	double p;		/* two-sided rank-sum p-value; NaN: none */
+	double q;		/* Benjamini-Hochberg adjusted p */
+	int verdict;		/* enum st_cmp_verdict */
+};
+
+struct st_cmp_result {
+	double level;		/* of the intervals; alpha = 1 - level */
+	double resolve;		/* the difference that matters, relative */
+	struct st_cmp_row *rows;	/* in a[]'s order */
+	size_t nrows;
+	size_t *only_a, n_only_a;	/* indices of groups in one table,
+					   by (op, p, d) */
+	size_t *only_b, n_only_b;
+	size_t n_same, n_differs, n_unresolved, n_too_few;
+	size_t n_slower, n_faster;	/* of n_differs: B above, below A */
+	/*
+	 * Median over the rows with a difference of |diff|, and how many
+	 * rows that is; NaN when none.
+	 */
+	double median_abs_diff;
+	size_t n_diff;
+};
+
+/*
+ * Compare table 'a' (na groups) with table 'b' (nb groups): groups are
+ * matched by operation name, p and d (equal within 1e-6 relative),
+ * each (op, p, d) at most once per table.  Per-launch medians below
+ * 1 ns count as 1 ns (the logarithm).  'level' (0.5 to 1, e.g. 0.95)
+ * is the level of the intervals and 1 - level the false discovery
+ * rate of the verdicts; 'resolve' (> 0, e.g. 0.05) the relative
+ * difference that matters, for ST_CMP_SAME.  Fills 'r' (release with
+ * st_cmp_result_release()).  Returns 0; -EINVAL for bad arguments, a
+ * group without a name or with a per-launch median not finite, or an
+ * (op, p, d) twice in one table; -ENOMEM.
+ */
+int st_compare(const struct st_cmp_group *a, size_t na,
+	       const struct st_cmp_group *b, size_t nb, double level,
+	       double resolve, struct st_cmp_result *r);
+
+void st_cmp_result_release(struct st_cmp_result *r);
+
+/* "same", "differs", "unresolved", "too few launches". */
+const char *st_cmp_verdict_name(int verdict);
+
+#endif
