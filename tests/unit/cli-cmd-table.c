@@ -115,7 +115,10 @@ Test(tools_cmd_table, usage_errors_exit_129)
 	char *tukey[] = { "table", "--tukey", "-1", "x", NULL };
 	char *level[] = { "table", "--level=1", "x", NULL };
 	char *two[] = { "table", "--json", "-", "--html", "-", "x", NULL };
-	char **cases[] = { none, bad, tukey, level, two };
+	char *res0[] = { "table", "--resolve", "0", "x", NULL };
+	char *res100[] = { "table", "--resolve=100%", "x", NULL };
+	char *resx[] = { "table", "--resolve", "5%%", "x", NULL };
+	char **cases[] = { none, bad, tukey, level, two, res0, res100, resx };
 	size_t i;
 
 	scratch_dir(dir, sizeof(dir));

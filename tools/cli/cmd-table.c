@@ -56,6 +56,9 @@ const char st_table_usage[] =
 "                     exact size)\n"
 "    --no-split       fit one formula over all sizes (no protocol\n"
 "                     switch)\n"
+"    --resolve PCT    the difference the table should resolve, in %\n"
+"                     (default 5%): groups whose launches disagree too\n"
+"                     much to show it in a comparison are marked ?\n"
 "    -h, --help       show this help\n";
 
 struct table_opts {
@@ -78,6 +81,22 @@ static double parse_double(const char *opt, const char *val, double min,
 		usage_die(st_table_usage, "bad value '%s' for '%s'", val,
 			  opt);
 	return v;
+}
+
+/* A percentage, "5" or "5%", above 0 and below 100, as a fraction. */
+static double parse_percent(const char *opt, const char *val)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end != val && *end == '%')
+		end++;
+	if (errno || end == val || *end || !(v > 0 && v < 100))
+		usage_die(st_table_usage, "bad percentage '%s' for '%s' (above "
+			  "0, below 100, e.g. 5%%)", val, opt);
+	return v / 100;
 }
 
 static void parse_options(struct table_opts *to, int argc, char **argv)
@@ -134,6 +153,13 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 					  "option '--level' needs a number");
 			to->o.ci_level = parse_double("--level", val, 0.5, 1,
 						      1);
+		} else if ((rc = st_opt_value(argc, argv, &i, "--resolve",
+					       &val))) {
+			if (rc < 0)
+				usage_die(st_table_usage,
+					  "option '--resolve' needs a "
+					  "percentage");
+			to->o.resolve = parse_percent("--resolve", val);
 		} else if ((rc = st_opt_value(argc, argv, &i, "--bins",
 					       &val))) {
 			if (rc < 0)
