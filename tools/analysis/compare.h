@@ -24,6 +24,7 @@
 #define ST_TOOLS_ANALYSIS_COMPARE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* One group of one table: an operation at one (p, d). */
 struct st_cmp_group {
@@ -99,5 +100,43 @@ void st_cmp_result_release(struct st_cmp_result *r);
 
 /* "same", "differs", "unresolved", "too few launches". */
 const char *st_cmp_verdict_name(int verdict);
+
+struct st_table;
+struct st_table_meta;
+
+/*
+ * One side of a comparison: a table's groups with their per-launch
+ * medians, and where it came from.  Everything belongs to it.
+ */
+struct st_cmp_table {
+	char *name;		/* the file or directory given */
+	char *mpi_library;	/* NULL when unknown */
+	char *date;		/* of its first run, "2026-11-21 07:01 UTC" */
+	size_t nruns;		/* runs the table was made of */
+	struct st_cmp_group *groups;
+	size_t ngroups;
+	char *ops;		/* storage of the groups' names... */
+	double *run_ns;		/* ...and launch medians */
+};
+
+/*
+ * Take the groups of the finished table 't' (described by 'm') into
+ * 'out', named 'name'.  Returns 0 or -ENOMEM.
+ */
+int st_cmp_table_from(struct st_cmp_table *out, const struct st_table *t,
+		      const struct st_table_meta *m, const char *name);
+
+void st_cmp_table_release(struct st_cmp_table *t);
+
+/*
+ * The comparison 'r' of 'a' with 'b' as text, at most 100 columns: the
+ * two tables, the method, one row per group in both (operation, p, d,
+ * the two medians of launch medians, B/A - 1 with its interval, q, the
+ * verdict), then the counts and the groups in one table only.  Returns
+ * 0 or -EIO.
+ */
+int st_cmp_write_text(FILE *f, const struct st_cmp_table *a,
+		      const struct st_cmp_table *b,
+		      const struct st_cmp_result *r);
 
 #endif

@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "tools/cli/synctrace.h"
+#include "tools/analysis/compare.h"
 #include "tools/analysis/table.h"
 #include "tools/cli/usage.h"
 #include "writer/reader.h"
 
 const char st_table_usage[] =
 "usage: synctrace table [options] RUN [RUN...]\n"
+"   or: synctrace table --compare [options] A B\n"
 "\n"
 "A cost table of the MPI operations in the run directories RUN (traces\n"
 "of applications or of synctrace bench, at any process counts), in the\n"
@@ -39,6 +41,13 @@ const char st_table_usage[] =
 "and adjusted R^2.  The text table goes to stdout.  A RUN without an\n"
 "index that holds run-1, run-2... (synctrace bench --runs) stands for\n"
 "those runs.\n"
+"\n"
+"With --compare, say per operation, p and d whether table B costs what\n"
+"table A costs, beyond the differences between launches: A and B are\n"
+"each a run directory (a 'synctrace bench --runs' or '--repro'\n"
+"directory stands for its runs); the launches' medians of each group are\n"
+"compared (Wilcoxon rank-sum, Benjamini-Hochberg over the groups), with\n"
+"the difference B/A - 1 and its confidence interval.\n"
 "\n"
 "    --csv FILE       also write the formulas as CSV to FILE and the\n"
 "                     group medians to FILE-groups.csv (FILE.csv:\n"
@@ -58,11 +67,17 @@ const char st_table_usage[] =
 "                     switch)\n"
 "    --resolve PCT    the difference the table should resolve, in %\n"
 "                     (default 5%): groups whose launches disagree too\n"
-"                     much to show it in a comparison are marked ?\n"
+"                     much to show it in a comparison are marked ?;\n"
+"                     with --compare, groups whose difference lies\n"
+"                     within +-PCT with confidence are \"the same\"\n"
+"    --compare        compare two tables, A and B (see above); --level\n"
+"                     is then that of the intervals, and 1 - L the\n"
+"                     false discovery rate of the differences called\n"
 "    -h, --help       show this help\n";
 
 struct table_opts {
 	const char *csv, *json, *html;
+	int compare;
 	struct st_table_options o;
 	const char **runs;
 	int nruns;
@@ -122,6 +137,8 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 			exit(0);
 		} else if (!strcmp(arg, "--no-split")) {
 			to->o.max_pieces = 1;
+		} else if (!strcmp(arg, "--compare")) {
+			to->compare = 1;
 		} else if ((rc = st_opt_value(argc, argv, &i, "--csv", &val))) {
 			if (rc < 0)
 				usage_die(st_table_usage,
@@ -172,6 +189,18 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 		} else {
 			usage_die(st_table_usage, "unknown option '%s'", arg);
 		}
+	}
+	if (to->compare) {
+		if (to->csv || to->html || to->json)
+			usage_die(st_table_usage, "'--compare' writes text "
+				  "only; '--csv', '--json' and '--html' are "
+				  "for tables");
+		if (to->nruns != 2)
+			usage_die(st_table_usage, "'--compare' needs two "
+				  "tables, A and B (%d given)", to->nruns);
+		if (!(to->o.ci_level >= 0.5))
+			usage_die(st_table_usage, "'--compare' needs '--level' "
+				  "0.5 or more");
 	}
 	if (!to->nruns)
 		usage_die(st_table_usage, "no run directory given");
@@ -302,43 +331,45 @@ static int read_one(struct st_table *t, struct st_table_meta *m,
 	return 0;
 }
 
-int cmd_table(int argc, char **argv)
+/*
+ * Read the run directories 'runs' (n of them; a 'synctrace bench --runs'
+ * directory stands for its runs) into a new, finished table '*out'
+ * described by 'm'.  Returns 1 when some run could not be read (after
+ * an error message), 0 otherwise; dies when none could.
+ */
+static int read_table(const char *const *runs, int n,
+		      const struct st_table_options *o, struct st_table **out,
+		      struct st_table_meta *m)
 {
-	struct table_opts to;
-	struct st_table_meta m;
 	struct st_table *t;
 	uint32_t run_no = 0;
-	int i, rc, failed = 0, nread = 0, to_stdout;
+	int i, rc, failed = 0, nread = 0;
 
-	parse_options(&to, argc, argv);
-	to_stdout = (to.csv && !strcmp(to.csv, "-")) ||
-		    (to.json && !strcmp(to.json, "-")) ||
-		    (to.html && !strcmp(to.html, "-"));
-	if ((rc = st_table_new(&t, &to.o)))
+	if ((rc = st_table_new(&t, o)))
 		die("cannot make a table: %s", strerror_neg(rc));
-	st_table_meta_init(&m);
-	for (i = 0; i < to.nruns; i++) {
+	st_table_meta_init(m);
+	for (i = 0; i < n; i++) {
 		char idx[PATH_MAX + 32], **sub;
 		struct stat st;
 		size_t k, nsub;
 
-		if (stat(to.runs[i], &st)) {
-			error("cannot open '%s': %s", to.runs[i],
+		if (stat(runs[i], &st)) {
+			error("cannot open '%s': %s", runs[i],
 			      strerror(errno));
 			failed = 1;
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			error("'%s' is not a run directory", to.runs[i]);
+			error("'%s' is not a run directory", runs[i]);
 			failed = 1;
 			continue;
 		}
 		/* The parent of 'synctrace bench --runs N': each run-K. */
-		snprintf(idx, sizeof(idx), "%s/" ST_RUN_INDEX, to.runs[i]);
-		nsub = access(idx, F_OK) ? bench_runs(to.runs[i], &sub) : 0;
+		snprintf(idx, sizeof(idx), "%s/" ST_RUN_INDEX, runs[i]);
+		nsub = access(idx, F_OK) ? bench_runs(runs[i], &sub) : 0;
 		if (nsub) {
 			for (k = 0; k < nsub; k++) {
-				if (read_one(t, &m, sub[k], run_no++))
+				if (read_one(t, m, sub[k], run_no++))
 					failed = 1;
 				else
 					nread++;
@@ -347,15 +378,68 @@ int cmd_table(int argc, char **argv)
 			free(sub);
 			continue;
 		}
-		if (read_one(t, &m, to.runs[i], run_no++))
+		if (read_one(t, m, runs[i], run_no++))
 			failed = 1;
 		else
 			nread++;
 	}
 	if (!nread)
-		die("no run could be read");
+		die("no run could be read%s%s", n == 1 ? " in " : "",
+		    n == 1 ? runs[0] : "");
 	if (st_table_finish(t))
 		die("out of memory");
+	*out = t;
+	return failed;
+}
+
+/* 'synctrace table --compare A B'. */
+static int compare(const struct table_opts *to)
+{
+	struct st_cmp_table side[2];
+	struct st_cmp_result r;
+	struct st_table_meta m;
+	struct st_table *t;
+	int k, rc, failed = 0;
+
+	for (k = 0; k < 2; k++) {
+		failed |= read_table(&to->runs[k], 1, &to->o, &t, &m);
+		if (st_cmp_table_from(&side[k], t, &m, to->runs[k]))
+			die("out of memory");
+		st_table_free(t);
+		st_table_meta_release(&m);
+	}
+	rc = st_compare(side[0].groups, side[0].ngroups, side[1].groups,
+			side[1].ngroups, to->o.ci_level, to->o.resolve, &r);
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc)
+		die("cannot compare the tables: %s", strerror_neg(rc));
+	rc = st_cmp_write_text(stdout, &side[0], &side[1], &r);
+	if (rc || fflush(stdout))
+		die("cannot write the output: %s", strerror(EIO));
+	st_cmp_result_release(&r);
+	st_cmp_table_release(&side[0]);
+	st_cmp_table_release(&side[1]);
+	return failed ? ST_EXIT_FAILURE : 0;
+}
+
+int cmd_table(int argc, char **argv)
+{
+	struct table_opts to;
+	struct st_table_meta m;
+	struct st_table *t;
+	int rc, failed, to_stdout;
+
+	parse_options(&to, argc, argv);
+	if (to.compare) {
+		rc = compare(&to);
+		free(to.runs);
+		return rc;
+	}
+	to_stdout = (to.csv && !strcmp(to.csv, "-")) ||
+		    (to.json && !strcmp(to.json, "-")) ||
+		    (to.html && !strcmp(to.html, "-"));
+	failed = read_table(to.runs, to.nruns, &to.o, &t, &m);
 
 	if (!to_stdout) {
 		rc = st_table_write_text(stdout, t, &m);
