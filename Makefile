@@ -75,12 +75,21 @@ BENCH := $(BUILD)/synctrace-bench
 UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
+# The version, from one place: the VERSION file, plus the commit when this
+# is a git checkout (tools/gen/version.sh).  Compiled in through
+# $(BUILD)/gen/version.h, rewritten only when it changes.
+ST_VERSION := $(shell sh tools/gen/version.sh)
+GEN_H := $(BUILD)/gen/ops.h $(BUILD)/gen/version.h
+
 .PHONY: all deps demo test check-unit check-integration check-headers \
-	check-exports check-coverage check-python check-fuzz conformance bench install \
-	clean fuzz fuzz-build fuzz-targets
+	check-exports check-coverage check-man check-python check-fuzz \
+	conformance bench man install uninstall clean FORCE fuzz fuzz-build \
+	fuzz-targets
 .DELETE_ON_ERROR:
 
-all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH))
+MAN := $(BUILD)/man/synctrace.1
+
+all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(MAN)
 
 deps:
 	$(Q)sh tools/scripts/install-deps.sh
@@ -89,6 +98,14 @@ deps:
 $(BUILD)/gen/wrappers.c $(BUILD)/gen/ops.h &: wrappers.def $(GEN)
 	$(call say,GEN,$@)$(GEN) wrappers.def $(BUILD)/gen
 
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' \
+		'/* Generated from VERSION by tools/gen/version.sh. Do not edit. */' \
+		'#ifndef ST_GEN_VERSION_H' '#define ST_GEN_VERSION_H' \
+		'#define ST_VERSION "$(ST_VERSION)"' '#endif' > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
 $(GEN): $(GEN_OBJ)
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
@@ -96,12 +113,12 @@ $(GEN_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ): $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# Everything that may include gen/ops.h waits for it.
-$(TOOL_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+# Everything that may include gen/ops.h or gen/version.h waits for them.
+$(TOOL_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(call obj,$(PMPI_SRC)) $(BENCH_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+$(call obj,$(PMPI_SRC)) $(BENCH_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) $(LIB_CFLAGS) -c -o $@ $<
 
@@ -115,7 +132,16 @@ $(LIB): $(PMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 $(BUILD)/tools/analysis/export-otf2.o: ALL_CFLAGS += $(OTF2_CFLAGS)
 
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
-	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) $(OTF2_LIBS) -lz -lm
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) $(OTF2_LIBS) -ljansson \
+		-lz -lm
+
+# Manual pages, synctrace(1) and synctrace-<command>(1) for every command
+# 'synctrace --help' lists, from the help texts the command prints.  One
+# run writes them all; synctrace.1 stands for the set.
+$(MAN): $(CLI) tools/gen/man.sh
+	$(call say,MAN,$(@D))sh tools/gen/man.sh $(CLI) $(@D)
+
+man: $(MAN)
 
 $(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
@@ -124,10 +150,10 @@ $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(filter-out $(BUILD)/tools/gen/main.o,$(GEN_OBJ)) \
 		$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion \
-		$(OTF2_LIBS) -lz -lm
+		$(OTF2_LIBS) -ljansson -lz -lm
 
 # Integration apps are the application's side: no sanitizer flags.
-$(BUILD)/apps/%: tests/integration/apps/%.c
+$(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lm
 
@@ -148,7 +174,7 @@ check-python:
 	$(Q)python3 -m unittest discover -s tools/python
 
 # Every header compiles on its own, and every file keeps to its layer.
-check-headers: $(BUILD)/gen/ops.h
+check-headers: $(GEN_H)
 	$(Q)sh tests/check-layers.sh
 	$(Q)for h in $(HEADERS); do \
 		case $$h in pmpi/*|tools/bench/*) cc="$(MPICC)";; \
@@ -162,13 +188,18 @@ check-headers: $(BUILD)/gen/ops.h
 check-coverage: $(GEN)
 	$(Q)BUILD=$(BUILD) MPICC=$(MPICC) sh tests/coverage.sh
 
+# Every subcommand has a page, and every page renders without warnings.
+check-man: $(MAN)
+	$(Q)BUILD=$(BUILD) SAN=$(SAN) MAKE=$(MAKE) sh tests/check-man.sh
+
 # The library exports only the MPI_ names and the PMPI_ names of f08 entries.
 check-exports: $(LIB) $(BUILD)/gen/ops.h
 	$(Q)BUILD=$(BUILD) sh tests/check-exports.sh
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory check-unit check-headers \
-		check-coverage check-exports check-python check-fuzz check-integration
+		check-coverage check-exports check-man check-python check-fuzz \
+		check-integration
 
 conformance: deps $(LIB) $(CLI)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/conformance.sh
@@ -179,14 +210,26 @@ bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 demo: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/scripts/demo.sh
 
+# make uninstall removes exactly what make install put there (with the
+# same PREFIX and DESTDIR), and no directory.
+INSTALLED := bin/synctrace lib/libsynctrace.so lib/pkgconfig/synctrace.pc \
+	$(if $(BENCH_SRC),bin/synctrace-bench)
+MAN1 := $(PREFIX)/share/man/man1
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(MAN1)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(BENCH_SRC),install -m 755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/)
-	sed -e 's|@PREFIX@|$(PREFIX)|' pmpi/synctrace.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ST_VERSION)|' \
+		pmpi/synctrace.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/synctrace.pc
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MAN1)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED)) \
+		$(DESTDIR)$(MAN1)/synctrace.1 $(DESTDIR)$(MAN1)/synctrace-*.1
 
 # Fuzzing (docs/fuzzing.md): libFuzzer targets over every reader entry
 # point, built by clang into $(FUZZ_BUILD)/ with ASan and UBSan.
@@ -202,7 +245,7 @@ FUZZ_OBJ := $(call obj,$(FUZZ_SRC) tests/fuzz/fuzz.c tests/fuzz/split.c)
 FUZZ_LIBOBJ := $(BUILD)/tests/fuzz/fuzz.o $(WRITER_OBJ) $(SYNC_OBJ) \
 	$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
 
-$(FUZZ_OBJ): $(BUILD)/%.o: %.c | $(BUILD)/gen/ops.h
+$(FUZZ_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -211,12 +254,12 @@ $(BUILD)/fuzz/fuzz-tools: FUZZ_LDFLAGS := -Wl,--wrap=exit
 $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer,address,undefined \
-		$(FUZZ_LDFLAGS) -o $@ $^ $(OTF2_LIBS) -lz -lm
+		$(FUZZ_LDFLAGS) -o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm
 
 $(BUILD)/fuzz/split: $(BUILD)/tests/fuzz/split.o $(FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer-no-link,address,undefined \
-		-o $@ $^ $(OTF2_LIBS) -lz -lm
+		-o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm
 
 fuzz-targets: $(FUZZ_BIN) $(BUILD)/fuzz/split
 

@@ -25,6 +25,14 @@
  * MPI_PROC_NULL side of an inter-communicator rooted call), since the
  * application may pass garbage anywhere else.
  *
+ * One-sided calls count the origin side: a Put or Accumulate sends origin
+ * count * size, a Get receives it, Get_accumulate both (its result side
+ * in 'rcount'/'rtype'); Fetch_and_op and Compare_and_swap move single
+ * elements of their one datatype.  (MPI_NO_OP and MPI_PROC_NULL, which
+ * move nothing, are the interposer's to apply.)  File reads and writes
+ * count as receives and sends; partitioned inits the whole buffer,
+ * 'partitions' times the count.
+ *
  * Arithmetic is uint64 and saturates at UINT64_MAX; negative counts count
  * as zero.
  */
@@ -399,6 +407,37 @@ int st_bytes(const struct st_xfer *x, const struct st_xfer_comm *c,
 		s = one_block(x);
 		r = have_status(x) ? (uint64_t)x->status_bytes : s;
 		break;
+	case ST_BYTES_PUT:
+	case ST_BYTES_ACC:
+	case ST_BYTES_WRITE:
+		s = send_block(x);
+		break;
+	case ST_BYTES_GET:
+		r = recv_block(x);
+		break;
+	case ST_BYTES_GET_ACC:
+		s = send_block(x);
+		r = recv_block(x);
+		break;
+	case ST_BYTES_FETCH_OP:
+		s = r = tsize(x, one_type(x), 0);
+		break;
+	case ST_BYTES_CAS:
+		r = tsize(x, one_type(x), 0);
+		s = mul_sat(2, r);
+		break;
+	case ST_BYTES_READ:
+		r = have_status(x) ? (uint64_t)x->status_bytes : recv_block(x);
+		break;
+	case ST_BYTES_PSEND:
+		s = mul_sat(count_val(x->partitions), send_block(x));
+		break;
+	case ST_BYTES_PRECV:
+		r = mul_sat(count_val(x->partitions), recv_block(x));
+		break;
+	case ST_BYTES_PREADY:
+	case ST_BYTES_PARRIVED:
+		break;		/* from the request: pmpi/part.c */
 	default:
 		*sbytes = *rbytes = 0;
 		return -EINVAL;

@@ -36,6 +36,7 @@ struct st_xfer {
 	int counts_64;		/* count arrays hold int64_t (MPI_Count) */
 	const void *stype, *rtype; /* pointer to one handle */
 	const void *stypes, *rtypes; /* arrays of handles (w variants) */
+	int64_t partitions;	/* partitioned: partitions of 'scount'/'rcount' */
 	int64_t status_bytes;	/* ST_BYTES_RECV: bytes the status reports */
 	void *ctx;
 	uint64_t (*type_size)(void *ctx, const void *types, size_t i);

@@ -142,6 +142,7 @@ static void count_bytes(struct st_call *c, const struct st_fn_info *fi,
 	x.rtype = a->rtype ? &a->rtype : a->type ? &a->type : NULL;
 	x.stypes = a->stypes;
 	x.rtypes = a->rtypes;
+	x.partitions = a->partitions;
 	x.status_bytes = status_bytes;
 	x.type_size = xfer_type_size;
 	memset(&xc, 0, sizeof(xc));
@@ -209,22 +210,11 @@ static void event_from(struct st_event *ev, const struct st_req *r)
 	ev->tag2 = r->tag2;
 }
 
-/*
- * The next sequence number of a collective call on 'e'.  Only threads
- * can race here (MPI_THREAD_MULTIPLE); otherwise a plain increment saves
- * the locked instruction, a fifth of the hot path.
- */
+/* The next sequence number of a collective call on 'e'. */
 static inline __attribute__((always_inline)) uint64_t
 count_call(struct st_comm_entry *e)
 {
-	uint64_t v;
-
-	if (st_mt)
-		return atomic_fetch_add_explicit(&e->seq, 1,
-						 memory_order_relaxed) + 1;
-	v = atomic_load_explicit(&e->seq, memory_order_relaxed) + 1;
-	atomic_store_explicit(&e->seq, v, memory_order_relaxed);
-	return v;
+	return st_comm_count(e);
 }
 
 /* The periodic flush is due ('now' in ns): do it, or start counting. */
@@ -465,6 +455,9 @@ static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
 		st_site_get(c->ra);
 		return;
 	}
+	/* A matched receive: communicator, source and tag of its probe. */
+	if (a->message && recv)
+		st_message_recv(c);
 	e = rc == MPI_SUCCESS ? st_comm_get(a->comm, 0) : st_comm_find(a->comm);
 	if (e) {
 		ev->comm = e->id;
@@ -481,8 +474,17 @@ static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
 					  : a->stype ? a->stype : a->rtype);
 	if (rc == MPI_SUCCESS && fi->bytes != ST_BYTES_NONE) {
 		count_bytes(c, fi, e, ev, blocking && st ? status_bytes(st) : -1);
-		if (!blocking && (recv || sendrecv))
+		if (!blocking && (recv || sendrecv) &&
+		    !(fi->flags & ST_FNF_NOSTATUS))
 			ev->rbytes = 0;	/* known at completion */
+		/* Nothing moves to or from MPI_PROC_NULL. */
+		if (a->peer == MPI_PROC_NULL) {
+			ev->sbytes = 0;
+			if (!sendrecv)
+				ev->rbytes = 0;
+		}
+		if (sendrecv && a->peer2 == MPI_PROC_NULL)
+			ev->rbytes = 0;
 	}
 	/* The receive side of a blocking call: who it came from. */
 	if (rc == MPI_SUCCESS && st && blocking) {
@@ -496,10 +498,15 @@ static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
 	}
 	if (rc == MPI_SUCCESS && a->request &&
 	    (fi->family == ST_FAM_NONBLOCKING || persistent)) {
-		request_from(&r, ev, persistent, recv || sendrecv);
+		request_from(&r, ev, persistent, (recv || sendrecv) &&
+			     !(fi->flags & ST_FNF_NOSTATUS));
+		r.parts = (uint32_t)(a->partitions > 0 ? a->partitions : 0);
 		ev->req = st_req_add(*a->request, &r);
 	}
 	st_emit(ev);
+	/* A matched probe: its message remembers what it matched. */
+	if (rc == MPI_SUCCESS && a->message && !recv)
+		st_message_note(c, st);
 }
 
 /* Emit the DONE record of request 'h' (snapshotted as 'id'). */
@@ -524,10 +531,13 @@ static void done(struct st_call *c, MPI_Request h, uint64_t id,
 		n = status_bytes(st);
 		if (n >= 0)
 			ev.rbytes = (uint64_t)n;
-		if (r.fn && st_fn_info[r.fn].bytes == ST_BYTES_RECV) {
+		/* MPI_PROC_NULL's (empty) status names no source. */
+		if (r.peer == ST_RANK_PROC_NULL) {
+			ev.rbytes = 0;
+		} else if (r.fn && st_fn_info[r.fn].bytes == ST_BYTES_RECV) {
 			ev.peer = map_rank(st->MPI_SOURCE);
 			ev.tag = st->MPI_TAG;
-		} else {
+		} else if (r.fn && st_fn_info[r.fn].kind == ST_KIND_P2P) {
 			ev.peer2 = map_rank(st->MPI_SOURCE);
 			ev.tag2 = st->MPI_TAG;
 		}
@@ -689,6 +699,16 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 		return;
 	if (fi->kind == ST_KIND_COLL && (e = st_comm_get(a->comm, 1)))
 		st_world_seq(e, count_call(e));
+	if (fi->kind == ST_KIND_WIN)
+		st_leave_win(c, fi, NULL, rc);
+	else if (fi->kind == ST_KIND_RMA)
+		st_leave_rma(c, fi, NULL, rc);
+	else if (fi->kind == ST_KIND_FILE)
+		st_leave_file(c, fi, NULL, rc);
+	else if (fi->kind == ST_KIND_IO)
+		st_leave_io(c, fi, NULL, rc);
+	else if (fi->kind == ST_KIND_P2P && a->message && rc == MPI_SUCCESS)
+		st_message_recv(c);	/* a matched receive takes its message */
 	if (fi->kind != ST_KIND_COMM)
 		return;
 	if (a->commp) {
@@ -735,6 +755,24 @@ void st_leave(struct st_call *c, int rc)
 	case ST_KIND_COMM:
 		leave_comm(c, fi, &ev, rc);
 		break;
+	case ST_KIND_WIN:
+		st_leave_win(c, fi, &ev, rc);
+		break;
+	case ST_KIND_RMA:
+		st_leave_rma(c, fi, &ev, rc);
+		break;
+	case ST_KIND_FILE:
+		st_leave_file(c, fi, &ev, rc);
+		break;
+	case ST_KIND_IO:
+		st_leave_io(c, fi, &ev, rc);
+		break;
+	case ST_KIND_PART:
+		st_leave_part(c, fi, &ev, rc);
+		break;
+	case ST_KIND_PHASE:
+		st_leave_phase(c, fi, &ev, rc);
+		break;
 	default:
 		st_emit(&ev);
 	}
@@ -769,3 +807,34 @@ int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)
 	}
 }
 
+/* The general path's helpers, for pmpi/rma.c, io.c, part.c. */
+
+int32_t st_map_rank(int rank)
+{
+	return map_rank(rank);
+}
+
+uint16_t st_map_op(MPI_Op op)
+{
+	return map_op(op);
+}
+
+void st_count_bytes(struct st_call *c, const struct st_fn_info *fi,
+		    struct st_event *ev, int64_t status_bytes)
+{
+	count_bytes(c, fi, NULL, ev, status_bytes);
+}
+
+int64_t st_status_bytes(const MPI_Status *status)
+{
+	return status_bytes(status);
+}
+
+void st_req_track(struct st_call *c, const struct st_fn_info *fi,
+		  struct st_event *ev, int recv)
+{
+	struct st_req r;
+
+	request_from(&r, ev, fi->family == ST_FAM_PERSISTENT, recv);
+	ev->req = st_req_add(*c->a.request, &r);
+}

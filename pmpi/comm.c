@@ -12,11 +12,19 @@
  * ids made without agreement (a point-to-point call on a communicator
  * synctrace did not see created) have bit 63 set and are rank-local.
  *
+ * Windows and open files take their ids from the same counter, agreed
+ * over the communicator they were made on (st_comm_agree_id()), as do
+ * the inter-communicators of spawn, accept, connect and join (flagged
+ * outside in wrappers.def): their remote group may be processes that
+ * synctrace does not trace, which would never join an allreduce over
+ * the new communicator, so each side agrees within its own group.
+ *
  * The table maps handles to entries with open addressing; lookups take no
  * lock (the handle is published last, with release order), inserts and
  * removals take 'lock'.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen/ops.h"
@@ -189,6 +197,59 @@ static void emit_comm(const struct st_comm_entry *e, uint64_t parent, int fn,
 	st_emit(&ev);
 }
 
+uint64_t st_comm_agree_id(MPI_Comm over)
+{
+	struct st_comm_entry e;
+	int inter = 0;
+
+	/* A group of one, the caller: its own next value. */
+	if (over == MPI_COMM_NULL)
+		return (uint64_t)(st_rank + 1) << 32 |
+		       (uint32_t)atomic_fetch_add(&next_value, 1);
+	if (PMPI_Comm_test_inter(over, &inter) != MPI_SUCCESS || inter)
+		return local_id();
+	memset(&e, 0, sizeof(e));
+	describe(over, &e);
+	if (agree(over, &e) != MPI_SUCCESS)
+		return local_id();
+	return e.id;
+}
+
+/*
+ * Non-zero when every process of the remote group of inter-communicator
+ * 'c' is a process of this job (in st_comm's group), so that each will
+ * join an agreement over 'c'.
+ */
+static int remote_in_job(MPI_Comm c)
+{
+	MPI_Group remote = MPI_GROUP_NULL, job = MPI_GROUP_NULL;
+	int n = 0, i, ok = 0, *in = NULL, *out = NULL;
+
+	if (st_comm == MPI_COMM_NULL ||
+	    PMPI_Comm_remote_group(c, &remote) != MPI_SUCCESS ||
+	    PMPI_Comm_group(st_comm, &job) != MPI_SUCCESS ||
+	    PMPI_Group_size(remote, &n) != MPI_SUCCESS || n <= 0)
+		goto out;
+	in = malloc(2 * (size_t)n * sizeof(*in));
+	if (!in)
+		goto out;
+	out = in + n;
+	for (i = 0; i < n; i++)
+		in[i] = i;
+	if (PMPI_Group_translate_ranks(remote, n, in, job, out) != MPI_SUCCESS)
+		goto out;
+	for (ok = 1, i = 0; i < n; i++)
+		if (out[i] == MPI_UNDEFINED)
+			ok = 0;
+out:
+	free(in);
+	if (remote != MPI_GROUP_NULL)
+		PMPI_Group_free(&remote);
+	if (job != MPI_GROUP_NULL)
+		PMPI_Group_free(&job);
+	return ok;
+}
+
 void st_comm_register(MPI_Comm c, MPI_Comm parent, int fn, uint64_t t0,
 		      uint64_t t1)
 {
@@ -199,7 +260,10 @@ void st_comm_register(MPI_Comm c, MPI_Comm parent, int fn, uint64_t t0,
 		return;
 	memset(&e, 0, sizeof(e));
 	describe(c, &e);
-	if (agree(c, &e) != MPI_SUCCESS)
+	if (fn > 0 && fn < ST_FN_COUNT &&
+	    (st_fn_info[fn].flags & ST_FNF_OUTSIDE))
+		e.id = st_comm_agree_id(parent);
+	else if (agree(c, &e) != MPI_SUCCESS)
 		e.id = local_id();
 	if (parent != MPI_COMM_NULL && (p = lookup(parent)))
 		pid = p->id;
@@ -222,7 +286,12 @@ struct st_comm_entry *st_comm_get(MPI_Comm c, int collective)
 		return NULL;
 	memset(&n, 0, sizeof(n));
 	describe(c, &n);
-	if (!collective || agree(c, &n) != MPI_SUCCESS)
+	/*
+	 * An inter-communicator synctrace did not see made (a spawned
+	 * process's parent, say) may lead to processes that are not traced.
+	 */
+	if (!collective || (n.remote_size && !remote_in_job(c)) ||
+	    agree(c, &n) != MPI_SUCCESS)
 		n.id = local_id();
 	t = insert(c, &n);
 	if (t) {
@@ -237,6 +306,9 @@ void st_comm_init(void)
 	struct st_comm_entry e, *t;
 	uint64_t now = st_now();
 
+	/* Under Sessions alone neither exists. */
+	if (st_world != MPI_COMM_WORLD)
+		return;
 	memset(&e, 0, sizeof(e));
 	describe(MPI_COMM_WORLD, &e);
 	e.id = 1ull << 32;

@@ -164,6 +164,8 @@ static const struct {
 	{ "p2p", ST_FAMILY_P2P },
 	{ "complete", ST_FAMILY_COMPLETE },
 	{ "comm", ST_FAMILY_COMM },
+	{ "rma", ST_FAMILY_RMA },
+	{ "io", ST_FAMILY_IO },
 };
 
 /* "coll,p2p" or "all,-p2p": tokens add, a leading '-' removes. */

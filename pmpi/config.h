@@ -45,7 +45,9 @@ struct st_settings {
 #define ST_FAMILY_P2P 0x10		/* point-to-point */
 #define ST_FAMILY_COMPLETE 0x20		/* Wait, Test, Start, Request_free */
 #define ST_FAMILY_COMM 0x40		/* communicator constructors */
-#define ST_FAMILY_ALL 0x7f
+#define ST_FAMILY_RMA 0x80		/* windows and one-sided calls */
+#define ST_FAMILY_IO 0x100		/* MPI-IO */
+#define ST_FAMILY_ALL 0x1ff
 
 extern struct st_settings st_set;
 

@@ -39,11 +39,16 @@
  *  - completion calls (Wait*, Test*, Request_free) call
  *    st_complete_pre(&c, n, requests) before t0, since MPI overwrites
  *    the handles of completed requests;
- *  - Comm_free calls st_comm_free_pre(&c, comm) before t0;
- *  - MPI_Init/MPI_Init_thread call st_init_pre(&c, fn, ra) instead of
- *    st_enter and st_init_post(&c, rc) instead of st_leave;
- *  - MPI_Finalize calls st_finalize_pre(&c, fn, ra) instead of st_enter
- *    (synctrace's finalize work must run while MPI still works) and
+ *  - Comm_free calls st_comm_free_pre(&c, comm) before t0; likewise
+ *    Win_free st_win_free_pre(&c, win), File_close
+ *    st_file_close_pre(&c, fh), and every call with a message role
+ *    st_message_pre(&c, message), since MPI overwrites these handles;
+ *  - MPI_Init/MPI_Init_thread/MPI_Session_init (kind init) call
+ *    st_init_pre(&c, fn, ra) instead of st_enter and st_init_post(&c, rc)
+ *    instead of st_leave;
+ *  - MPI_Finalize/MPI_Session_finalize (kind finalize) call
+ *    st_finalize_pre(&c, fn, ra) instead of st_enter (synctrace's
+ *    finalize work must run while MPI still works) and
  *    st_finalize_post(&c, rc) instead of st_leave; so does MPI_Abort,
  *    whose record and flush st_finalize_pre() makes, as it does not
  *    return.
@@ -100,6 +105,27 @@ struct st_args {
 	MPI_Status *status;	/* role status, after st_status() */
 	MPI_Status *statuses;	/* role statuses, after st_statuses() */
 	int *provided;		/* role provided: MPI_Init_thread */
+	MPI_Win win;		/* role win */
+	MPI_Win *newwin;	/* role newwin: where a constructor puts it */
+	MPI_Win *winp;		/* role winp: MPI_Win_free's argument */
+	MPI_File file;		/* role file */
+	MPI_File *newfile;	/* role newfile: MPI_File_open's result */
+	MPI_File *filep;	/* role filep: MPI_File_close's argument */
+	const char *path;	/* role path: a file name */
+	MPI_Offset offset;	/* role offset: target displacement, file offset */
+	int assert;		/* role assert: an RMA assert argument */
+	int locktype;		/* role locktype: MPI_LOCK_SHARED... */
+	int amode;		/* role amode: MPI_File_open's access mode */
+	int whence;		/* role whence: MPI_SEEK_SET... */
+	int level;		/* role level: MPI_Pcontrol's */
+	MPI_Group group;	/* role group: Win_post, Win_start */
+	int partition;		/* role partition (the low one of a range) */
+	int partition2;		/* role partition2: the high one of a range */
+	int partitions;		/* role partitions: count, or list length */
+	int *partlist;		/* role partlist: Pready_list's partitions */
+	MPI_Request req;	/* role req: a request passed by value */
+	MPI_Message *message;	/* role message */
+	MPI_Session *session;	/* role session */
 };
 
 /* Per-call state, on the wrapper's stack. */
@@ -115,6 +141,10 @@ struct st_call {
 	struct st_args a;
 	MPI_Request yreq;	/* yield mode: the nonblocking twin's request */
 	MPI_Comm oldcomm;	/* MPI_Comm_free: the handle being freed */
+	MPI_Win oldwin;		/* MPI_Win_free: the handle being freed */
+	MPI_File oldfile;	/* MPI_File_close: the handle being closed */
+	MPI_Message oldmsg;	/* role message: its value before the call */
+	int plain;		/* init/finalize: 1 a record only, 2 not even */
 	MPI_Status status;	/* substituted for MPI_STATUS_IGNORE */
 	int nsnap;		/* completion calls: requests snapshotted */
 	uint64_t *snap;		/* their ids (0 = untracked), thread-owned */
@@ -230,6 +260,9 @@ int st_leave_key(struct st_call *c, int rc);
 
 void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests);
 void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);
+void st_win_free_pre(struct st_call *c, const MPI_Win *win);
+void st_file_close_pre(struct st_call *c, const MPI_File *fh);
+void st_message_pre(struct st_call *c, const MPI_Message *message);
 void st_init_pre(struct st_call *c, int fn, void *ra);
 void st_init_post(struct st_call *c, int rc);
 void st_finalize_pre(struct st_call *c, int fn, void *ra);

@@ -104,7 +104,8 @@ void st_log_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Per-function facts from ST_FN_LIST, indexed by function id. */
 struct st_fn_info {
-	uint8_t kind, family, bytes, flags;
+	uint8_t kind, family, bytes;
+	uint16_t flags;
 };
 extern const struct st_fn_info st_fn_info[];
 
@@ -147,17 +148,118 @@ struct st_comm_entry *st_comm_find(MPI_Comm comm);
 
 /*
  * Register 'newcomm', made from 'parent' by 'fn' in a call from 't0' to
- * 't1' (ticks), and emit its ST_REC_COMM record.  Collective over newcomm.
+ * 't1' (ticks), and emit its ST_REC_COMM record.  Collective over
+ * newcomm; over 'parent' instead when 'fn' is flagged ST_FNF_OUTSIDE
+ * (MPI_COMM_NULL: a group of one).
  */
 void st_comm_register(MPI_Comm newcomm, MPI_Comm parent, int fn, uint64_t t0,
 		      uint64_t t1);
 void st_comm_forget(MPI_Comm comm);
+
+/*
+ * An id for a new object (a window, an open file, an outside
+ * inter-communicator) agreed over the intra-communicator 'over', whose
+ * every member is in the call that made it: collective over 'over'.
+ * MPI_COMM_NULL: this rank alone.  Rank-local (bit 63) when 'over' is
+ * an inter-communicator or the agreement fails.
+ */
+uint64_t st_comm_agree_id(MPI_Comm over);
 void st_comm_init(void);	/* WORLD and SELF */
 
 /* st_comm_gen is in pmpi/hot.h. */
 
 /* Neighbourhood degrees of 'e', computed once. */
 void st_comm_degrees(struct st_comm_entry *e, MPI_Comm comm);
+
+/*
+ * The next sequence number of a collective call on 'e'.  Only threads
+ * can race here (MPI_THREAD_MULTIPLE); otherwise a plain increment saves
+ * the locked instruction, a fifth of the hot path.
+ */
+static inline __attribute__((always_inline)) uint64_t
+st_comm_count(struct st_comm_entry *e)
+{
+	uint64_t v;
+
+	if (st_mt)
+		return atomic_fetch_add_explicit(&e->seq, 1,
+						 memory_order_relaxed) + 1;
+	v = atomic_load_explicit(&e->seq, memory_order_relaxed) + 1;
+	atomic_store_explicit(&e->seq, v, memory_order_relaxed);
+	return v;
+}
+
+struct st_call;
+
+/* Windows and open files (pmpi/obj.c). */
+struct st_obj {
+	atomic_uintptr_t key;	/* handle + 2, or a free/tombstone marker */
+	uint64_t id;		/* equal on every member */
+	int size, rank;		/* of the group it was made on */
+	atomic_uint_fast64_t seq; /* its collective calls so far */
+};
+
+/* The entry of window or file handle 'h', or NULL; never calls MPI. */
+struct st_obj *st_obj_find(uintptr_t h);
+
+/*
+ * Register window or file 'h', just made by a call collective over the
+ * intra-communicator 'comm' (an id is agreed over it), and fill the
+ * identity of its ST_REC_COMM record into 'ev' (kind, comm, comm_size,
+ * rank, parent); the caller adds the rest and emits it.  Returns the
+ * entry, or NULL when the table is full (tracing is then disabled).
+ */
+struct st_obj *st_obj_register(uintptr_t h, MPI_Comm comm,
+			       struct st_event *ev);
+void st_obj_forget(uintptr_t h);
+
+/* The next sequence number of a collective call on 'o'. */
+uint64_t st_obj_count(struct st_obj *o);
+
+/*
+ * Finishing a call of the kinds beyond the collective chapter, as
+ * st_leave() does for the others: 'ev' is the call record so far (fn,
+ * times, site, rc), or NULL when this rank writes no more and only its
+ * ids must be kept in step (windows and files are agreed on, their
+ * collective calls counted).
+ */
+void st_leave_win(struct st_call *c, const struct st_fn_info *fi,
+		  struct st_event *ev, int rc);		/* pmpi/rma.c */
+void st_leave_rma(struct st_call *c, const struct st_fn_info *fi,
+		  struct st_event *ev, int rc);
+void st_leave_file(struct st_call *c, const struct st_fn_info *fi,
+		   struct st_event *ev, int rc);	/* pmpi/io.c */
+void st_leave_io(struct st_call *c, const struct st_fn_info *fi,
+		 struct st_event *ev, int rc);
+void st_leave_part(struct st_call *c, const struct st_fn_info *fi,
+		   struct st_event *ev, int rc);	/* pmpi/part.c */
+void st_leave_phase(struct st_call *c, const struct st_fn_info *fi,
+		    struct st_event *ev, int rc);	/* pmpi/phase.c */
+
+/*
+ * Matched probes (pmpi/message.c): a probe's message remembers its
+ * communicator, source and tag ('c' the probe call, after it), which
+ * the receive of that message takes (before its record is made: it
+ * fills c->a.comm, peer and tag from c->oldmsg).
+ */
+void st_message_note(const struct st_call *c, const MPI_Status *status);
+void st_message_recv(struct st_call *c);
+
+/* What pmpi/call.c's general path does, for the files above. */
+int32_t st_map_rank(int rank);			/* ST_RANK_* for specials */
+uint16_t st_map_op(MPI_Op op);			/* enum st_reduce_op */
+/* Bytes of 'c' by its byte class into 'ev' ('status_bytes' -1: none). */
+void st_count_bytes(struct st_call *c, const struct st_fn_info *fi,
+		    struct st_event *ev, int64_t status_bytes);
+/* Bytes the status says arrived, or -1 when it cannot say. */
+int64_t st_status_bytes(const MPI_Status *status);
+/*
+ * Track the request c->a.request of a nonblocking or persistent call
+ * whose record is 'ev' (its id goes into ev->req); 'recv': its bytes
+ * come from the status at completion.
+ */
+void st_req_track(struct st_call *c, const struct st_fn_info *fi,
+		  struct st_event *ev, int recv);
 
 /* Requests (pmpi/request.c). */
 struct st_req {
@@ -173,6 +275,7 @@ struct st_req {
 	uint64_t sbytes, rbytes;
 	uint32_t tsize;
 	uint16_t op;
+	uint32_t parts;		/* a partitioned request's partitions */
 };
 
 /* Track 'h' as described by 'r'; returns the new id. */
@@ -223,6 +326,22 @@ static inline void st_world_seq(const struct st_comm_entry *e, uint64_t seq)
 	if (__builtin_expect(st_world_due(e, seq), 0))
 		st_sync_refresh_at(seq);
 }
+
+/*
+ * Sessions (pmpi/session.c).  st_world is what tracing takes for
+ * MPI_COMM_WORLD: itself, or in a program that initialises MPI only
+ * through Sessions a communicator over the process set mpi://WORLD.
+ * st_session_pre() runs first in st_init_pre() and st_finalize_pre():
+ * it returns 1 when the call neither starts nor ends tracing, which
+ * then only records it (st_session_post(), first in st_init_post() and
+ * st_finalize_post(), returns 1 for those and for a start that
+ * failed); st_session_end() runs last in st_finalize_pre() and frees
+ * what a Sessions start made.
+ */
+extern MPI_Comm st_world;
+int st_session_pre(struct st_call *c, int fn, void *ra);
+int st_session_post(struct st_call *c, int rc);
+void st_session_end(void);
 
 /* Append 'text' to the run index (rank 0; a no-op elsewhere). */
 int st_run_index_append(const char *text);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "gen/ops.h"
+#include "gen/version.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
 #include "writer/reader.h"
@@ -367,6 +368,17 @@ static void fn_table_init(void)
 		case ST_KIND_COMM:
 			need = ST_FAMILY_COMM;
 			break;
+		case ST_KIND_PART:
+			need = ST_FAMILY_P2P;
+			break;
+		case ST_KIND_WIN:
+		case ST_KIND_RMA:
+			need = ST_FAMILY_RMA;
+			break;
+		case ST_KIND_FILE:
+		case ST_KIND_IO:
+			need = ST_FAMILY_IO;
+			break;
 		}
 		st_fn_on[i] = !need || (st_set.families & need);
 	}
@@ -555,7 +567,7 @@ static int open_trace(int thread_level)
 	char rank_s[16], size_s[16], pid_s[16], res_s[32], cost_s[32];
 	char start_s[32], level_s[16], cmd[2048];
 	char yield_s[4], ncores_s[16];
-	struct st_kv kv[18];
+	struct st_kv kv[20];
 	double res, cost;
 	int n = 0, len = 0, rc;
 
@@ -603,6 +615,7 @@ static int open_trace(int thread_level)
 	kv[n++] = (struct st_kv){ "yield", yield_s };
 	kv[n++] = (struct st_kv){ "thread_level", level_s };
 	kv[n++] = (struct st_kv){ "fn_table", ST_FN_TABLE_HASH };
+	kv[n++] = (struct st_kv){ "synctrace_version", ST_VERSION };
 	kv[n++] = (struct st_kv){ "t_start_unix", start_s };
 	kv[n++] = (struct st_kv){ "ncores", ncores_s };
 	rc = st_trace_write_header(&sink, kv, (size_t)n);
@@ -767,6 +780,8 @@ static void abort_pre(struct st_call *c)
 
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
+	if (st_session_pre(c, fn, ra))
+		return;
 	c->fn = fn;
 	c->ra = ra;
 	st_tls.guard = 1;
@@ -780,12 +795,14 @@ void st_init_post(struct st_call *c, int rc)
 	struct st_event ev;
 	int level = MPI_THREAD_SINGLE;
 
+	if (st_session_post(c, rc))
+		return;
 	if (rc != MPI_SUCCESS || st_set.disable) {
 		st_tls.guard = 0;
 		return;
 	}
-	PMPI_Comm_rank(MPI_COMM_WORLD, &st_rank);
-	PMPI_Comm_size(MPI_COMM_WORLD, &st_size);
+	PMPI_Comm_rank(st_world, &st_rank);
+	PMPI_Comm_size(st_world, &st_size);
 	if (config_bad) {
 		if (st_rank == 0) {
 			st_disable("%s", config_err);
@@ -801,7 +818,7 @@ void st_init_post(struct st_call *c, int rc)
 	st_cfg.yield = st_set.yield;
 	st_flush_interval_ns = st_set.flush_ms * 1000000u;
 	fn_table_init();
-	if (PMPI_Comm_dup(MPI_COMM_WORLD, &st_comm) != MPI_SUCCESS) {
+	if (PMPI_Comm_dup(st_world, &st_comm) != MPI_SUCCESS) {
 		st_comm = MPI_COMM_NULL;
 		st_disable("cannot duplicate MPI_COMM_WORLD");
 		st_tls.guard = 0;
@@ -850,13 +867,20 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	int ok, all = 0;
 	char text[64];
 
-	c->fn = fn;
-	c->ra = ra;
-	st_tls.guard = 1;
+	/* MPI_Abort writes the buffers however tracing was started. */
 	if (fn == ST_FN_MPI_ABORT) {
+		c->plain = 0;
+		c->fn = fn;
+		c->ra = ra;
+		st_tls.guard = 1;
 		abort_pre(c);
 		return;
 	}
+	if (st_session_pre(c, fn, ra))
+		return;
+	c->fn = fn;
+	c->ra = ra;
+	st_tls.guard = 1;
 	if (st_comm == MPI_COMM_NULL)
 		return;
 	st_sync_finish();
@@ -879,6 +903,7 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 		ev.t1 = st_clock_ns(st_now());
 		st_emit(&ev);
 	}
+	st_session_end();
 }
 
 void st_finalize_post(struct st_call *c, int rc)
@@ -890,6 +915,8 @@ void st_finalize_post(struct st_call *c, int rc)
 		st_tls.guard = 0;
 		return;
 	}
+	if (st_session_post(c, rc))
+		return;
 	if (atomic_load(&st_on)) {
 		st_event_clear(&ev);
 		ev.kind = ST_REC_CALL;

@@ -9,11 +9,11 @@
 #   sync/           sync/
 #   pmpi/           pmpi/ sync/ writer/ gen/
 #   tools/gen/      tools/gen/ writer/fn-info.h      (runs at build time)
-#   tools/analysis/ tools/analysis/ writer/ sync/ gen/ops.h
+#   tools/analysis/ tools/analysis/ writer/ sync/ gen/ops.h gen/version.h
 #                   tools/bench/micro-ops.h          (knows no command line)
 #   tools/cli/      tools/cli/ tools/analysis/ writer/ sync/ gen/ops.h
-#                   tools/bench/micro-ops.h
-#   tools/bench/    tools/bench/ sync/ writer/ gen/ops.h
+#                   gen/version.h tools/bench/micro-ops.h
+#   tools/bench/    tools/bench/ sync/ writer/ gen/ops.h gen/version.h
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 
@@ -24,10 +24,11 @@ allowed() {
 	pmpi/*) echo "pmpi/ sync/ writer/ gen/" ;;
 	tools/gen/*) echo "tools/gen/ writer/fn-info.h" ;;
 	tools/analysis/*) echo "tools/analysis/ writer/ sync/ gen/ops.h" \
-		"tools/bench/micro-ops.h" ;;
+		"gen/version.h tools/bench/micro-ops.h" ;;
 	tools/cli/*) echo "tools/cli/ tools/analysis/ writer/ sync/" \
-		"gen/ops.h tools/bench/micro-ops.h" ;;
-	tools/bench/*) echo "tools/bench/ sync/ writer/ gen/ops.h" ;;
+		"gen/ops.h gen/version.h tools/bench/micro-ops.h" ;;
+	tools/bench/*) echo "tools/bench/ sync/ writer/ gen/ops.h" \
+		"gen/version.h" ;;
 	esac
 }
 

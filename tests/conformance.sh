@@ -1,11 +1,13 @@
 #!/bin/sh
 #
-# tests/conformance.sh: run MPICH's own collective test suite
-# (test/mpi/coll of the Debian mpich source package) twice, first as is,
-# then with libsynctrace.so preloaded, and fail if the preload breaks a
-# test that passes without it or leaves a trace `synctrace dump` cannot
-# read.  The source is fetched with `apt-get source` and the tests are
-# built once into $BUILD/conformance/, so a re-run only runs them.
+# tests/conformance.sh: run MPICH's own test suites (the directories of
+# test/mpi in the Debian mpich source package named by CONFORMANCE_DIRS,
+# by default coll, pt2pt, part, rma, io, init and spawn) twice, first as
+# is, then with libsynctrace.so preloaded, and fail if the preload
+# breaks a test that passes without it or leaves a trace `synctrace
+# dump` cannot read.  The source is fetched with `apt-get source` and
+# the tests are built once into $BUILD/conformance/, so a re-run only
+# runs them (and builds a directory not built before).
 #
 # Every test runs with at most 2 ranks.  One listed for more ranks runs
 # with 2 when it passes that way without the preload; otherwise it is
@@ -13,14 +15,17 @@
 # status 0, a " No Errors" line, and no other output.
 #
 # Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich),
-# CONFORMANCE_TIMEOUT (seconds per test, default 60), CONFORMANCE_ONLY
-# (a grep -E pattern: run only the tests whose name matches).
+# CONFORMANCE_DIRS (directories of test/mpi, default "coll pt2pt part
+# rma io init spawn"), CONFORMANCE_TIMEOUT (seconds per test, default
+# 60), CONFORMANCE_ONLY (a grep -E pattern: run only the tests whose
+# name, DIR/NAME, matches).
 # Exit status: 0 all good, 1 a failure, 77 a prerequisite is missing.
 
 BUILD=${BUILD:-build}
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 MPICC=${MPICC:-mpicc.mpich}
 TLIMIT=${CONFORMANCE_TIMEOUT:-60}
+DIRS=${CONFORMANCE_DIRS:-coll pt2pt part rma io init spawn}
 MAXNP=2
 
 top=$(pwd)
@@ -82,11 +87,14 @@ enable_deb_src()
 	apt-get update -qq >&2 || die "apt-get update failed"
 }
 
-# Fetch, configure and build test/mpi/coll once.
+# Fetch and configure test/mpi once, and build each directory of DIRS
+# not built yet; 'mpi' is test/mpi.
 prepare()
 {
-	if [ -f "$cache/built" ] && [ -d "$(cat "$cache/built")" ]; then
-		coll=$(cat "$cache/built")
+	if [ -f "$cache/configured" ] &&
+	   [ -d "$(cat "$cache/configured")" ]; then
+		mpi=$(cat "$cache/configured")
+		build_dirs
 		return
 	fi
 	command -v "$MPICC" >/dev/null || skip_all "no $MPICC"
@@ -110,17 +118,28 @@ prepare()
 	say "configuring $src/test/mpi (log: $cache/configure.log)"
 	(cd "$src/test/mpi" &&
 	 ./configure MPICC="$MPICC" MPIEXEC="$MPIEXEC" --with-mpi=/usr \
-		--disable-fortran --disable-cxx --disable-romio \
-		--disable-spawn --disable-rma --disable-part \
-		--disable-dtpools) > "$cache/configure.log" 2>&1 ||
+		--disable-fortran --disable-cxx --disable-dtpools) \
+		> "$cache/configure.log" 2>&1 ||
 		{ tail -n 20 "$cache/configure.log" >&2;
 		  die "configure failed"; }
-	say "building test/mpi/coll (log: $cache/make.log)"
-	make -C "$src/test/mpi/coll" -j"$(nproc 2>/dev/null || echo 2)" \
-		> "$cache/make.log" 2>&1 ||
-		{ tail -n 20 "$cache/make.log" >&2; die "make failed"; }
-	coll=$src/test/mpi/coll
-	echo "$coll" > "$cache/built"
+	mpi=$src/test/mpi
+	echo "$mpi" > "$cache/configured"
+	build_dirs
+}
+
+# Build each directory of DIRS that has not been built yet.
+build_dirs()
+{
+	for d in $DIRS; do
+		[ ! -f "$cache/built.$d" ] || continue
+		[ -d "$mpi/$d" ] || die "no test/mpi/$d in '$mpi'"
+		say "building test/mpi/$d (log: $cache/make.$d.log)"
+		make -C "$mpi/$d" -j"$(nproc 2>/dev/null || echo 2)" \
+			> "$cache/make.$d.log" 2>&1 ||
+			{ tail -n 20 "$cache/make.$d.log" >&2;
+			  die "make in test/mpi/$d failed"; }
+		: > "$cache/built.$d"
+	done
 }
 
 # Run test $name (args "$targs", env "$tenv") with $np ranks, output in
@@ -130,7 +149,7 @@ run_one()
 {
 	out=$1
 	shift
-	(cd "$coll" &&
+	(cd "$mpi/$tdir" &&
 	 env MPIEXEC_TIMEOUT="$tl" $tenv "$@" \
 		timeout -k 5 $((tl + 15)) \
 		$MPIEXEC -n "$np" ./"$name" $targs) < /dev/null > "$out" 2>&1
@@ -179,9 +198,15 @@ built=$(date +%s)
 rm -rf "$runs"
 mkdir -p "$runs/base" "$runs/lib" "$runs/trace" || die "cannot create '$runs'"
 
-# The test list, one "name np key=value..." per line, duplicates removed
-# once the rank count is capped.
-grep -v -e '^[ \t]*#' -e '^[ \t]*$' "$coll/testlist" > "$runs/list.all"
+# The test list, one "dir name np key=value..." per line, duplicates
+# removed once the rank count is capped.  A testlist line may name a
+# subdirectory instead of a test: those are left out.
+for d in $DIRS; do
+	grep -v -e '^[ \t]*#' -e '^[ \t]*$' "$mpi/$d/testlist" |
+		while read -r name rest; do
+			[ -d "$mpi/$d/$name" ] || echo "$d $name $rest"
+		done
+done > "$runs/list.all"
 
 b_pass=0 b_fail=0 skipped=0
 l_pass=0 l_fail=0 regress=0 badtrace=0
@@ -189,10 +214,10 @@ seen=" "
 report=$runs/report
 : > "$report"
 id=0
-while read -r name lnp rest; do
+while read -r tdir name lnp rest; do
 	[ -n "$name" ] || continue
 	if [ -n "$CONFORMANCE_ONLY" ] &&
-	   ! echo "$name" | grep -qE "$CONFORMANCE_ONLY"; then
+	   ! echo "$tdir/$name" | grep -qE "$CONFORMANCE_ONLY"; then
 		continue
 	fi
 	lnp=${lnp:-1}
@@ -208,13 +233,13 @@ while read -r name lnp rest; do
 		xfail=*) xfail=${kv#xfail=} ;;
 		esac
 	done
-	key="$name/$np/$(echo $targs $tenv | tr ' ' '_')"
+	key="$tdir/$name/$np/$(echo $targs $tenv | tr ' ' '_')"
 	case $seen in
 	*" $key "*) continue ;;
 	esac
 	seen="$seen$key "
 	id=$((id + 1))
-	label="$name -n $np$targs"
+	label="$tdir/$name -n $np$targs"
 	[ "$np" = "$lnp" ] || label="$label (listed for $lnp)"
 
 	if [ -n "$xfail" ]; then
@@ -277,6 +302,17 @@ end=$(date +%s)
 echo "base  with  test (per-test outputs in $runs)"
 cat "$report"
 say "$id distinct runs of the $(wc -l < "$runs/list.all") tests listed"
+for d in $DIRS; do
+	awk -v d="$d/" '
+		$1 !~ /^(pass|fail|skip)$/ || index($3, d) != 1 { next }
+		$1 == "skip" { s++; next }
+		{ b[$1]++; l[$2]++ }
+		END {
+			printf "%-6s without: %d passed, %d failed; with: %d " \
+			       "passed, %d failed; %d skipped\n", d, b["pass"],
+			       b["fail"], l["pass"], l["fail"], s
+		}' "$report"
+done
 echo "baseline: $b_pass passed, $b_fail failed, $skipped skipped"
 echo "conformance: $l_pass passed, $l_fail failed, $skipped skipped"
 say "$regress regressions, $badtrace unreadable or missing traces;" \

@@ -25,16 +25,19 @@
 #define RAW_U32(x) ((uint64_t)(x))
 #define RAW_U16(x) ((uint64_t)(x))
 #define RAW_S32(x) ((uint64_t)(int64_t)(x))
+#define RAW_S64(x) ((uint64_t)(x))
 
 #define FITS_U64(v) 1
 #define FITS_U32(v) ((v) <= UINT32_MAX)
 #define FITS_U16(v) ((v) <= UINT16_MAX)
 #define FITS_S32(v) ((uint64_t)((v) + 0x80000000u) <= UINT32_MAX)
+#define FITS_S64(v) 1
 
 #define CAST_U64(v) ((uint64_t)(v))
 #define CAST_U32(v) ((uint32_t)(v))
 #define CAST_U16(v) ((uint16_t)(v))
 #define CAST_S32(v) ((int32_t)(int64_t)(v))
+#define CAST_S64(v) ((int64_t)(v))
 
 /*
  * The most a record writes besides its text: tag, fn, site, mask, every

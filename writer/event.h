@@ -15,6 +15,17 @@ enum st_rec_kind {
 	 * exit) taken right around the PMPI call, 'site', 'rc', and the
 	 * fields that apply to 'fn' (communicator, bytes, root, peer...).
 	 * For a nonblocking or persistent-init call 'req' names the request.
+	 * A one-sided call carries its window's id in 'comm' (sequence
+	 * numbers in 'seq' for a fence or Win_free), the target in 'peer',
+	 * the target displacement in 'offset', asserts and lock type in
+	 * 'arg' (ST_ASSERT_*, ST_LOCK_*), and for Win_post and Win_start
+	 * the group's ranks in the window in 'text' ("0 2-5", ending in
+	 * " ..." past 64 KiB).  A file call
+	 * carries its file's id in 'comm' ('seq' for collective ones), the
+	 * offset in 'offset', a seek's whence in 'arg' (ST_SEEK_*);
+	 * MPI_File_delete its path in 'text'.  A Pready* or Parrived: the
+	 * request in 'req', the first partition in 'arg', a partition's
+	 * bytes in 'tsize'.  MPI_Pcontrol: the level in 'arg'.
 	 */
 	ST_REC_CALL = 1,
 	/*
@@ -35,7 +46,13 @@ enum st_rec_kind {
 	 * Communicator 'comm' now exists on this rank: 'comm_size' (local
 	 * group), 'rank' (this rank in it), 'remote_size' (0 unless an
 	 * inter-communicator), 'parent' (communicator it was made from, 0
-	 * when none), 'fn' the constructor, 't0'/'t1' of that call.
+	 * when none), 'fn' the constructor, 't0'/'t1' of that call.  Also a
+	 * window or an open file, which a group of ranks shares as it does
+	 * a communicator ('fn' says which: a window constructor or
+	 * MPI_File_open): its id, equal on every member, in 'comm', the
+	 * communicator it was made on in 'parent'; a window's size in bytes
+	 * on this rank in 'len' and displacement unit in 'tsize'; a file's
+	 * path in 'text' and access mode in 'arg' (ST_AMODE_*).
 	 */
 	ST_REC_COMM = 4,
 	/*
@@ -107,6 +124,8 @@ struct st_event {
 	uint32_t tsize;		/* size of one element of the main datatype */
 	uint16_t op;		/* reduction op, enum st_reduce_op; 0 when n/a */
 	uint64_t req;		/* request id (per rank, from 1), 0 when none */
+	int32_t arg;		/* a scalar argument, see ST_REC_CALL, 0 when none */
+	int64_t offset;		/* target displacement or file offset */
 
 	/* ST_REC_COMM */
 	int32_t rank;		/* this rank in 'comm' */
@@ -122,6 +141,32 @@ struct st_event {
 	uint32_t text_len;
 	const char *text;	/* not NUL-terminated; owner: see writer.h, reader.h */
 };
+
+/* 'arg' of a one-sided synchronisation: its assert and lock type. */
+#define ST_ASSERT_NOCHECK 0x01
+#define ST_ASSERT_NOSTORE 0x02
+#define ST_ASSERT_NOPUT 0x04
+#define ST_ASSERT_NOPRECEDE 0x08
+#define ST_ASSERT_NOSUCCEED 0x10
+#define ST_ASSERT_OTHER 0x80	/* bits MPI does not define */
+#define ST_LOCK_SHARED 0x100
+#define ST_LOCK_EXCLUSIVE 0x200
+
+/* 'arg' of an open file's ST_REC_COMM record: its access mode. */
+#define ST_AMODE_RDONLY 0x01
+#define ST_AMODE_WRONLY 0x02
+#define ST_AMODE_RDWR 0x04
+#define ST_AMODE_CREATE 0x08
+#define ST_AMODE_EXCL 0x10
+#define ST_AMODE_DELETE_ON_CLOSE 0x20
+#define ST_AMODE_UNIQUE_OPEN 0x40
+#define ST_AMODE_SEQUENTIAL 0x80
+#define ST_AMODE_APPEND 0x100
+
+/* 'arg' of MPI_File_seek and MPI_File_seek_shared: whence. */
+#define ST_SEEK_SET 1
+#define ST_SEEK_CUR 2
+#define ST_SEEK_END 3
 
 /* Reduction operations, as recorded in 'op'. */
 enum st_reduce_op {

@@ -208,8 +208,11 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 6 (this one) added the header key 'run_id', and its line in
- * the run index; chunks are as in version 5, which added the chunk
+ * Version 7 (this one) added the fields 'arg' and 'offset' (one-sided,
+ * I/O, partitioned and phase records), window and file records as
+ * ST_REC_COMM records, and text in call records; older files never set
+ * their mask bits, so they read as before.  Version 6 added the header
+ * key 'run_id', and its line in the run index; chunks are as in version 5, which added the chunk
  * sequence number.  Version 4 added the call site to the context, coded
  * with
  * fn, the successor prediction of both, the size classes of timings and
@@ -224,7 +227,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 6
+#define ST_FORMAT_VERSION 7
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
@@ -282,9 +285,11 @@
 	X(16, addr, U64)		\
 	X(17, len, U64)			\
 	X(18, peer2, S32)		\
-	X(19, tag2, S32)
+	X(19, tag2, S32)		\
+	X(20, arg, S32)			\
+	X(21, offset, S64)
 
-#define ST_NFIELDS 20
+#define ST_NFIELDS 22
 #define ST_F_SBYTES 0
 #define ST_F_RBYTES 1
 #define ST_F_PEER 2

@@ -23,7 +23,7 @@ ST_APPS=$st_build/apps
 st_name=${ST_TEST_NAME:-$(basename "$0" .sh)}
 
 # The columns of `synctrace dump --csv`, in order.
-ST_CSV_HEADER=rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,g1_ns
+ST_CSV_HEADER=rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,g1_ns,arg,offset,len,text
 
 fail()
 {
@@ -205,7 +205,8 @@ st_awk()
 			seq = $9; inst = $10; root = $11; peer = $12
 			tag = $13; sbytes = $14; rbytes = $15; tsize = $16
 			op = $17; req = $18; site = $19; rc = $20
-			g0_ns = $21; g1_ns = $22
+			g0_ns = $21; g1_ns = $22; arg = $23; offset = $24
+			len = $25; text = $26
 		}
 		'"$st_p" "$st_f"
 }
@@ -215,6 +216,19 @@ st_awk()
 count()
 {
 	st_awk "$1" "$2"' { n++ } END { print n + 0 }'
+}
+
+# check_expects PREFIX CSV: every line "EXPECT N CONDITION" an app wrote
+# to its files PREFIX.RANK (run with ST_EXPECT=PREFIX) holds: exactly N
+# records of CSV match CONDITION (an awk expression over column names).
+# Fails if there is no such line.
+check_expects()
+{
+	cat "$1".[0-9]* 2> /dev/null | grep '^EXPECT ' > "$1.all"
+	[ -s "$1.all" ] || fail "no EXPECT lines in '$1.*'"
+	while read -r st_w st_n st_c; do
+		expect_count "$2" "$st_c" "$st_n"
+	done < "$1.all"
 }
 
 # expect_count CSV CONDITION N: exactly N records match CONDITION.

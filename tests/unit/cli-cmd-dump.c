@@ -85,7 +85,8 @@ Test(tools_cmd_dump, csv_has_every_record_and_exact_columns)
 			 "(n=1 sync record ignored)\n");
 	cr_expect(!strncmp(c.out, "rank,thread,kind,fn,t0_ns,t1_ns,comm,"
 			   "comm_size,seq,inst,root,peer,tag,sbytes,rbytes,"
-			   "tsize,op,req,site,rc,g0_ns,g1_ns\n", 108));
+			   "tsize,op,req,site,rc,g0_ns,g1_ns,arg,offset,len,"
+			   "text\n", 137));
 	cr_expect_eq(count_lines(c.out), 1 + 2 * FAKE_RECORDS_PER_RANK);
 	/* Rank order, then file order: rank 0's Init first, rank 1 last. */
 	first_line = strchr(c.out, '\n') + 1;
@@ -93,30 +94,32 @@ Test(tools_cmd_dump, csv_has_every_record_and_exact_columns)
 		  first_line);
 	/* No usable sync record: the global times are empty. */
 	cr_expect(strstr(c.out, "\n0,0,call,MPI_Allreduce,3000,3100,0x1,2,1,,"
-			 ",,,8,8,8,sum,,1,0,,\n"), "allreduce line missing");
+			 ",,,8,8,8,sum,,1,0,,,,,,\n"),
+		  "allreduce line missing");
 	cr_expect(strstr(c.out, "\n1,0,call,MPI_Allreduce,505000,505200,0x1,2,"
-			 "3,,,,,8,8,8,sum,,1,0,,\n"));
+			 "3,,,,,8,8,8,sum,,1,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,call,MPI_Isend,10000,10100,0x1,2,,,,1,5,"
-			 "1024,0,1,,1,2,0,,\n"));
+			 "1024,0,1,,1,2,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,done,MPI_Waitall,10400,12000,,,,,,1,6,"
-			 "0,2048,,,2,2,0,,\n"));
+			 "0,2048,,,2,2,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n1,0,start,MPI_Allreduce_init,513200,513300,"
-			 "0x1,2,4,1,,,,64,64,,max,3,2,0,,\n"));
+			 "0x1,2,4,1,,,,64,64,,max,3,2,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,comm,MPI_Init,2000,2000,0x1,2,,,,,,,,,,"
-			 ",,0,,\n"));
+			 ",,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,mark,flush,14000,14500,,,,,,,,,,,,,"
-			 ",,,\n"));
+			 ",,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,sync,invalid sync record,15000,"
-			 "15100,,,,,,,,,,,,,,,,\n"), "not the raw text");
+			 "15100,,,,,,,,,,,,,,,,,,,,\n"), "not the raw text");
 	cr_expect_null(strstr(c.out, FAKE_SYNC_TEXT));
-	cr_expect(strstr(c.out, "\n0,0,site,,,,,,,,,,,,,,,,1,,,\n"));
+	cr_expect(strstr(c.out, "\n0,0,site,,,,,,,,,,,,,,,,1,,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n1,0,object," FAKE_FORT_PATH ",,,,,,,,,,,,,,,"
-			 ",,,\n"));
+			 ",,,,,,,\n"));
 	last = c.out + strlen(c.out) - 1;
 	while (last > c.out && last[-1] != '\n')
 		last--;
 	cr_expect_str_eq(last, "1,0,call,MPI_Finalize,520000,521000,,,,,,,,"
-			 "0,0,,,,,0,,\n", "rank 1's Finalize is the last line");
+			 "0,0,,,,,0,,,,,,\n",
+			 "rank 1's Finalize is the last line");
 	captured_free(&c);
 }
 
@@ -142,13 +145,13 @@ static void expect_fields(const char *out, int want)
 	}
 }
 
-Test(tools_cmd_dump, every_csv_line_has_twenty_two_fields)
+Test(tools_cmd_dump, every_csv_line_has_twenty_six_fields)
 {
 	char *argv[] = { "dump", "--csv", run, NULL };
 	struct captured c = run_cmd(dir, cmd_dump, argv);
 
 	cr_assert_eq(c.status, 0);
-	expect_fields(c.out, 22);
+	expect_fields(c.out, 26);
 	captured_free(&c);
 }
 
@@ -439,23 +442,25 @@ Test(tools_cmd_dump_sync, csv_has_global_times)
 	cr_expect_eq(c.status, 0, "%s", c.err);
 	cr_expect_str_eq(c.err, "");
 	cr_expect_eq(count_lines(c.out), 1 + 2 * SYNCED_RECORDS_PER_RANK);
-	expect_fields(c.out, 22);
+	expect_fields(c.out, 26);
 	/* Rank 1's clock reads 1 s more: its global times are rank 0's. */
 	cr_expect(strstr(c.out, "\n0,0,call,MPI_Allreduce,200000000,200006000,"
-			 "0x1,2,1,,,,,0,0,,,,1,0,100000000.0,100006000.0\n"),
+			 "0x1,2,1,,,,,0,0,,,,1,0,100000000.0,100006000.0,"
+			 ",,,\n"),
 		  "%s", c.out);
 	cr_expect(strstr(c.out, "\n1,0,call,MPI_Allreduce,1200005000,"
 			 "1200006200,0x1,2,1,,,,,0,0,,,,1,0,100005000.0,"
-			 "100006200.0\n"));
+			 "100006200.0,,,,\n"));
 	cr_expect(strstr(c.out, "\n1,0,call,MPI_Init,1099000000,1126000000,,,"
-			 ",,,,,0,0,,,,,0,-1000000.0,26000000.0\n"));
+			 ",,,,,0,0,,,,,0,-1000000.0,26000000.0,,,,\n"));
 	/* Sync records: a summary in 'fn', and their own global times. */
 	cr_expect(strstr(c.out, "\n0,0,sync,hca epoch 0 err 0ns,100000000,"
-			 "125000000,,,,,,,,,,,,,,,0.0,25000000.0\n"));
+			 "125000000,,,,,,,,,,,,,,,0.0,25000000.0,,,,\n"));
 	cr_expect(strstr(c.out, "\n1,0,sync,hca epoch 1 err 30ns,1800000000,"
-			 "1801000000,,,,,,,,,,,,,,,700000000.0,701000000.0\n"));
+			 "1801000000,,,,,,,,,,,,,,,700000000.0,701000000.0,"
+			 ",,,\n"));
 	/* Records without times have no global time either. */
-	cr_expect(strstr(c.out, "\n1,0,site,,,,,,,,,,,,,,,,2,,,\n"));
+	cr_expect(strstr(c.out, "\n1,0,site,,,,,,,,,,,,,,,,2,,,,,,,\n"));
 	captured_free(&c);
 }
 
@@ -538,7 +543,8 @@ Test(tools_cmd_dump_sync, drift_shows_in_ppm_and_in_global_time)
 	captured_free(&c);
 	c = run_cmd(dir, cmd_dump, csv);
 	/* t = 2e9: g = 2e9 - 1e5 + 200; t = 2e9 + 1e4: 0.5 ns less drift. */
-	cr_expect(strstr(c.out, ",1999900200.0,1999910199.5\n"), "%s", c.out);
+	cr_expect(strstr(c.out, ",1999900200.0,1999910199.5,,,,\n"), "%s",
+		  c.out);
 	captured_free(&c);
 }
 
@@ -560,8 +566,8 @@ Test(tools_cmd_dump_sync, a_rank_without_sync_records_has_no_global_time)
 	cr_expect_eq(c.status, 0);
 	cr_expect_str_eq(c.err, "");
 	cr_expect(strstr(c.out, "\n1,0,call,MPI_Barrier,5000,6000,,,,,,,,0,0,"
-			 ",,,,0,,\n"), "%s", c.out);
-	cr_expect(strstr(c.out, ",0,100000000.0,100006000.0\n"),
+			 ",,,,0,,,,,,\n"), "%s", c.out);
+	cr_expect(strstr(c.out, ",0,100000000.0,100006000.0,,,,\n"),
 		  "rank 0 still has it");
 	captured_free(&c);
 	c = run_cmd(dir, cmd_dump, text);

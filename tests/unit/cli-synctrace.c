@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen/version.h"
 #include "tools/cli/synctrace.h"
 #include "tools-test.h"
 
@@ -59,8 +60,8 @@ Test(tools_synctrace, help_goes_to_stdout)
 
 	c = cli_run("--help", NULL, NULL);
 	cr_expect_eq(c.status, 0);
-	cr_expect(!strncmp(c.out, "usage: synctrace [--help] <command>", 35),
-		  "%s", c.out);
+	cr_expect(!strncmp(c.out, "usage: synctrace [--help] [--version] "
+			   "<command>", 47), "%s", c.out);
 	cr_expect(strstr(c.out, "\n   run "));
 	cr_expect(strstr(c.out, "\n   dump "));
 	cr_expect(strstr(c.out, "\n   report "));
@@ -119,6 +120,46 @@ Test(tools_synctrace, mistakes_exit_129)
 	c = cli_run("report", "--bogus", "x");
 	cr_expect_eq(c.status, 129);
 	cr_expect(strstr(c.err, "usage: synctrace report"), "%s", c.err);
+	captured_free(&c);
+}
+
+Test(tools_synctrace, version_is_the_builds)
+{
+	struct captured c = cli_run("--version", NULL, NULL);
+	char *file, want[256];
+
+	cr_expect_eq(c.status, 0);
+	snprintf(want, sizeof(want), "synctrace version %s\n", ST_VERSION);
+	cr_expect_str_eq(c.out, want);
+	captured_free(&c);
+	/* The release comes from the VERSION file at the top (make test
+	   runs there). */
+	if (access("VERSION", R_OK))
+		return;
+	file = read_file("VERSION");
+	file[strcspn(file, "\n")] = '\0';
+	cr_expect(*file && !strncmp(ST_VERSION, file, strlen(file)),
+		  "%s vs %s", ST_VERSION, file);
+	free(file);
+}
+
+Test(tools_synctrace, usage_error_is_short)
+{
+	struct captured c = cli_run("report", "--bogus", "x");
+
+	cr_expect_eq(c.status, 129);
+	cr_expect_str_eq(c.err, "synctrace: unknown option '--bogus'\n"
+			 "usage: synctrace report [--top N] [--matrix-csv FILE] "
+			 "[--matrix-json FILE]\n"
+			 "                        RUN\n"
+			 "Run 'synctrace report --help' for its options.\n");
+	captured_free(&c);
+	c = cli_run("frob", NULL, NULL);
+	cr_expect_eq(c.status, 129);
+	cr_expect_str_eq(c.err, "synctrace: unknown command 'frob'\n"
+			 "usage: synctrace [--help] [--version] <command> "
+			 "[<args>]\n"
+			 "Run 'synctrace --help' for the commands.\n");
 	captured_free(&c);
 }
 

@@ -1,8 +1,10 @@
 /*
  * tests/unit/cli-usage.c: the command-line helpers and the message
  * functions: die() exits 1 with "synctrace: fatal: ", usage_die() exits
- * 129 after the usage text, error() returns -1; option values come as
- * "--opt=v" or "--opt v"; integers and sizes are parsed strictly.
+ * 129 after the one wrong line and the synopsis, error() returns -1; st_getopt() is
+ * getopt_long(3) (values as "--opt=v" or "--opt v", unique prefixes,
+ * options among the operands unless "+") with messages that name the
+ * wrong argument; integers and sizes are parsed strictly.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -37,6 +39,22 @@ static int call_usage_die(int argc, char **argv)
 	usage_die("usage: synctrace x\n", "unknown option '%s'", argv[0]);
 }
 
+/* A help text whose synopsis has two forms and an example. */
+static const char two_forms[] =
+"usage: synctrace y [--a] RUN\n"
+"   or: synctrace y --b RUN\n"
+"   eg: synctrace y --a here\n"
+"\n"
+"What y does.\n"
+"\n"
+"    --a   the a option\n";
+
+static int call_usage_die_long(int argc, char **argv)
+{
+	(void)argc;
+	usage_die(two_forms, "bad '%s'", argv[0]);
+}
+
 static int call_error_warning(int argc, char **argv)
 {
 	(void)argc;
@@ -60,7 +78,16 @@ Test(tools_usage_exit, die_usage_die_error_warning)
 	c = run_cmd(dir, call_usage_die, argv);
 	cr_expect_eq(c.status, 129);
 	cr_expect_str_eq(c.err, "synctrace: unknown option 'thing'\n"
-			 "usage: synctrace x\n");
+			 "usage: synctrace x\n"
+			 "Run 'synctrace x --help' for its options.\n");
+	captured_free(&c);
+	c = run_cmd(dir, call_usage_die_long, argv);
+	cr_expect_eq(c.status, 129);
+	cr_expect_str_eq(c.err, "synctrace: bad 'thing'\n"
+			 "usage: synctrace y [--a] RUN\n"
+			 "   or: synctrace y --b RUN\n"
+			 "Run 'synctrace y --help' for its options.\n",
+			 "the synopsis, not the whole help");
 	captured_free(&c);
 	c = run_cmd(dir, call_error_warning, argv);
 	cr_expect_eq(c.status, 7);
@@ -69,26 +96,73 @@ Test(tools_usage_exit, die_usage_die_error_warning)
 	captured_free(&c);
 }
 
-Test(tools_usage, opt_value_forms)
-{
-	char *argv[] = { "x", "--rank=3", "--rank", "4", "--ranks", "--rank",
-			 NULL };
-	const char *v = NULL;
-	int i = 1;
+static const struct option longopts[] = {
+	{ "rank", required_argument, NULL, 'r' },
+	{ "rate", required_argument, NULL, 'R' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "sites", no_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 }
+};
 
-	cr_expect_eq(st_opt_value(6, argv, &i, "--rank", &v), 1);
-	cr_expect_str_eq(v, "3");
-	cr_expect_eq(i, 1);
-	i = 2;
-	cr_expect_eq(st_opt_value(6, argv, &i, "--rank", &v), 1);
-	cr_expect_str_eq(v, "4");
-	cr_expect_eq(i, 3, "moved past the value");
-	i = 4;
-	cr_expect_eq(st_opt_value(6, argv, &i, "--rank", &v), 0,
-		     "--ranks is another option");
-	i = 5;
-	cr_expect_eq(st_opt_value(6, argv, &i, "--rank", &v), -1,
-		     "value missing");
+/* st_getopt() over 'argv' ('argc' of it) into 'got' ("r=3 q ..."). */
+static void all_options(int argc, char **argv, const char *shortopts,
+			char *got, size_t len)
+{
+	const char *val;
+	size_t n = 0;
+	int c;
+
+	*got = '\0';
+	optind = 0;
+	while ((c = st_getopt(argc, argv, shortopts, longopts, &val)) != -1)
+		n += (size_t)snprintf(got + n, len - n, "%s%c=%s", n ? " " : "",
+				      c, val ? val : "(null)");
+}
+
+Test(tools_usage, getopt_forms_and_permutation)
+{
+	char *argv[] = { "x", "RUN", "--rank=3", "--rank", "4", "--ran", "5",
+			 "-q", "--si", "--", "--rank", NULL };
+	char got[256];
+
+	all_options(11, argv, ":q", got, sizeof(got));
+	cr_expect_str_eq(got, "r=3 r=4 r=5 q=(null) s=(null)",
+			 "'--opt=v', '--opt v', a unique prefix");
+	cr_expect_eq(optind, 9, "the operands come last");
+	cr_expect_str_eq(argv[9], "RUN", "permuted");
+	cr_expect_str_eq(argv[10], "--rank", "after '--': an operand");
+}
+
+Test(tools_usage, getopt_plus_stops_at_first_operand)
+{
+	char *argv[] = { "x", "-q", "cmd", "--rank", "1", NULL };
+	char got[256];
+
+	all_options(5, argv, "+:q", got, sizeof(got));
+	cr_expect_str_eq(got, "q=(null)");
+	cr_expect_eq(optind, 2);
+}
+
+Test(tools_usage, getopt_mistakes_name_the_argument)
+{
+	char *unknown[] = { "x", "--frob=1", NULL };
+	char *ambiguous[] = { "x", "--ra", "1", NULL };
+	char *novalue[] = { "x", "--quiet=yes", NULL };
+	char *short_unknown[] = { "x", "-z", NULL };
+	char *missing[] = { "x", "--rank", NULL };
+	char got[256];
+
+	all_options(2, unknown, ":q", got, sizeof(got));
+	cr_expect_str_eq(got, "?=unknown option '--frob'");
+	all_options(3, ambiguous, ":q", got, sizeof(got));
+	cr_expect_str_eq(got, "?=ambiguous option '--ra' (could be --rank "
+			 "or --rate)");
+	all_options(2, novalue, ":q", got, sizeof(got));
+	cr_expect_str_eq(got, "?=option '--quiet' takes no value");
+	all_options(2, short_unknown, ":q", got, sizeof(got));
+	cr_expect_str_eq(got, "?=unknown option '-z'");
+	all_options(2, missing, ":q", got, sizeof(got));
+	cr_expect_str_eq(got, "r=(null)", "the caller says what it needs");
 }
 
 Test(tools_usage, parse_int_is_strict)

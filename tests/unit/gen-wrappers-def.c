@@ -478,3 +478,149 @@ Test(tools_wrappers_def, rejects_inconsistent_flags)
 		     "\tcommp MPI_Comm *comm\n"
 		     "end\n", 1, "role commp in 'MPI_Wait'");
 }
+
+Test(tools_wrappers_def, untraced_lines_list_names_with_a_reason)
+{
+	struct st_def def;
+
+	parse_ok(&def, SEND_ENTRY
+		 "untraced query MPI_Comm_rank MPI_Comm_size  # local\n"
+		 "untraced time MPI_Wtime\n");
+	cr_assert_eq(def.nuntraced, 3);
+	cr_expect_str_eq(def.untraced[0].name, "MPI_Comm_rank");
+	cr_expect_str_eq(def.untraced[1].name, "MPI_Comm_size");
+	cr_expect_str_eq(def.untraced[1].reason, "query");
+	cr_expect_eq(def.untraced[1].line, 9);
+	cr_expect_str_eq(def.untraced[2].reason, "time");
+	cr_expect_eq(def.nfns, 1);
+	st_def_release(&def);
+	cr_expect_eq(def.nuntraced, 0);
+	cr_expect_null(def.untraced);
+	cr_expect(st_def_reason_ok("datatype"));
+	cr_expect_not(st_def_reason_ok("boring"));
+}
+
+Test(tools_wrappers_def, rejects_bad_untraced_lines)
+{
+	expect_error("untraced query\n", 1, "expected 'untraced REASON "
+		     "NAME...'");
+	expect_error("untraced boring MPI_Comm_rank\n", 1,
+		     "unknown reason 'boring'");
+	expect_error("untraced query MPI_Comm_rank Comm_size\n", 1,
+		     "bad function name 'Comm_size'");
+	expect_error("untraced query MPI_Comm_rank\n"
+		     "untraced time MPI_Comm_rank\n", 2,
+		     "'MPI_Comm_rank' is already untraced (line 1)");
+	/* Neither form of a wrapped function may be untraced. */
+	expect_error(SEND_ENTRY "untraced query MPI_Send_c\n", 9,
+		     "'MPI_Send_c' is both wrapped (line 2) and untraced");
+	expect_error("untraced query MPI_Send\n" SEND_ENTRY, 1,
+		     "'MPI_Send' is both wrapped (line 3) and untraced");
+	/* Inside an entry it is a parameter with an unknown role. */
+	expect_error("fn MPI_Barrier coll blocking barrier twin=MPI_Ibarrier\n"
+		     "untraced query MPI_Comm_rank\nend\n", 2,
+		     "unknown role 'untraced'");
+}
+
+Test(tools_wrappers_def, variadic_function_ends_in_dots)
+{
+	struct st_def def;
+	const struct st_def_fn *fn;
+
+	parse_ok(&def, "fn MPI_Pcontrol phase local none f08\n"
+		 "\tlevel const int level\n"
+		 "\t- ...\n"
+		 "end\n");
+	fn = &def.fns[0];
+	cr_assert_eq(fn->nparams, 2);
+	cr_expect_eq(fn->params[0].role, ST_ROLE_LEVEL);
+	cr_expect_str_eq(fn->params[0].decl[0], "const int level");
+	cr_expect(fn->params[1].varargs);
+	cr_expect_not(fn->params[0].varargs);
+	cr_expect_str_eq(fn->params[1].decl[0], "...");
+	st_def_release(&def);
+	expect_error("fn MPI_Pcontrol phase local none\n"
+		     "\tlevel const int level\n"
+		     "\tlevel ...\n"
+		     "end\n", 3, "'...' in 'MPI_Pcontrol' has a role");
+	expect_error("fn MPI_Pcontrol phase local none\n"
+		     "\t- ...\n"
+		     "\tlevel const int level\n"
+		     "end\n", 3, "parameter after '...' in 'MPI_Pcontrol'");
+}
+
+/* A window entry's lines, its header given. */
+#define PUT_BODY                                                            \
+	"\tsbuf const void *origin_addr\n"                                  \
+	"\tscount int origin_count\n"                                       \
+	"\tstype MPI_Datatype origin_datatype\n"                            \
+	"\tpeer int target_rank\n"                                          \
+	"\toffset MPI_Aint target_disp\n"                                   \
+	"\twin MPI_Win win\n"                                               \
+	"end\n"
+
+Test(tools_wrappers_def, one_sided_and_io_flags)
+{
+	struct st_def def;
+
+	parse_ok(&def, "fn MPI_Put rma epoch put target offset\n" PUT_BODY
+		 "fn MPI_File_close file blocking none collective\n"
+		 "\tfilep MPI_File *fh\n"
+		 "end\n");
+	cr_expect_eq(def.fns[0].kind, ST_KIND_RMA);
+	cr_expect_eq(def.fns[0].family, ST_FAM_EPOCH);
+	cr_expect_eq(def.fns[0].bytes, ST_BYTES_PUT);
+	cr_expect_eq(def.fns[0].flags, ST_DEF_TARGET | ST_DEF_OFFSET);
+	cr_expect_eq(def.fns[0].params[4].role, ST_ROLE_OFFSET);
+	cr_expect_eq(def.fns[1].flags, ST_DEF_COLLECTIVE);
+	st_def_release(&def);
+	expect_error("fn MPI_Put rma epoch put offset\n" PUT_BODY, 1,
+		     "one-sided 'MPI_Put' has a peer role but no flag target");
+	expect_error("fn MPI_Put rma epoch put target\n" PUT_BODY, 1,
+		     "'MPI_Put' has an offset role but no flag offset");
+	expect_error("fn MPI_Win_sync rma blocking none target\n"
+		     "\twin MPI_Win win\nend\n", 1,
+		     "flag target on 'MPI_Win_sync'");
+	expect_error("fn MPI_Win_sync rma blocking none\nend\n", 1,
+		     "one-sided call 'MPI_Win_sync' has no win role");
+	expect_error("fn MPI_Send p2p epoch send\nend\n", 1,
+		     "family epoch for 'MPI_Send'");
+	expect_error("fn MPI_File_sync io blocking none\nend\n", 1,
+		     "file call 'MPI_File_sync' has no file role");
+	expect_error("fn MPI_Send p2p split send\nend\n", 1,
+		     "family split for 'MPI_Send'");
+	expect_error("fn MPI_Barrier_init coll persistent barrier "
+		     "collective\n"
+		     "\tcomm MPI_Comm comm\n"
+		     "\trequest MPI_Request *request\nend\n", 1,
+		     "flag collective on 'MPI_Barrier_init'");
+	expect_error("fn MPI_Win_free win blocking none\n"
+		     "\twin MPI_Win win\nend\n", 1,
+		     "window call 'MPI_Win_free' has no newwin or winp role");
+	expect_error("fn MPI_Win_create_dynamic win blocking none\n"
+		     "\tnewwin MPI_Win *win\nend\n", 1,
+		     "window constructor 'MPI_Win_create_dynamic' has no comm");
+	expect_error("fn MPI_Wait complete local none\n"
+		     "\twinp MPI_Win *win\nend\n", 1,
+		     "role winp in 'MPI_Wait', which is not of kind win");
+}
+
+Test(tools_wrappers_def, session_outside_and_nostatus_flags)
+{
+	expect_error("fn MPI_Barrier coll blocking barrier session "
+		     "twin=MPI_Ibarrier\n"
+		     "\tcomm MPI_Comm comm\nend\n", 1,
+		     "flag session on 'MPI_Barrier'");
+	expect_error("fn MPI_Session_init init local none\n"
+		     "\tsession MPI_Session *session\nend\n", 1,
+		     "role session in 'MPI_Session_init', which has no flag "
+		     "session");
+	expect_error("fn MPI_Comm_free comm local none outside\n"
+		     "\tcommp MPI_Comm *comm\nend\n", 1,
+		     "flag outside on 'MPI_Comm_free'");
+	expect_error("fn MPI_Send p2p blocking send nostatus\nend\n", 1,
+		     "flag nostatus on 'MPI_Send'");
+	expect_error("fn MPI_Pready part local pready\n"
+		     "\tpartition int partition\nend\n", 1,
+		     "partition call 'MPI_Pready' has no req role");
+}

@@ -610,6 +610,83 @@ Test(pmpi_bytes, point_to_point)
 	CHECK(x, c, 32, 32);
 }
 
+Test(pmpi_bytes, one_sided_counts_the_origin_side)
+{
+	struct st_xfer x = xf(ST_BYTES_PUT);
+	struct st_xfer_comm c = intra(4, 1);
+
+	x.scount = 10;
+	x.stype = &t_dbl;
+	CHECK(x, c, 80, 0);
+	x.cls = ST_BYTES_ACC;
+	CHECK(x, c, 80, 0);
+
+	x = xf(ST_BYTES_GET);
+	x.rcount = 5;
+	x.rtype = &t_int;
+	CHECK(x, c, 0, 20);
+
+	x = xf(ST_BYTES_GET_ACC);
+	x.scount = 2;
+	x.stype = &t_dbl;
+	x.rcount = 3;
+	x.rtype = &t_int;
+	CHECK(x, c, 16, 12);
+
+	/* One element of the one datatype, whichever side carries it. */
+	x = xf(ST_BYTES_FETCH_OP);
+	x.stype = &t_dbl;
+	CHECK(x, c, 8, 8);
+	x = xf(ST_BYTES_CAS);
+	x.rtype = &t_int;
+	CHECK(x, c, 8, 4);
+}
+
+Test(pmpi_bytes, file_reads_take_the_status_writes_the_count)
+{
+	struct st_xfer x = xf(ST_BYTES_READ);
+	struct st_xfer_comm c = intra(2, 0);
+
+	x.rcount = 16;
+	x.rtype = &t_int;
+	x.status_bytes = 20;	/* a short read at the end of the file */
+	CHECK(x, c, 0, 20);
+	x.status_bytes = -1;	/* nonblocking: the buffer is the bound */
+	CHECK(x, c, 0, 64);
+
+	x = xf(ST_BYTES_WRITE);
+	x.scount = 16;
+	x.stype = &t_int;
+	x.status_bytes = 7;	/* a write moves its count, whatever */
+	CHECK(x, c, 64, 0);
+	x.scount = 0;		/* a split collective's _end: no count */
+	x.stype = NULL;
+	CHECK(x, c, 0, 0);
+}
+
+Test(pmpi_bytes, partitioned_inits_count_the_whole_buffer)
+{
+	struct st_xfer x = xf(ST_BYTES_PSEND);
+	struct st_xfer_comm c = intra(2, 0);
+
+	x.partitions = 4;
+	x.scount = 10;
+	x.stype = &t_int;
+	CHECK(x, c, 160, 0);
+	x = xf(ST_BYTES_PRECV);
+	x.partitions = 3;
+	x.rcount = 2;
+	x.rtype = &t_dbl;
+	CHECK(x, c, 0, 48);
+	x.partitions = -1;
+	CHECK(x, c, 0, 0);
+	/* From the request, not the arguments: nothing here. */
+	x = xf(ST_BYTES_PREADY);
+	x.scount = 10;
+	x.stype = &t_int;
+	CHECK(x, c, 0, 0);
+}
+
 Test(pmpi_bytes, negative_counts_count_as_zero)
 {
 	static const int neg32[] = { -1, 3, -100, 2 };

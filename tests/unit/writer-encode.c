@@ -204,6 +204,45 @@ static long repeat_cost(const struct st_event *prev, const struct st_event *ev)
 	return p - q;
 }
 
+Test(writer_encode, arg_and_offset_cost_only_when_they_change)
+{
+	struct st_event a, b;
+
+	/*
+	 * A Put: its displacement changes, its window and target do not.
+	 * 'b' comes as long after 'a' as 'a' after the chunk's start, and
+	 * takes as long: its timestamps cost a byte each.
+	 */
+	make_allreduce(&a);
+	a.t0 = 1000;
+	a.t1 = 1100;
+	a.arg = -7;
+	a.offset = -3;
+	b = a;
+	b.t0 = 2100;
+	b.t1 = 2200;
+	/* Tag and the two timestamps: the new fields as predicted. */
+	cr_expect_eq(repeat_cost(&a, &b), 3);
+	/* Offset, bit 21: a four-byte mask, a two-byte delta (64). */
+	b.offset = 61;
+	cr_expect_eq(repeat_cost(&a, &b), 3 + 4 + 2);
+	b.offset = INT64_MIN;
+	b.arg = INT32_MAX;
+	repeat_cost(&a, &b);	/* round-trips at the edges */
+	/*
+	 * The older families never set them: a new size costs a one-byte
+	 * mask and delta, as in format version 4.
+	 */
+	make_allreduce(&a);
+	a.t0 = 1000;
+	a.t1 = 1100;
+	b = a;
+	b.t0 = 2100;
+	b.t1 = 2200;
+	b.sbytes = b.rbytes = 16;
+	cr_expect_eq(repeat_cost(&a, &b), 3 + 1 + 1);
+}
+
 Test(writer_encode, predicted_counters_cost_nothing)
 {
 	struct st_event a, b;
@@ -219,23 +258,23 @@ Test(writer_encode, predicted_counters_cost_nothing)
 	b.seq = 10;
 	b.t0 = 30;		/* gap and duration as predicted */
 	b.t1 = 40;
-	cr_expect_eq(repeat_cost(&a, &b), 3);
+	cr_expect_eq(repeat_cost(&a, &b), 3, "%ld", repeat_cost(&a, &b));
 	/* A persistent request started again: same req, next instance. */
 	a.kind = b.kind = ST_REC_START;
 	a.inst = 1;
 	b.inst = 2;
 	b.req = a.req;
-	cr_expect_eq(repeat_cost(&a, &b), 3);
+	cr_expect_eq(repeat_cost(&a, &b), 3, "%ld", repeat_cost(&a, &b));
 	/* Completions come in request order. */
 	a.kind = b.kind = ST_REC_DONE;
 	a.inst = b.inst = 0;
 	a.seq = b.seq = 0;
 	b.req = a.req + 1;
-	cr_expect_eq(repeat_cost(&a, &b), 3);
+	cr_expect_eq(repeat_cost(&a, &b), 3, "%ld", repeat_cost(&a, &b));
 	/* A blocking call has no request: 0 stays 0. */
 	a.kind = b.kind = ST_REC_CALL;
 	a.req = b.req = 0;
-	cr_expect_eq(repeat_cost(&a, &b), 3);
+	cr_expect_eq(repeat_cost(&a, &b), 3, "%ld", repeat_cost(&a, &b));
 	/* Something else differs: mask and delta, one byte each here. */
 	b.peer = 5;
 	cr_expect_eq(repeat_cost(&a, &b), 5);

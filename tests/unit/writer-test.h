@@ -124,6 +124,8 @@ static inline void make_event(struct st_event *ev, unsigned kind,
 	ev->parent = rng_edge(state);
 	ev->addr = rng_edge(state);
 	ev->len = rng_edge(state);
+	ev->arg = (int32_t)(uint32_t)rng_edge(state);
+	ev->offset = (int64_t)rng_edge(state);
 	if (kind == ST_REC_SITE || rng_next(state) % 8 == 0) {
 		ev->nframes = (uint32_t)(rng_next(state) % ST_MAX_FRAMES) + 1;
 		for (i = 0; i < ev->nframes; i++)
@@ -180,6 +182,8 @@ static inline void expect_event_eq(const struct st_event *got,
 			     "record %d: frames[%u] differs", idx, i);
 	EXPECT_FIELD(addr);
 	EXPECT_FIELD(len);
+	EXPECT_FIELD(arg);
+	EXPECT_FIELD(offset);
 	EXPECT_FIELD(text_len);
 	if (want->text_len)
 		cr_assert(!memcmp(got->text, want->text, want->text_len),

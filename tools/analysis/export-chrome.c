@@ -20,10 +20,10 @@
 #include "tools/analysis/export.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/imbalance.h"
+#include "tools/analysis/json-out.h"
 #include "tools/analysis/merge.h"
 #include "tools/analysis/p2p.h"
 #include "tools/analysis/runscan.h"
-#include "tools/analysis/table.h"
 #include "tools/analysis/timeline.h"
 #include "tools/analysis/u64map.h"
 #include "writer/event.h"
@@ -77,7 +77,7 @@ static void slice(struct chrome *c, int rank, const struct st_event *ev,
 		g1 > g0 ? (g1 - g0) / 1000.0 : 0.0,
 		st_fn_name(ev->fn, nm, sizeof(nm)), cat_of(ev->fn));
 	fputs("\"site\":\"", f);
-	st_table_json_str(f, st_scan_site_label(c->scan,
+	st_json_put_str(f, st_scan_site_label(c->scan,
 						 st_scan_site(c->scan, rank,
 							      ev->site),
 						 site, sizeof(site)));
@@ -196,7 +196,7 @@ static void metadata(struct chrome *c)
 			r);
 		if (sr->host) {
 			fputs(" (", f);
-			st_table_json_str(f, sr->host);
+			st_json_put_str(f, sr->host);
 			fputc(')', f);
 		}
 		fprintf(f, "\"}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":"

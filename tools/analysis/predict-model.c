@@ -1,11 +1,13 @@
 /*
  * tools/analysis/predict-model.c: the table-JSON cost model (rules in
- * tools/analysis/predict-model.h).  The JSON tree is read once into flat rows (the
- * pieces of each formula, or its group medians); which row serves a
- * function id is found on first use and cached, so a lookup during the
- * replay is an array index and a few multiplications.
+ * tools/analysis/predict-model.h).  The JSON, parsed by jansson, is read
+ * once into flat rows (the pieces of each formula, or its group
+ * medians); which row serves a function id is found on first use and
+ * cached, so a lookup during the replay is an array index and a few
+ * multiplications.
  */
 #include <ctype.h>
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -16,7 +18,6 @@
 #include "gen/ops.h"
 #include "tools/analysis/fit.h"
 #include "tools/analysis/fn-names.h"
-#include "tools/analysis/predict-json.h"
 #include "tools/analysis/predict-model.h"
 #include "tools/analysis/replay.h"
 #include "tools/analysis/stats.h"
@@ -91,22 +92,33 @@ static int bad(char *err, size_t errlen, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-static int read_piece(const struct st_json *j, struct piece *pc,
+/* The number, or string, 'v' is if it is one, else 'def'. */
+static double jnum(const json_t *v, double def)
+{
+	return json_is_number(v) ? json_number_value(v) : def;
+}
+
+static const char *jstr(const json_t *v, const char *def)
+{
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+static int read_piece(const json_t *j, struct piece *pc,
 		      const char *name, const char *op, char *err,
 		      size_t errlen)
 {
-	const struct st_json *terms = st_json_get(j, "terms");
+	const json_t *terms = json_object_get(j, "terms");
 	size_t i;
 
 	memset(pc, 0, sizeof(*pc));
-	if (!terms || terms->type != ST_JSON_ARR)
+	if (!terms || !json_is_array(terms))
 		return bad(err, errlen, "'%s': operation %s: a piece has no "
 			   "terms", name, op);
-	for (i = 0; i < terms->n; i++) {
-		const struct st_json *t = &terms->items[i];
-		const char *tn = st_json_str(st_json_get(t, "name"), "");
-		const char *fn = st_json_str(st_json_get(t, "fn"), "");
-		double coef = st_json_num(st_json_get(t, "coef"), NAN);
+	for (i = 0; i < json_array_size(terms); i++) {
+		const json_t *t = json_array_get(terms, i);
+		const char *tn = jstr(json_object_get(t, "name"), "");
+		const char *fn = jstr(json_object_get(t, "fn"), "");
+		double coef = jnum(json_object_get(t, "coef"), NAN);
 		int k = !strcmp(tn, "a") ? 0 : !strcmp(tn, "b") ? 1 :
 			!strcmp(tn, "c") ? 2 : -1;
 		int f = fit_fn_of(fn);
@@ -192,15 +204,15 @@ static int bounds(struct row *rw)
 	return 0;
 }
 
-static int read_row(const struct st_json *j, struct row *rw,
+static int read_row(const json_t *j, struct row *rw,
 		    const char *name, char *err, size_t errlen)
 {
-	const char *op = st_json_str(st_json_get(j, "op"), NULL);
-	const char *kind = st_json_str(st_json_get(j, "kind"), "");
-	const char *fn = st_json_str(st_json_get(j, "fn"), "");
-	const char *fn2 = st_json_str(st_json_get(j, "recv_fn"), NULL);
-	const struct st_json *model = st_json_get(j, "model");
-	const struct st_json *groups = st_json_get(j, "groups");
+	const char *op = jstr(json_object_get(j, "op"), NULL);
+	const char *kind = jstr(json_object_get(j, "kind"), "");
+	const char *fn = jstr(json_object_get(j, "fn"), "");
+	const char *fn2 = jstr(json_object_get(j, "recv_fn"), NULL);
+	const json_t *model = json_object_get(j, "model");
+	const json_t *groups = json_object_get(j, "groups");
 	size_t i;
 	int rc;
 
@@ -214,44 +226,45 @@ static int read_row(const struct st_json *j, struct row *rw,
 	rw->fn = st_fn_lookup(fn);
 	rw->fn2 = fn2 ? st_fn_lookup(fn2) : 0;
 	rw->use.op = rw->name;
-	rw->use.p_min = (long)st_json_num(st_json_get(j, "p_min"), 0);
-	rw->use.p_max = (long)st_json_num(st_json_get(j, "p_max"), 0);
-	rw->use.d_min = st_json_num(st_json_get(j, "d_min_bytes"), NAN);
-	rw->use.d_max = st_json_num(st_json_get(j, "d_max_bytes"), NAN);
-	if (model && model->type == ST_JSON_OBJ) {
-		const struct st_json *pcs = st_json_get(model, "piece");
+	rw->use.p_min = (long)jnum(json_object_get(j, "p_min"), 0);
+	rw->use.p_max = (long)jnum(json_object_get(j, "p_max"), 0);
+	rw->use.d_min = jnum(json_object_get(j, "d_min_bytes"), NAN);
+	rw->use.d_max = jnum(json_object_get(j, "d_max_bytes"), NAN);
+	if (model && json_is_object(model)) {
+		const json_t *pcs = json_object_get(model, "piece");
 
-		if (!pcs || pcs->type != ST_JSON_ARR || pcs->n < 1 ||
-		    pcs->n > 2)
+		if (!pcs || !json_is_array(pcs) || json_array_size(pcs) < 1 ||
+		    json_array_size(pcs) > 2)
 			return bad(err, errlen, "'%s': operation %s: its model "
 				   "has no pieces", name, op);
-		rw->npieces = (int)pcs->n;
-		rw->d_below = st_json_num(st_json_get(model, "d_below_bytes"),
+		rw->npieces = (int)json_array_size(pcs);
+		rw->d_below = jnum(json_object_get(model, "d_below_bytes"),
 					  NAN);
-		rw->d_split = st_json_num(st_json_get(model, "d_split_bytes"),
+		rw->d_split = jnum(json_object_get(model, "d_split_bytes"),
 					  NAN);
-		for (i = 0; i < pcs->n; i++)
-			if ((rc = read_piece(&pcs->items[i], &rw->pc[i], name,
-					     op, err, errlen)))
+		for (i = 0; i < json_array_size(pcs); i++)
+			if ((rc = read_piece(json_array_get(pcs, i),
+					     &rw->pc[i], name, op, err,
+					     errlen)))
 				return rc;
 		if (rw->npieces == 2 && !(rw->d_below < rw->d_split))
 			return bad(err, errlen, "'%s': operation %s: bad split "
 				   "in d", name, op);
 		rw->use.has_formula = 1;
 	}
-	if (groups && groups->type == ST_JSON_ARR && groups->n) {
-		rw->g = calloc(groups->n, sizeof(*rw->g));
+	if (groups && json_is_array(groups) && json_array_size(groups)) {
+		rw->g = calloc(json_array_size(groups), sizeof(*rw->g));
 		if (!rw->g)
 			return -ENOMEM;
-		for (i = 0; i < groups->n; i++) {
-			const struct st_json *g = &groups->items[i];
-			const struct st_json *fj = st_json_get(g, "first_ns");
-			double med = st_json_num(st_json_get(g, "median_ns"),
+		for (i = 0; i < json_array_size(groups); i++) {
+			const json_t *g = json_array_get(groups, i);
+			const json_t *fj = json_object_get(g, "first_ns");
+			double med = jnum(json_object_get(g, "median_ns"),
 						 NAN);
 			double first = NAN;
 
-			if (fj && fj->type != ST_JSON_NULL) {
-				first = st_json_num(fj, NAN);
+			if (fj && !json_is_null(fj)) {
+				first = jnum(fj, NAN);
 				if (!isfinite(first) || first < 0)
 					return bad(err, errlen, "'%s': "
 						   "operation %s: bad "
@@ -264,16 +277,16 @@ static int read_row(const struct st_json *j, struct row *rw,
 			if (isfinite(first))
 				rw->use.has_first = 1;
 			rw->g[rw->ng].first = first;
-			rw->g[rw->ng].p = (long)st_json_num(
-				st_json_get(g, "p"), 0);
-			rw->g[rw->ng].d = st_json_num(
-				st_json_get(g, "d_bytes"), 0);
-			rw->g[rw->ng].n_in = st_json_num(
-				st_json_get(g, "n_in"), 0);
-			rw->g[rw->ng].ci_lo = st_json_num(
-				st_json_get(g, "ci_lo_ns"), NAN);
-			rw->g[rw->ng].ci_hi = st_json_num(
-				st_json_get(g, "ci_hi_ns"), NAN);
+			rw->g[rw->ng].p = (long)jnum(
+				json_object_get(g, "p"), 0);
+			rw->g[rw->ng].d = jnum(
+				json_object_get(g, "d_bytes"), 0);
+			rw->g[rw->ng].n_in = jnum(
+				json_object_get(g, "n_in"), 0);
+			rw->g[rw->ng].ci_lo = jnum(
+				json_object_get(g, "ci_lo_ns"), NAN);
+			rw->g[rw->ng].ci_hi = jnum(
+				json_object_get(g, "ci_hi_ns"), NAN);
 			rw->g[rw->ng++].median = med;
 		}
 	}
@@ -284,8 +297,8 @@ static int read_row(const struct st_json *j, struct row *rw,
 		qsort(rw->g, rw->ng, sizeof(*rw->g), cmp_group);
 	if (bounds(rw))
 		return -ENOMEM;
-	mean_factor(rw, st_json_num(st_json_get(j, "call_ns"), NAN),
-		    st_json_num(st_json_get(j, "wait_ns"), NAN));
+	mean_factor(rw, jnum(json_object_get(j, "call_ns"), NAN),
+		    jnum(json_object_get(j, "wait_ns"), NAN));
 	rw->use.p_lo = -1;
 	rw->last_p = -1;
 	return 0;
@@ -294,68 +307,71 @@ static int read_row(const struct st_json *j, struct row *rw,
 int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
-	const struct st_json *meta, *ops, *v;
+	const json_t *meta, *ops, *v;
 	struct st_pmodel *m;
-	struct st_json *j;
-	char msg[256];
+	json_error_t je;
+	json_t *j;
 	size_t i, n = 0;
 	double version;
 	int rc;
 
 	*out = NULL;
-	rc = st_json_parse(text, len, &j, msg, sizeof(msg));
-	if (rc == -ENOMEM)
-		return rc;
-	if (rc)
-		return bad(err, errlen, "'%s': not JSON: %s", name, msg);
-	if (strcmp(st_json_str(st_json_get(j, "format"), ""),
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j && json_error_code(&je) == json_error_out_of_memory)
+		return -ENOMEM;
+	if (!j)
+		return bad(err, errlen, "'%s': not JSON: line %d column %d: "
+			   "%s", name, je.line, je.column, je.text);
+	if (strcmp(jstr(json_object_get(j, "format"), ""),
 		   "synctrace-table")) {
-		st_json_free(j);
+		json_decref(j);
 		return bad(err, errlen, "'%s': not a synctrace cost table (no "
 			   "\"format\": \"synctrace-table\")", name);
 	}
-	version = st_json_num(st_json_get(j, "version"), -1);
+	version = jnum(json_object_get(j, "version"), -1);
 	if (version != 1) {
-		st_json_free(j);
+		json_decref(j);
 		return bad(err, errlen, "'%s': cost table version %g, this "
 			   "synctrace reads version 1", name, version);
 	}
-	ops = st_json_get(j, "operations");
-	if (!ops || ops->type != ST_JSON_ARR) {
-		st_json_free(j);
+	ops = json_object_get(j, "operations");
+	if (!ops || !json_is_array(ops)) {
+		json_decref(j);
 		return bad(err, errlen, "'%s': no \"operations\" array",
 			   name);
 	}
 	m = calloc(1, sizeof(*m));
-	if (!m || !(m->rows = calloc(ops->n + 1, sizeof(*m->rows))) ||
+	if (!m || !(m->rows = calloc(json_array_size(ops) + 1,
+				     sizeof(*m->rows))) ||
 	    !(m->coll_row = malloc(ST_FN_COUNT * sizeof(int))) ||
 	    !(m->p2p_row = malloc(ST_FN_COUNT * sizeof(int)))) {
-		st_json_free(j);
+		json_decref(j);
 		st_pmodel_free(m);
 		return -ENOMEM;
 	}
 	for (i = 0; i < ST_FN_COUNT; i++)
 		m->coll_row[i] = m->p2p_row[i] = UNRESOLVED;
-	for (i = 0; i < ops->n; i++) {
+	for (i = 0; i < json_array_size(ops); i++) {
 		m->nrows++;
-		rc = read_row(&ops->items[i], &m->rows[i], name, err, errlen);
+		rc = read_row(json_array_get(ops, i), &m->rows[i], name, err,
+			      errlen);
 		if (rc) {
 			if (rc == -ENOMEM && err && errlen)
 				snprintf(err, errlen, "out of memory");
-			st_json_free(j);
+			json_decref(j);
 			st_pmodel_free(m);
 			return rc;
 		}
 	}
-	meta = st_json_get(j, "metadata");
-	m->mpi = dup_or_null(st_json_str(st_json_get(meta, "mpi_library"),
+	meta = json_object_get(j, "metadata");
+	m->mpi = dup_or_null(jstr(json_object_get(meta, "mpi_library"),
 					 NULL));
-	m->date = dup_or_null(st_json_str(st_json_get(meta, "date"), NULL));
-	m->ci_level = st_json_num(st_json_get(meta, "ci_level"), NAN);
+	m->date = dup_or_null(jstr(json_object_get(meta, "date"), NULL));
+	m->ci_level = jnum(json_object_get(meta, "ci_level"), NAN);
 	m->p_min = m->p_max = -1;
-	v = st_json_get(meta, "process_counts");
-	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++) {
-		long p = (long)st_json_num(&v->items[i], -1);
+	v = json_object_get(meta, "process_counts");
+	for (i = 0; v && json_is_array(v) && i < json_array_size(v); i++) {
+		long p = (long)jnum(json_array_get(v, i), -1);
 
 		if (p < 1)
 			continue;
@@ -364,26 +380,27 @@ int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
 		if (p > m->p_max)
 			m->p_max = p;
 	}
-	v = st_json_get(meta, "runs");
-	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++) {
-		const struct st_json *b = st_json_get(&v->items[i], "bench");
+	v = json_object_get(meta, "runs");
+	for (i = 0; v && json_is_array(v) && i < json_array_size(v); i++) {
+		const json_t *b = json_object_get(json_array_get(v, i),
+						  "bench");
 
-		if (b && b->type == ST_JSON_BOOL && b->boolean)
+		if (json_is_true(b))
 			m->bench = 1;
 	}
-	v = st_json_get(meta, "hosts");
-	for (i = 0; v && v->type == ST_JSON_ARR && i < v->n; i++)
-		n += strlen(st_json_str(&v->items[i], "")) + 2;
+	v = json_object_get(meta, "hosts");
+	for (i = 0; v && json_is_array(v) && i < json_array_size(v); i++)
+		n += strlen(jstr(json_array_get(v, i), "")) + 2;
 	if (n && (m->hosts = malloc(n + 1))) {
 		size_t at = 0;
 
 		m->hosts[0] = '\0';
-		for (i = 0; i < v->n; i++)
+		for (i = 0; i < json_array_size(v); i++)
 			at += (size_t)snprintf(m->hosts + at, n + 1 - at,
 					       "%s%s", i ? ", " : "",
-					       st_json_str(&v->items[i], ""));
+					       jstr(json_array_get(v, i), ""));
 	}
-	st_json_free(j);
+	json_decref(j);
 	*out = m;
 	return 0;
 }

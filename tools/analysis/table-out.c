@@ -14,9 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen/version.h"
 #include "sync/sync.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/format.h"
+#include "tools/analysis/json-out.h"
 #include "tools/analysis/table.h"
 #include "writer/fn-info.h"
 
@@ -102,6 +104,7 @@ static void print_provenance(FILE *f, const struct st_table *t,
 	size_t i, len = 0;
 
 	fprintf(f, "synctrace table: cost of MPI operations\n\n");
+	wrapped(f, "made by:", "synctrace version " ST_VERSION);
 	for (i = 0; i < m->nruns; i++) {
 		const struct st_table_run *r = &m->runs[i];
 
@@ -797,101 +800,66 @@ int st_table_write_csv(FILE *ops, FILE *groups, const struct st_table *t,
 
 /* --- JSON ------------------------------------------------------------- */
 
-void st_table_json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+/*
+ * The document is built with jansson and written by st_json_write()
+ * (json-out.h).  Each builder ORs the results of its st_jset() and
+ * st_jadd() calls: non-zero means memory ran out.
+ */
 
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
+static json_t *jbool(int b)
+{
+	return json_boolean(b);
 }
 
-static void json_s(FILE *f, const char *s)
+static json_t *jint(long long v)
 {
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	st_table_json_str(f, s);
-	fputc('"', f);
+	return json_integer((json_int_t)v);
 }
 
-static void json_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
-	else
-		fputs("null", f);
-}
-
-static void json_meta(FILE *f, const struct st_table *t,
-		      const struct st_table_meta *m)
+static int json_meta(json_t *doc, const struct st_table *t,
+		     const struct st_table_meta *m)
 {
 	const struct st_table_options *o = st_table_opts(t);
 	double emed, emax, dmin = NAN, dmax = NAN;
 	long long first = -1;
 	size_t i, j, ng = st_table_ngroups(t), np = 0;
+	json_t *meta = json_object(), *a, *x;
 	long ps[64];
 	char date[64];
+	int rc;
 
+	rc = st_jset(doc, "metadata", meta);
+	if (rc)
+		return rc;
 	for (i = 0; i < m->nruns; i++)
 		if (m->runs[i].start_unix >= 0 &&
 		    (first < 0 || m->runs[i].start_unix < first))
 			first = m->runs[i].start_unix;
-	fputs("  \"metadata\": {\n    \"mpi_library\": ", f);
-	json_s(f, m->mpi_library);
-	fprintf(f, ",\n    \"mpi_library_differs\": %s,\n    \"hosts\": [",
-		m->mpi_differs ? "true" : "false");
-	for (i = 0; i < m->nhosts; i++) {
-		fputs(i ? ", " : "", f);
-		json_s(f, m->hosts[i]);
-	}
-	fputs("],\n    \"clock\": ", f);
-	json_s(f, m->clock);
-	fputs(",\n    \"clock_res_ns\": ", f);
-	json_num(f, m->clock_res_ns);
-	fputs(",\n    \"sync_method\": ", f);
-	json_s(f, m->sync_method < 0 ? NULL :
-	   st_sync_method_name(m->sync_method));
+	rc |= st_jset(meta, "synctrace_version", st_jstr(ST_VERSION));
+	rc |= st_jset(meta, "mpi_library", st_jstr(m->mpi_library));
+	rc |= st_jset(meta, "mpi_library_differs", jbool(m->mpi_differs));
+	rc |= st_jset(meta, "hosts", a = json_array());
+	for (i = 0; a && i < m->nhosts; i++)
+		rc |= st_jadd(a, st_jstr(m->hosts[i]));
+	rc |= st_jset(meta, "clock", st_jstr(m->clock));
+	rc |= st_jset(meta, "clock_res_ns", st_jnum(m->clock_res_ns));
+	rc |= st_jset(meta, "sync_method", st_jstr(m->sync_method < 0 ? NULL :
+				st_sync_method_name(m->sync_method)));
+	rc |= st_jset(meta, "sync_methods_differ", jbool(m->sync_differs));
 	st_table_clock_err(t, &emed, &emax);
-	fprintf(f, ",\n    \"sync_methods_differ\": %s,\n"
-		"    \"clock_error_ns\": {\"median\": ",
-		m->sync_differs ? "true" : "false");
-	json_num(f, emed);
-	fputs(", \"max\": ", f);
-	json_num(f, emax);
-	fprintf(f, ", \"samples\": %" PRIu64 ", \"what\": \"estimated error "
-		"of a cost from the two ranks' sync records, added\"},\n",
-		st_table_nsamples(t));
-	fputs("    \"date_unix\": ", f);
-	if (first >= 0)
-		fprintf(f, "%lld", first);
-	else
-		fputs("null", f);
-	fputs(",\n    \"date\": ", f);
-	json_s(f, first >= 0 ? fmt_date(first, date, sizeof(date)) : NULL);
+	rc |= st_jset(meta, "clock_error_ns", x = json_object());
+	if (x) {
+		rc |= st_jset(x, "median", st_jnum(emed));
+		rc |= st_jset(x, "max", st_jnum(emax));
+		rc |= st_jset(x, "samples", jint((long long)
+						 st_table_nsamples(t)));
+		rc |= st_jset(x, "what", st_jstr("estimated error of a cost "
+			"from the two ranks' sync records, added"));
+	}
+	rc |= st_jset(meta, "date_unix", first >= 0 ? jint(first) :
+		      json_null());
+	rc |= st_jset(meta, "date", st_jstr(first >= 0 ?
+			fmt_date(first, date, sizeof(date)) : NULL));
 	for (i = 0; i < ng; i++) {
 		const struct st_table_group *g = st_table_group(t, i);
 
@@ -906,268 +874,274 @@ static void json_meta(FILE *f, const struct st_table *t,
 	}
 	for (i = 1; i < np; i++)
 		for (j = i; j > 0 && ps[j - 1] > ps[j]; j--) {
-			long x = ps[j];
+			long y = ps[j];
 
 			ps[j] = ps[j - 1];
-			ps[j - 1] = x;
+			ps[j - 1] = y;
 		}
-	fputs(",\n    \"process_counts\": [", f);
-	for (i = 0; i < np; i++)
-		fprintf(f, "%s%ld", i ? ", " : "", ps[i]);
-	fputs("],\n    \"size_range_bytes\": [", f);
-	json_num(f, dmin);
-	fputs(", ", f);
-	json_num(f, dmax);
-	fputs("],\n    \"cost\": ", f);
-	json_s(f, cost_text);
-	fputs(",\n    \"first_call\": \"a group's first_ns: the median over "
-	      "runs of the cost of its first instance in each run (the "
-	      "process's first call of that operation and size); a bench "
-	      "run's first calls are its pilot's, not among its samples\"",
-	      f);
-	fputs(",\n    \"statistic\": \"median\",\n    \"ci_level\": ", f);
-	json_num(f, o->ci_level);
-	fputs(",\n    \"ci_method\": \"order statistics (exact binomial for "
-	      "n <= 1000)\",\n    \"tukey_k\": ", f);
-	json_num(f, o->tukey_k);
-	fprintf(f, ",\n    \"bins_per_octave\": %d,\n"
-		"    \"time_unit\": \"ns\",\n    \"size_unit\": \"B\",\n"
-		"    \"model\": \"T(p, d) = a + b*f(p) + c*g(p)*d, T in ns, d "
-		"in bytes, log2 base 2\",\n    \"runs\": [",
-		o->bins_per_octave);
-	for (i = 0; i < m->nruns; i++) {
+	rc |= st_jset(meta, "process_counts", a = json_array());
+	for (i = 0; a && i < np; i++)
+		rc |= st_jadd(a, jint(ps[i]));
+	rc |= st_jset(meta, "size_range_bytes", a = json_array());
+	if (a) {
+		rc |= st_jadd(a, st_jnum(dmin));
+		rc |= st_jadd(a, st_jnum(dmax));
+	}
+	rc |= st_jset(meta, "cost", st_jstr(cost_text));
+	rc |= st_jset(meta, "first_call", st_jstr("a group's first_ns: the "
+		"median over runs of the cost of its first instance in each "
+		"run (the process's first call of that operation and size); "
+		"a bench run's first calls are its pilot's, not among its "
+		"samples"));
+	rc |= st_jset(meta, "statistic", st_jstr("median"));
+	rc |= st_jset(meta, "ci_level", st_jnum(o->ci_level));
+	rc |= st_jset(meta, "ci_method", st_jstr("order statistics (exact "
+					"binomial for n <= 1000)"));
+	rc |= st_jset(meta, "tukey_k", st_jnum(o->tukey_k));
+	rc |= st_jset(meta, "bins_per_octave", jint(o->bins_per_octave));
+	rc |= st_jset(meta, "time_unit", st_jstr("ns"));
+	rc |= st_jset(meta, "size_unit", st_jstr("B"));
+	rc |= st_jset(meta, "model", st_jstr("T(p, d) = a + b*f(p) + "
+		"c*g(p)*d, T in ns, d in bytes, log2 base 2"));
+	rc |= st_jset(meta, "runs", a = json_array());
+	for (i = 0; a && i < m->nruns; i++) {
 		const struct st_table_run *r = &m->runs[i];
 
-		fputs(i ? ",\n      {" : "\n      {", f);
-		fputs("\"dir\": ", f);
-		json_s(f, r->dir);
-		fprintf(f, ", \"nranks\": %d, \"ranks_read\": %d, "
-			"\"ranks_synced\": %d, \"complete\": %s, "
-			"\"bench\": %s, \"run_id\": ", r->nranks, r->nread,
-			r->nsynced, r->complete ? "true" : "false",
-			r->bench ? "true" : "false");
-		json_s(f, r->run_id);
-		fputs(", \"start_unix\": ", f);
-		if (r->start_unix >= 0)
-			fprintf(f, "%lld", r->start_unix);
-		else
-			fputs("null", f);
-		fputs(", \"cmdline\": ", f);
-		json_s(f, r->cmdline);
-		fputs(", \"sync_check\": ", f);
-		json_s(f, r->sync_check);
-		fputc('}', f);
+		rc |= st_jadd(a, x = json_object());
+		if (!x)
+			break;
+		rc |= st_jset(x, "dir", st_jstr(r->dir));
+		rc |= st_jset(x, "nranks", jint(r->nranks));
+		rc |= st_jset(x, "ranks_read", jint(r->nread));
+		rc |= st_jset(x, "ranks_synced", jint(r->nsynced));
+		rc |= st_jset(x, "complete", jbool(r->complete));
+		rc |= st_jset(x, "bench", jbool(r->bench));
+		rc |= st_jset(x, "run_id", st_jstr(r->run_id));
+		rc |= st_jset(x, "start_unix", r->start_unix >= 0 ?
+			      jint(r->start_unix) : json_null());
+		rc |= st_jset(x, "cmdline", st_jstr(r->cmdline));
+		rc |= st_jset(x, "sync_check", st_jstr(r->sync_check));
 	}
-	fprintf(f, "\n    ],\n    \"left_out\": {\"calls_inter\": %" PRIu64
-		", \"calls_missing\": %" PRIu64 ", \"calls_unsynced\": %"
-		PRIu64 ", \"incomplete\": %" PRIu64 ", \"p2p_nonblocking\": %"
-		PRIu64 ", \"p2p_unmatched\": %" PRIu64
-		", \"p2p_inconsistent\": %" PRIu64 ", \"p2p_unsynced\": %"
-		PRIu64 ", \"ranks_failed\": %" PRIu64 "}\n  },\n",
-		m->calls_inter, m->calls_missing, m->calls_unsynced,
-		m->incomplete, m->p2p_nonblocking, m->p2p_unmatched,
-		m->p2p_inconsistent, m->p2p_unsynced, m->ranks_failed);
+	rc |= st_jset(meta, "left_out", x = json_object());
+	if (x) {
+		rc |= st_jset(x, "calls_inter",
+			      jint((long long)m->calls_inter));
+		rc |= st_jset(x, "calls_missing",
+			      jint((long long)m->calls_missing));
+		rc |= st_jset(x, "calls_unsynced",
+			      jint((long long)m->calls_unsynced));
+		rc |= st_jset(x, "incomplete", jint((long long)m->incomplete));
+		rc |= st_jset(x, "p2p_nonblocking",
+			      jint((long long)m->p2p_nonblocking));
+		rc |= st_jset(x, "p2p_unmatched",
+			      jint((long long)m->p2p_unmatched));
+		rc |= st_jset(x, "p2p_inconsistent",
+			      jint((long long)m->p2p_inconsistent));
+		rc |= st_jset(x, "p2p_unsynced",
+			      jint((long long)m->p2p_unsynced));
+		rc |= st_jset(x, "ranks_failed",
+			      jint((long long)m->ranks_failed));
+	}
+	return rc;
 }
 
-static void json_piece(FILE *f, const struct st_fit_piece *pc, double from,
-		       double to)
+static json_t *json_piece(const struct st_fit_piece *pc, double from,
+			  double to)
 {
 	static const char *const names[3] = { "a", "b", "c" };
 	static const char *const units[3] = { "ns", "ns", "ns/B" };
+	json_t *x = json_object(), *a, *b, *y;
 	char form[512], q[16];
-	int j, k, first = 1;
+	int j, k, rc = 0;
 
+	if (!x)
+		return NULL;
 	st_fit_piece_format(pc, 0, form, sizeof(form));
-	fputs("          {\"d_from_bytes\": ", f);
-	json_num(f, from);
-	fputs(", \"d_to_bytes\": ", f);
-	json_num(f, to);
-	fputs(", \"formula\": ", f);
-	json_s(f, form);
-	fputs(",\n           \"terms\": [", f);
-	for (j = 0; j < 3; j++) {
+	rc |= st_jset(x, "d_from_bytes", st_jnum(from));
+	rc |= st_jset(x, "d_to_bytes", st_jnum(to));
+	rc |= st_jset(x, "formula", st_jstr(form));
+	rc |= st_jset(x, "terms", a = json_array());
+	for (j = 0; a && j < 3; j++) {
 		int fn = j == 0 ? ST_FIT_ONE : j == 1 ? pc->f : pc->g;
 
 		if (fn == ST_FIT_NONE)
 			continue;
-		fprintf(f, "%s\n             {\"name\": \"%s\", \"fn\": ",
-			first ? "" : ",", names[j]);
-		first = 0;
-		json_s(f, st_fit_fn_name(fn));
-		fprintf(f, ", \"times_d\": %s, \"unit\": \"%s\", \"coef\": ",
-			j == 2 ? "true" : "false", units[j]);
-		json_num(f, pc->coef[j]);
-		fputs(", \"se\": ", f);
-		json_num(f, pc->se[j]);
-		fputs(", \"ci_lo\": ", f);
-		json_num(f, pc->ci_lo[j]);
-		fputs(", \"ci_hi\": ", f);
-		json_num(f, pc->ci_hi[j]);
-		fputc('}', f);
+		rc |= st_jadd(a, y = json_object());
+		if (!y)
+			break;
+		rc |= st_jset(y, "name", st_jstr(names[j]));
+		rc |= st_jset(y, "fn", st_jstr(st_fit_fn_name(fn)));
+		rc |= st_jset(y, "times_d", jbool(j == 2));
+		rc |= st_jset(y, "unit", st_jstr(units[j]));
+		rc |= st_jset(y, "coef", st_jnum(pc->coef[j]));
+		rc |= st_jset(y, "se", st_jnum(pc->se[j]));
+		rc |= st_jset(y, "ci_lo", st_jnum(pc->ci_lo[j]));
+		rc |= st_jset(y, "ci_hi", st_jnum(pc->ci_hi[j]));
 	}
-	fputs("],\n           \"cov\": [", f);
-	for (j = 0; j < 3; j++) {
-		fputs(j ? ", [" : "[", f);
-		for (k = 0; k < 3; k++) {
-			fputs(k ? ", " : "", f);
-			json_num(f, pc->cov[j][k]);
-		}
-		fputc(']', f);
+	rc |= st_jset(x, "cov", a = json_array());
+	for (j = 0; a && j < 3; j++) {
+		rc |= st_jadd(a, b = json_array());
+		for (k = 0; b && k < 3; k++)
+			rc |= st_jadd(b, st_jnum(pc->cov[j][k]));
 	}
-	fputs("], \"level\": ", f);
-	json_num(f, pc->level);
-	fprintf(f, ", \"weighted\": %s, \"chi2\": ",
-		pc->weighted ? "true" : "false");
-	json_num(f, pc->chi2);
-	fprintf(f, ", \"dof\": %d, \"q\": ", pc->dof);
-	if (pc->has_q)
-		json_num(f, pc->q);
-	else
-		fputs("null", f);
+	rc |= st_jset(x, "level", st_jnum(pc->level));
+	rc |= st_jset(x, "weighted", jbool(pc->weighted));
+	rc |= st_jset(x, "chi2", st_jnum(pc->chi2));
+	rc |= st_jset(x, "dof", jint(pc->dof));
+	rc |= st_jset(x, "q", pc->has_q ? st_jnum(pc->q) : json_null());
 	st_fit_format_q(pc, q, sizeof(q));
-	fputs(", \"q_text\": ", f);
-	json_s(f, q);
-	fputs(", \"r2_adj\": ", f);
-	json_num(f, pc->r2_adj);
-	fprintf(f, ", \"p_min\": %ld, \"p_max\": %ld, \"d_min_bytes\": ",
-		pc->p_min, pc->p_max);
-	json_num(f, pc->d_min);
-	fputs(", \"d_max_bytes\": ", f);
-	json_num(f, pc->d_max);
-	fprintf(f, ", \"groups\": %zu, \"samples\": %ld, "
-		"\"p_identified\": %s, \"d_identified\": %s,\n"
-		"           \"runners_up\": [",
-		pc->n_groups, pc->n_samples,
-		pc->flags & ST_FIT_P_NOT_IDENTIFIED ? "false" : "true",
-		pc->flags & ST_FIT_D_NOT_IDENTIFIED ? "false" : "true");
-	for (j = 0; j < pc->nalt; j++) {
-		fprintf(f, "%s{\"f\": ", j ? ", " : "");
-		json_s(f, st_fit_fn_name(pc->alt[j].f));
-		fputs(", \"g\": ", f);
-		json_s(f, st_fit_fn_name(pc->alt[j].g));
-		fprintf(f, ", \"terms\": %d, \"cv\": ", pc->alt[j].nterms);
-		json_num(f, pc->alt[j].cv);
-		fputc('}', f);
+	rc |= st_jset(x, "q_text", st_jstr(q));
+	rc |= st_jset(x, "r2_adj", st_jnum(pc->r2_adj));
+	rc |= st_jset(x, "p_min", jint(pc->p_min));
+	rc |= st_jset(x, "p_max", jint(pc->p_max));
+	rc |= st_jset(x, "d_min_bytes", st_jnum(pc->d_min));
+	rc |= st_jset(x, "d_max_bytes", st_jnum(pc->d_max));
+	rc |= st_jset(x, "groups", jint((long long)pc->n_groups));
+	rc |= st_jset(x, "samples", jint(pc->n_samples));
+	rc |= st_jset(x, "p_identified",
+		      jbool(!(pc->flags & ST_FIT_P_NOT_IDENTIFIED)));
+	rc |= st_jset(x, "d_identified",
+		      jbool(!(pc->flags & ST_FIT_D_NOT_IDENTIFIED)));
+	rc |= st_jset(x, "runners_up", a = json_array());
+	for (j = 0; a && j < pc->nalt; j++) {
+		rc |= st_jadd(a, y = json_object());
+		if (!y)
+			break;
+		rc |= st_jset(y, "f", st_jstr(st_fit_fn_name(pc->alt[j].f)));
+		rc |= st_jset(y, "g", st_jstr(st_fit_fn_name(pc->alt[j].g)));
+		rc |= st_jset(y, "terms", jint(pc->alt[j].nterms));
+		rc |= st_jset(y, "cv", st_jnum(pc->alt[j].cv));
 	}
-	fputs("]}", f);
+	if (rc) {
+		json_decref(x);
+		return NULL;
+	}
+	return x;
 }
 
-static void json_op(FILE *f, const struct st_table *t,
-		    const struct st_table_op *op)
+static json_t *json_group(const struct st_table_group *g)
+{
+	json_t *x = json_object();
+	int rc = 0;
+
+	if (!x)
+		return NULL;
+	rc |= st_jset(x, "p", jint(g->p));
+	rc |= st_jset(x, "d_bytes", st_jnum(g->d));
+	rc |= st_jset(x, "n_in", jint((long long)g->n_in));
+	rc |= st_jset(x, "n", jint((long long)g->s.n));
+	rc |= st_jset(x, "dropped", jint((long long)g->s.n_dropped));
+	rc |= st_jset(x, "median_ns", st_jnum(g->s.median));
+	rc |= st_jset(x, "ci_lo_ns", st_jnum(g->s.ci_ok ? g->s.ci_lo : NAN));
+	rc |= st_jset(x, "ci_hi_ns", st_jnum(g->s.ci_ok ? g->s.ci_hi : NAN));
+	rc |= st_jset(x, "se_median_ns",
+		      st_jnum(g->s.ci_ok ? g->s.se_median : NAN));
+	rc |= st_jset(x, "q1_ns", st_jnum(g->s.q1));
+	rc |= st_jset(x, "q3_ns", st_jnum(g->s.q3));
+	rc |= st_jset(x, "min_ns", st_jnum(g->s.min));
+	rc |= st_jset(x, "max_ns", st_jnum(g->s.max));
+	rc |= st_jset(x, "wait_ns", st_jnum(g->wait_ns));
+	rc |= st_jset(x, "runs", jint((long long)g->nruns));
+	rc |= st_jset(x, "run_spread", st_jnum(g->run_spread));
+	rc |= st_jset(x, "clock_err_median_ns", st_jnum(g->err_median_ns));
+	rc |= st_jset(x, "below_clock_err", jint((long long)g->n_below_err));
+	if (g->first_n) {
+		rc |= st_jset(x, "first_ns", st_jnum(g->first_ns));
+		rc |= st_jset(x, "first_min_ns", st_jnum(g->first_min_ns));
+		rc |= st_jset(x, "first_max_ns", st_jnum(g->first_max_ns));
+		rc |= st_jset(x, "first_runs", jint((long long)g->first_n));
+	}
+	if (rc) {
+		json_decref(x);
+		return NULL;
+	}
+	return x;
+}
+
+static json_t *json_op(const struct st_table *t, const struct st_table_op *op)
 {
 	char b1[32], b2[32], notes[256];
 	const char *rule = op->kind == ST_TABLE_P2P ? "the bytes received" :
 			   st_table_size_rule(op->bytes_class);
+	json_t *x = json_object(), *mo, *a;
 	size_t i;
-	int k;
+	int k, rc = 0;
 
-	fputs("    {\"op\": ", f);
-	json_s(f, op->name);
-	fprintf(f, ", \"kind\": \"%s\", \"fn\": ", kind_name(op->kind));
-	json_s(f, st_fn_name(op->fn, b1, sizeof(b1)));
-	fputs(", \"recv_fn\": ", f);
-	json_s(f, op->kind == ST_TABLE_P2P ? st_fn_name(op->fn2, b2, sizeof(b2))
-				       : NULL);
-	fputs(", \"d_rule\": ", f);
-	json_s(f, rule);
-	fprintf(f, ",\n     \"operations\": %" PRIu64 ", \"dropped\": %zu, "
-		"\"kept\": %zu, \"wait_ns\": ", op->samples, op->n_dropped,
-		op->n_kept);
-	json_num(f, op->wait_ns);
-	fputs(", \"call_ns\": ", f);
-	json_num(f, op->call_ns);
-	fprintf(f, ", \"p_min\": %ld, \"p_max\": %ld, \"d_min_bytes\": ",
-		op->p_min, op->p_max);
-	json_num(f, op->d_min);
-	fputs(", \"d_max_bytes\": ", f);
-	json_num(f, op->d_max);
-	fputs(", \"notes\": ", f);
-	json_s(f, fit_notes(op, notes, sizeof(notes)));
-	fputs(",\n     \"model\": ", f);
+	if (!x)
+		return NULL;
+	rc |= st_jset(x, "op", st_jstr(op->name));
+	rc |= st_jset(x, "kind", st_jstr(kind_name(op->kind)));
+	rc |= st_jset(x, "fn", st_jstr(st_fn_name(op->fn, b1, sizeof(b1))));
+	rc |= st_jset(x, "recv_fn", st_jstr(op->kind == ST_TABLE_P2P ?
+				st_fn_name(op->fn2, b2, sizeof(b2)) : NULL));
+	rc |= st_jset(x, "d_rule", st_jstr(rule));
+	rc |= st_jset(x, "operations", jint((long long)op->samples));
+	rc |= st_jset(x, "dropped", jint((long long)op->n_dropped));
+	rc |= st_jset(x, "kept", jint((long long)op->n_kept));
+	rc |= st_jset(x, "wait_ns", st_jnum(op->wait_ns));
+	rc |= st_jset(x, "call_ns", st_jnum(op->call_ns));
+	rc |= st_jset(x, "p_min", jint(op->p_min));
+	rc |= st_jset(x, "p_max", jint(op->p_max));
+	rc |= st_jset(x, "d_min_bytes", st_jnum(op->d_min));
+	rc |= st_jset(x, "d_max_bytes", st_jnum(op->d_max));
+	rc |= st_jset(x, "notes", st_jstr(fit_notes(op, notes, sizeof(notes))));
 	if (op->fit_rc) {
-		fputs("null, \"no_model\": ", f);
-		json_s(f, op->ngroups == 1 ? "one group" : "too few groups");
+		rc |= st_jset(x, "model", json_null());
+		rc |= st_jset(x, "no_model", st_jstr(op->ngroups == 1 ?
+					"one group" : "too few groups"));
 	} else {
-		fprintf(f, "{\"pieces\": %d, \"d_below_bytes\": ",
-			op->fit.npieces);
-		json_num(f, op->fit.npieces > 1 ? op->fit.d_below : NAN);
-		fputs(", \"d_split_bytes\": ", f);
-		json_num(f, op->fit.npieces > 1 ? op->fit.d_split : NAN);
-		fprintf(f, ", \"weighted\": %s, \"groups\": %zu, "
-			"\"groups_used\": %zu, \"groups_without_sigma\": %zu, "
-			"\"samples\": %ld,\n        \"piece\": [\n",
-			op->fit.weighted ? "true" : "false",
-			op->fit.n_groups, op->fit.n_groups_used,
-			op->fit.n_groups_nosigma, op->fit.n_samples);
-		for (k = 0; k < op->fit.npieces; k++) {
-			if (k)
-				fputs(",\n", f);
-			json_piece(f, &op->fit.piece[k],
-				   k ? op->fit.d_split : 0,
-				   k || op->fit.npieces == 1 ? NAN :
-				   op->fit.d_below);
+		rc |= st_jset(x, "model", mo = json_object());
+		if (mo) {
+			rc |= st_jset(mo, "pieces", jint(op->fit.npieces));
+			rc |= st_jset(mo, "d_below_bytes",
+				      st_jnum(op->fit.npieces > 1 ?
+					      op->fit.d_below : NAN));
+			rc |= st_jset(mo, "d_split_bytes",
+				      st_jnum(op->fit.npieces > 1 ?
+					      op->fit.d_split : NAN));
+			rc |= st_jset(mo, "weighted", jbool(op->fit.weighted));
+			rc |= st_jset(mo, "groups",
+				      jint((long long)op->fit.n_groups));
+			rc |= st_jset(mo, "groups_used",
+				      jint((long long)op->fit.n_groups_used));
+			rc |= st_jset(mo, "groups_without_sigma",
+				      jint((long long)
+					   op->fit.n_groups_nosigma));
+			rc |= st_jset(mo, "samples", jint(op->fit.n_samples));
+			rc |= st_jset(mo, "piece", a = json_array());
+			for (k = 0; a && k < op->fit.npieces; k++)
+				rc |= st_jadd(a, json_piece(&op->fit.piece[k],
+					k ? op->fit.d_split : 0,
+					k || op->fit.npieces == 1 ? NAN :
+					op->fit.d_below));
 		}
-		fputs("]}", f);
 	}
-	fputs(",\n     \"groups\": [", f);
-	for (i = 0; i < op->ngroups; i++) {
-		const struct st_table_group *g =
-			st_table_group(t, op->groups[i]);
-
-		fprintf(f, "%s\n       {\"p\": %ld, \"d_bytes\": ",
-			i ? "," : "", g->p);
-		json_num(f, g->d);
-		fprintf(f, ", \"n_in\": %zu, \"n\": %zu, \"dropped\": %zu, "
-			"\"median_ns\": ", g->n_in, g->s.n, g->s.n_dropped);
-		json_num(f, g->s.median);
-		fputs(", \"ci_lo_ns\": ", f);
-		json_num(f, g->s.ci_ok ? g->s.ci_lo : NAN);
-		fputs(", \"ci_hi_ns\": ", f);
-		json_num(f, g->s.ci_ok ? g->s.ci_hi : NAN);
-		fputs(", \"se_median_ns\": ", f);
-		json_num(f, g->s.ci_ok ? g->s.se_median : NAN);
-		fputs(", \"q1_ns\": ", f);
-		json_num(f, g->s.q1);
-		fputs(", \"q3_ns\": ", f);
-		json_num(f, g->s.q3);
-		fputs(", \"min_ns\": ", f);
-		json_num(f, g->s.min);
-		fputs(", \"max_ns\": ", f);
-		json_num(f, g->s.max);
-		fputs(", \"wait_ns\": ", f);
-		json_num(f, g->wait_ns);
-		fprintf(f, ", \"runs\": %zu, \"run_spread\": ", g->nruns);
-		json_num(f, g->run_spread);
-		fputs(", \"clock_err_median_ns\": ", f);
-		json_num(f, g->err_median_ns);
-		fprintf(f, ", \"below_clock_err\": %zu", g->n_below_err);
-		if (g->first_n) {
-			fputs(", \"first_ns\": ", f);
-			json_num(f, g->first_ns);
-			fputs(", \"first_min_ns\": ", f);
-			json_num(f, g->first_min_ns);
-			fputs(", \"first_max_ns\": ", f);
-			json_num(f, g->first_max_ns);
-			fprintf(f, ", \"first_runs\": %zu", g->first_n);
-		}
-		fputc('}', f);
+	rc |= st_jset(x, "groups", a = json_array());
+	for (i = 0; a && i < op->ngroups; i++)
+		rc |= st_jadd(a, json_group(st_table_group(t, op->groups[i])));
+	if (rc) {
+		json_decref(x);
+		return NULL;
 	}
-	fputs("]}", f);
+	return x;
 }
 
 int st_table_write_json(FILE *f, const struct st_table *t,
 			const struct st_table_meta *m)
 {
 	size_t i, nops = st_table_nops(t);
+	json_t *doc = json_object(), *ops;
+	int rc = 0;
 
-	fputs("{\n  \"format\": \"synctrace-table\",\n  \"version\": 1,\n",
-	      f);
-	json_meta(f, t, m);
-	fputs("  \"operations\": [", f);
-	for (i = 0; i < nops; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		json_op(f, t, st_table_op(t, i));
-	}
-	fputs("\n  ]\n}\n", f);
-	return ferror(f) ? -EIO : 0;
+	if (!doc)
+		return -ENOMEM;
+	rc |= st_jset(doc, "format", st_jstr("synctrace-table"));
+	rc |= st_jset(doc, "version", jint(1));
+	rc |= json_meta(doc, t, m);
+	rc |= st_jset(doc, "operations", ops = json_array());
+	for (i = 0; ops && i < nops; i++)
+		rc |= st_jadd(ops, json_op(t, st_table_op(t, i)));
+	rc = rc ? -ENOMEM : st_json_write(f, doc);
+	json_decref(doc);
+	return rc;
 }

@@ -305,15 +305,16 @@ int st_table_write_text(FILE *f, const struct st_table *t,
 int st_table_write_csv(FILE *ops, FILE *groups, const struct st_table *t,
 		       const struct st_table_meta *m);
 
-/* JSON for 'synctrace predict': metadata, models, group medians. */
+/*
+ * JSON for 'synctrace predict': metadata, models, group medians (built
+ * with jansson, see tools/analysis/json-out.h).  Returns 0, -EIO or
+ * -ENOMEM.
+ */
 int st_table_write_json(FILE *f, const struct st_table *t,
 			const struct st_table_meta *m);
 
 /* A static HTML page with one SVG plot per operation. */
 int st_table_write_html(FILE *f, const struct st_table *t,
 			const struct st_table_meta *m);
-
-/* JSON string escaping of 's' (without the quotes), for the writers. */
-void st_table_json_str(FILE *f, const char *s);
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gen/ops.h"
+#include "gen/version.h"
 #include "tools/bench/mpi-transport.h"
 #include "tools/bench/trace.h"
 #include "writer/reader.h"
@@ -247,6 +248,7 @@ int st_bench_trace_open(struct st_bench_trace *t, int rank, int size,
 	kv[nkv++] = (struct st_kv){ "mpi_library", lib };
 	kv[nkv++] = (struct st_kv){ "cmdline", cmd };
 	kv[nkv++] = (struct st_kv){ "fn_table", ST_FN_TABLE_HASH };
+	kv[nkv++] = (struct st_kv){ "synctrace_version", ST_VERSION };
 	kv[nkv++] = (struct st_kv){ "t_start_unix", start_s };
 	for (i = 0; i < n && nkv < MAX_HEADER; i++)
 		kv[nkv++] = extra[i];

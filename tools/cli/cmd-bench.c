@@ -76,7 +76,7 @@ const char st_bench_usage[] =
 "                        e.g. allreduce:8,alltoall:128K,pingpong:512\n"
 "    --like RUN          the pairs the traced run RUN called, on as many\n"
 "                        ranks as it had (unless -n): a table in the\n"
-"                        application's own mix of operations (see README)\n"
+"                        application's own mix of operations (docs/bench.md)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --seed N            seed of the shuffled order of the first run;\n"
@@ -205,13 +205,40 @@ static int parse_number(const char *s, double min, double max)
 int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 			char *err, size_t errlen)
 {
+	enum { O_QUICK = 256, O_REUSE, O_RUNS, O_OPS, O_SIZES, O_PAIRS,
+	       O_LIKE, O_MIN, O_MAX, O_NREP, O_SEED, O_SYNC, O_WINDOW_FACTOR,
+	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND };
+	static const struct option longopts[] = {
+		{ "bind", no_argument, NULL, O_BIND },
+		{ "help", no_argument, NULL, 'h' },
+		{ "like", required_argument, NULL, O_LIKE },
+		{ "max", required_argument, NULL, O_MAX },
+		{ "min", required_argument, NULL, O_MIN },
+		{ "mpiexec", required_argument, NULL, O_MPIEXEC },
+		{ "no-bind", no_argument, NULL, O_NO_BIND },
+		{ "nrep", required_argument, NULL, O_NREP },
+		{ "ops", required_argument, NULL, O_OPS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pairs", required_argument, NULL, O_PAIRS },
+		{ "quick", no_argument, NULL, O_QUICK },
+		{ "repro", no_argument, NULL, O_REPRO },
+		{ "reuse-buffers", no_argument, NULL, O_REUSE },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "sizes", required_argument, NULL, O_SIZES },
+		{ "skew", required_argument, NULL, O_SKEW },
+		{ "sync", required_argument, NULL, O_SYNC },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "window-factor", required_argument, NULL, O_WINDOW_FACTOR },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct st_skew k;
 	uint64_t lo = 1, hi = 4u << 20;
 	char serr[160], name[64];
 	const char *val;
 	unsigned mask;
 	long n;
-	int i, rc;
+	int c, last = 1;
 
 	memset(o, 0, sizeof(*o));
 	o->nranks = 2;
@@ -220,56 +247,57 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	o->mpiexec = "mpiexec.mpich";
 	o->warmup = -1;
 	o->bind = -1;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	/* "+": options end at "--", or at an argument, which is a mistake. */
+	while ((c = st_getopt(argc, argv, "+:hn:o:", longopts, &val)) != -1) {
+		last = optind;
+		switch (c) {
+		case 'h':
 			o->help = 1;
 			return 0;
-		} else if (!strcmp(arg, "--quick")) {
+		case O_QUICK:
 			o->quick = 1;
-		} else if (!strcmp(arg, "--reuse-buffers")) {
+			break;
+		case O_REUSE:
 			o->reuse = 1;
-		} else if (!strcmp(arg, "--repro")) {
+			break;
+		case O_REPRO:
 			o->repro = 1;
-		} else if (!strcmp(arg, "--bind")) {
+			break;
+		case O_BIND:
 			o->bind = 1;
-		} else if (!strcmp(arg, "--no-bind")) {
+			break;
+		case O_NO_BIND:
 			o->bind = 0;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--warmup",
-					      &val))) {
-			if (rc < 0 || st_parse_int(val, 0, 100, &o->warmup))
+			break;
+		case O_WARMUP:
+			if (!val || st_parse_int(val, 0, 100, &o->warmup))
 				return set_err(err, errlen, "bad number of "
 					       "launches '%s' for '--warmup' "
-					       "(0 to 100)", rc < 0 ? "" : val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "-n", &val))) {
-			if (rc < 0 || st_parse_int(val, 2, 1 << 20,
-						   &o->nranks))
+					       "(0 to 100)", val ? val : "");
+			break;
+		case 'n':
+			if (!val || st_parse_int(val, 2, 1 << 20, &o->nranks))
 				return set_err(err, errlen, "bad number of "
 					       "ranks '%s' for '-n' (2 or "
-					       "more)", rc < 0 ? "" : val);
+					       "more)", val ? val : "");
 			o->nranks_set = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "-o", &val)) ||
-			   (rc = st_opt_value(argc, argv, &i, "--output",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case 'o':
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a directory", "-o");
 			o->dir = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--runs",
-					      &val))) {
-			if (rc < 0 || st_parse_int(val, 1, MAX_RUNS, &o->runs))
+			break;
+		case O_RUNS:
+			if (!val || st_parse_int(val, 1, MAX_RUNS, &o->runs))
 				return set_err(err, errlen, "bad number of "
 					       "runs '%s' for '--runs' (1 to "
-					       "1000)", rc < 0 ? "" : val);
+					       "1000)", val ? val : "");
 			o->runs_set = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--ops",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_OPS:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--ops");
 			name[0] = '\0';
@@ -280,9 +308,9 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 					       "'synctrace bench --help')",
 					       name);
 			o->ops = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--sizes",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_SIZES:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--sizes");
 			err[0] = '\0';
@@ -292,91 +320,93 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 					"(bytes, suffix K, M or G, at most 1G, "
 					"e.g. 1,64,4K,1M)", val);
 			o->sizes = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--pairs",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_PAIRS:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--pairs");
 			if (check_pairs(val, err, errlen))
 				return -1;
 			o->pairs = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--like",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case O_LIKE:
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a run directory", "--like");
 			o->like = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--min",
-					      &val))) {
-			if (rc < 0 || st_size_parse(val, &lo) || lo > MAX_SIZE)
+			break;
+		case O_MIN:
+			if (!val || st_size_parse(val, &lo) || lo > MAX_SIZE)
 				return set_err(err, errlen, "bad size '%s' for "
 					       "'--min' (1 to 1G)",
-					       rc < 0 ? "" : val);
+					       val ? val : "");
 			o->min = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--max",
-					      &val))) {
-			if (rc < 0 || st_size_parse(val, &hi) || hi > MAX_SIZE)
+			break;
+		case O_MAX:
+			if (!val || st_size_parse(val, &hi) || hi > MAX_SIZE)
 				return set_err(err, errlen, "bad size '%s' for "
 					       "'--max' (1 to 1G)",
-					       rc < 0 ? "" : val);
+					       val ? val : "");
 			o->max = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--nrep",
-					      &val))) {
-			if (rc < 0 || st_parse_int(val, 1, 100000, &n))
+			break;
+		case O_NREP:
+			if (!val || st_parse_int(val, 1, 100000, &n))
 				return set_err(err, errlen, "bad count '%s' "
 					       "for '--nrep' (1 to 100000)",
-					       rc < 0 ? "" : val);
+					       val ? val : "");
 			o->nrep = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--seed",
-					      &val))) {
+			break;
+		case O_SEED: {
 			char *end;
 
 			errno = 0;
-			if (rc < 0 || *val < '0' || *val > '9' ||
+			if (!val || *val < '0' || *val > '9' ||
 			    (o->seed = strtoull(val, &end, 10), errno) ||
 			    *end || o->seed > UINT64_MAX - MAX_RUNS)
 				return set_err(err, errlen, "bad seed '%s' for "
 					       "'--seed' (a whole number)",
-					       rc < 0 ? "" : val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--sync",
-					      &val))) {
-			if (rc < 0 || (strcmp(val, "window") &&
-				       strcmp(val, "barrier")))
+					       val ? val : "");
+			break;
+		}
+		case O_SYNC:
+			if (!val || (strcmp(val, "window") &&
+				     strcmp(val, "barrier")))
 				return set_err(err, errlen, "bad mode '%s' for "
 					       "'--sync' (window or barrier)",
-					       rc < 0 ? "" : val);
+					       val ? val : "");
 			o->sync = val;
-		} else if ((rc = st_opt_value(argc, argv, &i,
-					      "--window-factor", &val))) {
-			if (rc < 0 || parse_number(val, 0.1, 1000))
+			break;
+		case O_WINDOW_FACTOR:
+			if (!val || parse_number(val, 0.1, 1000))
 				return set_err(err, errlen, "bad factor '%s' "
 					       "for '--window-factor' (0.1 to "
-					       "1000)", rc < 0 ? "" : val);
+					       "1000)", val ? val : "");
 			o->window_factor = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--skew",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_SKEW:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a skew list", "--skew");
 			if (st_skew_parse(val, 0, &k, serr, sizeof(serr)))
 				return set_err(err, errlen, "bad '--skew': %s",
 					       serr);
 			o->skew = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--mpiexec",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case O_MPIEXEC:
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a program", "--mpiexec");
 			o->mpiexec = val;
-		} else if (arg[0] == '-') {
-			return set_err(err, errlen, "unknown option '%s'",
-				       arg);
-		} else {
-			return set_err(err, errlen, "unexpected argument '%s' "
-				       "(mpiexec arguments go after '--')",
-				       arg);
+			break;
+		default:
+			return set_err(err, errlen, "%s", val);
 		}
 	}
+	if (optind < argc && !(optind == last + 1 &&
+			       !strcmp(argv[last], "--")))
+		return set_err(err, errlen, "unexpected argument '%s' "
+			       "(mpiexec arguments go after '--')",
+			       argv[optind]);
 	if (o->sizes && (o->min || o->max))
 		return set_err(err, errlen, "%s", "'--sizes' and '--min'/"
 			       "'--max' exclude each other");
@@ -391,8 +421,8 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	if (lo > hi)
 		return set_err(err, errlen, "'--min' %s is above '--max'",
 			       o->min);
-	o->extra = argv + i;
-	o->nextra = argc - i;
+	o->extra = argv + optind;
+	o->nextra = argc - optind;
 	return 0;
 }
 

@@ -236,63 +236,78 @@ static int check_params(const char *s, char *err, size_t errlen)
 int st_clockcheck_opts_parse(struct st_clockcheck_opts *o, int argc,
 			     char **argv, char *err, size_t errlen)
 {
+	enum { O_TIMES = 256, O_METHODS, O_REFRESH_METHODS, O_REFRESH,
+	       O_SKEW, O_PARAMS, O_CSV, O_MPIEXEC, O_NODE };
+	static const struct option longopts[] = {
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ "methods", required_argument, NULL, O_METHODS },
+		{ "mpiexec", required_argument, NULL, O_MPIEXEC },
+		{ "node", no_argument, NULL, O_NODE },
+		{ "params", required_argument, NULL, O_PARAMS },
+		{ "refresh", required_argument, NULL, O_REFRESH },
+		{ "refresh-methods", required_argument, NULL,
+		  O_REFRESH_METHODS },
+		{ "skew", required_argument, NULL, O_SKEW },
+		{ "times", required_argument, NULL, O_TIMES },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct st_skew k;
 	char serr[160];
 	const char *val;
 	double secs;
-	int i, rc;
+	int c, last = 1;
 
 	memset(o, 0, sizeof(*o));
 	o->nranks = 2;
 	o->mpiexec = "mpiexec.mpich";
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	/* "+": options end at "--", or at an argument, which is a mistake. */
+	while ((c = st_getopt(argc, argv, "+:hn:", longopts, &val)) != -1) {
+		last = optind;
+		switch (c) {
+		case 'h':
 			o->help = 1;
 			return 0;
-		} else if (!strcmp(arg, "--node")) {
+		case O_NODE:
 			o->node = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "-n", &val))) {
-			if (rc < 0)
+			break;
+		case 'n':
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a number", "-n");
 			if (st_parse_int(val, 2, 1 << 20, &o->nranks))
 				return set_err(err, errlen, "bad number of "
 					       "ranks '%s' for '-n' (2 or "
 					       "more)", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--times",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_TIMES:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--times");
 			if (check_times(val, err, errlen))
 				return -1;
 			o->times = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--methods",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_METHODS:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--methods");
 			if (check_methods(val, "--methods", err, errlen))
 				return -1;
 			o->methods = val;
-		} else if ((rc = st_opt_value(argc, argv, &i,
-					      "--refresh-methods", &val))) {
-			if (rc < 0)
+			break;
+		case O_REFRESH_METHODS:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--refresh-methods");
 			if (check_methods(val, "--refresh-methods", err,
 					  errlen))
 				return -1;
 			o->refresh_methods = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--refresh",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_REFRESH:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a number of seconds",
 					       "--refresh");
@@ -302,46 +317,47 @@ int st_clockcheck_opts_parse(struct st_clockcheck_opts *o, int argc,
 					       "for '--refresh' (0, or 0.01 to "
 					       "86400 seconds)", val);
 			o->refresh = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--skew",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_SKEW:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a skew list", "--skew");
 			if (st_skew_parse(val, 0, &k, serr, sizeof(serr)))
 				return set_err(err, errlen, "bad '--skew': %s",
 					       serr);
 			o->skew = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--params",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_PARAMS:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--params");
 			if (check_params(val, err, errlen))
 				return -1;
 			o->params = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--csv",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case O_CSV:
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a file name", "--csv");
 			o->csv = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--mpiexec",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case O_MPIEXEC:
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a program", "--mpiexec");
 			o->mpiexec = val;
-		} else if (arg[0] == '-') {
-			return set_err(err, errlen, "unknown option '%s'",
-				       arg);
-		} else {
-			return set_err(err, errlen, "unexpected argument '%s' "
-				       "(mpiexec arguments go after '--')",
-				       arg);
+			break;
+		default:
+			return set_err(err, errlen, "%s", val);
 		}
 	}
-	o->extra = argv + i;
-	o->nextra = argc - i;
+	if (optind < argc && !(optind == last + 1 &&
+			       !strcmp(argv[last], "--")))
+		return set_err(err, errlen, "unexpected argument '%s' "
+			       "(mpiexec arguments go after '--')",
+			       argv[optind]);
+	o->extra = argv + optind;
+	o->nextra = argc - optind;
 	return 0;
 }
 

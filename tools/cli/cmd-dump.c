@@ -27,6 +27,7 @@
 #include "tools/analysis/timeline.h"
 #include "tools/cli/usage.h"
 #include "writer/event.h"
+#include "writer/fn-info.h"
 #include "writer/reader.h"
 #include "writer/writer.h"
 
@@ -44,8 +45,10 @@ const char st_dump_usage[] =
 "    --csv       one comma-separated line per record after a header line:\n"
 "                rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,\n"
 "                root,peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,\n"
-"                g1_ns (empty when a field does not apply or is unknown;\n"
-"                'fn' holds an object's path, a sync record's summary)\n"
+"                g1_ns,arg,offset,len,text (empty when a field does not\n"
+"                apply or is unknown; 'fn' holds an object's path, a sync\n"
+"                record's summary; 'text' a file's path, the group of a\n"
+"                post or start)\n"
 "    --rank N    only rank N\n"
 "    --header    print each rank's header entries instead of its records\n"
 "    --sites     print each rank's call sites, frames symbolised with\n"
@@ -108,6 +111,104 @@ static int is_op_kind(unsigned kind)
 {
 	return kind == ST_REC_CALL || kind == ST_REC_START ||
 	       kind == ST_REC_DONE;
+}
+
+/* The kind of function of a call, start, done or comm record, or 0. */
+static int fn_kind(const struct st_event *ev)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+
+	if (ev->kind != ST_REC_COMM && !is_op_kind(ev->kind))
+		return 0;
+	return d ? d->kind : 0;
+}
+
+/* Whether 'arg' applies to 'ev': see writer/event.h. */
+static int arg_applies(const struct st_event *ev)
+{
+	int k = fn_kind(ev);
+
+	if (ev->kind == ST_REC_COMM)
+		return k == ST_KIND_FILE;
+	return k == ST_KIND_RMA || k == ST_KIND_FILE || k == ST_KIND_IO ||
+	       k == ST_KIND_PART || k == ST_KIND_PHASE || k == ST_KIND_WIN;
+}
+
+static int offset_applies(const struct st_event *ev)
+{
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+
+	if (!is_op_kind(ev->kind) || !d)
+		return 0;
+	return (d->flags & ST_FNF_OFFSET) != 0;
+}
+
+/* Whether 'tag' applies: a point-to-point peer's, not a target's. */
+static int tag_applies(const struct st_event *ev)
+{
+	return ev->peer != ST_RANK_NONE && fn_kind(ev) != ST_KIND_RMA;
+}
+
+/* Names of the bits set in 'v' ("noprecede|nosucceed"), "-" for none. */
+static const char *bit_names(int32_t v, const char *const *names, int n,
+			     char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		if ((v & (1 << i)) && names[i] && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       at ? "|" : "", names[i]);
+	if (!at)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* " assert=... lock=..." and the like: what 'arg' says, for the text. */
+static void print_arg(const struct st_event *ev)
+{
+	static const char *const asserts[] = {
+		"nocheck", "nostore", "noput", "noprecede", "nosucceed",
+		NULL, NULL, "other",
+	};
+	static const char *const amodes[] = {
+		"rdonly", "wronly", "rdwr", "create", "excl",
+		"delete_on_close", "unique_open", "sequential", "append",
+	};
+	static const char *const whence[] = { "?", "set", "cur", "end" };
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	char buf[128];
+
+	if (!d || !arg_applies(ev))
+		return;
+	switch (d->kind) {
+	case ST_KIND_RMA:
+		if (ev->arg & 0xff)
+			printf(" assert=%s", bit_names(ev->arg & 0xff, asserts,
+						       8, buf, sizeof(buf)));
+		if (ev->arg & ST_LOCK_SHARED)
+			printf(" lock=shared");
+		if (ev->arg & ST_LOCK_EXCLUSIVE)
+			printf(" lock=exclusive");
+		break;
+	case ST_KIND_FILE:
+		if (ev->arg)
+			printf(" amode=%s", bit_names(ev->arg, amodes, 9, buf,
+						      sizeof(buf)));
+		break;
+	case ST_KIND_IO:
+		if (ev->arg > 0 && ev->arg <= ST_SEEK_END)
+			printf(" whence=%s", whence[ev->arg]);
+		break;
+	case ST_KIND_PART:
+		printf(" partition=%" PRId32, ev->arg);
+		break;
+	case ST_KIND_PHASE:
+		printf(" level=%" PRId32, ev->arg);
+		break;
+	}
 }
 
 static const char *fn_or_mark(const struct st_event *ev, char *buf,
@@ -193,11 +294,14 @@ static void print_text(int rank, const struct st_event *ev,
 		snprintf(comm, sizeof(comm), "0x%" PRIx64, ev->comm);
 	if (ev->seq)
 		snprintf(seq, sizeof(seq), "%" PRIu64, ev->seq);
-	if (ev->peer != ST_RANK_NONE)
+	if (tag_applies(ev))
 		snprintf(pt, sizeof(pt), "%s:%s",
 			 rank_str(ev->peer, pbuf, sizeof(pbuf)),
 			 ev->tag == ST_TAG_ANY ? "any" : tag_str(ev->tag, tbuf,
 							      sizeof(tbuf)));
+	else if (ev->peer != ST_RANK_NONE)
+		snprintf(pt, sizeof(pt), "%s",
+			 rank_str(ev->peer, pbuf, sizeof(pbuf)));
 	if (op)
 		snprintf(bytes, sizeof(bytes), "%" PRIu64 "/%" PRIu64,
 			 ev->sbytes, ev->rbytes);
@@ -229,6 +333,11 @@ static void print_text(int rank, const struct st_event *ev,
 			printf(" inst=%" PRIu32, ev->inst);
 		if (ev->req)
 			printf(" req=%" PRIu64, ev->req);
+		if (offset_applies(ev))
+			printf(" offset=%" PRId64, ev->offset);
+		print_arg(ev);
+		if (ev->text_len)
+			printf(" text=%s", printable(ev, text, sizeof(text)));
 		if (ev->rc)
 			printf(" rc=%" PRId32, ev->rc);
 		break;
@@ -238,6 +347,14 @@ static void print_text(int rank, const struct st_event *ev,
 		if (ev->remote_size)
 			printf(" remote_size=%" PRIu32, ev->remote_size);
 		printf(" parent=0x%" PRIx64, ev->parent);
+		if (fn_kind(ev) == ST_KIND_WIN)
+			printf(" window len=%" PRIu64 " disp_unit=%" PRIu32,
+			       ev->len, ev->tsize);
+		if (fn_kind(ev) == ST_KIND_FILE)
+			printf(" file");
+		print_arg(ev);
+		if (ev->text_len)
+			printf(" text=%s", printable(ev, text, sizeof(text)));
 		if (ev->rc)
 			printf(" rc=%" PRId32, ev->rc);
 		break;
@@ -259,7 +376,8 @@ static void print_text(int rank, const struct st_event *ev,
 static void print_csv_header(void)
 {
 	puts("rank,thread,kind,fn,t0_ns,t1_ns,comm,comm_size,seq,inst,root,"
-	     "peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,g1_ns");
+	     "peer,tag,sbytes,rbytes,tsize,op,req,site,rc,g0_ns,g1_ns,arg,"
+	     "offset,len,text");
 }
 
 /* ",<v>" for an unsigned field, ',' alone when it does not apply. */
@@ -337,10 +455,10 @@ static void print_csv(int rank, const struct st_event *ev,
 	csv_u64(op && ev->inst, ev->inst);
 	csv_i64(op && ev->root != ST_RANK_NONE, ev->root);
 	csv_i64(op && ev->peer != ST_RANK_NONE, ev->peer);
-	csv_i64(op && ev->peer != ST_RANK_NONE, ev->tag);
+	csv_i64(op && tag_applies(ev), ev->tag);
 	csv_u64(op, ev->sbytes);
 	csv_u64(op, ev->rbytes);
-	csv_u64(op && ev->tsize, ev->tsize);
+	csv_u64((op || fn_kind(ev) == ST_KIND_WIN) && ev->tsize, ev->tsize);
 	if (op && ev->op)
 		printf(",%s", st_reduce_op_name(ev->op));
 	else
@@ -350,6 +468,13 @@ static void print_csv(int rank, const struct st_event *ev,
 	csv_i64(op || ev->kind == ST_REC_COMM, ev->rc);
 	csv_global(clk, timed, ev->t0);
 	csv_global(clk, timed, ev->t1);
+	csv_i64(arg_applies(ev), ev->arg);
+	csv_i64(offset_applies(ev), ev->offset);
+	csv_u64(ev->kind == ST_REC_COMM && fn_kind(ev) == ST_KIND_WIN,
+		ev->len);
+	putchar(',');
+	if ((op || ev->kind == ST_REC_COMM) && ev->text_len)
+		st_csv_field(stdout, ev->text, ev->text_len);
 	putchar('\n');
 }
 
@@ -586,48 +711,56 @@ static void print_sites(struct dump *d)
 static void parse_options(struct dump *d, int argc, char **argv,
 			  const char **run)
 {
+	enum { O_CSV = 256, O_HEADER, O_SITES, O_SYNC, O_RANK };
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "header", no_argument, NULL, O_HEADER },
+		{ "help", no_argument, NULL, 'h' },
+		{ "rank", required_argument, NULL, O_RANK },
+		{ "sites", no_argument, NULL, O_SITES },
+		{ "sync", no_argument, NULL, O_SYNC },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
 	long v;
-	int i, rc;
+	int c;
 
 	*run = NULL;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_dump_usage, stdout);
 			exit(0);
-		} else if (!strcmp(arg, "--csv")) {
+		case O_CSV:
 			d->csv = 1;
-		} else if (!strcmp(arg, "--header")) {
+			break;
+		case O_HEADER:
 			d->header = 1;
-		} else if (!strcmp(arg, "--sites")) {
+			break;
+		case O_SITES:
 			d->sites = 1;
-		} else if (!strcmp(arg, "--sync")) {
+			break;
+		case O_SYNC:
 			d->sync = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--rank",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_RANK:
+			if (!val)
 				usage_die(st_dump_usage,
 					  "option '--rank' needs a value");
 			if (st_parse_int(val, 0, INT32_MAX, &v))
 				usage_die(st_dump_usage,
 					  "bad rank '%s' for '--rank'", val);
 			d->rank = v;
-		} else if (!strcmp(arg, "--")) {
-			if (i + 1 < argc && !*run)
-				*run = argv[++i];
-			if (i + 1 < argc)
-				usage_die(st_dump_usage,
-					  "too many arguments");
-		} else if (arg[0] == '-' && arg[1]) {
-			usage_die(st_dump_usage, "unknown option '%s'", arg);
-		} else if (*run) {
-			usage_die(st_dump_usage, "too many arguments");
-		} else {
-			*run = arg;
+			break;
+		default:
+			usage_die(st_dump_usage, "%s", val);
 		}
 	}
+	if (optind < argc)
+		*run = argv[optind++];
+	if (optind < argc)
+		usage_die(st_dump_usage, "too many arguments");
 	if (!*run)
 		usage_die(st_dump_usage, "no run directory given");
 	if (d->header + d->sites + d->sync > 1 ||

@@ -47,7 +47,7 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = "chrome", *out = NULL, *run;
+	const char *format = "chrome", *out = NULL, *run, *val;
 	const char *prog = getenv("SYNCTRACE_ADDR2LINE");
 	struct st_export_stats st;
 	struct st_scan *scan;
@@ -55,18 +55,23 @@ int cmd_export(int argc, char **argv)
 	int c, rc, quiet = 0;
 	FILE *f;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":o:qh", opts, &val)) != -1) {
 		switch (c) {
 		case 'f':
-			format = optarg;
+			if (!val)
+				usage_die(st_export_usage, "option '--format' "
+					  "needs a value (chrome or otf2)");
+			format = val;
 			if (strcmp(format, "chrome") && strcmp(format, "otf2"))
 				usage_die(st_export_usage, "unknown format '%s' "
 					  "(chrome or otf2)", format);
 			break;
 		case 'o':
-			out = optarg;
+			if (!val || !*val)
+				usage_die(st_export_usage, "option '--output' "
+					  "needs a file or directory");
+			out = val;
 			break;
 		case 'q':
 			quiet = 1;
@@ -74,12 +79,8 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(st_export_usage, stdout);
 			return 0;
-		case ':':
-			usage_die(st_export_usage, "option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			usage_die(st_export_usage, "unknown option '%s'",
-				  argv[optind - 1]);
+			usage_die(st_export_usage, "%s", val);
 		}
 	}
 	if (optind >= argc)

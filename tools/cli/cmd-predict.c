@@ -25,8 +25,10 @@
 #include <unistd.h>
 
 #include "gen/ops.h"
+#include "gen/version.h"
 #include "tools/analysis/format.h"
 #include "tools/analysis/fn-names.h"
+#include "tools/analysis/json-out.h"
 #include "tools/analysis/predict-model.h"
 #include "tools/analysis/replay.h"
 #include "tools/analysis/symbols.h"
@@ -137,28 +139,43 @@ struct gsite {
 
 static void parse_options(struct popts *o, int argc, char **argv)
 {
+	enum { O_TABLE = 256, O_SCALE, O_MISSING, O_STATISTIC, O_TOP,
+	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START };
+	static const struct option longopts[] = {
+		{ "compute-scale", required_argument, NULL, O_SCALE },
+		{ "formula", no_argument, NULL, O_FORMULA },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "missing", required_argument, NULL, O_MISSING },
+		{ "no-first", no_argument, NULL, O_NO_FIRST },
+		{ "send-start", required_argument, NULL, O_SEND_START },
+		{ "statistic", required_argument, NULL, O_STATISTIC },
+		{ "table", required_argument, NULL, O_TABLE },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "validate", no_argument, NULL, O_VALIDATE },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
 	char *end;
-	int i, rc;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->scale = 1;
 	o->top = 10;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_predict_usage, stdout);
 			exit(0);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--table",
-					       &val))) {
-			if (rc < 0)
+		case O_TABLE:
+			if (!val)
 				usage_die(st_predict_usage, "option '--table' "
 					  "needs a file");
 			o->table = val;
-		} else if ((rc = st_opt_value(argc, argv, &i,
-					       "--compute-scale", &val))) {
-			if (rc < 0)
+			break;
+		case O_SCALE:
+			if (!val)
 				usage_die(st_predict_usage, "option "
 					  "'--compute-scale' needs a number");
 			errno = 0;
@@ -167,9 +184,9 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			    !isfinite(o->scale) || o->scale < 0)
 				usage_die(st_predict_usage, "bad value '%s' "
 					  "for '--compute-scale'", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--missing",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_MISSING:
+			if (!val)
 				usage_die(st_predict_usage, "option "
 					  "'--missing' needs a mode");
 			if (!strcmp(val, "measured"))
@@ -180,9 +197,9 @@ static void parse_options(struct popts *o, int argc, char **argv)
 				usage_die(st_predict_usage, "bad value '%s' "
 					  "for '--missing' (error or measured)",
 					  val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--statistic",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_STATISTIC:
+			if (!val)
 				usage_die(st_predict_usage, "option "
 					  "'--statistic' needs a value");
 			if (!strcmp(val, "auto"))
@@ -195,42 +212,43 @@ static void parse_options(struct popts *o, int argc, char **argv)
 				usage_die(st_predict_usage, "bad value '%s' "
 					  "for '--statistic' (auto, mean or "
 					  "median)", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--top",
-					       &val))) {
-			if (rc < 0 || st_parse_int(val, 0, 1000000, &o->top))
+			break;
+		case O_TOP:
+			if (!val || st_parse_int(val, 0, 1000000, &o->top))
 				usage_die(st_predict_usage, "bad number '%s' "
-					  "for '--top'", rc < 0 ? "" : val);
-		} else if (!strcmp(arg, "--validate")) {
+					  "for '--top'", val ? val : "");
+			break;
+		case O_VALIDATE:
 			o->validate = 1;
-		} else if (!strcmp(arg, "--json")) {
+			break;
+		case O_JSON:
 			o->json = 1;
-		} else if (!strcmp(arg, "--formula")) {
+			break;
+		case O_FORMULA:
 			o->formula = 1;
-		} else if (!strcmp(arg, "--no-first")) {
+			break;
+		case O_NO_FIRST:
 			o->no_first = 1;
-		} else if (!strcmp(arg, "--send-start=measured")) {
-			o->send_table = 0;
-		} else if (!strcmp(arg, "--send-start=table")) {
-			o->send_table = 1;
-		} else if (!strncmp(arg, "--send-start", 12)) {
-			usage_die(st_predict_usage, "bad '%s': say "
-				  "--send-start=measured or --send-start=table",
-				  arg);
-		} else if (!strcmp(arg, "--")) {
-			if (i + 1 < argc && !o->run)
-				o->run = argv[++i];
-			if (i + 1 < argc)
-				usage_die(st_predict_usage,
-					  "too many arguments");
-		} else if (arg[0] == '-' && arg[1]) {
-			usage_die(st_predict_usage, "unknown option '%s'",
-				  arg);
-		} else if (o->run) {
-			usage_die(st_predict_usage, "too many arguments");
-		} else {
-			o->run = arg;
+			break;
+		case O_SEND_START:
+			if (val && !strcmp(val, "measured"))
+				o->send_table = 0;
+			else if (val && !strcmp(val, "table"))
+				o->send_table = 1;
+			else
+				usage_die(st_predict_usage, "bad '--send-start"
+					  "%s%s': say --send-start=measured or "
+					  "--send-start=table", val ? "=" : "",
+					  val ? val : "");
+			break;
+		default:
+			usage_die(st_predict_usage, "%s", val);
 		}
 	}
+	if (optind < argc)
+		o->run = argv[optind++];
+	if (optind < argc)
+		usage_die(st_predict_usage, "too many arguments");
 	if (!o->run)
 		usage_die(st_predict_usage, "no run directory given");
 	if (!o->table)
@@ -794,28 +812,25 @@ static void print_text(struct result *res)
 	free(gs);
 }
 
-static void json_num(double v)
+static json_t *jint(long long v)
 {
-	if (isfinite(v))
-		printf("%.10g", v);
-	else
-		fputs("null", stdout);
+	return json_integer((json_int_t)v);
 }
 
-static void json_str(const char *s)
+/* (predicted - measured) / measured, null without a measurement. */
+static json_t *jerr(double pred, double meas)
 {
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	st_table_json_str(stdout, s);
-	putchar('"');
+	return st_jnum(meas > 0 ? (pred - meas) / meas : NAN);
 }
 
-static void json_err(double pred, double meas)
+/* An object of its members, or NULL when memory ran out ('*rc' says). */
+static json_t *jobj(int *rc)
 {
-	json_num(meas > 0 ? (pred - meas) / meas : NAN);
+	json_t *x = json_object();
+
+	if (!x)
+		*rc = -ENOMEM;
+	return x;
 }
 
 static void print_json(struct result *res)
@@ -826,135 +841,145 @@ static void print_json(struct result *res)
 	char nm[48], loc[1024];
 	struct gsite *gs;
 	size_t i, n, ngs, top;
-	int r;
+	json_t *doc, *x, *a, *y;
+	int r, rc = 0;
 
-	printf("{\n  \"format\": \"synctrace-predict\",\n  \"version\": 1,\n"
-	       "  \"run\": ");
-	json_str(o->run);
-	printf(",\n  \"table\": ");
-	json_str(o->table);
-	printf(",\n  \"table_mpi_library\": ");
-	json_str(st_pmodel_mpi_library(res->pm));
-	printf(",\n  \"trace_mpi_library\": ");
-	json_str(res->trace_mpi);
-	printf(",\n  \"nranks\": %d,\n  \"compute_scale\": ", res->nranks);
-	json_num(o->scale);
-	printf(",\n  \"statistic\": \"%s\"", o->median ? "median" : "mean");
-	printf(",\n  \"first_calls\": %s", res->first ? "true" : "false");
-	printf(",\n  \"costs\": \"%s\",\n  \"missing\": \"%s\",\n"
-	       "  \"records\": %" PRIu64
-	       ",\n  \"replay_s\": ", o->formula ? "formulas" :
-	       "groups and formulas", o->missing_measured ? "measured" :
-	       "error", s->records);
-	json_num(res->replay_s);
-	printf(",\n  \"predicted\": {\"run_time_ns\": ");
-	json_num(s->end_ns);
-	printf(", \"rank\": %d, \"mean_ns\": ", s->end_rank);
-	json_num(res->mean_ns);
-	printf(", \"min_ns\": ");
-	json_num(res->min_ns);
-	printf(", \"run_time_lo_ns\": ");
-	json_num(res->lo_ns);
-	printf(", \"run_time_hi_ns\": ");
-	json_num(res->hi_ns);
-	printf(", \"ci_level\": ");
-	json_num(st_pmodel_ci_level(res->pm));
-	printf(", \"bounds\": \"run_time_lo_ns (hi): every cost at the low "
-	       "(high) end of its table row's confidence interval\"");
-	printf("},\n  \"critical_path\": {\"compute_ns\": ");
-	json_num(s->path.compute_ns);
-	printf(", \"comm_ns\": ");
-	json_num(s->path.comm_ns);
-	printf(", \"hops\": %" PRIu64 ", \"end_rank\": %d},\n",
-	       s->path.hops, s->end_rank);
-	printf("  \"replay\": {\"unmatched_sends\": %" PRIu64 ", \"released_"
-	       "receives\": %" PRIu64 ", \"unknown_requests\": %" PRIu64
-	       ", \"max_in_flight\": %zu},\n", s->unmatched_sends,
-	       s->released, s->unknown_reqs, s->max_inflight);
+	doc = jobj(&rc);
+	if (!doc)
+		die("out of memory");
+	rc |= st_jset(doc, "format", st_jstr("synctrace-predict"));
+	rc |= st_jset(doc, "version", jint(1));
+	rc |= st_jset(doc, "synctrace_version", st_jstr(ST_VERSION));
+	rc |= st_jset(doc, "run", st_jstr(o->run));
+	rc |= st_jset(doc, "table", st_jstr(o->table));
+	rc |= st_jset(doc, "table_mpi_library",
+		      st_jstr(st_pmodel_mpi_library(res->pm)));
+	rc |= st_jset(doc, "trace_mpi_library", st_jstr(res->trace_mpi));
+	rc |= st_jset(doc, "nranks", jint(res->nranks));
+	rc |= st_jset(doc, "compute_scale", st_jnum(o->scale));
+	rc |= st_jset(doc, "statistic", st_jstr(o->median ? "median" :
+						"mean"));
+	rc |= st_jset(doc, "first_calls", json_boolean(res->first));
+	rc |= st_jset(doc, "costs", st_jstr(o->formula ? "formulas" :
+					    "groups and formulas"));
+	rc |= st_jset(doc, "missing", st_jstr(o->missing_measured ?
+					      "measured" : "error"));
+	rc |= st_jset(doc, "records", jint((long long)s->records));
+	rc |= st_jset(doc, "replay_s", st_jnum(res->replay_s));
+	rc |= st_jset(doc, "predicted", x = jobj(&rc));
+	if (x) {
+		rc |= st_jset(x, "run_time_ns", st_jnum(s->end_ns));
+		rc |= st_jset(x, "rank", jint(s->end_rank));
+		rc |= st_jset(x, "mean_ns", st_jnum(res->mean_ns));
+		rc |= st_jset(x, "min_ns", st_jnum(res->min_ns));
+		rc |= st_jset(x, "run_time_lo_ns", st_jnum(res->lo_ns));
+		rc |= st_jset(x, "run_time_hi_ns", st_jnum(res->hi_ns));
+		rc |= st_jset(x, "ci_level",
+			      st_jnum(st_pmodel_ci_level(res->pm)));
+		rc |= st_jset(x, "bounds", st_jstr("run_time_lo_ns (hi): "
+			"every cost at the low (high) end of its table row's "
+			"confidence interval"));
+	}
+	rc |= st_jset(doc, "critical_path", x = jobj(&rc));
+	if (x) {
+		rc |= st_jset(x, "compute_ns", st_jnum(s->path.compute_ns));
+		rc |= st_jset(x, "comm_ns", st_jnum(s->path.comm_ns));
+		rc |= st_jset(x, "hops", jint((long long)s->path.hops));
+		rc |= st_jset(x, "end_rank", jint(s->end_rank));
+	}
+	rc |= st_jset(doc, "replay", x = jobj(&rc));
+	if (x) {
+		rc |= st_jset(x, "unmatched_sends",
+			      jint((long long)s->unmatched_sends));
+		rc |= st_jset(x, "released_receives",
+			      jint((long long)s->released));
+		rc |= st_jset(x, "unknown_requests",
+			      jint((long long)s->unknown_reqs));
+		rc |= st_jset(x, "max_in_flight",
+			      jint((long long)s->max_inflight));
+	}
 	if (o->validate) {
-		printf("  \"validation\": {\"measured_run_time_ns\": ");
-		json_num(res->meas_max);
-		printf(", \"error\": ");
-		json_err(s->end_ns, res->meas_max);
-		printf(", \"measured_mean_ns\": ");
-		json_num(res->meas_mean);
-		printf(", \"what\": \"measured: MPI_Init exit to MPI_Finalize "
-		       "entry, synctrace's own work left out; error: "
-		       "(predicted - measured) / measured\"},\n");
-	}
-	printf("  \"ranks\": [");
-	for (r = 0; r < res->nranks; r++) {
-		const struct st_replay_rank *x = st_replay_rank(res->rp, r);
-
-		printf("%s\n    {\"rank\": %d, \"predicted_ns\": ",
-		       r ? "," : "", r);
-		json_num(x->pred_ns);
-		printf(", \"compute_ns\": ");
-		json_num(x->compute_ns);
-		printf(", \"mpi_ns\": ");
-		json_num(x->mpi_ns);
-		printf(", \"wait_ns\": ");
-		json_num(x->wait_ns);
-		printf(", \"measured_ns\": ");
-		json_num(meas_of(x));
-		printf(", \"overhead_ns\": ");
-		json_num(x->overhead_ns);
-		if (o->validate) {
-			printf(", \"error\": ");
-			json_err(x->pred_ns, meas_of(x));
+		rc |= st_jset(doc, "validation", x = jobj(&rc));
+		if (x) {
+			rc |= st_jset(x, "measured_run_time_ns",
+				      st_jnum(res->meas_max));
+			rc |= st_jset(x, "error",
+				      jerr(s->end_ns, res->meas_max));
+			rc |= st_jset(x, "measured_mean_ns",
+				      st_jnum(res->meas_mean));
+			rc |= st_jset(x, "what", st_jstr("measured: MPI_Init "
+				"exit to MPI_Finalize entry, synctrace's own "
+				"work left out; error: (predicted - measured) "
+				"/ measured"));
 		}
-		putchar('}');
 	}
-	printf("\n  ],\n  \"functions\": [");
+	rc |= st_jset(doc, "ranks", a = json_array());
+	for (r = 0; a && r < res->nranks; r++) {
+		const struct st_replay_rank *z = st_replay_rank(res->rp, r);
+
+		rc |= st_jadd(a, y = jobj(&rc));
+		if (!y)
+			break;
+		rc |= st_jset(y, "rank", jint(r));
+		rc |= st_jset(y, "predicted_ns", st_jnum(z->pred_ns));
+		rc |= st_jset(y, "compute_ns", st_jnum(z->compute_ns));
+		rc |= st_jset(y, "mpi_ns", st_jnum(z->mpi_ns));
+		rc |= st_jset(y, "wait_ns", st_jnum(z->wait_ns));
+		rc |= st_jset(y, "measured_ns", st_jnum(meas_of(z)));
+		rc |= st_jset(y, "overhead_ns", st_jnum(z->overhead_ns));
+		if (o->validate)
+			rc |= st_jset(y, "error",
+				      jerr(z->pred_ns, meas_of(z)));
+	}
 	fns = st_replay_fns(res->rp, &n);
 	if (!fns && n)
 		die("out of memory");
-	for (i = 0; i < n; i++) {
-		const struct st_replay_fn *x = &fns[i];
+	rc |= st_jset(doc, "functions", a = json_array());
+	for (i = 0; a && i < n; i++) {
+		const struct st_replay_fn *z = &fns[i];
 
-		printf("%s\n    {\"fn\": ", i ? "," : "");
-		json_str(st_fn_name(x->fn, nm, sizeof(nm)));
-		printf(", \"calls\": %" PRIu64 ", \"predicted_ns\": ",
-		       x->calls);
-		json_num(x->pred_ns);
-		printf(", \"wait_ns\": ");
-		json_num(x->wait_ns);
-		printf(", \"measured_ns\": ");
-		json_num(x->meas_ns);
-		printf(", \"from_table\": %" PRIu64 ", \"from_measured\": %"
-		       PRIu64 ", \"local\": %" PRIu64 ", \"operations_"
-		       "from_measured\": %" PRIu64, x->n_model, x->n_missing,
-		       x->n_local, x->n_op_missing);
-		if (x->fn < ST_FN_COUNT) {
-			printf(", \"predicted_lo_ns\": ");
-			json_num(res->fn_lo[x->fn]);
-			printf(", \"predicted_hi_ns\": ");
-			json_num(res->fn_hi[x->fn]);
+		rc |= st_jadd(a, y = jobj(&rc));
+		if (!y)
+			break;
+		rc |= st_jset(y, "fn", st_jstr(st_fn_name(z->fn, nm,
+							  sizeof(nm))));
+		rc |= st_jset(y, "calls", jint((long long)z->calls));
+		rc |= st_jset(y, "predicted_ns", st_jnum(z->pred_ns));
+		rc |= st_jset(y, "wait_ns", st_jnum(z->wait_ns));
+		rc |= st_jset(y, "measured_ns", st_jnum(z->meas_ns));
+		rc |= st_jset(y, "from_table", jint((long long)z->n_model));
+		rc |= st_jset(y, "from_measured",
+			      jint((long long)z->n_missing));
+		rc |= st_jset(y, "local", jint((long long)z->n_local));
+		rc |= st_jset(y, "operations_from_measured",
+			      jint((long long)z->n_op_missing));
+		if (z->fn < ST_FN_COUNT) {
+			rc |= st_jset(y, "predicted_lo_ns",
+				      st_jnum(res->fn_lo[z->fn]));
+			rc |= st_jset(y, "predicted_hi_ns",
+				      st_jnum(res->fn_hi[z->fn]));
 		}
-		if (o->validate) {
-			printf(", \"error\": ");
-			json_err(x->pred_ns, x->meas_ns);
-		}
-		putchar('}');
+		if (o->validate)
+			rc |= st_jset(y, "error", jerr(z->pred_ns, z->meas_ns));
 	}
-	printf("\n  ],\n  \"table_use\": [");
-	for (i = 0, r = 0; i < st_pmodel_nrows(res->pm); i++) {
+	rc |= st_jset(doc, "table_use", a = json_array());
+	for (i = 0; a && i < st_pmodel_nrows(res->pm); i++) {
 		const struct st_pmodel_use *u = st_pmodel_use(res->pm, i);
 
 		if (!u->lookups)
 			continue;
-		printf("%s\n    {\"op\": ", r++ ? "," : "");
-		json_str(u->op);
-		printf(", \"lookups\": %" PRIu64 ", \"p_outside\": %" PRIu64
-		       ", \"d_outside\": %" PRIu64 ", \"mean_factor\": ",
-		       u->lookups, u->p_out, u->d_out);
-		json_num(u->mean_factor);
-		printf(", \"first_calls\": %" PRIu64 ", \"first_ns\": ",
-		       u->first_calls);
-		json_num(u->first_ns);
-		putchar('}');
+		rc |= st_jadd(a, y = jobj(&rc));
+		if (!y)
+			break;
+		rc |= st_jset(y, "op", st_jstr(u->op));
+		rc |= st_jset(y, "lookups", jint((long long)u->lookups));
+		rc |= st_jset(y, "p_outside", jint((long long)u->p_out));
+		rc |= st_jset(y, "d_outside", jint((long long)u->d_out));
+		rc |= st_jset(y, "mean_factor", st_jnum(u->mean_factor));
+		rc |= st_jset(y, "first_calls",
+			      jint((long long)u->first_calls));
+		rc |= st_jset(y, "first_ns", st_jnum(u->first_ns));
 	}
-	printf("\n  ],\n  \"sites\": [");
 	gs = merge_sites(res->rp, res->st, &ngs);
 	if (ngs) {
 		const char *prog = getenv("SYNCTRACE_ADDR2LINE");
@@ -963,26 +988,30 @@ static void print_json(struct result *res)
 				  "addr2line");
 	}
 	top = o->top > 0 && (size_t)o->top < ngs ? (size_t)o->top : ngs;
-	for (i = 0; i < top; i++) {
+	rc |= st_jset(doc, "sites", a = json_array());
+	for (i = 0; a && i < top; i++) {
 		const struct st_sym *sym = st_symtab_get(res->st->tab,
 							 gs[i].sym);
 
-		printf("%s\n    {\"fn\": ", i ? "," : "");
-		json_str(st_fn_name(gs[i].fn, nm, sizeof(nm)));
-		printf(", \"at\": ");
-		if (sym)
-			json_str(st_sym_format(sym, 1, loc, sizeof(loc)));
-		else
-			json_str(NULL);
-		printf(", \"calls\": %" PRIu64 ", \"ranks\": %d, "
-		       "\"predicted_ns\": ", gs[i].calls, gs[i].nranks);
-		json_num(gs[i].pred_ns);
-		printf(", \"measured_ns\": ");
-		json_num(gs[i].meas_ns);
-		putchar('}');
+		rc |= st_jadd(a, y = jobj(&rc));
+		if (!y)
+			break;
+		rc |= st_jset(y, "fn", st_jstr(st_fn_name(gs[i].fn, nm,
+							  sizeof(nm))));
+		rc |= st_jset(y, "at", st_jstr(sym ? st_sym_format(sym, 1, loc,
+							sizeof(loc)) : NULL));
+		rc |= st_jset(y, "calls", jint((long long)gs[i].calls));
+		rc |= st_jset(y, "ranks", jint(gs[i].nranks));
+		rc |= st_jset(y, "predicted_ns", st_jnum(gs[i].pred_ns));
+		rc |= st_jset(y, "measured_ns", st_jnum(gs[i].meas_ns));
 	}
 	free(gs);
-	printf("\n  ]\n}\n");
+	if (rc)
+		die("out of memory");
+	rc = st_json_write(stdout, doc);
+	json_decref(doc);
+	if (rc == -ENOMEM)
+		die("out of memory");
 }
 
 /*

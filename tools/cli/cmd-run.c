@@ -137,34 +137,43 @@ int st_run_families_ok(const char *s)
 int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 		      char *err, size_t errlen)
 {
+	enum { O_YIELD = 256, O_LIB, O_BUFFER, O_DEPTH, O_FAMILIES };
+	static const struct option longopts[] = {
+		{ "buffer", required_argument, NULL, O_BUFFER },
+		{ "depth", required_argument, NULL, O_DEPTH },
+		{ "families", required_argument, NULL, O_FAMILIES },
+		{ "help", no_argument, NULL, 'h' },
+		{ "lib", required_argument, NULL, O_LIB },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "yield", no_argument, NULL, O_YIELD },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
 	char msg[128];
-	int i, rc;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->depth = -1;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "--")) {
-			i++;
-			break;
-		}
-		if (arg[0] != '-' || !arg[1])
-			break;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	/* "+": the command starts after "--" or at its first argument. */
+	while ((c = st_getopt(argc, argv, "+:hvqo:", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			o->help = 1;
 			return 0;
-		} else if (!strcmp(arg, "--yield")) {
+		case O_YIELD:
 			o->yield = 1;
-		} else if (!strcmp(arg, "--verbose") || !strcmp(arg, "-v")) {
+			break;
+		case 'v':
 			o->verbose = 1;
-		} else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+			break;
+		case 'q':
 			o->quiet = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "-o", &val)) ||
-			   (rc = st_opt_value(argc, argv, &i, "--output",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case 'o':
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a directory", "--output");
 			if (st_run_name_check(val, msg, sizeof(msg))) {
@@ -173,15 +182,15 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 				return -1;
 			}
 			o->dir = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--lib",
-					      &val))) {
-			if (rc < 0 || !*val)
+			break;
+		case O_LIB:
+			if (!val || !*val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a path", "--lib");
 			o->lib = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--buffer",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_BUFFER:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a size", "--buffer");
 			if (st_size_parse(val, &o->buffer))
@@ -196,17 +205,17 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "buffer size '%s' "
 					       "is above the maximum of 1G",
 					       val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--depth",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_DEPTH:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a number", "--depth");
 			if (st_parse_int(val, 0, ST_MAX_FRAMES, &o->depth))
 				return set_err(err, errlen, "bad depth '%s' "
 					       "for '--depth' (0..64)", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--families",
-					      &val))) {
-			if (rc < 0)
+			break;
+		case O_FAMILIES:
+			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
 					       "a list", "--families");
 			if (!st_run_families_ok(val))
@@ -217,14 +226,14 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 					       "neighbor, p2p, complete, comm; "
 					       "a leading - removes)", val);
 			o->families = val;
-		} else {
-			return set_err(err, errlen, "unknown option '%s'",
-				       arg);
+			break;
+		default:
+			return set_err(err, errlen, "%s", val);
 		}
 	}
-	if (i >= argc)
+	if (optind >= argc)
 		return set_err(err, errlen, "%s", "no command given");
-	o->cmd = argv + i;
+	o->cmd = argv + optind;
 	return 0;
 }
 

@@ -49,6 +49,7 @@ const char st_table_usage[] =
 "compared (Wilcoxon rank-sum, Benjamini-Hochberg over the groups), with\n"
 "the difference B/A - 1 and its confidence interval.\n"
 "\n"
+
 "    --csv FILE       also write the formulas as CSV to FILE and the\n"
 "                     group medians to FILE-groups.csv (FILE.csv:\n"
 "                     FILE-groups.csv; FILE '-': both to stdout, a\n"
@@ -116,8 +117,23 @@ static double parse_percent(const char *opt, const char *val)
 
 static void parse_options(struct table_opts *to, int argc, char **argv)
 {
+	enum { O_CSV = 256, O_JSON, O_HTML, O_TUKEY, O_LEVEL, O_BINS,
+	       O_NO_SPLIT, O_RESOLVE, O_COMPARE };
+	static const struct option longopts[] = {
+		{ "bins", required_argument, NULL, O_BINS },
+		{ "compare", no_argument, NULL, O_COMPARE },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "level", required_argument, NULL, O_LEVEL },
+		{ "no-split", no_argument, NULL, O_NO_SPLIT },
+		{ "resolve", required_argument, NULL, O_RESOLVE },
+		{ "tukey", required_argument, NULL, O_TUKEY },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *val;
-	int i, rc, only_runs = 0;
+	int c;
 	long n;
 
 	memset(to, 0, sizeof(*to));
@@ -125,71 +141,72 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 	to->runs = calloc((size_t)argc, sizeof(*to->runs));
 	if (!to->runs)
 		die("out of memory");
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (only_runs || arg[0] != '-' || !arg[1]) {
-			to->runs[to->nruns++] = arg;
-		} else if (!strcmp(arg, "--")) {
-			only_runs = 1;
-		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":h", longopts, &val)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(st_table_usage, stdout);
 			exit(0);
-		} else if (!strcmp(arg, "--no-split")) {
+		case O_NO_SPLIT:
 			to->o.max_pieces = 1;
-		} else if (!strcmp(arg, "--compare")) {
+			break;
+		case O_COMPARE:
 			to->compare = 1;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--csv", &val))) {
-			if (rc < 0)
-				usage_die(st_table_usage,
-					  "option '--csv' needs a file");
-			to->csv = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--json",
-					       &val))) {
-			if (rc < 0)
-				usage_die(st_table_usage,
-					  "option '--json' needs a file");
-			to->json = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--html",
-					       &val))) {
-			if (rc < 0)
-				usage_die(st_table_usage,
-					  "option '--html' needs a file");
-			to->html = val;
-		} else if ((rc = st_opt_value(argc, argv, &i, "--tukey",
-					       &val))) {
-			if (rc < 0)
-				usage_die(st_table_usage,
-					  "option '--tukey' needs a number");
-			to->o.tukey_k = parse_double("--tukey", val, 0, 100,
-						     0);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--level",
-					       &val))) {
-			if (rc < 0)
-				usage_die(st_table_usage,
-					  "option '--level' needs a number");
-			to->o.ci_level = parse_double("--level", val, 0.5, 1,
-						      1);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--resolve",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_RESOLVE:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--resolve' needs a "
 					  "percentage");
 			to->o.resolve = parse_percent("--resolve", val);
-		} else if ((rc = st_opt_value(argc, argv, &i, "--bins",
-					       &val))) {
-			if (rc < 0)
+			break;
+		case O_CSV:
+			if (!val)
+				usage_die(st_table_usage,
+					  "option '--csv' needs a file");
+			to->csv = val;
+			break;
+		case O_JSON:
+			if (!val)
+				usage_die(st_table_usage,
+					  "option '--json' needs a file");
+			to->json = val;
+			break;
+		case O_HTML:
+			if (!val)
+				usage_die(st_table_usage,
+					  "option '--html' needs a file");
+			to->html = val;
+			break;
+		case O_TUKEY:
+			if (!val)
+				usage_die(st_table_usage,
+					  "option '--tukey' needs a number");
+			to->o.tukey_k = parse_double("--tukey", val, 0, 100,
+						     0);
+			break;
+		case O_LEVEL:
+			if (!val)
+				usage_die(st_table_usage,
+					  "option '--level' needs a number");
+			to->o.ci_level = parse_double("--level", val, 0.5, 1,
+						      1);
+			break;
+		case O_BINS:
+			if (!val)
 				usage_die(st_table_usage,
 					  "option '--bins' needs a number");
 			if (st_parse_int(val, 0, 64, &n))
 				usage_die(st_table_usage, "bad number '%s' "
 					  "for '--bins' (0 to 64)", val);
 			to->o.bins_per_octave = (int)n;
-		} else {
-			usage_die(st_table_usage, "unknown option '%s'", arg);
+			break;
+		default:
+			usage_die(st_table_usage, "%s", val);
 		}
 	}
+	while (optind < argc)
+		to->runs[to->nruns++] = argv[optind++];
 	if (to->compare) {
 		if (to->csv || to->html || to->json)
 			usage_die(st_table_usage, "'--compare' writes text "

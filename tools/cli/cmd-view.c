@@ -53,6 +53,7 @@ int cmd_view(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = getenv("SYNCTRACE_ADDR2LINE"), *out = NULL, *run;
+	const char *val;
 	struct st_view_opts vo = { 0 };
 	struct st_view_stats st;
 	struct st_scan *scan;
@@ -60,19 +61,27 @@ int cmd_view(int argc, char **argv)
 	int c, rc, quiet = 0;
 	FILE *f;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	optind = 0;
+	while ((c = st_getopt(argc, argv, ":o:qh", opts, &val)) != -1) {
 		switch (c) {
 		case 'o':
-			out = optarg;
+			if (!val || !*val)
+				usage_die(st_view_usage, "option '--output' "
+					  "needs a file");
+			out = val;
 			break;
 		case 'm':
-			vo.max_calls = (size_t)number("--max-calls", optarg, 1,
+			if (!val)
+				usage_die(st_view_usage, "option '--max-calls' "
+					  "needs a number");
+			vo.max_calls = (size_t)number("--max-calls", val, 1,
 						      100000000);
 			break;
 		case 't':
-			vo.top = (int)number("--top", optarg, 1, 100000);
+			if (!val)
+				usage_die(st_view_usage, "option '--top' needs "
+					  "a number");
+			vo.top = (int)number("--top", val, 1, 100000);
 			break;
 		case 'q':
 			quiet = 1;
@@ -80,12 +89,8 @@ int cmd_view(int argc, char **argv)
 		case 'h':
 			fputs(st_view_usage, stdout);
 			return 0;
-		case ':':
-			usage_die(st_view_usage, "option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			usage_die(st_view_usage, "unknown option '%s'",
-				  argv[optind - 1]);
+			usage_die(st_view_usage, "%s", val);
 		}
 	}
 	if (optind >= argc)

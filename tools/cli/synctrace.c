@@ -2,12 +2,14 @@
  * tools/cli/synctrace.c: the synctrace command.  Like git, it dispatches on
  * its first argument to cmd_<name>() (tools/cmd-<name>.c), and answers
  * "synctrace --help", "synctrace help <cmd>" and "synctrace <cmd> --help"
- * with a usage text on stdout.  A command-line mistake prints the
- * relevant usage to stderr and exits 129, as git does.
+ * with a usage text on stdout, and "synctrace --version" with the
+ * version.  A command-line mistake prints what was wrong and the short
+ * synopsis to stderr and exits 129, as git does.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "gen/version.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
 
@@ -46,7 +48,7 @@ static const struct command commands[] = {
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char main_usage_head[] =
-"usage: synctrace [--help] <command> [<args>]\n"
+"usage: synctrace [--help] [--version] <command> [<args>]\n"
 "\n"
 "synctrace records every MPI call of a job (LD_PRELOAD) on one global\n"
 "clock, reads the traces back, builds cost tables and predicts run times.\n"
@@ -78,13 +80,19 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* "synctrace: <problem> '<arg>'" and the usage, to stderr. */
+/*
+ * "synctrace: <problem> '<arg>'" and the synopsis, to stderr; without a
+ * problem (no command at all), the whole usage.
+ */
 static int main_usage_error(const char *problem, const char *arg)
 {
 	fflush(stdout);
-	if (problem)
-		fprintf(stderr, "synctrace: %s '%s'\n", problem, arg);
-	print_main_usage(stderr);
+	if (!problem) {
+		print_main_usage(stderr);
+		return ST_EXIT_USAGE;
+	}
+	fprintf(stderr, "synctrace: %s '%s'\n", problem, arg);
+	st_usage_synopsis(main_usage_head, stderr);
 	return ST_EXIT_USAGE;
 }
 
@@ -104,6 +112,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		print_main_usage(stdout);
+		return finish(0);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		if (argc > 2)
+			return main_usage_error("too many arguments to",
+						"--version");
+		printf("synctrace version %s\n", ST_VERSION);
 		return finish(0);
 	}
 	if (!strcmp(argv[1], "help")) {

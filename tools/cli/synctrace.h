@@ -8,6 +8,7 @@
 #ifndef ST_TOOLS_CLI_SYNCTRACE_H
 #define ST_TOOLS_CLI_SYNCTRACE_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,14 +37,22 @@ extern const char st_export_usage[];
 extern const char st_view_usage[];
 
 /*
- * Option parsing.  st_opt_value() matches argv[*i] against the long
- * option 'name' ("--rank") taking a value, as "--rank=3" or "--rank 3"
- * (then *i is moved past the value).  Returns 1 and sets '*val' on a
- * match, 0 when argv[*i] is another option, -1 when the value is
- * missing.
+ * Option parsing: getopt_long(3), so options may come in any order
+ * among the operands (unless 'shortopts' starts with "+": then they stop
+ * at the first operand), long options take "--opt=value" or "--opt
+ * value", and a long option may be shortened to any unique prefix.
+ * 'shortopts' must start with ":" (after any "+").  Set optind to 0
+ * before the first call on a new argv.
+ *
+ * st_getopt() returns the next option's code (its 'val'), with '*arg'
+ * its value, or NULL when a value it requires is missing (the caller
+ * says what it needed); '?' for an unknown or ambiguous option, or one
+ * given a value it does not take, with '*arg' the message ("unknown
+ * option '--frob'"); -1 after the last option, argv[optind] being the
+ * first operand.
  */
-int st_opt_value(int argc, char **argv, int *i, const char *name,
-		 const char **val);
+int st_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, const char **arg);
 
 /*
  * Parse all of 's' as a decimal integer in [min, max].  Returns 0, or

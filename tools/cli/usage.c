@@ -8,6 +8,7 @@
  * of "usage".
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +61,32 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void st_usage_synopsis(const char *usage, FILE *f)
+{
+	const char *p = usage, *nl, *cmd = NULL;
+	size_t len = 0;
+
+	/* The "usage:" and "or:" lines: up to the first blank line. */
+	while (*p && *p != '\n') {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (strncmp(p, "   eg:", 6))
+			fprintf(f, "%.*s\n", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+	/* "usage: synctrace NAME ...": where the rest is. */
+	if (!strncmp(usage, "usage: synctrace ", 17) && usage[17] != '[') {
+		cmd = usage + 17;
+		len = strcspn(cmd, " \n");
+	}
+	if (cmd)
+		fprintf(f, "Run 'synctrace %.*s --help' for its options.\n",
+			(int)len, cmd);
+	else
+		fputs("Run 'synctrace --help' for the commands.\n", f);
+}
+
 void usage_die(const char *usage, const char *fmt, ...)
 {
 	va_list ap;
@@ -70,7 +97,7 @@ void usage_die(const char *usage, const char *fmt, ...)
 		va_end(ap);
 	}
 	fflush(stdout);
-	fputs(usage, stderr);
+	st_usage_synopsis(usage, stderr);
 	exit(ST_EXIT_USAGE);
 }
 
@@ -92,24 +119,73 @@ const char *strerror_neg(int err)
 	return strerror(err < 0 ? -err : err);
 }
 
-int st_opt_value(int argc, char **argv, int *i, const char *name,
-		 const char **val)
+/*
+ * What was wrong with option 'text' (as typed: "--frob", "--s=1") that
+ * getopt_long() returned '?' for: unknown, ambiguous, or given a value
+ * it does not take.  Short options are named by 'opt'.
+ */
+static const char *bad_option(const char *text, int opt,
+			      const struct option *longopts)
 {
-	const char *arg = argv[*i];
-	size_t n = strlen(name);
+	static char msg[512];
+	const struct option *o, *match = NULL;
+	size_t n, len, nmatch = 0;
+	int first = 1;
 
-	if (strncmp(arg, name, n))
-		return 0;
-	if (arg[n] == '=') {
-		*val = arg + n + 1;
-		return 1;
+	if (strncmp(text, "--", 2) || !text[2]) {
+		snprintf(msg, sizeof(msg), "unknown option '-%c'", opt);
+		return msg;
 	}
-	if (arg[n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
+	n = strcspn(text + 2, "=");
+	for (o = longopts; o->name; o++) {
+		if (strncmp(o->name, text + 2, n))
+			continue;
+		if (strlen(o->name) == n) {
+			match = o;
+			nmatch = 1;
+			break;
+		}
+		match = o;
+		nmatch++;
+	}
+	if (!nmatch) {
+		snprintf(msg, sizeof(msg), "unknown option '%.*s'",
+			 (int)n + 2, text);
+	} else if (nmatch == 1) {
+		snprintf(msg, sizeof(msg), "option '--%s' takes no value",
+			 match->name);
+	} else {
+		len = (size_t)snprintf(msg, sizeof(msg), "ambiguous option "
+				       "'%.*s' (could be", (int)n + 2, text);
+		for (o = longopts; o->name && len < sizeof(msg); o++) {
+			if (strncmp(o->name, text + 2, n))
+				continue;
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+						"%s --%s", o == match ? " or" :
+						first ? "" : ",", o->name);
+			first = 0;
+		}
+		if (len < sizeof(msg))
+			snprintf(msg + len, sizeof(msg) - len, ")");
+	}
+	return msg;
+}
+
+int st_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, const char **arg)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	*arg = optarg;
+	if (c == ':') {
+		*arg = NULL;
+		return optopt;
+	}
+	if (c == '?')
+		*arg = bad_option(argv[optind - 1], optopt, longopts);
+	return c;
 }
 
 int st_parse_int(const char *s, long min, long max, long *out)

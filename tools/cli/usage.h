@@ -7,6 +7,8 @@
 #ifndef ST_TOOLS_CLI_USAGE_H
 #define ST_TOOLS_CLI_USAGE_H
 
+#include <stdio.h>
+
 /* Exit status of a failed command and of a command-line mistake. */
 #define ST_EXIT_FAILURE 1
 #define ST_EXIT_USAGE 129
@@ -25,11 +27,20 @@ void warning(const char *fmt, ...);
 
 /*
  * A command-line mistake: print "synctrace: <msg>" (if 'fmt' is not
- * NULL), then 'usage' (a subcommand's help text), to stderr, and exit
- * ST_EXIT_USAGE.
+ * NULL), the one line that says what was wrong, then the synopsis of
+ * 'usage' (a subcommand's help text, see st_usage_synopsis()), to
+ * stderr, and exit ST_EXIT_USAGE.
  */
 __attribute__((format(printf, 2, 3), noreturn))
 void usage_die(const char *usage, const char *fmt, ...);
+
+/*
+ * Print to 'f' the synopsis of help text 'usage': its "usage:" and
+ * "or:" lines (up to the first blank line, examples left out), then one
+ * line saying where the options are ("Run 'synctrace dump --help' for
+ * its options.").
+ */
+void st_usage_synopsis(const char *usage, FILE *f);
 
 /* An impossible state: print "BUG: file:line: <msg>" and abort. */
 #define ST_BUG(...) st_bug_fl(__FILE__, __LINE__, __VA_ARGS__)

@@ -11,6 +11,7 @@
  *   gen-wrappers wrappers.def OUTDIR
  *   gen-wrappers --list wrappers.def      (MPI_ names wrapped, _c included)
  *   gen-wrappers --list-pmpi wrappers.def (PMPI_ names defined: f08 entries)
+ *   gen-wrappers --list-untraced wrappers.def (NAME REASON, not traced)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +33,8 @@
 static const char usage_text[] =
 	"usage: gen-wrappers wrappers.def OUTDIR\n"
 	"   or: gen-wrappers --list wrappers.def\n"
-	"   or: gen-wrappers --list-pmpi wrappers.def\n";
+	"   or: gen-wrappers --list-pmpi wrappers.def\n"
+	"   or: gen-wrappers --list-untraced wrappers.def\n";
 
 __attribute__((format(printf, 1, 2), noreturn))
 static void die(const char *fmt, ...)
@@ -184,7 +186,8 @@ static void args_of(struct strlist *sl, const struct st_def_fn *fn,
 	size_t i;
 
 	for (i = 0; i < fn->nparams; i++)
-		if (!skip_status || fn->params[i].role != ST_ROLE_STATUS)
+		if ((!skip_status || fn->params[i].role != ST_ROLE_STATUS) &&
+		    !fn->params[i].varargs)
 			sl_push(sl, xstrfmt("%s", fn->params[i].name));
 	if (extra)
 		sl_push(sl, xstrfmt("%s", extra));
@@ -336,6 +339,9 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	const char *statuses = param_of(fn, ST_ROLE_STATUSES);
 	const char *nreq = param_of(fn, ST_ROLE_NREQ);
 	const char *commp = param_of(fn, ST_ROLE_COMMP);
+	const char *winp = param_of(fn, ST_ROLE_WINP);
+	const char *filep = param_of(fn, ST_ROLE_FILEP);
+	const char *message = param_of(fn, ST_ROLE_MESSAGE);
 	char *id = fn_id(form_name(fn, large));
 	struct strlist args = { 0 }, sl = { 0 };
 	const char *post = "st_leave";
@@ -369,6 +375,12 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	}
 	if (commp)
 		fprintf(f, "\tst_comm_free_pre(&c, %s);\n", commp);
+	if (winp)
+		fprintf(f, "\tst_win_free_pre(&c, %s);\n", winp);
+	if (filep)
+		fprintf(f, "\tst_file_close_pre(&c, %s);\n", filep);
+	if (message)
+		fprintf(f, "\tst_message_pre(&c, %s);\n", message);
 	if (status)
 		fprintf(f, "\t%s = st_status(&c, %s);\n", status, status);
 	if (statuses)
@@ -449,7 +461,9 @@ static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 	real = xstrfmt("ST_REAL(P%s)", name);
 	sl_push(&wdecls, xstrfmt("void *ra"));
 	for (i = 0; i < fn->nparams; i++)
-		sl_push(&wdecls, xstrfmt("%s", fn->params[i].decl[large]));
+		if (!fn->params[i].varargs)
+			sl_push(&wdecls, xstrfmt("%s",
+						 fn->params[i].decl[large]));
 	fputs("static inline __attribute__((always_inline)) int\n", f);
 	head = xstrfmt("st_w_%s(", name);
 	put_list(f, 0, 1, head, &wdecls, ")");
@@ -587,6 +601,24 @@ static void flags_str(char *buf, size_t len, const struct st_def_fn *fn,
 	if (repeatable(fn))
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
 			 buf[0] ? " | " : "", "ST_FNF_REPEAT");
+	if (fn->flags & ST_DEF_SESSION)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_SESSION");
+	if (fn->flags & ST_DEF_COLLECTIVE)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_COLLECTIVE");
+	if (fn->flags & ST_DEF_OUTSIDE)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_OUTSIDE");
+	if (fn->flags & ST_DEF_NOSTATUS)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_NOSTATUS");
+	if (fn->flags & ST_DEF_TARGET)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_TARGET");
+	if (fn->flags & ST_DEF_OFFSET)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_OFFSET");
 	if (!buf[0])
 		snprintf(buf, len, "0");
 }
@@ -628,7 +660,7 @@ static void gen_ops(FILE *f, const struct st_def *def)
 		for (large = 0; large < nforms(fn); large++) {
 			const char *name = form_name(fn, large);
 			char *id = fn_id(name);
-			char flags[64];
+			char flags[128];
 
 			flags_str(flags, sizeof(flags), fn, large);
 			if (n++)
@@ -800,12 +832,29 @@ static void list(const struct st_def *def, int pmpi)
 		die("cannot write the list: %s", strerror(errno));
 }
 
+static void list_untraced(const struct st_def *def)
+{
+	size_t i;
+
+	for (i = 0; i < def->nuntraced; i++)
+		printf("%s %s\n", def->untraced[i].name,
+		       def->untraced[i].reason);
+	if (fflush(stdout) || ferror(stdout))
+		die("cannot write the list: %s", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct st_def def;
 	char *wrappers, *ops;
 	size_t wlen, olen;
 
+	if (argc == 3 && !strcmp(argv[1], "--list-untraced")) {
+		parse_file(argv[2], &def);
+		list_untraced(&def);
+		st_def_release(&def);
+		return 0;
+	}
 	if (argc == 3 && (!strcmp(argv[1], "--list") ||
 			  !strcmp(argv[1], "--list-pmpi"))) {
 		parse_file(argv[2], &def);

@@ -30,12 +30,14 @@ struct word {
 #define KIND(n) { #n, "ST_KIND_" #n, ST_KIND_##n }
 static const struct word kinds[] = {
 	KIND(COLL), KIND(P2P), KIND(COMPLETE), KIND(COMM), KIND(INIT),
-	KIND(FINALIZE),
+	KIND(FINALIZE), KIND(WIN), KIND(RMA), KIND(FILE), KIND(IO),
+	KIND(PART), KIND(PHASE),
 };
 
 #define FAM(n) { #n, "ST_FAM_" #n, ST_FAM_##n }
 static const struct word families[] = {
 	FAM(BLOCKING), FAM(NONBLOCKING), FAM(PERSISTENT), FAM(LOCAL),
+	FAM(SPLIT), FAM(EPOCH),
 };
 
 #define BYTES(n) { #n, "ST_BYTES_" #n, ST_BYTES_##n }
@@ -47,25 +49,39 @@ static const struct word bytes_classes[] = {
 	BYTES(REDUCE_SCATTER), BYTES(REDUCE_SCATTER_BLOCK), BYTES(SCAN),
 	BYTES(NBR_ALLGATHER), BYTES(NBR_ALLGATHERV), BYTES(NBR_ALLTOALL),
 	BYTES(NBR_ALLTOALLV), BYTES(NBR_ALLTOALLW), BYTES(SEND),
-	BYTES(RECV), BYTES(SENDRECV), BYTES(SENDRECV_REPLACE),
+	BYTES(RECV), BYTES(SENDRECV), BYTES(SENDRECV_REPLACE), BYTES(PUT),
+	BYTES(GET), BYTES(ACC), BYTES(GET_ACC), BYTES(FETCH_OP), BYTES(CAS),
+	BYTES(READ), BYTES(WRITE), BYTES(PSEND), BYTES(PRECV), BYTES(PREADY),
+	BYTES(PARRIVED),
+};
+
+/*
+ * Why a function is not traced, as an 'untraced' line says; the lines
+ * themselves explain each word.
+ */
+static const char *const reasons[] = {
+	"query", "datatype", "attribute", "errhandler", "info", "group",
+	"op", "handle", "tool", "name", "memory", "port", "time", "state",
+	"request",
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A value added to writer/fn-info.h must be added here too. */
-_Static_assert(NELEM(kinds) == ST_KIND_FINALIZE, "kinds out of date");
-_Static_assert(NELEM(families) == ST_FAM_LOCAL, "families out of date");
+_Static_assert(NELEM(kinds) == ST_KIND_MAX, "kinds out of date");
+_Static_assert(NELEM(families) == ST_FAM_EPOCH, "families out of date");
 _Static_assert(NELEM(bytes_classes) == ST_BYTES_CLASS_MAX,
 	       "bytes classes out of date");
 
 /*
  * Role names, and the parameter types each role accepts, spelled as
  * norm_type() does for the int form ("const void *", "const int []").
- * A count role takes int or POLYCOUNT.
+ * A count role takes int, POLYCOUNT or MPI_Count (the partitioned
+ * calls' count is MPI_Count in the int form).
  */
 struct role {
 	const char *name;
-	const char *types[2];
+	const char *types[3];
 };
 
 static const struct role roles[ST_ROLE_MAX] = {
@@ -73,9 +89,9 @@ static const struct role roles[ST_ROLE_MAX] = {
 	[ST_ROLE_SBUF] = { "sbuf", { "const void *", NULL } },
 	[ST_ROLE_RBUF] = { "rbuf", { "void *", NULL } },
 	[ST_ROLE_BUF] = { "buf", { "void *", NULL } },
-	[ST_ROLE_SCOUNT] = { "scount", { "int", "POLYCOUNT" } },
-	[ST_ROLE_RCOUNT] = { "rcount", { "int", "POLYCOUNT" } },
-	[ST_ROLE_COUNT] = { "count", { "int", "POLYCOUNT" } },
+	[ST_ROLE_SCOUNT] = { "scount", { "int", "POLYCOUNT", "MPI_Count" } },
+	[ST_ROLE_RCOUNT] = { "rcount", { "int", "POLYCOUNT", "MPI_Count" } },
+	[ST_ROLE_COUNT] = { "count", { "int", "POLYCOUNT", "MPI_Count" } },
 	[ST_ROLE_STYPE] = { "stype", { "MPI_Datatype", NULL } },
 	[ST_ROLE_RTYPE] = { "rtype", { "MPI_Datatype", NULL } },
 	[ST_ROLE_TYPE] = { "type", { "MPI_Datatype", NULL } },
@@ -104,6 +120,27 @@ static const struct role roles[ST_ROLE_MAX] = {
 	[ST_ROLE_STATUS] = { "status", { "MPI_Status *", NULL } },
 	[ST_ROLE_STATUSES] = { "statuses", { "MPI_Status []", NULL } },
 	[ST_ROLE_PROVIDED] = { "provided", { "int *", NULL } },
+	[ST_ROLE_WIN] = { "win", { "MPI_Win", NULL } },
+	[ST_ROLE_NEWWIN] = { "newwin", { "MPI_Win *", NULL } },
+	[ST_ROLE_WINP] = { "winp", { "MPI_Win *", NULL } },
+	[ST_ROLE_FILE] = { "file", { "MPI_File", NULL } },
+	[ST_ROLE_NEWFILE] = { "newfile", { "MPI_File *", NULL } },
+	[ST_ROLE_FILEP] = { "filep", { "MPI_File *", NULL } },
+	[ST_ROLE_PATH] = { "path", { "const char *", NULL } },
+	[ST_ROLE_OFFSET] = { "offset", { "MPI_Offset", "MPI_Aint" } },
+	[ST_ROLE_ASSERT] = { "assert", { "int", NULL } },
+	[ST_ROLE_LOCKTYPE] = { "locktype", { "int", NULL } },
+	[ST_ROLE_AMODE] = { "amode", { "int", NULL } },
+	[ST_ROLE_WHENCE] = { "whence", { "int", NULL } },
+	[ST_ROLE_LEVEL] = { "level", { "const int", "int" } },
+	[ST_ROLE_GROUP] = { "group", { "MPI_Group", NULL } },
+	[ST_ROLE_PARTITION] = { "partition", { "int", NULL } },
+	[ST_ROLE_PARTITION2] = { "partition2", { "int", NULL } },
+	[ST_ROLE_PARTITIONS] = { "partitions", { "int", NULL } },
+	[ST_ROLE_PARTLIST] = { "partlist", { "int []", NULL } },
+	[ST_ROLE_REQ] = { "req", { "MPI_Request", NULL } },
+	[ST_ROLE_MESSAGE] = { "message", { "MPI_Message *", NULL } },
+	[ST_ROLE_SESSION] = { "session", { "MPI_Session *", NULL } },
 };
 
 /* How a POLY word is spelled in the int form [0] and the _c form [1]. */
@@ -115,13 +152,14 @@ static const struct {
 	[ST_POLY_DISP] = { "POLYDISP", { "int", "MPI_Aint" } },
 };
 
-#define MAX_WORDS 16
+#define MAX_WORDS 32
 #define MAX_TOKENS 32
 
 struct parser {
 	struct st_def *def;
 	struct st_def_error *err;
 	size_t cap;		/* allocated entries of def->fns */
+	size_t ucap;		/* allocated entries of def->untraced */
 	int open;		/* def->fns[def->nfns - 1] awaits its 'end' */
 	size_t pcap;		/* allocated params of the open entry */
 };
@@ -189,6 +227,16 @@ const char *st_def_family_enum(int family)
 const char *st_def_bytes_enum(int bytes)
 {
 	return enum_of(bytes_classes, NELEM(bytes_classes), bytes);
+}
+
+int st_def_reason_ok(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(reasons); i++)
+		if (!strcmp(word, reasons[i]))
+			return 1;
+	return 0;
 }
 
 const char *st_def_role_name(int role)
@@ -276,8 +324,15 @@ void st_def_release(struct st_def *def)
 	for (i = 0; i < def->nfns; i++)
 		fn_release(&def->fns[i]);
 	free(def->fns);
+	for (i = 0; i < def->nuntraced; i++) {
+		free(def->untraced[i].name);
+		free(def->untraced[i].reason);
+	}
+	free(def->untraced);
 	def->fns = NULL;
 	def->nfns = 0;
+	def->untraced = NULL;
+	def->nuntraced = 0;
 }
 
 /* A growing string; 'oom' is set once an append failed. */
@@ -449,7 +504,7 @@ static int role_accepts(int role, const char *norm)
 
 	if (role == ST_ROLE_NONE)
 		return 1;
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++)
 		if (roles[role].types[k] && !strcmp(norm, roles[role].types[k]))
 			return 1;
 	return 0;
@@ -473,10 +528,36 @@ static int add_param(struct parser *p, int role, const struct decl *d)
 	prm = &fn->params[fn->nparams++];
 	prm->role = role;
 	prm->poly = d->poly;
+	prm->varargs = 0;
 	prm->name = strdup(d->name);
 	prm->decl[0] = decl_spell(d, 0, 0);
 	prm->decl[1] = decl_spell(d, 1, 0);
 	if (!prm->name || !prm->decl[0] || !prm->decl[1])
+		return oom(p);
+	return 0;
+}
+
+/* The "..." of a variadic function: role '-', and nothing follows. */
+static int add_varargs(struct parser *p, int line, int role)
+{
+	struct st_def_fn *fn = cur_fn(p);
+	struct decl d;
+	int rc;
+
+	if (role != ST_ROLE_NONE)
+		return fail(p, line, "'...' in '%s' has a role", fn->name);
+	memset(&d, 0, sizeof(d));
+	d.name = "...";
+	rc = add_param(p, role, &d);
+	if (rc)
+		return rc;
+	fn->params[fn->nparams - 1].varargs = 1;
+	free(fn->params[fn->nparams - 1].decl[0]);
+	free(fn->params[fn->nparams - 1].decl[1]);
+	fn->params[fn->nparams - 1].decl[0] = strdup("...");
+	fn->params[fn->nparams - 1].decl[1] = strdup("...");
+	if (!fn->params[fn->nparams - 1].decl[0] ||
+	    !fn->params[fn->nparams - 1].decl[1])
 		return oom(p);
 	return 0;
 }
@@ -497,6 +578,11 @@ static int parse_param(struct parser *p, int line, const char *roleword,
 	if (!*text)
 		return fail(p, line, "role '%s' without a declaration",
 			    roleword);
+	if (fn->nparams && fn->params[fn->nparams - 1].varargs)
+		return fail(p, line, "parameter after '...' in '%s'",
+			    fn->name);
+	if (!strcmp(text, "..."))
+		return add_varargs(p, line, role);
 	rc = decl_split(p, line, text, &d);
 	if (rc)
 		goto out;
@@ -583,6 +669,18 @@ static int parse_header(struct parser *p, int line, char **w, int nw)
 			f = ST_DEF_ROOTED;
 		else if (!strcmp(w[i], "snap"))
 			f = ST_DEF_SNAP;
+		else if (!strcmp(w[i], "session"))
+			f = ST_DEF_SESSION;
+		else if (!strcmp(w[i], "collective"))
+			f = ST_DEF_COLLECTIVE;
+		else if (!strcmp(w[i], "outside"))
+			f = ST_DEF_OUTSIDE;
+		else if (!strcmp(w[i], "nostatus"))
+			f = ST_DEF_NOSTATUS;
+		else if (!strcmp(w[i], "target"))
+			f = ST_DEF_TARGET;
+		else if (!strcmp(w[i], "offset"))
+			f = ST_DEF_OFFSET;
 		else if (!strncmp(w[i], "twin=", 5)) {
 			if (twin)
 				return fail(p, line, "duplicate flag 'twin'");
@@ -646,6 +744,105 @@ static int has_role(const struct st_def_fn *fn, int role)
 	return st_def_find_role(fn, role) >= 0;
 }
 
+/* Role 'role' in 'fn' only if it is of kind 'kind'. */
+static int role_only(struct parser *p, const struct st_def_fn *fn, int role,
+		     int kind)
+{
+	char lower[16];
+	size_t i;
+
+	if (!has_role(fn, role) || fn->kind == kind)
+		return 0;
+	for (i = 0; kinds[kind - 1].name[i] && i + 1 < sizeof(lower); i++)
+		lower[i] = (char)tolower(
+			(unsigned char)kinds[kind - 1].name[i]);
+	lower[i] = '\0';
+	return fail(p, fn->line, "role %s in '%s', which is not of kind %s",
+		    roles[role].name, fn->name, lower);
+}
+
+/* The rules of the kinds and flags of the one-sided, I/O and later calls. */
+static int check_fn_more(struct parser *p, const struct st_def_fn *fn)
+{
+	int line = fn->line, rc;
+	unsigned f = fn->flags;
+
+	if ((rc = role_only(p, fn, ST_ROLE_NEWWIN, ST_KIND_WIN)) ||
+	    (rc = role_only(p, fn, ST_ROLE_WINP, ST_KIND_WIN)) ||
+	    (rc = role_only(p, fn, ST_ROLE_NEWFILE, ST_KIND_FILE)) ||
+	    (rc = role_only(p, fn, ST_ROLE_FILEP, ST_KIND_FILE)) ||
+	    (rc = role_only(p, fn, ST_ROLE_MESSAGE, ST_KIND_P2P)) ||
+	    (rc = role_only(p, fn, ST_ROLE_LEVEL, ST_KIND_PHASE)))
+		return rc;
+	if (fn->kind == ST_KIND_WIN && !has_role(fn, ST_ROLE_NEWWIN) &&
+	    !has_role(fn, ST_ROLE_WINP))
+		return fail(p, line, "window call '%s' has no newwin or winp "
+			    "role", fn->name);
+	if (fn->kind == ST_KIND_WIN && has_role(fn, ST_ROLE_NEWWIN) &&
+	    !has_role(fn, ST_ROLE_COMM))
+		return fail(p, line, "window constructor '%s' has no comm "
+			    "role", fn->name);
+	if (fn->kind == ST_KIND_FILE && !has_role(fn, ST_ROLE_NEWFILE) &&
+	    !has_role(fn, ST_ROLE_FILEP) && !has_role(fn, ST_ROLE_PATH))
+		return fail(p, line, "file call '%s' has no newfile, filep or "
+			    "path role", fn->name);
+	if (fn->kind == ST_KIND_FILE && has_role(fn, ST_ROLE_NEWFILE) &&
+	    !has_role(fn, ST_ROLE_COMM))
+		return fail(p, line, "file constructor '%s' has no comm role",
+			    fn->name);
+	if (fn->kind == ST_KIND_RMA && !has_role(fn, ST_ROLE_WIN))
+		return fail(p, line, "one-sided call '%s' has no win role",
+			    fn->name);
+	if (fn->kind == ST_KIND_IO && !has_role(fn, ST_ROLE_FILE))
+		return fail(p, line, "file call '%s' has no file role",
+			    fn->name);
+	if (fn->kind == ST_KIND_PART && !has_role(fn, ST_ROLE_REQ))
+		return fail(p, line, "partition call '%s' has no req role",
+			    fn->name);
+	if (fn->kind == ST_KIND_PHASE && !has_role(fn, ST_ROLE_LEVEL))
+		return fail(p, line, "phase call '%s' has no level role",
+			    fn->name);
+	if ((f & ST_DEF_COLLECTIVE) && !has_role(fn, ST_ROLE_WIN) &&
+	    !has_role(fn, ST_ROLE_WINP) && !has_role(fn, ST_ROLE_FILE) &&
+	    !has_role(fn, ST_ROLE_FILEP))
+		return fail(p, line, "flag collective on '%s', which has no "
+			    "win, winp, file or filep role", fn->name);
+	if ((f & ST_DEF_SESSION) && fn->kind != ST_KIND_INIT &&
+	    fn->kind != ST_KIND_FINALIZE)
+		return fail(p, line, "flag session on '%s', which is not of "
+			    "kind init or finalize", fn->name);
+	if ((f & ST_DEF_OUTSIDE) && (fn->kind != ST_KIND_COMM ||
+				     !has_role(fn, ST_ROLE_NEWCOMM)))
+		return fail(p, line, "flag outside on '%s', which is not a "
+			    "communicator constructor", fn->name);
+	if ((f & ST_DEF_NOSTATUS) && (fn->kind != ST_KIND_P2P ||
+				      fn->family != ST_FAM_NONBLOCKING))
+		return fail(p, line, "flag nostatus on '%s', which is not a "
+			    "nonblocking point-to-point call", fn->name);
+	if (fn->family == ST_FAM_SPLIT && fn->kind != ST_KIND_IO)
+		return fail(p, line, "family split for '%s', which is not of "
+			    "kind io", fn->name);
+	if ((f & ST_DEF_TARGET) && (fn->kind != ST_KIND_RMA ||
+				    !has_role(fn, ST_ROLE_PEER)))
+		return fail(p, line, "flag target on '%s', which is not a "
+			    "one-sided call with a peer role", fn->name);
+	if (!(f & ST_DEF_TARGET) && fn->kind == ST_KIND_RMA &&
+	    has_role(fn, ST_ROLE_PEER))
+		return fail(p, line, "one-sided '%s' has a peer role but no "
+			    "flag target", fn->name);
+	if (!(f & ST_DEF_OFFSET) != !has_role(fn, ST_ROLE_OFFSET))
+		return fail(p, line, "'%s' has %s", fn->name,
+			    f & ST_DEF_OFFSET ? "flag offset but no offset role"
+			    : "an offset role but no flag offset");
+	if (fn->family == ST_FAM_EPOCH && fn->kind != ST_KIND_RMA)
+		return fail(p, line, "family epoch for '%s', which is not of "
+			    "kind rma", fn->name);
+	if (has_role(fn, ST_ROLE_SESSION) && !(f & ST_DEF_SESSION))
+		return fail(p, line, "role session in '%s', which has no flag "
+			    "session", fn->name);
+	return 0;
+}
+
 /* The rules one entry must satisfy on its own, checked at its 'end'. */
 static int check_fn(struct parser *p, const struct st_def_fn *fn)
 {
@@ -698,7 +895,7 @@ static int check_fn(struct parser *p, const struct st_def_fn *fn)
 	if (has_role(fn, ST_ROLE_COMMP) && fn->kind != ST_KIND_COMM)
 		return fail(p, line, "role commp in '%s', which is not of "
 			    "kind comm", fn->name);
-	return 0;
+	return check_fn_more(p, fn);
 }
 
 /*
@@ -756,6 +953,65 @@ static int check_twins(struct parser *p)
 	return 0;
 }
 
+/* "untraced REASON NAME...": functions deliberately left alone. */
+static int parse_untraced(struct parser *p, int line, char **w, int nw)
+{
+	struct st_def *def = p->def;
+	struct st_def_untraced *u;
+	int i;
+	size_t k;
+
+	if (nw < 3)
+		return fail(p, line, "expected 'untraced REASON NAME...'");
+	if (!st_def_reason_ok(w[1]))
+		return fail(p, line, "unknown reason '%s'", w[1]);
+	for (i = 2; i < nw; i++) {
+		if (!is_mpi_name(w[i]))
+			return fail(p, line, "bad function name '%s'", w[i]);
+		for (k = 0; k < def->nuntraced; k++)
+			if (!strcmp(def->untraced[k].name, w[i]))
+				return fail(p, line, "'%s' is already untraced "
+					    "(line %d)", w[i],
+					    def->untraced[k].line);
+		if (def->nuntraced == p->ucap) {
+			size_t cap = p->ucap ? 2 * p->ucap : 64;
+
+			u = realloc(def->untraced, cap * sizeof(*u));
+			if (!u)
+				return oom(p);
+			def->untraced = u;
+			p->ucap = cap;
+		}
+		u = &def->untraced[def->nuntraced++];
+		u->line = line;
+		u->name = strdup(w[i]);
+		u->reason = strdup(w[1]);
+		if (!u->name || !u->reason)
+			return oom(p);
+	}
+	return 0;
+}
+
+/* No function is both wrapped (in either form) and untraced. */
+static int check_untraced(struct parser *p)
+{
+	const struct st_def *def = p->def;
+	size_t i, j;
+
+	for (i = 0; i < def->nuntraced; i++)
+		for (j = 0; j < def->nfns; j++)
+			if (!strcmp(def->fns[j].name, def->untraced[i].name) ||
+			    (def->fns[j].name_c &&
+			     !strcmp(def->fns[j].name_c,
+				     def->untraced[i].name)))
+				return fail(p, def->untraced[i].line,
+					    "'%s' is both wrapped (line %d) "
+					    "and untraced",
+					    def->untraced[i].name,
+					    def->fns[j].line);
+	return 0;
+}
+
 /* Split 'line' in place into at most MAX_WORDS blank-separated words. */
 static int split_words(char *line, char **w)
 {
@@ -793,6 +1049,12 @@ static int parse_line(struct parser *p, int lineno, char *line)
 		return 0;
 	for (e = s; *e && !isspace((unsigned char)*e); e++)
 		;
+	if (!p->open && e - s == 8 && !strncmp(s, "untraced", 8)) {
+		nw = split_words(s, w);
+		if (nw < 0)
+			return fail(p, lineno, "too many words");
+		return parse_untraced(p, lineno, w, nw);
+	}
 	if ((e - s == 2 && !strncmp(s, "fn", 2)) ||
 	    (e - s == 3 && !strncmp(s, "end", 3))) {
 		nw = split_words(s, w);
@@ -826,12 +1088,14 @@ static int parse_line(struct parser *p, int lineno, char *line)
 int st_def_parse(struct st_def *def, const char *text,
 		 struct st_def_error *err)
 {
-	struct parser p = { def, err, 0, 0, 0 };
+	struct parser p = { def, err, 0, 0, 0, 0 };
 	const char *s = text;
 	int lineno = 0, rc = 0;
 
 	def->fns = NULL;
 	def->nfns = 0;
+	def->untraced = NULL;
+	def->nuntraced = 0;
 	err->line = 0;
 	err->msg[0] = '\0';
 	while (*s && !rc) {
@@ -857,6 +1121,8 @@ int st_def_parse(struct st_def *def, const char *text,
 		rc = fail(&p, 0, "no entries");
 	if (!rc)
 		rc = check_twins(&p);
+	if (!rc)
+		rc = check_untraced(&p);
 	if (rc)
 		st_def_release(def);
 	return rc;

@@ -49,6 +49,27 @@ enum st_def_role {
 	ST_ROLE_STATUS,
 	ST_ROLE_STATUSES,
 	ST_ROLE_PROVIDED,
+	ST_ROLE_WIN,
+	ST_ROLE_NEWWIN,
+	ST_ROLE_WINP,
+	ST_ROLE_FILE,
+	ST_ROLE_NEWFILE,
+	ST_ROLE_FILEP,
+	ST_ROLE_PATH,
+	ST_ROLE_OFFSET,
+	ST_ROLE_ASSERT,
+	ST_ROLE_LOCKTYPE,
+	ST_ROLE_AMODE,
+	ST_ROLE_WHENCE,
+	ST_ROLE_LEVEL,
+	ST_ROLE_GROUP,
+	ST_ROLE_PARTITION,
+	ST_ROLE_PARTITION2,
+	ST_ROLE_PARTITIONS,
+	ST_ROLE_PARTLIST,
+	ST_ROLE_REQ,
+	ST_ROLE_MESSAGE,
+	ST_ROLE_SESSION,
 	ST_ROLE_MAX		/* number of roles, ST_ROLE_NONE included */
 };
 
@@ -68,12 +89,21 @@ enum st_def_poly {
 #define ST_DEF_F08 0x2		/* mpi_f08 calls its PMPI_ name directly */
 #define ST_DEF_ROOTED 0x4	/* has a root argument */
 #define ST_DEF_SNAP 0x8		/* calls st_complete_pre() before the call */
+#define ST_DEF_SESSION 0x10	/* init or finalize of an MPI session */
+#define ST_DEF_COLLECTIVE 0x20	/* collective over its window or file */
+#define ST_DEF_OUTSIDE 0x40	/* its new communicator may reach outside */
+#define ST_DEF_NOSTATUS 0x80	/* MPI completes it without a status */
+#define ST_DEF_TARGET 0x100	/* a one-sided call with a target rank */
+#define ST_DEF_OFFSET 0x200	/* has an offset role */
 
 /* One parameter of an entry. */
 struct st_def_param {
 	char *name;		/* "sendcounts" */
 	int role;		/* enum st_def_role */
 	int poly;		/* enum st_def_poly */
+	int varargs;		/* the "..." of a variadic function (name
+				   and both decls "..."): declared, never
+				   passed on */
 	/*
 	 * The C declaration in the int form [0] and in the _c form [1],
 	 * e.g. "const int sendcounts[]" and "const MPI_Count sendcounts[]";
@@ -103,10 +133,23 @@ struct st_def_fn {
 	size_t nparams;
 };
 
+/*
+ * A function listed as deliberately not traced ('untraced REASON
+ * NAME...'), with its reason, a word of a fixed vocabulary
+ * (st_def_reason_ok()).
+ */
+struct st_def_untraced {
+	char *name;		/* "MPI_Comm_rank" */
+	char *reason;		/* "query" */
+	int line;
+};
+
 /* A parsed wrappers.def; entries in file order. */
 struct st_def {
 	struct st_def_fn *fns;
 	size_t nfns;
+	struct st_def_untraced *untraced;
+	size_t nuntraced;
 };
 
 /* Where and why parsing failed. */
@@ -136,6 +179,9 @@ int st_def_find_role(const struct st_def_fn *fn, int role);
 /* Entry called 'name' (int form only), or NULL. */
 const struct st_def_fn *st_def_find(const struct st_def *def,
 				    const char *name);
+
+/* Non-zero when 'word' is a reason an 'untraced' line may give. */
+int st_def_reason_ok(const char *word);
 
 /* Name of role 'role' as wrappers.def spells it ("sbuf", "-"). */
 const char *st_def_role_name(int role);

@@ -43,7 +43,8 @@ COLUMNS = [
     ("root", "int"), ("peer", "int"), ("tag", "int"), ("sbytes", "uint"),
     ("rbytes", "uint"), ("tsize", "uint"), ("op", "str"), ("req", "uint"),
     ("site", "uint"), ("rc", "int"), ("g0_ns", "float"),
-    ("g1_ns", "float"),
+    ("g1_ns", "float"), ("arg", "int"), ("offset", "int"), ("len", "uint"),
+    ("text", "str"),
 ]
 
 

@@ -17,8 +17,8 @@ class ParseCsv(unittest.TestCase):
         rows = synctrace.parse_csv(
             HEADER + "\n"
             "1,0,call,MPI_Send,100,250,0x100000000,2,,,,0,7,400,0,4,,,3,0,"
-            "-12.5,137.5\n"
-            "0,0,site,,,,,,,,,,,,,,,,9,,,\n")
+            "-12.5,137.5,,,,\n"
+            "0,0,site,,,,,,,,,,,,,,,,9,,,,,,,\n")
         call, site = rows
         self.assertEqual(call["rank"], 1)
         self.assertEqual(call["fn"], "MPI_Send")
@@ -34,13 +34,13 @@ class ParseCsv(unittest.TestCase):
     def test_negative_special_ranks(self):
         rows = synctrace.parse_csv(
             HEADER + "\n0,0,call,MPI_Bcast,1,2,0x200000001,3,4,,-2,,,8,0,8,"
-            ",,,0,,\n")
+            ",,,0,,,,,,\n")
         self.assertEqual(rows[0]["root"], -2)
         self.assertIsNone(rows[0]["g1_ns"])
 
     def test_quoted_path_with_comma(self):
         rows = synctrace.parse_csv(
-            HEADER + '\n0,0,object,"/opt/a,b/lib""x"".so",,,,,,,,,,,,,,,,,,\n')
+            HEADER + '\n0,0,object,"/opt/a,b/lib""x"".so",,,,,,,,,,,,,,,,,,,,,,\n')
         self.assertEqual(rows[0]["fn"], '/opt/a,b/lib"x".so')
 
     def test_not_a_number_is_an_error(self):
@@ -137,7 +137,7 @@ class Load(unittest.TestCase):
 def synctrace_rows():
     return synctrace.parse_csv(
         HEADER + "\n1,0,call,MPI_Send,100,250,0x100000000,2,,,,0,7,400,0,4,"
-        ",,3,0,-12.5,137.5\n")
+        ",,3,0,-12.5,137.5,,,,\n")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # tools/scripts/install-deps.sh: install the Debian packages synctrace needs when
 # any is missing, as root or through sudo; otherwise print the command.
 pkgs="mpich libmpich-dev libunwind-dev zlib1g-dev libcriterion-dev gfortran pkg-config
-libotf2-trace-dev otf2-tools python3-otf2 chromium clang libclang-rt-14-dev"
+libotf2-trace-dev otf2-tools python3-otf2 chromium clang libclang-rt-14-dev groff-base
+libjansson-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,0 +1,314 @@
+/*
+ * tests/integration/apps/p2p-more.c: the point-to-point calls beyond
+ * apps/p2p.c, between ranks 0 and 1: persistent sends of every mode and
+ * persistent receives, started ITER times; a partitioned send and
+ * receive (Pready, Pready_range, Pready_list, Parrived); matched probes
+ * (Mprobe + Mrecv, Improbe + Imrecv, and MPI_PROC_NULL's message);
+ * calls to and from MPI_PROC_NULL, which move no bytes; Irsend, Ibsend
+ * and Isendrecv.  Every value received is checked; what each record
+ * must say goes out as EXPECT lines (apps/expect.h) that t-p2p-more.sh
+ * checks.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expect.h"
+
+#define ITER 3
+#define NPART 4
+#define PCOUNT 10
+
+static int errors, rank;
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "p2p-more: line %d: check failed: "  \
+				"%s\n", __LINE__, #cond);                    \
+			errors++;                                            \
+		}                                                            \
+	} while (0)
+
+static const long is = sizeof(int), ds = sizeof(double);
+
+/* 1. Persistent sends of every mode, and the receives for them. */
+static void persistent(int peer)
+{
+	int a[10], c[3], d[2], ra[10], rc[3], rd[2], i, it, n;
+	double b[5], rb[5];
+	MPI_Request s[5], r[4], nq;
+	MPI_Status st[5];
+	char *bsend = malloc(1024);
+
+	MPI_Buffer_attach(bsend, 1024);
+	if (rank == 0) {
+		MPI_Send_init(a, 10, MPI_INT, peer, 21, MPI_COMM_WORLD, &s[0]);
+		MPI_Bsend_init(b, 5, MPI_DOUBLE, peer, 22, MPI_COMM_WORLD,
+			       &s[1]);
+		MPI_Ssend_init(c, 3, MPI_INT, peer, 23, MPI_COMM_WORLD, &s[2]);
+		MPI_Rsend_init(d, 2, MPI_INT, peer, 24, MPI_COMM_WORLD, &s[3]);
+		MPI_Send_init(a, 10, MPI_INT, MPI_PROC_NULL, 25,
+			      MPI_COMM_WORLD, &s[4]);
+		for (it = 1; it <= ITER; it++) {
+			for (i = 0; i < 10; i++)
+				a[i] = 100 * it + i;
+			for (i = 0; i < 5; i++)
+				b[i] = 0.5 * it + i;
+			c[0] = c[1] = c[2] = it;
+			d[0] = d[1] = -it;
+			/* The receives are posted. */
+			MPI_Barrier(MPI_COMM_WORLD);
+			MPI_Startall(4, s);
+			MPI_Start(&s[4]);
+			MPI_Waitall(5, s, st);
+		}
+		for (i = 0; i < 5; i++)
+			MPI_Request_free(&s[i]);
+		expect(1, "MPI_Send_init", "peer == 1 && tag == 21 && "
+		       "sbytes == %ld && req > 0", 10 * is);
+		expect(1, "MPI_Bsend_init", "tag == 22 && sbytes == %ld",
+		       5 * ds);
+		expect(1, "MPI_Ssend_init", "tag == 23 && sbytes == %ld",
+		       3 * is);
+		expect(1, "MPI_Rsend_init", "tag == 24 && sbytes == %ld",
+		       2 * is);
+		expect(1, "MPI_Send_init", "peer == -3 && tag == 25 && "
+		       "sbytes == 0");
+		expect_kind(ITER, "start", "MPI_Send_init", "tag == 21 && "
+			    "sbytes == %ld && inst >= 1 && inst <= %d",
+			    10 * is, ITER);
+		expect_kind(ITER, "start", "MPI_Rsend_init", "tag == 24 && "
+			    "sbytes == %ld", 2 * is);
+		expect_kind(ITER, "done", "MPI_Waitall", "tag == 22 && "
+			    "sbytes == %ld", 5 * ds);
+		expect_kind(ITER, "done", "MPI_Waitall", "peer == -3 && "
+			    "sbytes == 0");
+	} else {
+		MPI_Recv_init(ra, 10, MPI_INT, MPI_ANY_SOURCE, 21,
+			      MPI_COMM_WORLD, &r[0]);
+		MPI_Recv_init(rb, 5, MPI_DOUBLE, peer, MPI_ANY_TAG,
+			      MPI_COMM_WORLD, &r[1]);
+		MPI_Recv_init(rc, 3, MPI_INT, peer, 23, MPI_COMM_WORLD, &r[2]);
+		MPI_Recv_init(rd, 2, MPI_INT, peer, 24, MPI_COMM_WORLD, &r[3]);
+		MPI_Recv_init(ra, 10, MPI_INT, MPI_PROC_NULL, 26,
+			      MPI_COMM_WORLD, &nq);
+		for (it = 1; it <= ITER; it++) {
+			MPI_Startall(4, r);
+			MPI_Start(&nq);
+			MPI_Barrier(MPI_COMM_WORLD);
+			MPI_Waitall(4, r, st);
+			MPI_Wait(&nq, MPI_STATUS_IGNORE);
+			for (i = 0; i < 10; i++)
+				CHECK(ra[i] == 100 * it + i);
+			for (i = 0; i < 5; i++)
+				CHECK(rb[i] == 0.5 * it + i);
+			CHECK(rc[2] == it && rd[1] == -it);
+			MPI_Get_count(&st[1], MPI_BYTE, &n);
+			CHECK(n == 5 * ds && st[1].MPI_TAG == 22);
+		}
+		for (i = 0; i < 4; i++)
+			MPI_Request_free(&r[i]);
+		MPI_Request_free(&nq);
+		expect(1, "MPI_Recv_init", "peer == -4 && tag == 21 && "
+		       "rbytes == 0 && req > 0");
+		expect_kind(ITER, "start", "MPI_Recv_init", "tag == 21 && "
+			    "rbytes == 0");
+		/* The done records: source, tag and bytes from the status. */
+		expect_kind(ITER, "done", "MPI_Waitall", "peer == 0 && "
+			    "tag == 21 && rbytes == %ld", 10 * is);
+		expect_kind(ITER, "done", "MPI_Waitall", "peer == 0 && "
+			    "tag == 22 && rbytes == %ld", 5 * ds);
+		expect_kind(ITER, "done", "MPI_Wait", "peer == -3 && "
+			    "tag == 26 && rbytes == 0");
+	}
+	MPI_Buffer_detach(&bsend, &n);
+	free(bsend);
+}
+
+/* 2. A partitioned send and receive, started twice. */
+static void partitioned(int peer)
+{
+	int buf[NPART * PCOUNT], i, it, flag, list[1] = { 3 };
+	long pb = PCOUNT * is;
+	MPI_Request q;
+
+	if (rank == 0) {
+		MPI_Psend_init(buf, NPART, PCOUNT, MPI_INT, peer, 41,
+			       MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+		for (it = 1; it <= 2; it++) {
+			for (i = 0; i < NPART * PCOUNT; i++)
+				buf[i] = 1000 * it + i;
+			MPI_Start(&q);
+			MPI_Pready(0, q);
+			MPI_Pready_range(1, 2, q);
+			MPI_Pready_list(1, list, q);
+			MPI_Wait(&q, MPI_STATUS_IGNORE);
+		}
+		MPI_Request_free(&q);
+		expect(1, "MPI_Psend_init", "peer == 1 && tag == 41 && "
+		       "sbytes == %ld", NPART * pb);
+		expect(2, "MPI_Pready", "arg == 0 && sbytes == %ld && "
+		       "tsize == %ld && peer == 1 && req > 0", pb, pb);
+		expect(2, "MPI_Pready_range", "arg == 1 && sbytes == %ld",
+		       2 * pb);
+		expect(2, "MPI_Pready_list", "arg == 3 && sbytes == %ld", pb);
+		expect(1, "MPI_Pready", "inst == 2");
+	} else {
+		MPI_Precv_init(buf, NPART, PCOUNT, MPI_INT, peer, 41,
+			       MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+		for (it = 1; it <= 2; it++) {
+			MPI_Start(&q);
+			do
+				MPI_Parrived(q, NPART - 1, &flag);
+			while (!flag);
+			MPI_Wait(&q, MPI_STATUS_IGNORE);
+			for (i = 0; i < NPART * PCOUNT; i++)
+				CHECK(buf[i] == 1000 * it + i);
+		}
+		MPI_Request_free(&q);
+		expect(1, "MPI_Precv_init", "peer == 0 && rbytes == %ld",
+		       NPART * pb);
+		/* The calls that found it not there yet are not records. */
+		expect(2, "MPI_Parrived", "arg == %d && rbytes == %ld && "
+		       "peer == 0", NPART - 1, pb);
+		expect_kind(2, "start", "MPI_Precv_init", "rbytes == %ld",
+			    NPART * pb);
+	}
+}
+
+/* 3. Matched probes. */
+static void matched(int peer)
+{
+	int a[7], r7[7], flag = 0, n;
+	double b[9], r9[9];
+	MPI_Message m;
+	MPI_Status st;
+	MPI_Request q;
+
+	if (rank == 0) {
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		a[6] = 7;
+		b[8] = 9.5;
+		MPI_Send(a, 7, MPI_INT, peer, 31, MPI_COMM_WORLD);
+		MPI_Send(b, 9, MPI_DOUBLE, peer, 32, MPI_COMM_WORLD);
+		return;
+	}
+	MPI_Mprobe(MPI_ANY_SOURCE, 31, MPI_COMM_WORLD, &m, &st);
+	MPI_Mrecv(r7, 7, MPI_INT, &m, &st);
+	MPI_Get_count(&st, MPI_BYTE, &n);
+	CHECK(r7[6] == 7 && n == 7 * is);
+	do
+		MPI_Improbe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
+	while (!flag);
+	MPI_Imrecv(r9, 9, MPI_DOUBLE, &m, &q);
+	MPI_Wait(&q, &st);
+	CHECK(r9[8] == 9.5);
+	MPI_Mprobe(MPI_PROC_NULL, 33, MPI_COMM_WORLD, &m, &st);
+	CHECK(m == MPI_MESSAGE_NO_PROC);
+	MPI_Mrecv(r7, 7, MPI_INT, &m, &st);
+	expect(1, "MPI_Mprobe", "peer == 0 && tag == 31");
+	expect(1, "MPI_Mrecv", "peer == 0 && tag == 31 && comm_size == 2 && "
+	       "rbytes == %ld", 7 * is);
+	expect(1, "MPI_Improbe", "peer == 0 && tag == 32");
+	expect(1, "MPI_Imrecv", "peer == 0 && tag == 32 && comm_size == 2 && "
+	       "req > 0");
+	expect_kind(1, "done", "MPI_Wait", "peer == 0 && tag == 32 && "
+		    "rbytes == %ld", 9 * ds);
+	expect(1, "MPI_Mprobe", "peer == -3");
+	expect(1, "MPI_Mrecv", "peer == -3 && rbytes == 0");
+}
+
+/* 4. To and from MPI_PROC_NULL: no bytes move. */
+static void proc_null(int peer)
+{
+	int a[100], b[100];
+	MPI_Request q;
+
+	memset(a, 0, sizeof(a));
+	MPI_Send(a, 100, MPI_INT, MPI_PROC_NULL, 51, MPI_COMM_WORLD);
+	MPI_Recv(b, 100, MPI_INT, MPI_PROC_NULL, 52, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
+	MPI_Isend(a, 100, MPI_INT, MPI_PROC_NULL, 53, MPI_COMM_WORLD, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Sendrecv(a, 100, MPI_INT, MPI_PROC_NULL, 54, b, 100, MPI_INT,
+		     MPI_PROC_NULL, 54, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	/* A shift with no left neighbour: sends, receives nothing. */
+	MPI_Sendrecv(a, 10, MPI_INT, rank == 0 ? peer : MPI_PROC_NULL, 55, b,
+		     10, MPI_INT, rank == 1 ? peer : MPI_PROC_NULL, 55,
+		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	expect(1, "MPI_Send", "peer == -3 && tag == 51 && sbytes == 0");
+	expect(1, "MPI_Recv", "peer == -3 && sbytes == 0 && rbytes == 0");
+	expect(1, "MPI_Isend", "peer == -3 && sbytes == 0");
+	expect(1, "MPI_Sendrecv", "peer == -3 && tag == 54 && sbytes == 0 && "
+	       "rbytes == 0");
+	expect(1, "MPI_Sendrecv", "tag == 55 && sbytes == %ld && "
+	       "rbytes == %ld", rank == 0 ? 10 * is : 0,
+	       rank == 1 ? 10 * is : 0);
+}
+
+/* 5. Irsend, Ibsend, Isendrecv. */
+static void more_sends(int peer)
+{
+	int a[6] = { 1, 2, 3, 4, 5, 6 }, b[6], n;
+	double x[3] = { 1, 2, 3 }, y[4];
+	MPI_Request q[2];
+	MPI_Status st[2];
+	char *bsend = malloc(512);
+
+	MPI_Buffer_attach(bsend, 512);
+	if (rank == 0) {
+		MPI_Barrier(MPI_COMM_WORLD);	/* the receive is posted */
+		MPI_Irsend(a, 6, MPI_INT, peer, 61, MPI_COMM_WORLD, &q[0]);
+		MPI_Ibsend(a, 4, MPI_INT, peer, 62, MPI_COMM_WORLD, &q[1]);
+		MPI_Waitall(2, q, st);
+		expect(1, "MPI_Irsend", "tag == 61 && sbytes == %ld", 6 * is);
+		expect(1, "MPI_Ibsend", "tag == 62 && sbytes == %ld", 4 * is);
+	} else {
+		MPI_Irecv(b, 6, MPI_INT, peer, 61, MPI_COMM_WORLD, &q[0]);
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+		MPI_Recv(b, 4, MPI_INT, peer, 62, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		CHECK(b[3] == 4);
+	}
+	/* Received bytes are the posted count: MPICH gives no status. */
+	MPI_Isendrecv(x, 3 - rank, MPI_DOUBLE, peer, 63, y, 4, MPI_DOUBLE,
+		      peer, 63, MPI_COMM_WORLD, &q[0]);
+	MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+	CHECK(y[0] == 1);
+	expect(1, "MPI_Isendrecv", "peer == %d && sbytes == %ld && "
+	       "rbytes == %ld", peer, (3 - rank) * ds, 4 * ds);
+	expect_kind(1, "done", "MPI_Wait", "tag == 63 && rbytes == %ld",
+		    4 * ds);
+	MPI_Buffer_detach(&bsend, &n);
+	free(bsend);
+}
+
+int main(int argc, char **argv)
+{
+	int size, peer, sum = 0;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (size != 2) {
+		fprintf(stderr, "p2p-more: needs 2 ranks\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	expect_open(rank);
+	peer = 1 - rank;
+	persistent(peer);
+	partitioned(peer);
+	matched(peer);
+	proc_null(peer);
+	more_sends(peer);
+	MPI_Allreduce(&errors, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("p2p-more: %s\n", sum ? "ERRORS" : "all ranks ok");
+	expect_close();
+	MPI_Finalize();
+	return sum != 0;
+}

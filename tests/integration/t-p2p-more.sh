@@ -1,0 +1,38 @@
+#!/bin/sh
+# tests/integration/t-p2p-more.sh: persistent, partitioned and
+# matched-probe point-to-point calls, Irsend, Ibsend and Isendrecv are
+# traced, and calls to or from MPI_PROC_NULL move no bytes.  apps/p2p-more.c
+# says what each record must say (EXPECT lines: bytes from its counts,
+# start and done records per instance, sources and tags from statuses);
+# on top of those, every start and done record of a persistent request
+# carries the request id of its init call.
+. "$(dirname "$0")/lib.sh"
+
+need_app p2p-more
+untraced "$ST_TMP/plain" \
+	env ST_EXPECT="$ST_TMP/plain.x" $MPIEXEC -n 2 "$ST_APPS/p2p-more"
+expect_rc "$ST_TMP/plain" 0
+traced "$ST_TMP/trace" "$ST_TMP/run" \
+	env ST_EXPECT="$ST_TMP/run.x" $MPIEXEC -n 2 "$ST_APPS/p2p-more"
+same_output "$ST_TMP/plain" "$ST_TMP/run" sort
+grep -q 'p2p-more: all ranks ok' "$ST_TMP/run.out" ||
+	{ show "$ST_TMP/run.out"; fail "wrong results"; }
+for r in 0 1; do
+	cmp -s "$ST_TMP/plain.x.$r" "$ST_TMP/run.x.$r" ||
+		fail "rank $r: the app's expectations differ under synctrace"
+done
+csv=$ST_TMP/csv
+dump_csv "$ST_TMP/trace" "$csv"
+check_expects "$ST_TMP/run.x" "$csv"
+
+# Each persistent init's request: 3 starts (2 partitioned), as many
+# done records, the instances numbered from 1.
+st_awk "$csv" 'kind == "call" && fn ~ /_init$/ { print rank, req, fn }' |
+while read -r r q fn; do
+	n=3
+	case $fn in MPI_P*) n=2 ;; esac
+	expect_count "$csv" "kind == \"start\" && rank == $r && req == $q && \
+		fn == \"$fn\" && inst >= 1 && inst <= $n" $n
+	expect_count "$csv" "kind == \"done\" && rank == $r && req == $q" $n
+done || exit 1
+note "persistent, partitioned, matched-probe calls and MPI_PROC_NULL"

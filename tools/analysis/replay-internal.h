@@ -1,0 +1,383 @@
+/*
+ * tools/analysis/replay-internal.h: private to the replay engine
+ * (tools/analysis/replay*.c); the public interface is replay.h.  The
+ * engine's state, shared by its parts:
+ *
+ *   replay.c       the engine: units (a rank's thread's record stream),
+ *                  the heap of ready units, ops and their results,
+ *                  requests, the nonblocking and completion calls, the
+ *                  run loop and what it says when stuck
+ *   replay-cost.c  what each call costs: the model's answer (with the
+ *                  first-call excess), or the measured fallback
+ *   replay-coll.c  collective instances: members arrive, are released
+ *                  by the class's rule (all, rooted, scan)
+ *   replay-p2p.c   point-to-point: message queues, matching, probes
+ *   replay-map.c   the hash map with three-word keys that finds them
+ *
+ * Instances, messages, queues and requests live in index pools (freed
+ * slots are chained through a field); waiters are units (index >= 0)
+ * or requests (-2 - pool index), see st_rp_resolve().
+ */
+#ifndef ST_TOOLS_ANALYSIS_REPLAY_INTERNAL_H
+#define ST_TOOLS_ANALYSIS_REPLAY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/analysis/replay.h"
+
+#define NIL UINT32_MAX
+#define WNONE INT32_MIN		/* no waiter */
+
+/* A critical-path vector: the chain of dependencies ending at a time. */
+struct cpv {
+	double comp, comm;
+	uint64_t hops;
+	int32_t rank;		/* where the chain ends now */
+};
+
+/* A record, as much of it as the replay needs. */
+struct rrec {
+	uint8_t kind;
+	uint16_t fn, thread;
+	uint32_t site, comm_size, remote_size, inst;
+	int32_t rc, root, peer, tag, peer2, tag2, rank;
+	uint64_t t0, t1, comm, seq, sbytes, rbytes, req;
+};
+
+/* Open addressing, three-word keys, backward-shift deletion. */
+struct hent {
+	uint64_t k1, k2, k3;
+	uint32_t val;		/* NIL: empty slot */
+};
+
+struct hmap {
+	struct hent *e;
+	size_t cap, n;
+};
+
+/* A pending completion seen in a DONE record, for the next Wait call. */
+struct pdone {
+	uint64_t req;
+	int32_t peer, tag;
+};
+
+enum { U_READY, U_BLOCKED, U_DONE };
+
+/* Where the time of a finished call came from. */
+enum { SRC_LOCAL, SRC_MODEL, SRC_MISSING };
+
+struct unit {
+	int idx, rank, thread;
+	int state, started, finalized, running;
+	double now;
+	struct cpv cp;
+	uint64_t last_exit;		/* local t1 of the previous call */
+	uint64_t pre_init;		/* latest t1 of synctrace's records
+					   before MPI_Init's */
+
+	/* The op (call) in progress. */
+	double op_entry, op_T, op_busy, op_meas;
+	struct cpv op_cp;
+	int op_nwait, op_src;
+	uint16_t op_fn;
+	uint32_t op_site;
+	uint64_t op_comm, op_seq;	/* what it waits for, for messages */
+	int op_coll;
+	/*
+	 * A receive side (blocking receive, Wait/Test) that may complete
+	 * messages the model lacked: its measured global entry and exit,
+	 * and the latest measured arrival of those messages (-inf: none).
+	 */
+	int op_tail;
+	double op_g0, op_g1, op_gm;
+
+	/* The last call, for the START records that follow MPI_Start. */
+	double last_entry;
+	struct cpv last_cp;
+
+	struct pdone *done;
+	size_t ndone, adone;
+	uint64_t (*ov)[2];		/* synctrace's own work, local ns */
+	size_t nov, aov;
+
+	struct rrec *fifo;		/* records read for this unit */
+	size_t fhead, fcount, falloc;
+};
+
+struct rank {
+	struct st_replay_source src;
+	int has_src, eof;
+	struct unit **units;		/* by thread index, sparse */
+	size_t nunits;
+	int init_known, main_thread;
+	uint64_t init_t1;
+	struct st_replay_rank res;
+};
+
+/* A collective instance still waiting for members. */
+enum { C_ALL, C_BCAST, C_GATHER, C_SCAN };
+
+struct inst {
+	uint64_t comm, seq, inst;	/* inst: of a persistent one, else 0 */
+	uint16_t fn;
+	uint8_t cls, cost_known, cost_src, root_in;
+	int32_t expected, arrived;
+	long p;
+	uint64_t sum_s, sum_r;		/* over the members arrived */
+	double meas_min, root_meas, cost;
+	double maxT, rootT;
+	struct cpv maxcp, rootcp;
+	uint32_t members;		/* list of waiting members */
+};
+
+struct memb {
+	uint32_t next;
+	int32_t w, rin;
+	double arr;
+	struct cpv cp;
+};
+
+/* A message queue: unmatched sends, or receives (and probes) waiting. */
+enum { M_SEND, M_RECV, M_PROBE };
+
+struct msg {
+	uint32_t next;
+	uint8_t type, sync;
+	uint16_t fn;			/* receive: its function (0: probe) */
+	int32_t w;			/* receiver; sync sender */
+	double t;			/* send entry, or receive post */
+	double xfer, bytes;		/* send: transfer time, size */
+	double gm;			/* send: measured global time of its
+					   exit, NaN unknown */
+	struct cpv cp;
+};
+
+struct mq {
+	uint32_t head, tail;
+	uint64_t k1, k2, k3;
+};
+
+enum { Q_FREE, Q_IDLE, Q_PENDING, Q_DONE, Q_UNKNOWN };
+
+struct req {
+	int rank;
+	uint64_t id;
+	uint8_t state, persistent, deferred, is_coll;
+	uint8_t missing;		/* its cost came from measured times */
+	int32_t waiter;			/* unit index, or WNONE */
+	int nwait;
+	double T;
+	struct cpv cp;
+	/* A persistent operation, to start again. */
+	uint16_t fn;
+	uint64_t comm, seq, sbytes, rbytes;
+	uint32_t inst;
+	uint32_t comm_size;
+	int32_t root, peer, tag;
+	/* A wildcard receive, matched at completion. */
+	double post;
+	/* Measured global arrival of its message, when the model lacked
+	   its cost (-inf: none). */
+	double gm;
+	struct cpv post_cp;
+	uint32_t next_free;
+};
+
+struct comminfo {
+	int32_t rin;
+	uint32_t size, remote;
+};
+
+struct st_replay {
+	int nranks;
+	struct st_replay_model model;
+	struct st_replay_opts opts;
+	struct rank *ranks;
+	struct unit **units;		/* by index */
+	size_t nunits, aunits;
+	struct unit **heap;
+	size_t nheap, aheap;
+
+	struct hmap inst_of, mq_of, req_of, comm_of, site_of;
+	struct hmap first_seen;		/* (fn, p, bits of d) whose first
+					   call is charged (coll_first) */
+	struct inst *insts;
+	size_t ninsts, ainsts;
+	uint32_t inst_free;
+	struct memb *membs;
+	size_t nmembs, amembs;
+	uint32_t memb_free;
+	struct msg *msgs;
+	size_t nmsgs, amsgs;
+	uint32_t msg_free;
+	struct mq *mqs;
+	size_t nmqs, amqs;
+	uint32_t mq_free;
+	struct req *reqs;
+	size_t nreqs, areqs;
+	uint32_t req_free;
+	struct comminfo *cis;
+	size_t ncis, acis;
+	size_t live_insts, live_msgs, live_reqs;
+
+	struct st_replay_fn *fns;	/* [ST_FN_COUNT] */
+	struct st_replay_fn *fn_out;
+	struct st_replay_site *sites;
+	size_t nsites, asites;
+	struct st_replay_stats stats;
+
+	uint8_t *fkind, *ffam, *fbytes;	/* [ST_FN_COUNT] */
+
+	void (*aux)(void *ctx, int rank, const struct st_event *ev);
+	void *aux_ctx;
+
+	struct memb *scan_buf;
+	size_t ascan;
+
+	int rc;				/* sticky error */
+	char *err;
+	size_t errlen;
+};
+
+/* Critical-path vectors. */
+
+static inline struct cpv cp_add(struct cpv v, double comm)
+{
+	v.comm += comm;
+	return v;
+}
+
+/* 'v' as seen from unit 'u': moving to another rank is a hop. */
+static inline struct cpv cp_on(struct cpv v, int rank)
+{
+	if (v.rank != rank) {
+		v.hops++;
+		v.rank = rank;
+	}
+	return v;
+}
+
+/* Is 'peer' a rank (not MPI_PROC_NULL, an unresolved wildcard...)? */
+static inline int peer_ok(int32_t peer)
+{
+	return peer >= 0;
+}
+
+/* replay.c: errors and growable arrays. */
+
+/* Set the replay's sticky error to -ENOMEM, "out of memory"; returns it. */
+int st_rp_oom(struct st_replay *r);
+
+/*
+ * Grow array '*p' of '*alloc' elements of 'size' so index 'need' fits.
+ * Returns 0, or the sticky error after st_rp_oom().
+ */
+int st_rp_grow(struct st_replay *r, void **p, size_t *alloc, size_t need,
+	       size_t size);
+
+#define GROW(r, v, alloc, need) \
+	st_rp_grow((r), (void **)&(v), &(alloc), (need), sizeof(*(v)))
+
+/* replay-map.c: all zero is an empty map. */
+
+/* The value of key (a, b, c), or NULL. */
+uint32_t *st_rp_map_get(const struct hmap *m, uint64_t a, uint64_t b,
+			uint64_t c);
+
+/* Insert a new key (absent) with value 'v'.  0 or -ENOMEM. */
+int st_rp_map_put(struct hmap *m, uint64_t a, uint64_t b, uint64_t c,
+		  uint32_t v);
+
+/* Remove key (a, b, c) if it is there. */
+void st_rp_map_del(struct hmap *m, uint64_t a, uint64_t b, uint64_t c);
+
+void st_rp_map_free(struct hmap *m);
+
+/* replay.c: the engine's parts the others call. */
+
+/* Rank 'rank''s local time 't' in measured global time, or NaN. */
+double st_rp_gtime(const struct st_replay *r, int rank, uint64_t t);
+
+/* Start op 'x' of 'u' at its current time with own cost 'busy'. */
+void st_rp_op_begin(struct unit *u, const struct rrec *x, double busy,
+		    int src);
+
+/* Call 'x' of 'u' (after st_rp_op_begin()) is a receive side. */
+void st_rp_op_receives(struct st_replay *r, struct unit *u,
+		       const struct rrec *x);
+
+/* Make unit 'u', or request 'qi', a waiter (one more result due). */
+int32_t st_rp_w_unit(struct unit *u);
+int32_t st_rp_w_req(struct st_replay *r, uint32_t qi);
+
+/* Waiter 'w' has a result: done at 'T' along 'cp'. */
+void st_rp_resolve(struct st_replay *r, int32_t w, double T, struct cpv cp);
+
+/* The operation of request 'qi' has a result at 'T' along 'cp'. */
+void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
+		      struct cpv cp);
+
+/* What rank 'rank' knows of communicator 'comm', or NULL. */
+const struct comminfo *st_rp_comm_info(const struct st_replay *r, int rank,
+				       uint64_t comm);
+
+/* replay-cost.c: costs, each with where it came from (SRC_*). */
+
+/*
+ * The cost of collective instance 'in' (the model's, else measured;
+ * 'fallback' >= 0 for a member released before all are in).
+ */
+double st_rp_inst_cost(struct st_replay *r, struct inst *in,
+		       double fallback);
+
+/* A Gather or Reduce non-root's own part: sending 'bytes'. */
+double st_rp_send_part(struct st_replay *r, struct inst *in, double bytes,
+		       double meas, int *src);
+
+/* Receive function 'fn' getting 'bytes', into '*local'; SRC_*. */
+int st_rp_recv_cost(struct st_replay *r, unsigned fn, double bytes,
+		    double *local);
+
+/* A send's (or Sendrecv's) 'local' and 'xfer' costs; SRC_*. */
+int st_rp_p2p_cost(struct st_replay *r, unsigned fn, double bytes,
+		   double meas, double *local, double *xfer);
+
+/* How long nonblocking call 'x' itself takes, into '*busy'; SRC_*. */
+int st_rp_icall_cost(struct st_replay *r, const struct rrec *x,
+		     double meas, double *busy);
+
+/* replay-coll.c */
+
+/*
+ * Member 'w' (rank 'rank', its record 'x') arrives at collective instance
+ * (x->comm, 'seq') at 'arr' along 'cp'; 'meas' is its measured duration.
+ */
+void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
+		       const struct rrec *x, uint64_t seq, double arr,
+		       struct cpv cp, double meas);
+
+/* replay-p2p.c */
+
+/* Blocking point-to-point call 'x' of 'u'. */
+void st_rp_call_p2p(struct st_replay *r, struct unit *u,
+		    const struct rrec *x);
+
+/*
+ * Start nonblocking point-to-point operation 'fn' as request 'qi' at
+ * time 't' along 'cp', by a call that ended at measured global time 'gm'.
+ */
+void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
+		     unsigned fn, uint64_t comm, int32_t peer, int32_t tag,
+		     uint64_t sbytes, uint64_t rbytes, double meas, double t,
+		     struct cpv cp, double gm);
+
+/* A receive (function 'fn'; 0 for a probe) by 'w', posted at 't'. */
+void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
+		   int32_t peer, int32_t tag, int type, int32_t w,
+		   unsigned fn, struct cpv cp, double t);
+
+/* Drop the head of queue 'qi'; returns 1 when that freed the queue. */
+int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
+
+#endif
