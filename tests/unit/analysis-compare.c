@@ -4,16 +4,22 @@
  * difference, a table shifted by a known factor shows it with the right
  * sign and size, groups are matched by (operation, p, d), the
  * adjustment over groups keeps chance differences out, too few
- * launches say so, and bad input is refused.
+ * launches say so, and bad input is refused; a table's JSON reads back
+ * as the table, a comparison's JSON holds what the text says, and a
+ * table without launch medians is refused.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/ops.h"
 #include "tools/analysis/compare.h"
+#include "tools/analysis/table.h"
 
 #define NG 40		/* groups of a synthetic table */
 #define NR 10		/* launches of each */
@@ -218,4 +224,111 @@ Test(tools_compare, bad_input)
 	cr_expect_eq(r.nrows, 0);
 	cr_expect(isnan(r.median_abs_diff));
 	st_cmp_result_release(&r);
+}
+
+/* The JSON of table 't' into '*out', NUL-terminated; free() it. */
+static void table_json(const struct st_table *t,
+		       const struct st_table_meta *m, char **out)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(out, &len);
+
+	cr_assert(f);
+	cr_assert_eq(st_table_write_json(f, t, m), 0);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * A table's JSON holds each group's per-run medians, and reads back
+ * into the same side as the table itself gives; a comparison written
+ * as JSON parses and holds the counts and one object per group; a
+ * table without per-run medians, or not a table, is refused.
+ */
+Test(tools_compare, json_round_trip)
+{
+	struct st_cmp_table from_t, from_j;
+	struct st_cmp_result r;
+	struct st_table_meta m;
+	struct st_table *t;
+	json_error_t je;
+	json_t *doc, *g;
+	char *text = NULL, *out = NULL, err[256];
+	size_t len = 0, i, k;
+	uint32_t run;
+	FILE *f;
+	int j;
+
+	st_table_meta_init(&m);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	for (run = 0; run < 5; run++)
+		for (j = 0; j < 7; j++) {
+			cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+				ST_FN_MPI_BCAST, 0, 2, 8, run,
+				1000 + 10 * run + j, 0, 0, 0), 0);
+			cr_assert_eq(st_table_add(t, ST_TABLE_P2P,
+				ST_FN_MPI_SEND, ST_FN_MPI_RECV, 2, 64, run,
+				500 + run + j, 0, 0, 0), 0);
+		}
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_assert_eq(st_cmp_table_from(&from_t, t, &m, "dir"), 0);
+	table_json(t, &m, &text);
+	cr_expect(strstr(text, "\"run_medians_ns\": [1003, 1013, 1023, "
+			 "1033, 1043]"), "%s", text);
+	cr_assert_eq(st_cmp_table_parse(&from_j, text, strlen(text),
+					"t.json", err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(from_j.ngroups, 2);
+	cr_assert_eq(from_t.ngroups, 2);
+	for (i = 0; i < 2; i++) {
+		cr_expect_str_eq(from_j.groups[i].op, from_t.groups[i].op);
+		cr_expect_eq(from_j.groups[i].p, from_t.groups[i].p);
+		cr_expect_eq(from_j.groups[i].d, from_t.groups[i].d);
+		cr_assert_eq(from_j.groups[i].nruns, 5);
+		for (k = 0; k < 5; k++)
+			cr_expect_float_eq(from_j.groups[i].run_ns[k],
+					   from_t.groups[i].run_ns[k], 1e-6);
+	}
+	cr_expect_str_eq(from_j.name, "t.json");
+
+	cr_assert_eq(st_compare(from_t.groups, 2, from_j.groups, 2, 0.95,
+				0.05, &r), 0);
+	f = open_memstream(&out, &len);
+	cr_assert(f);
+	cr_assert_eq(st_cmp_write_json(f, &from_t, &from_j, &r), 0);
+	cr_assert_eq(fclose(f), 0);
+	doc = json_loads(out, 0, &je);
+	cr_assert(doc, "%s: %s", je.text, out);
+	cr_expect_str_eq(json_string_value(json_object_get(doc, "format")),
+			 "synctrace-compare");
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc,
+		"summary"), "same")), 2, "%s", out);
+	g = json_array_get(json_object_get(doc, "groups"), 0);
+	cr_assert(g);
+	cr_expect_str_eq(json_string_value(json_object_get(g, "verdict")),
+			 "same");
+	cr_expect(json_is_null(json_object_get(g, "direction")));
+	cr_expect_eq(json_integer_value(json_object_get(g, "a_runs")), 5);
+	cr_expect(json_is_number(json_object_get(g, "diff_lo")));
+	json_decref(doc);
+	free(out);
+	st_cmp_result_release(&r);
+	st_cmp_table_release(&from_j);
+
+	/* An older table: no run_medians_ns (renamed run_medians_xx). */
+	for (out = text; (out = strstr(out, "run_medians_ns")); out += 14)
+		out[12] = out[13] = 'x';
+	cr_expect_eq(st_cmp_table_parse(&from_j, text, strlen(text), "old",
+					err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "'old': groups without run_medians_ns"), "%s",
+		  err);
+	cr_expect_eq(st_cmp_table_parse(&from_j, "{\"format\": 1}", 13, "x",
+					err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "not a synctrace cost table"), "%s", err);
+	cr_expect_eq(st_cmp_table_parse(&from_j, "{", 1, "y", err,
+					sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "'y': not JSON"), "%s", err);
+	free(text);
+	st_cmp_table_release(&from_t);
+	st_table_free(t);
+	st_table_meta_release(&m);
 }

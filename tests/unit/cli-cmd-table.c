@@ -129,6 +129,11 @@ Test(tools_cmd_table, compare_equal_and_slower_tables)
 	char *toofew[] = { "table", "--compare", a, few, NULL };
 	char *one[] = { "table", "--compare", a, NULL };
 	char *csv[] = { "table", "--compare", "--csv", "x", a, b, NULL };
+	char ja[320], jc[320];
+	char *mk_a[] = { "table", "--json", ja, a, NULL };
+	char *mk_c[] = { "table", "--json", jc, c, NULL };
+	char *json[] = { "table", "--compare", "--json", "-", ja, jc, NULL };
+	char *mixed[] = { "table", "--compare", ja, c, NULL };
 	struct captured r;
 
 	scratch_dir(dir, sizeof(dir));
@@ -166,6 +171,28 @@ Test(tools_cmd_table, compare_equal_and_slower_tables)
 	r = run_cmd(dir, cmd_table, toofew);
 	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
 	cr_expect(strstr(r.out, "unresolved in 3"), "%s", r.out);
+	captured_free(&r);
+
+	/* Tables' JSON in, the comparison's JSON out (alone on stdout). */
+	snprintf(ja, sizeof(ja), "%s/a.json", dir);
+	snprintf(jc, sizeof(jc), "%s/c.json", dir);
+	r = run_cmd(dir, cmd_table, mk_a);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, mk_c);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, json);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(r.out[0] == '{', "JSON only: %.60s", r.out);
+	cr_expect(strstr(r.out, "\"format\": \"synctrace-compare\""));
+	cr_expect_eq(count_lines_with(r.out, "\"verdict\": \"differs\"",
+				      "\"direction\": \"slower\""), 3, "%s",
+		     r.out);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, mixed);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.out, "B slower in 3"), "%s", r.out);
 	captured_free(&r);
 
 	r = run_cmd(dir, cmd_table, one);

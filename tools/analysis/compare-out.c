@@ -130,13 +130,15 @@ static char *fmt_size(double d, char *buf, size_t len)
 	return buf;
 }
 
-/* "+2.1%", "-" for NaN. */
+/* "+2.1%", "-" for NaN; no "-0.0%" for what rounds to 0. */
 static char *fmt_rel(double v, char *buf, size_t len)
 {
+	double pct = round(1000 * v) / 10;
+
 	if (isnan(v))
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%+.1f%%", 100 * v);
+		snprintf(buf, len, "%+.1f%%", pct == 0 ? 0.0 : pct);
 	return buf;
 }
 

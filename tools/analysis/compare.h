@@ -129,6 +129,35 @@ int st_cmp_table_from(struct st_cmp_table *out, const struct st_table *t,
 void st_cmp_table_release(struct st_cmp_table *t);
 
 /*
+ * One side read from the JSON of a cost table ('synctrace table
+ * --json'), the 'len' bytes of 'text' (tools/analysis/compare-json.c);
+ * 'name' names it in messages and in the output.  Returns 0; -EBADMSG
+ * with a message in 'err' for what is not a synctrace table of version
+ * 1, or a table without per-run medians (written by an older synctrace:
+ * it must be made again); -ENOMEM.
+ */
+int st_cmp_table_parse(struct st_cmp_table *out, const char *text,
+		       size_t len, const char *name, char *err,
+		       size_t errlen);
+
+/* st_cmp_table_parse() of the file 'path'; also -errno when it cannot
+ * be read (a message in 'err'). */
+int st_cmp_table_load(struct st_cmp_table *out, const char *path, char *err,
+		      size_t errlen);
+
+/*
+ * The comparison as JSON ("format": "synctrace-compare", version 1):
+ * both sides, the level, alpha and resolve, the method in words, the
+ * counts, one object per group in both tables (op, p, d_bytes, a_runs,
+ * b_runs, a_ns, b_ns, diff, diff_lo, diff_hi, p_value, q_value,
+ * verdict, direction), and the groups in one table only.  Returns 0,
+ * -ENOMEM or -EIO.
+ */
+int st_cmp_write_json(FILE *f, const struct st_cmp_table *a,
+		      const struct st_cmp_table *b,
+		      const struct st_cmp_result *r);
+
+/*
  * The comparison 'r' of 'a' with 'b' as text, at most 100 columns: the
  * two tables, the method, one row per group in both (operation, p, d,
  * the two medians of launch medians, B/A - 1 with its interval, q, the

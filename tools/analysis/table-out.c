@@ -816,6 +816,37 @@ static json_t *jint(long long v)
 	return json_integer((json_int_t)v);
 }
 
+/* How well the launches agree (st_table_launches()). */
+static int json_launches(json_t *meta, const struct st_table *t)
+{
+	const struct st_table_options *o = st_table_opts(t);
+	struct st_table_launches l;
+	json_t *x;
+	int rc;
+
+	rc = st_table_launches(t, &l);
+	if (rc)
+		return rc;
+	rc = st_jset(meta, "launches", x = json_object());
+	if (!x)
+		return rc;
+	rc |= st_jset(x, "what", st_jstr("the launch (run) is the unit of "
+		"replication: a group's run_medians_ns are its per-run "
+		"medians, run_sd the standard deviation of their logarithms, "
+		"resolvable the smallest relative difference between two "
+		"tables like this one that 'synctrace table --compare' finds "
+		"with probability 0.8 at level ci_level (null: fewer than 2 "
+		"runs, or too few to show any difference)"));
+	rc |= st_jset(x, "groups", jint((long long)l.n_groups));
+	rc |= st_jset(x, "max_runs", jint((long long)l.max_runs));
+	rc |= st_jset(x, "median_run_sd", st_jnum(l.median_run_sd));
+	rc |= st_jset(x, "median_resolvable", st_jnum(l.median_resolvable));
+	rc |= st_jset(x, "resolve", st_jnum(o->resolve));
+	rc |= st_jset(x, "groups_unresolved", jint((long long)
+						     l.n_unresolved));
+	return rc;
+}
+
 static int json_meta(json_t *doc, const struct st_table *t,
 		     const struct st_table_meta *m)
 {
@@ -903,6 +934,7 @@ static int json_meta(json_t *doc, const struct st_table *t,
 	rc |= st_jset(meta, "size_unit", st_jstr("B"));
 	rc |= st_jset(meta, "model", st_jstr("T(p, d) = a + b*f(p) + "
 		"c*g(p)*d, T in ns, d in bytes, log2 base 2"));
+	rc |= json_launches(meta, t);
 	rc |= st_jset(meta, "runs", a = json_array());
 	for (i = 0; a && i < m->nruns; i++) {
 		const struct st_table_run *r = &m->runs[i];
@@ -1021,7 +1053,8 @@ static json_t *json_piece(const struct st_fit_piece *pc, double from,
 
 static json_t *json_group(const struct st_table_group *g)
 {
-	json_t *x = json_object();
+	json_t *x = json_object(), *a;
+	size_t i;
 	int rc = 0;
 
 	if (!x)
@@ -1043,6 +1076,11 @@ static json_t *json_group(const struct st_table_group *g)
 	rc |= st_jset(x, "wait_ns", st_jnum(g->wait_ns));
 	rc |= st_jset(x, "runs", jint((long long)g->nruns));
 	rc |= st_jset(x, "run_spread", st_jnum(g->run_spread));
+	rc |= st_jset(x, "run_medians_ns", a = json_array());
+	for (i = 0; a && i < g->nruns; i++)
+		rc |= st_jadd(a, st_jnum(g->run_med[i]));
+	rc |= st_jset(x, "run_sd", st_jnum(g->run_sd));
+	rc |= st_jset(x, "resolvable", st_jnum(g->resolvable));
 	rc |= st_jset(x, "clock_err_median_ns", st_jnum(g->err_median_ns));
 	rc |= st_jset(x, "below_clock_err", jint((long long)g->n_below_err));
 	if (g->first_n) {

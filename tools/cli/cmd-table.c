@@ -45,9 +45,11 @@ const char st_table_usage[] =
 "With --compare, say per operation, p and d whether table B costs what\n"
 "table A costs, beyond the differences between launches: A and B are\n"
 "each a run directory (a 'synctrace bench --runs' or '--repro'\n"
-"directory stands for its runs); the launches' medians of each group are\n"
-"compared (Wilcoxon rank-sum, Benjamini-Hochberg over the groups), with\n"
-"the difference B/A - 1 and its confidence interval.\n"
+"directory stands for its runs) or a table's JSON ('--json'); the\n"
+"launches' medians of each group are compared (Wilcoxon rank-sum,\n"
+"Benjamini-Hochberg over the groups), with the difference B/A - 1 and\n"
+"its confidence interval; '--json FILE' writes the comparison as JSON\n"
+"(see docs/compare.md).\n"
 "\n"
 
 "    --csv FILE       also write the formulas as CSV to FILE and the\n"
@@ -208,10 +210,10 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 	while (optind < argc)
 		to->runs[to->nruns++] = argv[optind++];
 	if (to->compare) {
-		if (to->csv || to->html || to->json)
-			usage_die(st_table_usage, "'--compare' writes text "
-				  "only; '--csv', '--json' and '--html' are "
-				  "for tables");
+		if (to->csv || to->html)
+			usage_die(st_table_usage, "'--compare' writes text or "
+				  "'--json'; '--csv' and '--html' are for "
+				  "tables");
 		if (to->nruns != 2)
 			usage_die(st_table_usage, "'--compare' needs two "
 				  "tables, A and B (%d given)", to->nruns);
@@ -409,31 +411,61 @@ static int read_table(const char *const *runs, int n,
 	return failed;
 }
 
+/* One side of --compare: a table's JSON, or run directories. */
+static int read_side(const struct table_opts *to, const char *path,
+		     struct st_cmp_table *side)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	struct stat st;
+	char err[1024];
+	int rc, failed;
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+		rc = st_cmp_table_load(side, path, err, sizeof(err));
+		if (rc == -ENOMEM)
+			die("out of memory");
+		if (rc)
+			die("%s", err);
+		return 0;
+	}
+	failed = read_table(&path, 1, &to->o, &t, &m);
+	if (st_cmp_table_from(side, t, &m, path))
+		die("out of memory");
+	st_table_free(t);
+	st_table_meta_release(&m);
+	return failed;
+}
+
 /* 'synctrace table --compare A B'. */
 static int compare(const struct table_opts *to)
 {
 	struct st_cmp_table side[2];
 	struct st_cmp_result r;
-	struct st_table_meta m;
-	struct st_table *t;
 	int k, rc, failed = 0;
 
-	for (k = 0; k < 2; k++) {
-		failed |= read_table(&to->runs[k], 1, &to->o, &t, &m);
-		if (st_cmp_table_from(&side[k], t, &m, to->runs[k]))
-			die("out of memory");
-		st_table_free(t);
-		st_table_meta_release(&m);
-	}
+	for (k = 0; k < 2; k++)
+		failed |= read_side(to, to->runs[k], &side[k]);
 	rc = st_compare(side[0].groups, side[0].ngroups, side[1].groups,
 			side[1].ngroups, to->o.ci_level, to->o.resolve, &r);
 	if (rc == -ENOMEM)
 		die("out of memory");
 	if (rc)
-		die("cannot compare the tables: %s", strerror_neg(rc));
-	rc = st_cmp_write_text(stdout, &side[0], &side[1], &r);
-	if (rc || fflush(stdout))
-		die("cannot write the output: %s", strerror(EIO));
+		die("cannot compare the tables: %s (an operation, p and d "
+		    "twice in one table?)", strerror_neg(rc));
+	if (!to->json || strcmp(to->json, "-")) {
+		rc = st_cmp_write_text(stdout, &side[0], &side[1], &r);
+		if (rc || fflush(stdout))
+			die("cannot write the output: %s", strerror(EIO));
+	}
+	if (to->json) {
+		FILE *f = open_out(to->json);
+
+		rc = st_cmp_write_json(f, &side[0], &side[1], &r);
+		if (rc == -ENOMEM)
+			die("out of memory");
+		close_out(f, to->json, rc);
+	}
 	st_cmp_result_release(&r);
 	st_cmp_table_release(&side[0]);
 	st_cmp_table_release(&side[1]);
