@@ -417,6 +417,26 @@ static void fake_mpiexec(char *path, size_t len, int fail_at)
 	cr_assert_eq(chmod(path, 0755), 0);
 }
 
+/* As fake_mpiexec(), but the 'fail_at'-th call exits 7 after marking
+ * its directory complete, as an MPI_Finalize that fails would. */
+static void fake_mpiexec_late(char *path, size_t len, int fail_at)
+{
+	char text[1024];
+
+	snprintf(path, len, "%s/mpiexec", dir);
+	snprintf(text, sizeof(text), "#!/bin/sh\n"
+		 "n=$(cat %s/calls 2>/dev/null || echo 0)\n"
+		 "n=$((n + 1)); echo $n > %s/calls\n"
+		 "while [ $# -gt 0 ]; do [ \"$1\" = --dir ] && d=$2; shift; "
+		 "done\n"
+		 "mkdir -p \"$d\" && printf 'nranks=2\\ncomplete=1\\n' > "
+		 "\"$d/synctrace.run\" && : > \"$d/rank-0.st\"\n"
+		 "[ $n = %d ] && exit 7\n"
+		 "exit 0\n", dir, dir, fail_at);
+	write_file(path, text);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
 static int starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -591,6 +611,30 @@ Test(tools_cmd_bench, a_failed_run_stops_the_rest)
 		  "%s", c.out);
 	cr_expect(strstr(c.err, "synctrace: bench run 2 of 3 failed"), "%s",
 		  c.err);
+	captured_free(&c);
+}
+
+/* A launch that fails after its trace is complete is kept, said so,
+ * and the others go on. */
+Test(tools_cmd_bench, a_run_failing_after_its_trace_is_kept)
+{
+	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
+	char *argv[] = { "bench", "--runs", "3", "-o", out, mpiexec, NULL };
+	struct captured c;
+
+	need_bench(bench, sizeof(bench));
+	fake_mpiexec_late(fake, sizeof(fake), 2);
+	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
+	snprintf(out, sizeof(out), "%s/costs", dir);
+	c = run_cmd(dir, cmd_bench, argv);
+	cr_expect_eq(c.status, 0, "every trace complete");
+	cr_expect(strstr(c.out, "run 3 of 3"), "%s", c.out);
+	cr_expect(strstr(c.out, "note: mpiexec ended with status 7 after the "
+			 "trace was complete; the launch\n  is kept\n"),
+		  "%s", c.out);
+	cr_expect(strstr(c.err, "(2 ranks, 3 complete)"), "%s", c.err);
+	cr_expect(strstr(c.err, "1 launch ended badly after a complete "
+			 "trace"), "%s", c.err);
 	captured_free(&c);
 }
 

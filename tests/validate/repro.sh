@@ -21,7 +21,8 @@
 # other timing runs beside it, with the load average before and after.
 # Prints one line per figure: name, value, target, PASS or MISS, and
 # writes them to OUT/figures (tab-separated: name value) for make
-# validate.  Exit status: 0 when every target is met, 1 on a MISS, 2
+# validate.  The tables (A.json...) and comparisons (AB.json, AC.json,
+# and their text) stay in OUT.  Exit status: 0 when every target is met, 1 on a MISS, 2
 # when a run failed.  Takes about 3 minutes on an idle 2-CPU machine;
 # far longer under load, and the figures are then the load's.
 # Usage: sh tests/validate/repro.sh [OUT]; environment: BUILD (build),
@@ -67,48 +68,45 @@ bench()
 		{ tail -20 "$OUT/$name.out" >&2; fail "bench $name"; }
 	echo "repro: $name: $(($(date +%s) - t0)) s, load $l0 before," \
 	     "$(load) after"
-	"$ST" table --csv "$OUT/$name.csv" "$OUT/$name" > "$OUT/$name.txt" \
+	"$ST" table --json "$OUT/$name.json" "$OUT/$name" > "$OUT/$name.txt" \
 		2>&1 || fail "table $name"
 }
 
 bench A 1000
 bench C 2000 -genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp
 bench B 3000
-"$ST" table --compare "$OUT/A" "$OUT/B" > "$OUT/AB.txt" ||
-	fail "table --compare A B"
-"$ST" table --compare "$OUT/A" "$OUT/C" > "$OUT/AC.txt" ||
-	fail "table --compare A C"
+"$ST" table --compare --json "$OUT/AB.json" "$OUT/A.json" "$OUT/B.json" \
+	> "$OUT/AB.txt" || fail "table --compare A B"
+"$ST" table --compare --json "$OUT/AC.json" "$OUT/A.json" "$OUT/C.json" \
+	> "$OUT/AC.txt" || fail "table --compare A C"
 
 python3 - "$OUT" <<'EOF'
-import csv, statistics, sys
+import json, statistics, sys
 
 out = sys.argv[1]
 
 def compared(name):
-    """The counts of --compare's summary."""
-    text = " ".join(open(f"{out}/{name}.txt").read().split())
-    s = text[text.index("compared: "):]
-    num = lambda key: float(s.split(key)[0].split()[-1].rstrip(":"))
-    n = int(s.split()[1])
-    slower = int(s.split("B slower in ")[1].split(",")[0])
-    faster = int(s.split("B faster in ")[1].split(",")[0])
-    med = s.split("groups: ")[1].split()[0].rstrip("%")
-    return n, slower + faster, float(med) if med != "-" else float("nan")
+    """Groups compared, groups called different, median |B/A - 1| (%)."""
+    s = json.load(open(f"{out}/{name}.json"))["summary"]
+    med = s["median_abs_diff"]
+    return (s["groups"], s["differs"],
+            100 * med if med is not None else float("nan"))
 
 def groups(name):
-    rows = csv.DictReader(open(f"{out}/{name}-groups.csv"))
-    return {(r["function"], r["p"], r["d_bytes"]): r for r in rows}
+    t = json.load(open(f"{out}/{name}.json"))
+    return {(o["op"], g["p"], g["d_bytes"]): g
+            for o in t["operations"] for g in o["groups"]}
 
 def launches(name):
-    g = groups(name).values()
-    sd = [float(r["run_sd_pct"]) for r in g if r["run_sd_pct"]]
-    res = [float(r["resolvable_pct"]) for r in g if r["resolvable_pct"]]
-    return statistics.median(sd), statistics.median(res)
+    l = json.load(open(f"{out}/{name}.json"))["metadata"]["launches"]
+    res = l["median_resolvable"]
+    return (100 * l["median_run_sd"],
+            100 * res if res is not None else float("inf"))
 
 ab, ac = compared("AB"), compared("AC")
 a, b = groups("A"), groups("B")
-pooled = [abs(float(b[k]["median_ns"]) / float(a[k]["median_ns"]) - 1)
-          for k in a if k in b and float(a[k]["median_ns"]) > 0]
+pooled = [abs(b[k]["median_ns"] / a[k]["median_ns"] - 1)
+          for k in a if k in b and a[k]["median_ns"]]
 figs = [
     ("repro.agree", ab[2], "lt", 5,
      "A vs B: median over groups of |B/A - 1|, launch medians (%)"),
