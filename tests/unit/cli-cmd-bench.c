@@ -169,7 +169,7 @@ Test(tools_bench_opts, usage_errors)
 }
 
 /*
- * --repro: 10 launches of 10 measurements after one warm-up launch,
+ * --repro: 20 launches of 5 measurements after one warm-up launch,
  * ranks bound to cores when each can have one; what is given explicitly
  * stays.
  */
@@ -184,13 +184,13 @@ Test(tools_bench_opts, repro_settles_launches_and_binding)
 	cr_assert_eq(parse(argv), 0, "%s", err);
 	cr_expect(o.repro && o.warmup == -1 && o.bind == -1);
 	st_bench_settle(&o, 2);
-	cr_expect_eq(o.runs, 10);
-	cr_expect_str_eq(o.nrep, "10");
+	cr_expect_eq(o.runs, 20);
+	cr_expect_str_eq(o.nrep, "5");
 	cr_expect_eq(o.warmup, 1);
 	cr_expect_eq(o.bind, 1);
 	joined("/d/run-1", 1, line, sizeof(line));
 	cr_expect_str_eq(line, "mpiexec.mpich -n 2 --bind-to core "
-			 "/b/synctrace-bench micro --dir /d/run-1 --nrep 10 "
+			 "/b/synctrace-bench micro --dir /d/run-1 --nrep 5 "
 			 "--seed 1");
 
 	cr_assert_eq(parse(given), 0, "%s", err);

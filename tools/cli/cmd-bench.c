@@ -50,7 +50,7 @@ const char st_bench_usage[] =
 "    --runs N            separate mpiexec launches, each into its own run\n"
 "                        directory with its own seed (default 1)\n"
 "    --repro             a table meant to be compared with another (see\n"
-"                        'synctrace table --compare'): 10 launches of 10\n"
+"                        'synctrace table --compare'): 20 launches of 5\n"
 "                        measurements each, after a warm-up launch that\n"
 "                        is discarded, ranks bound to cores; says what\n"
 "                        it will cost before it starts\n"
@@ -476,8 +476,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 	return v;
 }
 
-#define REPRO_RUNS 10
-#define REPRO_NREP "10"
+#define REPRO_RUNS 20
+#define REPRO_NREP "5"
 #define REPRO_WARMUP 1
 
 /* Do the mpiexec arguments place or bind ranks themselves? */

@@ -200,8 +200,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 
 /*
  * Settle what --repro and the defaults leave open in 'o', for a host
- * with 'ncpus' online CPUs: --repro's launches (10), measurements per
- * launch (10, unless --nrep or --quick) and warm-up launch (1); whether
+ * with 'ncpus' online CPUs: --repro's launches (20), measurements per
+ * launch (5, unless --nrep or --quick) and warm-up launch (1); whether
  * ranks are bound to cores ('o->bind' 0 or 1: by default when there is
  * a CPU for every rank).  Call once, after st_bench_opts_parse().
  */
