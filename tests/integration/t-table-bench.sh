@@ -46,8 +46,9 @@ awk '
 [ "$(wc -l < "$t/want")" = 19 ] ||
 	{ show "$t/bench.out"; fail "bench did not list its 19 operations"; }
 
-# Groups: function,kind,p,d_bytes,n_in,n,dropped,...,first_runs (last)
-awk -F, 'NR > 1 { print $1, $3, $4, $5, $6, $7, $NF }' \
+# Groups: function,kind,p,d_bytes,n_in,n,dropped,...,first_runs,...
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "first_runs") fr = i }
+	 NR > 1 { print $1, $3, $4, $5, $6, $7, fr ? $fr : "none" }' \
 	"$t/table-groups.csv" > "$t/groups"
 awk '
 	NR == FNR { valid[$1] = $2; p2p[$1] = $3; next }

@@ -481,3 +481,64 @@ Test(tools_table_out, html_gives_a_process_count_one_colour)
 	free(s);
 	st_table_free(t);
 }
+
+/*
+ * A table of 6 launches: the text gives each group's launch-to-launch
+ * sd, marks the group whose launches disagree too much to resolve 5 %
+ * with '?', explains the mark, and sums up in "Launches:"; the groups'
+ * CSV ends with the sd and the resolvable difference.  With 3 launches
+ * it says they are too few for any comparison.
+ */
+Test(tools_table_out, launches_agree_or_are_marked)
+{
+	struct st_table *t;
+	struct st_table_meta m;
+	char *s, *groups = NULL;
+	size_t lg = 0;
+	FILE *fg;
+	uint32_t run;
+	int k;
+
+	fill_meta(&m);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	for (run = 0; run < 6; run++)
+		for (k = 0; k < 9; k++) {
+			/* Bcast: launches within 0.5 %; Scan: 20 % apart. */
+			cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+				ST_FN_MPI_BCAST, 0, 2, 8, run,
+				1000 + run + k, 0, 0, 0), 0);
+			cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+				ST_FN_MPI_SCAN, 0, 2, 8, run,
+				(2000 + k) * (run % 2 ? 1.2 : 1), 0, 0, 0), 0);
+		}
+	cr_assert_eq(st_table_finish(t), 0);
+	s = written(st_table_write_text, t, &m);
+	cr_expect(strstr(s, "sd: launch-to-launch\nspread"), "%s", s);
+	cr_expect_eq(count(s, "%?\n"), 1, "only Scan is marked:\n%s", s);
+	cr_expect(strstr(s, "\n?: the launches disagree too much to resolve "
+			 "a difference of 5% between two\n"), "%s", s);
+	cr_expect(strstr(s, "\nLaunches:  up to 6 runs (launches) per group; "
+			 "over the 2 groups with 2 or more,"), "%s", s);
+	cr_expect(strstr(s, "cannot resolve 5% (marked ?)"), "%s", s);
+	free(s);
+	fg = open_memstream(&groups, &lg);
+	cr_assert_eq(st_table_write_csv(NULL, fg, t, &m), 0);
+	fclose(fg);
+	expect_rectangular(groups, 2);
+	cr_expect(strstr(groups, ",run_sd_pct,resolvable_pct\n"));
+	free(groups);
+	st_table_free(t);
+
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	for (run = 0; run < 3; run++)
+		for (k = 0; k < 9; k++)
+			cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+				ST_FN_MPI_BCAST, 0, 2, 8, run, 1000 + k, 0, 0,
+				0), 0);
+	cr_assert_eq(st_table_finish(t), 0);
+	s = written(st_table_write_text, t, &m);
+	cr_expect(strstr(s, "needs 4 runs a side)"), "%s", s);
+	free(s);
+	st_table_free(t);
+	st_table_meta_release(&m);
+}

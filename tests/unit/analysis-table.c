@@ -271,6 +271,70 @@ Test(tools_table, per_run_medians_give_the_spread)
 	st_table_free(t);
 }
 
+/*
+ * The launch as the unit: per-run medians kept in run order, the
+ * standard deviation of their logarithms, and the difference a
+ * comparison of two such tables would resolve; groups of one run have
+ * none, and the summary over groups counts those beyond 'resolve'.
+ */
+Test(tools_table, launch_spread_and_resolvable_difference)
+{
+	struct st_table_options o;
+	struct st_table_launches l;
+	const struct st_table_group *g;
+	struct st_table *t;
+	double logs[6] = { 0 }, mean = 0, sd = 0;
+	uint32_t run;
+	int i;
+
+	st_table_options_init(&o);
+	cr_expect_float_eq(o.resolve, 0.05, 1e-15);
+	o.resolve = 0.03;
+	cr_assert_eq(st_table_new(&t, &o), 0);
+	/* 8 B: 6 launches within 1 % of each other (medians 1000..1010,
+	 * added out of run order); 1 KiB: 6 launches 10 % apart; 64 KiB:
+	 * one launch. */
+	for (run = 6; run-- > 0;) {
+		for (i = 0; i < 5; i++) {
+			add(t, ST_FN_MPI_BCAST, 2, 8, run, 998 + 2 * run + i);
+			add(t, ST_FN_MPI_BCAST, 2, 1024, run,
+			    (2000 + i) * (1 + 0.1 * (run % 2)));
+		}
+		logs[run] = log(1000 + 2 * run);
+	}
+	add(t, ST_FN_MPI_BCAST, 2, 65536, 0, 5000);
+	cr_assert_eq(st_table_finish(t), 0);
+
+	g = find(t, "MPI_Bcast", 2, 8);
+	cr_assert_not_null(g);
+	cr_assert_eq(g->nruns, 6);
+	for (i = 0; i < 6; i++) {
+		cr_expect_eq(g->run_no[i], (uint32_t)i);
+		cr_expect_float_eq(g->run_med[i], 1000 + 2 * i, 1e-9);
+		mean += logs[i] / 6;
+	}
+	for (i = 0; i < 6; i++)
+		sd += (logs[i] - mean) * (logs[i] - mean) / 5;
+	sd = sqrt(sd);
+	cr_expect_float_eq(g->run_sd, sd, 1e-12);
+	cr_expect(g->resolvable > 0 && g->resolvable < 0.03, "%g",
+		  g->resolvable);
+	g = find(t, "MPI_Bcast", 2, 1024);
+	cr_assert_not_null(g);
+	cr_expect(g->run_sd > 0.04, "%g", g->run_sd);
+	cr_expect(g->resolvable > 0.03, "%g", g->resolvable);
+	g = find(t, "MPI_Bcast", 2, 65536);
+	cr_assert_not_null(g);
+	cr_expect(g->nruns == 1 && isnan(g->run_sd) && isnan(g->resolvable));
+
+	cr_assert_eq(st_table_launches(t, &l), 0);
+	cr_expect_eq(l.n_groups, 2);
+	cr_expect_eq(l.max_runs, 6);
+	cr_expect_eq(l.n_unresolved, 1);
+	cr_expect(l.median_run_sd > sd);
+	st_table_free(t);
+}
+
 Test(tools_table, first_instance_of_each_run_is_the_first_call)
 {
 	struct st_table *t = table_with(0, 0);

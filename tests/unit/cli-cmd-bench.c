@@ -7,6 +7,7 @@
  * its own directory with its own seed, stopping at a failed run.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,9 @@ Test(tools_bench_opts, usage_errors)
 		{ "--pairs", "bcast:2G", "bad item 'bcast:2G'" },
 		{ "--pairs", "bcast:", "bad item 'bcast:'" },
 		{ "--like", "", "option '--like' needs a run directory" },
+		{ "--warmup", "x", "bad number of launches 'x' for "
+				   "'--warmup' (0 to 100)" },
+		{ "--warmup", "101", "bad number of launches '101'" },
 	};
 	size_t i;
 
@@ -162,6 +166,111 @@ Test(tools_bench_opts, usage_errors)
 		cr_expect(strstr(err, bad[i].msg), "'%s' for %s %s", err,
 			  bad[i].a, bad[i].b ? bad[i].b : "");
 	}
+}
+
+/*
+ * --repro: 20 launches of 5 measurements after one warm-up launch,
+ * ranks bound to cores when each can have one; what is given explicitly
+ * stays.
+ */
+Test(tools_bench_opts, repro_settles_launches_and_binding)
+{
+	char *argv[] = { "bench", "--repro", NULL };
+	char *given[] = { "bench", "--repro", "--runs", "20", "--nrep", "5",
+			  "--warmup=0", "--no-bind", NULL };
+	char *quick[] = { "bench", "--repro", "--quick", NULL };
+	char line[1024];
+
+	cr_assert_eq(parse(argv), 0, "%s", err);
+	cr_expect(o.repro && o.warmup == -1 && o.bind == -1);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.runs, 20);
+	cr_expect_str_eq(o.nrep, "5");
+	cr_expect_eq(o.warmup, 1);
+	cr_expect_eq(o.bind, 1);
+	joined("/d/run-1", 1, line, sizeof(line));
+	cr_expect_str_eq(line, "mpiexec.mpich -n 2 --bind-to core "
+			 "/b/synctrace-bench micro --dir /d/run-1 --nrep 5 "
+			 "--seed 1");
+
+	cr_assert_eq(parse(given), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.runs, 20);
+	cr_expect_str_eq(o.nrep, "5");
+	cr_expect_eq(o.warmup, 0);
+	cr_expect_eq(o.bind, 0);
+	joined("/d", 1, line, sizeof(line));
+	cr_expect(!strstr(line, "bind"), "%s", line);
+
+	/* --quick keeps its own 5 measurements. */
+	cr_assert_eq(parse(quick), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_null(o.nrep);
+}
+
+/* Bound by default only when every rank can have a CPU of its own and
+ * the mpiexec arguments do not bind or map ranks themselves. */
+Test(tools_bench_opts, binding_by_default_and_its_exceptions)
+{
+	char *two[] = { "bench", NULL };
+	char *four[] = { "bench", "-n", "4", NULL };
+	char *forced[] = { "bench", "-n", "4", "--bind", NULL };
+	char *user[] = { "bench", "--", "-bind-to", "hwthread", NULL };
+	char *map[] = { "bench", "--", "--map-by", "socket", NULL };
+	char line[1024];
+
+	cr_assert_eq(parse(two), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.bind, 1);
+	cr_expect_eq(o.warmup, 0);
+	cr_expect_eq(o.runs, 1);
+	cr_assert_eq(parse(four), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.bind, 0, "4 ranks, 2 CPUs: not bound");
+	cr_assert_eq(parse(forced), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.bind, 1);
+	cr_assert_eq(parse(user), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.bind, 0);
+	joined("/d", 1, line, sizeof(line));
+	cr_expect_str_eq(line, "mpiexec.mpich -n 2 -bind-to hwthread "
+			 "/b/synctrace-bench micro --dir /d --seed 1");
+	cr_assert_eq(parse(map), 0, "%s", err);
+	st_bench_settle(&o, 2);
+	cr_expect_eq(o.bind, 0);
+}
+
+/*
+ * The estimate counts the pairs of the grid (--quick: 18 sized
+ * operations at 3 sizes and the barrier) and grows with the
+ * measurements; --pairs counts its items; --like alone is unknown.
+ */
+Test(tools_bench_opts, estimate_counts_pairs_and_grows_with_nrep)
+{
+	char *quick[] = { "bench", "--quick", NULL };
+	char *more[] = { "bench", "--quick", "--nrep", "50", NULL };
+	char *grid[] = { "bench", NULL };
+	char *pairs[] = { "bench", "--pairs", "bcast:8,scan:4M", NULL };
+	char *like[] = { "bench", "--like", "app", NULL };
+	double a, b, c;
+
+	cr_assert_eq(parse(quick), 0, "%s", err);
+	cr_expect_eq(st_bench_estimate(&o, &a), 55);
+	cr_assert_eq(parse(more), 0, "%s", err);
+	cr_expect_eq(st_bench_estimate(&o, &b), 55);
+	cr_expect(a > 0.5 && b > 5 * (a - 0.5), "%g %g", a, b);
+	cr_assert_eq(parse(grid), 0, "%s", err);
+	cr_expect_eq(st_bench_estimate(&o, &c), 18 * 23 + 1);
+	/* The default grid: several seconds, not minutes. */
+	cr_expect(c > 2 && c < 60, "%g s", c);
+	cr_assert_eq(parse(pairs), 0, "%s", err);
+	cr_expect_eq(st_bench_estimate(&o, &a), 2);
+	/* 4 MiB of scan at 3.4 ns/B, 3 windows, 30 times: about 1.3 s. */
+	cr_expect(a > 1 && a < 3, "%g s", a);
+	cr_assert_eq(parse(like), 0, "%s", err);
+	cr_expect_eq(st_bench_estimate(&o, &a), 0);
+	cr_expect(isnan(a));
 }
 
 Test(tools_bench_opts, sizes_and_min_max_exclude_each_other)
@@ -312,13 +421,38 @@ static void fake_mpiexec(char *path, size_t len, int fail_at)
 	cr_assert_eq(chmod(path, 0755), 0);
 }
 
+/* As fake_mpiexec(), but the 'fail_at'-th call exits 7 after marking
+ * its directory complete, as an MPI_Finalize that fails would. */
+static void fake_mpiexec_late(char *path, size_t len, int fail_at)
+{
+	char text[1024];
+
+	snprintf(path, len, "%s/mpiexec", dir);
+	snprintf(text, sizeof(text), "#!/bin/sh\n"
+		 "n=$(cat %s/calls 2>/dev/null || echo 0)\n"
+		 "n=$((n + 1)); echo $n > %s/calls\n"
+		 "while [ $# -gt 0 ]; do [ \"$1\" = --dir ] && d=$2; shift; "
+		 "done\n"
+		 "mkdir -p \"$d\" && printf 'nranks=2\\ncomplete=1\\n' > "
+		 "\"$d/synctrace.run\" && : > \"$d/rank-0.st\"\n"
+		 "[ $n = %d ] && exit 7\n"
+		 "exit 0\n", dir, dir, fail_at);
+	write_file(path, text);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
 Test(tools_cmd_bench, runs_make_their_own_directories_and_seeds)
 {
 	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
 	char want[4 * PATH_MAX], *real;
 	char *argv[] = { "bench", "--runs", "2", "--seed", "5", "-o", out,
-			 "--skew", "0,+1s", "--quick", mpiexec, "--",
-			 "-hosts", "a", NULL };
+			 "--skew", "0,+1s", "--quick", "--no-bind", mpiexec,
+			 "--", "-hosts", "a", NULL };
 	struct captured c;
 
 	need_bench(bench, sizeof(bench));
@@ -328,6 +462,11 @@ Test(tools_cmd_bench, runs_make_their_own_directories_and_seeds)
 	c = run_cmd(dir, cmd_bench, argv);
 	real = realpath(out, NULL);
 	cr_assert(real, "no directory '%s'", out);
+	/* The plan first, then the launches. */
+	cr_expect(starts_with(c.out, "plan: 2 launches, 55 (operation, size) "
+			      "pairs x 5 measurements each; ranks not\n  "
+			      "bound to cores\ncost: about "), "%s", c.out);
+	cr_assert(strstr(c.out, "\n\nrun 1 of 2"), "%s", c.out);
 	snprintf(want, sizeof(want), "run 1 of 2, seed 5\n"
 		 "skew=0,+1s\n"
 		 "-n 2 -hosts a %s micro --dir %s/run-1 --seed 5 --quick\n"
@@ -335,9 +474,54 @@ Test(tools_cmd_bench, runs_make_their_own_directories_and_seeds)
 		 "skew=0,+1s\n"
 		 "-n 2 -hosts a %s micro --dir %s/run-2 --seed 6 --quick\n",
 		 bench, real, bench, real);
-	cr_expect_str_eq(c.out, want);
+	cr_expect_str_eq(strstr(c.out, "\n\nrun 1 of 2") + 2, want);
 	snprintf(want, sizeof(want), "synctrace: 2 bench runs in %s/run-1 .. "
 		 "run-2 (2 ranks, 2 complete)\n", real);
+	cr_expect_str_eq(c.err, want);
+	cr_expect_eq(c.status, 0);
+	free(real);
+	captured_free(&c);
+}
+
+/*
+ * --repro: the warm-up launch first, into warmup-1 with the seed after
+ * the runs', then the runs with theirs; ranks bound; what the warm-up
+ * took and what the rest will take is said before the runs.
+ */
+Test(tools_cmd_bench, repro_warms_up_apart_then_runs)
+{
+	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
+	char want[4 * PATH_MAX], *real;
+	char *argv[] = { "bench", "--repro", "--runs", "2", "--seed", "5",
+			 "-o", out, "--quick", "--bind", mpiexec, NULL };
+	struct captured c;
+
+	need_bench(bench, sizeof(bench));
+	fake_mpiexec(fake, sizeof(fake), 0);
+	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
+	snprintf(out, sizeof(out), "%s/costs", dir);
+	c = run_cmd(dir, cmd_bench, argv);
+	real = realpath(out, NULL);
+	cr_assert(real, "no directory '%s'", out);
+	cr_expect(starts_with(c.out, "plan: a table meant to be compared: 2 "
+			      "launches after 1 warm-up launch\n  (discarded), "
+			      "55 (operation, size) pairs x 5 measurements "
+			      "each; ranks bound\n  to cores (mpiexec "
+			      "--bind-to core)\ncost: about "), "%s", c.out);
+	snprintf(want, sizeof(want), "\nwarm-up launch 1 of 1, seed 7 "
+		 "(discarded)\nskew=\n"
+		 "-n 2 --bind-to core %s micro --dir %s/warmup-1 --seed 7 "
+		 "--quick\nwarm-up launch 1 took ", bench, real);
+	cr_expect(strstr(c.out, want), "%s\nwant: %s", c.out, want);
+	snprintf(want, sizeof(want), "\n\nrun 1 of 2, seed 5\nskew=\n"
+		 "-n 2 --bind-to core %s micro --dir %s/run-1 --seed 5 "
+		 "--quick\n\nrun 2 of 2, seed 6\nskew=\n"
+		 "-n 2 --bind-to core %s micro --dir %s/run-2 --seed 6 "
+		 "--quick\n", bench, real, bench, real);
+	cr_expect(strstr(c.out, want), "%s\nwant: %s", c.out, want);
+	snprintf(want, sizeof(want), "synctrace: 2 bench runs in %s/run-1 .. "
+		 "run-2 (2 ranks, 2 complete); warm-up launches in "
+		 "warmup-*, not among them\n", real);
 	cr_expect_str_eq(c.err, want);
 	cr_expect_eq(c.status, 0);
 	free(real);
@@ -433,6 +617,30 @@ Test(tools_cmd_bench, a_failed_run_stops_the_rest)
 		  "%s", c.out);
 	cr_expect(strstr(c.err, "synctrace: bench run 2 of 3 failed"), "%s",
 		  c.err);
+	captured_free(&c);
+}
+
+/* A launch that fails after its trace is complete is kept, said so,
+ * and the others go on. */
+Test(tools_cmd_bench, a_run_failing_after_its_trace_is_kept)
+{
+	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
+	char *argv[] = { "bench", "--runs", "3", "-o", out, mpiexec, NULL };
+	struct captured c;
+
+	need_bench(bench, sizeof(bench));
+	fake_mpiexec_late(fake, sizeof(fake), 2);
+	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
+	snprintf(out, sizeof(out), "%s/costs", dir);
+	c = run_cmd(dir, cmd_bench, argv);
+	cr_expect_eq(c.status, 0, "every trace complete");
+	cr_expect(strstr(c.out, "run 3 of 3"), "%s", c.out);
+	cr_expect(strstr(c.out, "note: mpiexec ended with status 7 after the "
+			 "trace was complete; the launch\n  is kept\n"),
+		  "%s", c.out);
+	cr_expect(strstr(c.err, "(2 ranks, 3 complete)"), "%s", c.err);
+	cr_expect(strstr(c.err, "1 launch ended badly after a complete "
+			 "trace"), "%s", c.err);
 	captured_free(&c);
 }
 

@@ -93,6 +93,117 @@ Test(tools_cmd_table, bench_runs_directory_stands_for_its_runs)
 	captured_free(&c);
 }
 
+/* A bench-like directory 'name' of 'n' runs, collectives scaled. */
+static void runs_dir(const char *dir, const char *name, int n, double scale,
+		     char *out, size_t len)
+{
+	struct fake_obj obj;
+	char sub[400];
+	int k;
+
+	snprintf(out, len, "%s/%s", dir, name);
+	cr_assert_eq(mkdir(out, 0777), 0);
+	find_object((const void *)(uintptr_t)cmd_table_marker, &obj);
+	for (k = 1; k <= n; k++) {
+		snprintf(sub, sizeof(sub), "%s/run-%d", out, k);
+		cr_assert_eq(mkdir(sub, 0777), 0);
+		synced_run_scaled(sub, &obj,
+				  (uint64_t)(uintptr_t)cmd_table_marker + 1,
+				  (uint64_t)(uintptr_t)cmd_table_marker + 2,
+				  scale);
+	}
+}
+
+/*
+ * --compare: equal tables are the same group by group; a table whose
+ * collectives take 1.5 times as long is slower in every group, by
+ * +50 %; 3 launches a side are too few to tell; mistakes are usage
+ * errors.
+ */
+Test(tools_cmd_table, compare_equal_and_slower_tables)
+{
+	char dir[256], a[300], b[300], c[300], few[300];
+	char *same[] = { "table", "--compare", a, b, NULL };
+	char *slower[] = { "table", "--compare", a, c, NULL };
+	char *faster[] = { "table", "--compare", "--resolve=2", c, a, NULL };
+	char *toofew[] = { "table", "--compare", a, few, NULL };
+	char *one[] = { "table", "--compare", a, NULL };
+	char *csv[] = { "table", "--compare", "--csv", "x", a, b, NULL };
+	char ja[320], jc[320];
+	char *mk_a[] = { "table", "--json", ja, a, NULL };
+	char *mk_c[] = { "table", "--json", jc, c, NULL };
+	char *json[] = { "table", "--compare", "--json", "-", ja, jc, NULL };
+	char *mixed[] = { "table", "--compare", ja, c, NULL };
+	struct captured r;
+
+	scratch_dir(dir, sizeof(dir));
+	runs_dir(dir, "a", 4, 1.0, a, sizeof(a));
+	runs_dir(dir, "b", 4, 1.0, b, sizeof(b));
+	runs_dir(dir, "c", 4, 1.5, c, sizeof(c));
+	runs_dir(dir, "few", 3, 1.0, few, sizeof(few));
+
+	r = run_cmd(dir, cmd_table, same);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.out, "synctrace table --compare: does B cost what "
+			 "A costs?"), "%s", r.out);
+	cr_expect_eq(count_lines_with(r.out, "+0.0%  [+0.0%, +0.0%]", NULL),
+		     3, "%s", r.out);
+	cr_expect(strstr(r.out, "3 groups in both tables: B slower in 0, B "
+			 "faster in 0, the same within +-5% in 3,"), "%s",
+		  r.out);
+	captured_free(&r);
+
+	r = run_cmd(dir, cmd_table, slower);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect_eq(count_lines_with(r.out, "+50.0%", "B slower"), 3, "%s",
+		     r.out);
+	cr_expect(strstr(r.out, "B slower in 3, B faster in 0"), "%s", r.out);
+	cr_expect(strstr(r.out, "median |B/A - 1| over 3 groups: 50.0%"),
+		  "%s", r.out);
+	captured_free(&r);
+
+	r = run_cmd(dir, cmd_table, faster);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect_eq(count_lines_with(r.out, "-33.3%", "B faster"), 3, "%s",
+		     r.out);
+	captured_free(&r);
+
+	r = run_cmd(dir, cmd_table, toofew);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.out, "unresolved in 3"), "%s", r.out);
+	captured_free(&r);
+
+	/* Tables' JSON in, the comparison's JSON out (alone on stdout). */
+	snprintf(ja, sizeof(ja), "%s/a.json", dir);
+	snprintf(jc, sizeof(jc), "%s/c.json", dir);
+	r = run_cmd(dir, cmd_table, mk_a);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, mk_c);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, json);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(r.out[0] == '{', "JSON only: %.60s", r.out);
+	cr_expect(strstr(r.out, "\"format\": \"synctrace-compare\""));
+	cr_expect_eq(count_lines_with(r.out, "\"verdict\": \"differs\"",
+				      "\"direction\": \"slower\""), 3, "%s",
+		     r.out);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, mixed);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.out, "B slower in 3"), "%s", r.out);
+	captured_free(&r);
+
+	r = run_cmd(dir, cmd_table, one);
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "'--compare' needs two tables"), "%s", r.err);
+	captured_free(&r);
+	r = run_cmd(dir, cmd_table, csv);
+	cr_expect_eq(r.status, 129);
+	captured_free(&r);
+}
+
 Test(tools_cmd_table, dash_sends_json_to_stdout)
 {
 	char dir[256], run[300];
@@ -115,7 +226,10 @@ Test(tools_cmd_table, usage_errors_exit_129)
 	char *tukey[] = { "table", "--tukey", "-1", "x", NULL };
 	char *level[] = { "table", "--level=1", "x", NULL };
 	char *two[] = { "table", "--json", "-", "--html", "-", "x", NULL };
-	char **cases[] = { none, bad, tukey, level, two };
+	char *res0[] = { "table", "--resolve", "0", "x", NULL };
+	char *res100[] = { "table", "--resolve=100%", "x", NULL };
+	char *resx[] = { "table", "--resolve", "5%%", "x", NULL };
+	char **cases[] = { none, bad, tukey, level, two, res0, res100, resx };
 	size_t i;
 
 	scratch_dir(dir, sizeof(dir));

@@ -4,7 +4,8 @@
  * model chosen by the test, so the global time of every local time is
  * known exactly; fake_sync_rec() appends it as an ST_REC_SYNC record.
  * synced_run() writes a 2-rank run whose clocks are 1 s apart and whose
- * collectives have known arrivals and exits in global time.
+ * collectives have known arrivals and exits in global time;
+ * synced_run_scaled() the same with the collectives' times scaled.
  */
 #ifndef ST_TESTS_TOOLS_SYNC_TEST_H
 #define ST_TESTS_TOOLS_SYNC_TEST_H
@@ -183,8 +184,10 @@ static inline void synced_coll(struct fake_rank *fr, int rank, unsigned fn,
  * from 0 to 25 ms; the sync of epoch 1 (same model) at 700 ms, before
  * MPI_Finalize's exit.
  */
-static inline void synced_run(const char *dir, const struct fake_obj *obj,
-			      uint64_t frame1, uint64_t frame2)
+static inline void synced_run_scaled(const char *dir,
+				     const struct fake_obj *obj,
+				     uint64_t frame1, uint64_t frame2,
+				     double scale)
 {
 	static const double g[5][2][2] = {
 		{ { 0, 6000 }, { 5000, 6200 } },
@@ -244,8 +247,9 @@ static inline void synced_run(const char *dir, const struct fake_obj *obj,
 
 		for (i = 0; i < 5; i++)
 			synced_coll(&fr, r, fn[i], 1, (uint64_t)i + 1,
-				    i < 3 ? 1 : 2, (i + 1) * 1e8 + g[i][r][0],
-				    (i + 1) * 1e8 + g[i][r][1]);
+				    i < 3 ? 1 : 2,
+				    (i + 1) * 1e8 + scale * g[i][r][0],
+				    (i + 1) * 1e8 + scale * g[i][r][1]);
 		fake_call(&ev, ST_FN_MPI_BCAST, sync_local(r, 6e8),
 			  sync_local(r, 6e8 + 100), 2);
 		ev.comm = 5;
@@ -263,6 +267,13 @@ static inline void synced_run(const char *dir, const struct fake_obj *obj,
 		fake_append(&fr, &ev);
 		fake_rank_close(&fr);
 	}
+}
+
+/* synced_run_scaled() with the collectives' times as above. */
+static inline void synced_run(const char *dir, const struct fake_obj *obj,
+			      uint64_t frame1, uint64_t frame2)
+{
+	synced_run_scaled(dir, obj, frame1, frame2, 1.0);
 }
 
 /* Records synced_run() writes per rank. */

@@ -160,4 +160,78 @@ int st_stats_t_quantile(double prob, double dof, double *t);
  */
 int st_stats_ci_to_se(double half, double coverage, double *se);
 
+/*
+ * Largest sample sizes for which st_stats_ranksum() uses the exact null
+ * distribution of the rank-sum statistic (no ties, m and n both at most
+ * this); above it, or with ties, the normal approximation.
+ */
+#define ST_STATS_RANKSUM_EXACT_MAX 50
+
+/* What st_stats_ranksum() found. */
+struct st_ranksum {
+	double u;		/* pairs (x_i, y_j) with y_j > x_i, a tie
+				   counting 1/2; mn/2 expected under H0 */
+	double p;		/* two-sided p-value of H0: same location */
+	int exact;		/* 1: p from the exact null distribution */
+	double shift;		/* Hodges-Lehmann estimate of the shift of
+				   y against x: the median of y_j - x_i */
+	/*
+	 * Moses's confidence interval of the shift: order statistics
+	 * D_(k) and D_(mn+1-k) of the mn differences y_j - x_i, k the
+	 * largest with P(U <= k - 1) <= (1 - level) / 2 under H0 (exact
+	 * for m, n <= ST_STATS_RANKSUM_EXACT_MAX, else from the normal
+	 * approximation).  It excludes 0 exactly when the exact test
+	 * rejects at 1 - coverage.  'ci_ok' 0 (lo = hi = NaN, coverage 0):
+	 * too few samples for the level (3 against 3 at 95 %).
+	 */
+	int ci_ok;
+	double lo, hi;
+	double coverage;	/* actual coverage, >= level (exact case) */
+};
+
+/*
+ * The Wilcoxon-Mann-Whitney rank-sum test of the m values 'x' against
+ * the n values 'y' (any order; neither array is changed), with the
+ * Hodges-Lehmann shift and its confidence interval at 'level'
+ * (0 < level < 1).  Nonparametric: no assumption on the distribution
+ * beyond the two samples being independent, each of independent
+ * values.  p is exact when there are no ties and m, n <=
+ * ST_STATS_RANKSUM_EXACT_MAX, otherwise from the normal approximation
+ * with tie correction and continuity correction.  Returns 0; -EINVAL
+ * for m or n 0, a value not finite, or a bad level; -ENOMEM.
+ */
+int st_stats_ranksum(const double *x, size_t m, const double *y, size_t n,
+		     double level, struct st_ranksum *r);
+
+/*
+ * The smallest two-sided p-value the exact rank-sum test can give for
+ * samples of m and n values: 2 / C(m + n, m), at most 1.  Below 'alpha'
+ * or the test can never reject: 3 against 3 gives 0.1.
+ */
+double st_stats_ranksum_min_p(size_t m, size_t n);
+
+/*
+ * Benjamini-Hochberg adjusted p-values ("q-values") of the n p-values
+ * 'p', into 'q' (may be 'p'): q_(i) = min over j >= i of p_(j) n' / j
+ * in ascending order of p, capped at 1, with n' the number of finite
+ * p-values.  Rejecting every q <= alpha keeps the expected share of
+ * false discoveries among the rejections at or below alpha, and when
+ * no difference is real, rejects nothing with probability at least
+ * 1 - alpha.  A NaN p gets a NaN q.  Returns 0, -EINVAL, -ENOMEM.
+ */
+int st_stats_bh(const double *p, size_t n, double *q);
+
+/*
+ * The smallest relative difference between two sets of n >= 2
+ * replicates each, whose logarithms have standard deviation 'sd_log',
+ * that a two-sided test at 'alpha' detects with probability 'power'
+ * (0.8, say): exp((t_{1-alpha/2} + t_{power}) sd_log sqrt(2/n)) - 1,
+ * t with 2n - 2 degrees of freedom.  Infinity when even the exact
+ * rank-sum test of n against n cannot reject at 'alpha'
+ * (st_stats_ranksum_min_p()).  -EINVAL for n < 2, sd_log < 0 or not
+ * finite, alpha or power outside (0, 1).
+ */
+int st_stats_resolvable(double sd_log, size_t n, double alpha, double power,
+			double *out);
+
 #endif

@@ -431,53 +431,111 @@ static void print_waiting(FILE *f, const struct st_table *t)
 	}
 }
 
+/* A relative difference as "2.3%", "inf" or "-". */
+static char *fmt_pct(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (isinf(v))
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "%.1f%%", 100 * v);
+	return buf;
+}
+
 static void print_groups(FILE *f, const struct st_table *t)
 {
 	const struct st_table_options *o = st_table_opts(t);
-	char d[32], med[32], lo[32], hi[32], ci[80], sp[32], n[32], dr[32];
+	char d[32], med[32], lo[32], hi[32], ci[80], sd[32], n[32], dr[32];
 	size_t i, ng = st_table_ngroups(t);
-	int below = 0, w = 8;
+	int below = 0, wide = 0, w = 8;
 
 	fprintf(f, "\nGroup medians: cost of one operation, median of the "
 		"samples kept by the fences, its %g%%\nconfidence interval "
 		"(n/a for n < 6); runs: runs with samples in the group; "
-		"spread: (max - min) / min\nof the per-run medians.\n\n",
+		"sd: launch-to-launch\nspread, the standard deviation of "
+		"the per-run medians (of their logarithms).\n\n",
 		100 * o->ci_level);
 	for (i = 0; i < st_table_nops(t); i++)
 		if ((int)strlen(st_table_op(t, i)->name) > w)
 			w = (int)strlen(st_table_op(t, i)->name);
 	fprintf(f, "%-*s %4s %9s %7s %7s %9s  %-22s %4s %6s\n", w,
 		"function", "p", "d", "n", "dropped", "median", "CI", "runs",
-		"spread");
+		"sd");
 	for (i = 0; i < ng; i++) {
 		const struct st_table_group *g = st_table_group(t, i);
 		const struct st_table_op *op = st_table_op(t, g->op);
 		int flag = isfinite(g->err_median_ns) &&
 			   g->s.median < g->err_median_ns;
+		int spread = g->resolvable > o->resolve;
 
 		below |= flag;
+		wide |= spread;
 		if (g->s.ci_ok)
 			snprintf(ci, sizeof(ci), "[%s, %s]",
 				 st_fmt_ns(g->s.ci_lo, lo, sizeof(lo)),
 				 st_fmt_ns(g->s.ci_hi, hi, sizeof(hi)));
 		else
 			snprintf(ci, sizeof(ci), "n/a");
-		if (isnan(g->run_spread))
-			snprintf(sp, sizeof(sp), "-");
-		else
-			snprintf(sp, sizeof(sp), "%.1f%%",
-				 100 * g->run_spread);
+		fmt_pct(g->run_sd, sd, sizeof(sd));
 		snprintf(n, sizeof(n), "n=%zu", g->s.n);
 		snprintf(dr, sizeof(dr), "%zu", g->s.n_dropped);
-		fprintf(f, "%-*s %4ld %9s %7s %7s %9s%c %-22s %4zu %6s\n", w,
+		fprintf(f, "%-*s %4ld %9s %7s %7s %9s%c %-22s %4zu %6s%s\n", w,
 			op->name, g->p, fmt_size(g->d, d, sizeof(d)), n, dr,
 			st_fmt_ns(g->s.median, med, sizeof(med)),
-			flag ? '!' : ' ', ci, g->nruns, sp);
+			flag ? '!' : ' ', ci, g->nruns, sd, spread ? "?" : "");
 	}
 	if (below)
 		fprintf(f, "\n!: the median is below the median clock error "
 			"of the group's samples: its order of\nevents is not "
 			"resolved by the synchronised clocks.\n");
+	if (wide)
+		fprintf(f, "\n?: the launches disagree too much to resolve a "
+			"difference of %g%% between two\ntables like this one "
+			"(see Launches).\n", 100 * o->resolve);
+}
+
+/*
+ * How well the runs agree: the launch is the unit of replication, so
+ * what a comparison of two tables can resolve depends on the spread of
+ * the per-run medians and on the number of runs.
+ */
+static void print_launches(FILE *f, const struct st_table *t)
+{
+	const struct st_table_options *o = st_table_opts(t);
+	struct st_table_launches l;
+	char buf[1024], a[32], b[32];
+
+	if (st_table_launches(t, &l) || l.max_runs < 2)
+		return;
+	if (isinf(l.median_resolvable)) {
+		size_t need = 2;
+
+		while (st_stats_ranksum_min_p(need, need) > 1 - o->ci_level)
+			need++;
+		snprintf(buf, sizeof(buf), "up to %zu runs (launches) per "
+			 "group; over the %zu groups with 2 or more, the "
+			 "launch-to-launch sd has median %s; most groups have "
+			 "too few runs to show any difference between two "
+			 "tables at level %g%% ('synctrace table --compare' "
+			 "needs %zu runs a side)", l.max_runs, l.n_groups,
+			 fmt_pct(l.median_run_sd, a, sizeof(a)),
+			 100 * o->ci_level, need);
+	} else {
+		snprintf(buf, sizeof(buf), "up to %zu runs (launches) per "
+			 "group; over the %zu groups with 2 or more, the "
+			 "launch-to-launch sd has median %s, and two tables "
+			 "like this one resolve a difference of %s (median "
+			 "over groups; found with probability 0.8 at level "
+			 "%g%%, 'synctrace table --compare'); %zu group%s "
+			 "cannot resolve %g%% (marked ?)", l.max_runs,
+			 l.n_groups, fmt_pct(l.median_run_sd, a, sizeof(a)),
+			 fmt_pct(l.median_resolvable, b, sizeof(b)),
+			 100 * o->ci_level, l.n_unresolved,
+			 l.n_unresolved == 1 ? "" : "s", 100 * o->resolve);
+	}
+	fprintf(f, "\n");
+	wrapped(f, "Launches:", buf);
 }
 
 /* Each group's first calls: the first instance of it in each run. */
@@ -575,6 +633,7 @@ int st_table_write_text(FILE *f, const struct st_table *t,
 	print_details(f, t);
 	print_waiting(f, t);
 	print_groups(f, t);
+	print_launches(f, t);
 	print_first(f, t);
 	print_left_out(f, m);
 	return ferror(f) ? -EIO : 0;
@@ -697,7 +756,7 @@ static void csv_groups(FILE *f, const struct st_table *t)
 	      "mean_ns,fence_lo_ns,fence_hi_ns,wait_ns,runs,"
 	      "run_median_min_ns,run_median_max_ns,run_spread_pct,"
 	      "clock_err_median_ns,below_clock_err,first_ns,first_min_ns,"
-	      "first_max_ns,first_runs\n", f);
+	      "first_max_ns,first_runs,run_sd_pct,resolvable_pct\n", f);
 	for (i = 0; i < ng; i++) {
 		const struct st_table_group *g = st_table_group(t, i);
 		const struct st_table_op *op = st_table_op(t, g->op);
@@ -728,7 +787,13 @@ static void csv_groups(FILE *f, const struct st_table *t)
 		csv_num(f, g->first_ns);
 		csv_num(f, g->first_min_ns);
 		csv_num(f, g->first_max_ns);
-		fprintf(f, ",%zu\n", g->first_n);
+		fprintf(f, ",%zu", g->first_n);
+		csv_num(f, 100 * g->run_sd);
+		if (isinf(g->resolvable))
+			fputs(",inf", f);
+		else
+			csv_num(f, 100 * g->resolvable);
+		fputc('\n', f);
 	}
 }
 
@@ -759,6 +824,37 @@ static json_t *jbool(int b)
 static json_t *jint(long long v)
 {
 	return json_integer((json_int_t)v);
+}
+
+/* How well the launches agree (st_table_launches()). */
+static int json_launches(json_t *meta, const struct st_table *t)
+{
+	const struct st_table_options *o = st_table_opts(t);
+	struct st_table_launches l;
+	json_t *x;
+	int rc;
+
+	rc = st_table_launches(t, &l);
+	if (rc)
+		return rc;
+	rc = st_jset(meta, "launches", x = json_object());
+	if (!x)
+		return rc;
+	rc |= st_jset(x, "what", st_jstr("the launch (run) is the unit of "
+		"replication: a group's run_medians_ns are its per-run "
+		"medians, run_sd the standard deviation of their logarithms, "
+		"resolvable the smallest relative difference between two "
+		"tables like this one that 'synctrace table --compare' finds "
+		"with probability 0.8 at level ci_level (null: fewer than 2 "
+		"runs, or too few to show any difference)"));
+	rc |= st_jset(x, "groups", jint((long long)l.n_groups));
+	rc |= st_jset(x, "max_runs", jint((long long)l.max_runs));
+	rc |= st_jset(x, "median_run_sd", st_jnum(l.median_run_sd));
+	rc |= st_jset(x, "median_resolvable", st_jnum(l.median_resolvable));
+	rc |= st_jset(x, "resolve", st_jnum(o->resolve));
+	rc |= st_jset(x, "groups_unresolved", jint((long long)
+						     l.n_unresolved));
+	return rc;
 }
 
 static int json_meta(json_t *doc, const struct st_table *t,
@@ -851,6 +947,7 @@ static int json_meta(json_t *doc, const struct st_table *t,
 	rc |= st_jset(meta, "size_unit", st_jstr("B"));
 	rc |= st_jset(meta, "model", st_jstr("T(p, d) = a + b*f(p) + "
 		"c*g(p)*d, T in ns, d in bytes, log2 base 2"));
+	rc |= json_launches(meta, t);
 	rc |= st_jset(meta, "runs", a = json_array());
 	for (i = 0; a && i < m->nruns; i++) {
 		const struct st_table_run *r = &m->runs[i];
@@ -969,7 +1066,8 @@ static json_t *json_piece(const struct st_fit_piece *pc, double from,
 
 static json_t *json_group(const struct st_table_group *g)
 {
-	json_t *x = json_object();
+	json_t *x = json_object(), *a;
+	size_t i;
 	int rc = 0;
 
 	if (!x)
@@ -991,6 +1089,11 @@ static json_t *json_group(const struct st_table_group *g)
 	rc |= st_jset(x, "wait_ns", st_jnum(g->wait_ns));
 	rc |= st_jset(x, "runs", jint((long long)g->nruns));
 	rc |= st_jset(x, "run_spread", st_jnum(g->run_spread));
+	rc |= st_jset(x, "run_medians_ns", a = json_array());
+	for (i = 0; a && i < g->nruns; i++)
+		rc |= st_jadd(a, st_jnum(g->run_med[i]));
+	rc |= st_jset(x, "run_sd", st_jnum(g->run_sd));
+	rc |= st_jset(x, "resolvable", st_jnum(g->resolvable));
 	rc |= st_jset(x, "clock_err_median_ns", st_jnum(g->err_median_ns));
 	rc |= st_jset(x, "below_clock_err", jint((long long)g->n_below_err));
 	if (g->first_n) {

@@ -138,6 +138,7 @@ void st_table_options_init(struct st_table_options *o)
 	o->sigma_min_ns = 1.0;
 	o->bins_per_octave = 0;
 	o->max_pieces = 2;
+	o->resolve = 0.05;
 }
 
 int st_table_new(struct st_table **out, const struct st_table_options *o)
@@ -149,7 +150,8 @@ int st_table_new(struct st_table **out, const struct st_table_options *o)
 		  !(o->ci_level > 0 && o->ci_level < 1) ||
 		  !(o->sigma_min_ns > 0) || o->bins_per_octave < 0 ||
 		  o->bins_per_octave > 64 || o->max_pieces < 1 ||
-		  o->max_pieces > ST_FIT_MAX_PIECES))
+		  o->max_pieces > ST_FIT_MAX_PIECES ||
+		  !(o->resolve > 0 && o->resolve < 100)))
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -173,6 +175,8 @@ void st_table_free(struct st_table *t)
 		free(t->groups[i].x);
 		free(t->groups[i].run);
 		free(t->groups[i].err);
+		free(t->groups[i].run_med);
+		free(t->groups[i].run_no);
 	}
 	for (i = 0; i < t->nops; i++)
 		free(t->ops[i].groups);
@@ -458,6 +462,28 @@ static double median_finite(double *v, size_t n)
 	return m;
 }
 
+/*
+ * The launch-to-launch spread of 'g' from its per-run medians (at least
+ * the clock resolution, so that a logarithm exists): the standard
+ * deviation of their logarithms, and the difference it lets a
+ * comparison resolve.  'tmp' holds at least nruns values.
+ */
+static void launch_spread(const struct st_table *t, struct st_table_group *g,
+			  double *tmp)
+{
+	double mean;
+	size_t i;
+
+	if (g->nruns < 2)
+		return;
+	for (i = 0; i < g->nruns; i++)
+		tmp[i] = log(fmax(g->run_med[i], t->o.sigma_min_ns));
+	if (st_stats_mean_sd(tmp, g->nruns, &mean, &g->run_sd) ||
+	    st_stats_resolvable(g->run_sd, g->nruns, 1 - t->o.ci_level, 0.8,
+				&g->resolvable))
+		g->run_sd = g->resolvable = NAN;
+}
+
 /* Sort the samples of 'g', summarise them, find the per-run spread. */
 static int summarise(const struct st_table *t, struct st_table_group *g)
 {
@@ -516,8 +542,18 @@ static int summarise(const struct st_table *t, struct st_table_group *g)
 		runs[i] = g->run[first + i];
 	qsort(runs, n_kept, sizeof(*runs), cmp_u32);
 	g->nruns = 0;
-	g->run_spread = NAN;
+	g->run_spread = g->run_sd = g->resolvable = NAN;
 	g->run_med_min = g->run_med_max = NAN;
+	free(g->run_med);
+	free(g->run_no);
+	g->run_med = malloc((n_kept + 1) * sizeof(*g->run_med));
+	g->run_no = malloc((n_kept + 1) * sizeof(*g->run_no));
+	if (!g->run_med || !g->run_no) {
+		free(s);
+		free(tmp);
+		free(runs);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n_kept; i = j) {
 		double m;
 
@@ -532,11 +568,13 @@ static int summarise(const struct st_table *t, struct st_table_group *g)
 			g->run_med_min = m;
 		if (!g->nruns || m > g->run_med_max)
 			g->run_med_max = m;
-		g->nruns++;
+		g->run_med[g->nruns] = m;
+		g->run_no[g->nruns++] = runs[i];
 	}
 	if (g->nruns >= 2 && g->run_med_min > 0)
 		g->run_spread = (g->run_med_max - g->run_med_min) /
 				g->run_med_min;
+	launch_spread(t, g, tmp);
 	free(s);
 	free(tmp);
 	free(runs);
@@ -811,4 +849,45 @@ void st_table_meta_release(struct st_table_meta *m)
 	free(m->mpi_library);
 	free(m->clock);
 	st_table_meta_init(m);
+}
+
+int st_table_launches(const struct st_table *t,
+		      struct st_table_launches *out)
+{
+	double *sd, *res;
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->median_run_sd = out->median_resolvable = NAN;
+	sd = malloc((t->ngroups + 1) * sizeof(*sd));
+	res = malloc((t->ngroups + 1) * sizeof(*res));
+	if (!sd || !res) {
+		free(sd);
+		free(res);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->ngroups; i++) {
+		const struct st_table_group *g = &t->groups[i];
+
+		if (g->nruns > out->max_runs)
+			out->max_runs = g->nruns;
+		if (!(g->nruns >= 2) || isnan(g->run_sd))
+			continue;
+		sd[n] = g->run_sd;
+		res[n++] = g->resolvable;
+		out->n_unresolved += g->resolvable > t->o.resolve;
+	}
+	out->n_groups = n;
+	if (n) {
+		/* Infinity sorts last and is a fine median. */
+		qsort(sd, n, sizeof(*sd), cmp_double);
+		qsort(res, n, sizeof(*res), cmp_double);
+		out->median_run_sd = n % 2 ? sd[n / 2] :
+				     0.5 * (sd[n / 2 - 1] + sd[n / 2]);
+		out->median_resolvable = n % 2 ? res[n / 2] :
+					 0.5 * (res[n / 2 - 1] + res[n / 2]);
+	}
+	free(sd);
+	free(res);
+	return 0;
 }

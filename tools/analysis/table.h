@@ -109,6 +109,10 @@ struct st_table_options {
 				   sizes binned N per octave (d = the
 				   mean size of the bin's samples) */
 	int max_pieces;		/* of the fit: 1 (no split in d) or 2 */
+	double resolve;		/* a difference the table should resolve,
+				   relative (0.05): groups whose
+				   launches disagree too much for it are
+				   flagged (st_table_group.resolvable) */
 };
 
 void st_table_options_init(struct st_table_options *o);
@@ -137,6 +141,22 @@ struct st_table_group {
 	double run_med_min, run_med_max; /* per-run medians, ns */
 	double run_spread;	/* (max - min) / min of the per-run
 				   medians; NaN with fewer than 2 runs */
+	double *run_med;	/* [nruns] the per-run medians, ns, in
+				   run order */
+	uint32_t *run_no;	/* [nruns] their runs */
+	/*
+	 * How well launches agree, with the launch as the unit of
+	 * replication: 'run_sd' is the standard deviation of the
+	 * logarithms of the per-run medians (a relative spread: 0.02 is
+	 * about 2 %), NaN with fewer than 2 runs; 'resolvable' the
+	 * smallest relative difference between two tables with this
+	 * group's runs and spread that a comparison (st_compare(), at
+	 * level ci_level) finds with probability 0.8
+	 * (st_stats_resolvable()): infinity when too few runs can never
+	 * show one, NaN with fewer than 2 runs.
+	 */
+	double run_sd;
+	double resolvable;
 	/* The first instance of the group in each run (its first call
 	   there), set by st_table_finish(): */
 	size_t first_n;		/* runs that gave one */
@@ -217,6 +237,24 @@ size_t st_table_ngroups(const struct st_table *t);
 const struct st_table_group *st_table_group(const struct st_table *t,
 					    size_t i);
 const struct st_table_options *st_table_opts(const struct st_table *t);
+
+/*
+ * How well the launches of a finished table agree, over its groups with
+ * at least 2 runs ('n_groups'): the median of their 'run_sd' and of
+ * their 'resolvable', and how many cannot resolve the options'
+ * 'resolve' (resolvable > resolve).  Medians are NaN when no group has
+ * 2 runs.  Returns 0 or -ENOMEM.
+ */
+struct st_table_launches {
+	size_t n_groups;
+	size_t max_runs;	/* the most runs any group has */
+	double median_run_sd;
+	double median_resolvable;
+	size_t n_unresolved;
+};
+
+int st_table_launches(const struct st_table *t,
+		      struct st_table_launches *out);
 
 /* Samples added, and the median and maximum of their known clock
  * errors (NaN when none is known). */

@@ -219,6 +219,8 @@ struct job {
 	struct st_bench_trace tr;
 	char skew_spec[256];
 	int on_host, cpus, nhosts;
+	int bound;		/* every rank bound to a CPU of its own */
+	char cpu_list[256];	/* this rank's CPUs, "1" or "0-1" */
 
 	struct pair *pairs;
 	int npairs;
@@ -672,34 +674,78 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Hosts: ranks on this host, and CPUs this rank may use. */
+/* 'set' as a CPU list, "0-1" or "1,3"; "?" when empty. */
+static void cpu_list(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t n = 0;
+	int c, first = -1;
+
+	buf[0] = '\0';
+	for (c = 0; c <= CPU_SETSIZE; c++) {
+		int in = c < CPU_SETSIZE && CPU_ISSET(c, set);
+
+		if (in && first < 0)
+			first = c;
+		if (in || first < 0)
+			continue;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," :
+					      "", first);
+		if (c - 1 > first && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "-%d", c - 1);
+		first = -1;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "?");
+}
+
+/*
+ * Hosts: ranks on this host, and the CPUs they may use together (the
+ * union of their affinities: ranks bound to a core each have one CPU
+ * apiece, not one between them); whether every rank is bound to a CPU
+ * of its own; this rank's CPUs as a list, for the header.
+ */
 static void find_hosts(struct job *j)
 {
-	char host[MPI_MAX_PROCESSOR_NAME], *all;
-	cpu_set_t cpus;
-	int len, r, s;
+	struct where {
+		char host[MPI_MAX_PROCESSOR_NAME];
+		cpu_set_t cpus;
+	} me, *all;
+	cpu_set_t onhost;
+	int len, r, s, single = 1;
 
-	memset(host, 0, sizeof(host));
-	MPI_Get_processor_name(host, &len);
-	all = malloc((size_t)j->size * sizeof(host));
+	memset(&me, 0, sizeof(me));
+	MPI_Get_processor_name(me.host, &len);
+	if (sched_getaffinity(0, sizeof(me.cpus), &me.cpus))
+		CPU_ZERO(&me.cpus);
+	cpu_list(&me.cpus, j->cpu_list, sizeof(j->cpu_list));
+	all = malloc((size_t)j->size * sizeof(*all));
 	if (!all)
 		fail(j, "finding hosts", -ENOMEM);
-	MPI_Allgather(host, sizeof(host), MPI_CHAR, all, sizeof(host),
-		      MPI_CHAR, MPI_COMM_WORLD);
+	MPI_Allgather(&me, sizeof(me), MPI_BYTE, all, sizeof(me), MPI_BYTE,
+		      MPI_COMM_WORLD);
 	j->on_host = j->nhosts = 0;
+	CPU_ZERO(&onhost);
 	for (r = 0; r < j->size; r++) {
-		const char *h = all + (size_t)r * sizeof(host);
+		const char *h = all[r].host;
 
-		j->on_host += !strcmp(host, h);
+		if (!strcmp(me.host, h)) {
+			j->on_host++;
+			CPU_OR(&onhost, &onhost, &all[r].cpus);
+		}
 		for (s = 0; s < r; s++)
-			if (!strcmp(h, all + (size_t)s * sizeof(host)))
+			if (!strcmp(h, all[s].host))
 				break;
 		j->nhosts += s == r;
+		single &= CPU_COUNT(&all[r].cpus) == 1;
+		for (s = 0; s < r && single; s++)
+			if (!strcmp(h, all[s].host) &&
+			    CPU_EQUAL(&all[r].cpus, &all[s].cpus))
+				single = 0;
 	}
 	free(all);
-	j->cpus = 0;
-	if (!sched_getaffinity(0, sizeof(cpus), &cpus))
-		j->cpus = CPU_COUNT(&cpus);
+	j->bound = single;
+	j->cpus = CPU_COUNT(&onhost);
 	if (j->cpus < 1)
 		j->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
@@ -1425,6 +1471,9 @@ static void print_header(const struct job *j)
 			    "clock");
 	if (j->skew_spec[0])
 		printf("clock skew injected: %s\n", j->skew_spec);
+	printf("placement: %s\n", j->bound ? "each rank bound to a CPU of "
+	       "its own" : "ranks not bound to CPUs of their own: the "
+	       "system may move them");
 	if (j->on_host > j->cpus)
 		printf("note: %d ranks share %d CPU%s: ranks wait for a CPU, "
 		       "which spoils many\n"
@@ -1481,7 +1530,7 @@ static int open_trace(struct job *j)
 	char sizes[1024], ops[512], nrep[16], npairs[16], seed[32], factor[32];
 	char pairs[ST_MICRO_MAX_PAIRS * 32];
 	char minw[32], refresh[32], config[512], run_id[192], t_init[32];
-	struct st_kv kv[16];
+	struct st_kv kv[20];
 	const char *sync = o->barrier ? "barrier" : "window";
 	size_t n = 0;
 	int rc, ok, all;
@@ -1541,6 +1590,8 @@ static int open_trace(struct job *j)
 		kv[n++] = (struct st_kv){ "pairs", pairs };
 	kv[n++] = (struct st_kv){ "first_calls", npairs };
 	kv[n++] = (struct st_kv){ "window_factor", factor };
+	kv[n++] = (struct st_kv){ "cpus", j->cpu_list };
+	kv[n++] = (struct st_kv){ "bound", j->bound ? "1" : "0" };
 	kv[n++] = (struct st_kv){ "min_window_ns", minw };
 	kv[n++] = (struct st_kv){ "data", o->reuse ?
 				  "MPI_BYTE; reductions MPI_SUM over "

@@ -49,6 +49,17 @@ const char st_bench_usage[] =
 "                        synctrace-bench-YYYYMMDD-HHMMSS-PID here\n"
 "    --runs N            separate mpiexec launches, each into its own run\n"
 "                        directory with its own seed (default 1)\n"
+"    --repro             a table meant to be compared with another (see\n"
+"                        'synctrace table --compare'): 20 launches of 5\n"
+"                        measurements each, after a warm-up launch that\n"
+"                        is discarded, ranks bound to cores; says what\n"
+"                        it will cost before it starts\n"
+"    --warmup N          launches made first and discarded, into\n"
+"                        DIR/warmup-1... (default 0; --repro: 1)\n"
+"    --bind, --no-bind   bind each rank to a core (mpiexec --bind-to\n"
+"                        core), or not; default: bound when this host\n"
+"                        has a CPU for every rank and the mpiexec\n"
+"                        arguments say nothing of binding\n"
 "    --ops LIST          operations, comma-separated: allgather,\n"
 "                        allgatherv, allreduce, alltoall, alltoallv,\n"
 "                        alltoallw, barrier, bcast, exscan, gather,\n"
@@ -196,24 +207,28 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 {
 	enum { O_QUICK = 256, O_REUSE, O_RUNS, O_OPS, O_SIZES, O_PAIRS,
 	       O_LIKE, O_MIN, O_MAX, O_NREP, O_SEED, O_SYNC, O_WINDOW_FACTOR,
-	       O_SKEW, O_MPIEXEC };
+	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND };
 	static const struct option longopts[] = {
+		{ "bind", no_argument, NULL, O_BIND },
 		{ "help", no_argument, NULL, 'h' },
 		{ "like", required_argument, NULL, O_LIKE },
 		{ "max", required_argument, NULL, O_MAX },
 		{ "min", required_argument, NULL, O_MIN },
 		{ "mpiexec", required_argument, NULL, O_MPIEXEC },
+		{ "no-bind", no_argument, NULL, O_NO_BIND },
 		{ "nrep", required_argument, NULL, O_NREP },
 		{ "ops", required_argument, NULL, O_OPS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pairs", required_argument, NULL, O_PAIRS },
 		{ "quick", no_argument, NULL, O_QUICK },
+		{ "repro", no_argument, NULL, O_REPRO },
 		{ "reuse-buffers", no_argument, NULL, O_REUSE },
 		{ "runs", required_argument, NULL, O_RUNS },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "sizes", required_argument, NULL, O_SIZES },
 		{ "skew", required_argument, NULL, O_SKEW },
 		{ "sync", required_argument, NULL, O_SYNC },
+		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "window-factor", required_argument, NULL, O_WINDOW_FACTOR },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -230,6 +245,8 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	o->runs = 1;
 	o->seed = 1;
 	o->mpiexec = "mpiexec.mpich";
+	o->warmup = -1;
+	o->bind = -1;
 	optind = 0;
 	/* "+": options end at "--", or at an argument, which is a mistake. */
 	while ((c = st_getopt(argc, argv, "+:hn:o:", longopts, &val)) != -1) {
@@ -243,6 +260,21 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 			break;
 		case O_REUSE:
 			o->reuse = 1;
+			break;
+		case O_REPRO:
+			o->repro = 1;
+			break;
+		case O_BIND:
+			o->bind = 1;
+			break;
+		case O_NO_BIND:
+			o->bind = 0;
+			break;
+		case O_WARMUP:
+			if (!val || st_parse_int(val, 0, 100, &o->warmup))
+				return set_err(err, errlen, "bad number of "
+					       "launches '%s' for '--warmup' "
+					       "(0 to 100)", val ? val : "");
 			break;
 		case 'n':
 			if (!val || st_parse_int(val, 2, 1 << 20, &o->nranks))
@@ -262,6 +294,7 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 				return set_err(err, errlen, "bad number of "
 					       "runs '%s' for '--runs' (1 to "
 					       "1000)", val ? val : "");
+			o->runs_set = 1;
 			break;
 		case O_OPS:
 			if (!val)
@@ -397,8 +430,9 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
 		     char *sbuf, size_t slen)
 {
-	/* mpiexec -n N, extra, bench micro, 10 options with values, 2 flags. */
-	size_t max = 3 + (size_t)o->nextra + 2 + 2 * 10 + 2 + 1, n = 0;
+	/* mpiexec -n N, binding, extra, bench micro, 10 options with
+	 * values, 2 flags. */
+	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 10 + 2 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -409,6 +443,11 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 	v[n++] = (char *)o->mpiexec;
 	v[n++] = "-n";
 	v[n++] = nbuf;
+	if (o->bind == 1) {
+		/* Hydra (MPICH) and Open MPI both take this spelling. */
+		v[n++] = "--bind-to";
+		v[n++] = "core";
+	}
 	for (i = 0; i < o->nextra; i++)
 		v[n++] = o->extra[i];
 	v[n++] = (char *)bench;
@@ -435,6 +474,172 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		v[n++] = "--reuse-buffers";
 	v[n] = NULL;
 	return v;
+}
+
+#define REPRO_RUNS 20
+#define REPRO_NREP "5"
+#define REPRO_WARMUP 1
+
+/* Do the mpiexec arguments place or bind ranks themselves? */
+static int user_binds(const struct st_bench_opts *o)
+{
+	int i;
+
+	for (i = 0; i < o->nextra; i++)
+		if (strstr(o->extra[i], "bind") || strstr(o->extra[i], "map-by"))
+			return 1;
+	return 0;
+}
+
+void st_bench_settle(struct st_bench_opts *o, long ncpus)
+{
+	if (o->repro) {
+		if (!o->runs_set)
+			o->runs = REPRO_RUNS;
+		if (!o->nrep && !o->quick)
+			o->nrep = REPRO_NREP;
+		if (o->warmup < 0)
+			o->warmup = REPRO_WARMUP;
+	}
+	if (o->warmup < 0)
+		o->warmup = 0;
+	if (o->bind < 0)
+		o->bind = !user_binds(o) && ncpus >= o->nranks;
+}
+
+/*
+ * A model of one measurement's time, ns, for the estimate: MPICH 4.0
+ * over shared memory on 2 ranks of a 2-CPU virtual machine (README's
+ * bench example: medians at 4 MiB over 4 MiB), 2 us at size 0, the
+ * per-byte part growing with p for collectives.
+ */
+static double model_ns(int op, double d, long p)
+{
+	static const double ns_per_byte[ST_MICRO_NOPS] = {
+		[ST_MICRO_ALLGATHER] = 0.26, [ST_MICRO_ALLGATHERV] = 0.31,
+		[ST_MICRO_ALLREDUCE] = 0.42, [ST_MICRO_ALLTOALL] = 0.29,
+		[ST_MICRO_ALLTOALLV] = 0.34, [ST_MICRO_ALLTOALLW] = 0.35,
+		[ST_MICRO_BARRIER] = 0, [ST_MICRO_BCAST] = 0.10,
+		[ST_MICRO_EXSCAN] = 1.23, [ST_MICRO_GATHER] = 0.21,
+		[ST_MICRO_GATHERV] = 0.21, [ST_MICRO_REDUCE] = 0.88,
+		[ST_MICRO_REDUCE_SCATTER] = 0.78,
+		[ST_MICRO_REDUCE_SCATTER_BLOCK] = 0.71,
+		[ST_MICRO_SCAN] = 3.4, [ST_MICRO_SCATTER] = 0.21,
+		[ST_MICRO_SCATTERV] = 0.22, [ST_MICRO_PINGPONG] = 0.20,
+		[ST_MICRO_SENDRECV] = 0.11,
+	};
+	double scale = op >= ST_MICRO_P2P_FIRST ? 1 : (double)p / 2;
+
+	return 2000 * scale + ns_per_byte[op] * d * scale;
+}
+
+/* One measurement's window in the estimate: 3 model times, >= 100 us. */
+static double window_ns(int op, double d, long p)
+{
+	return fmax(100e3, 3 * model_ns(op, d, p));
+}
+
+/* The sizes of a grid ('list' NULL: powers of two 'lo' to 'hi'). */
+static int grid_sizes(const char *list, uint64_t lo, uint64_t hi,
+		      double *v, int max)
+{
+	char item[64];
+	uint64_t x;
+	int n = 0;
+
+	if (!list) {
+		for (x = lo; x <= hi && n < max; x *= 2)
+			v[n++] = (double)x;
+		return n;
+	}
+	while (n < max) {
+		size_t len = strcspn(list, ",");
+
+		if (len < sizeof(item)) {
+			memcpy(item, list, len);
+			item[len] = '\0';
+			if (!parse_size(item, &x))
+				v[n++] = (double)x;
+		}
+		if (!list[len])
+			break;
+		list += len + 1;
+	}
+	return n;
+}
+
+long st_bench_estimate(const struct st_bench_opts *o, double *secs)
+{
+	double sizes[64], per_rep = 0, nrep;
+	uint64_t lo = 1, hi = 4u << 20;
+	const char *list = o->sizes;
+	unsigned mask = ST_MICRO_ALL;
+	long n = 0;
+	int nsizes, op, k;
+
+	*secs = NAN;
+	if (o->like && !o->pairs)
+		return 0;
+	nrep = o->nrep ? atof(o->nrep) : o->quick ? 5 : 30;
+	if (o->pairs) {
+		const char *s = o->pairs, *size;
+		size_t len, slen;
+		char item[64];
+		uint64_t x;
+
+		for (;;) {
+			len = strcspn(s, ",");
+			op = st_micro_pair_split(s, len, &size, &slen);
+			if (op >= 0 && slen < sizeof(item)) {
+				memcpy(item, size, slen);
+				item[slen] = '\0';
+				if (!parse_size(item, &x)) {
+					per_rep += window_ns(op, (double)x,
+							     o->nranks);
+					n++;
+				}
+			}
+			if (!s[len])
+				break;
+			s += len + 1;
+		}
+	} else {
+		if (o->ops)
+			st_micro_ops_parse(o->ops, &mask, NULL, 0);
+		if (o->min)
+			st_size_parse(o->min, &lo);
+		if (o->max)
+			st_size_parse(o->max, &hi);
+		if (o->quick && !list && !o->min && !o->max)
+			list = "1,1K,64K";
+		nsizes = grid_sizes(list, lo, hi, sizes, 64);
+		for (op = 0; op < ST_MICRO_NOPS; op++) {
+			if (!(mask & 1u << op))
+				continue;
+			if (op == ST_MICRO_BARRIER) {
+				per_rep += window_ns(op, 0, o->nranks);
+				n++;
+				continue;
+			}
+			for (k = 0; k < nsizes; k++)
+				per_rep += window_ns(op, sizes[k], o->nranks);
+			n += nsizes;
+		}
+	}
+	/* A tenth more for measurements discarded and made again. */
+	*secs = 0.5 + 1.1 * nrep * per_rep * 1e-9;
+	return n;
+}
+
+/* "1.5 min", "40 s", "2.1 h". */
+static void fmt_duration(char *buf, size_t len, double s)
+{
+	if (s < 90)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 5400)
+		snprintf(buf, len, "%.1f min", s / 60);
+	else
+		snprintf(buf, len, "%.1f h", s / 3600);
 }
 
 /*
@@ -485,18 +690,131 @@ static int run_complete(const char *dir)
 	return ok;
 }
 
+/* Print 's' wrapped at 78 columns, continuation lines indented 2. */
+static void print_wrapped(const char *s)
+{
+	size_t col = 0, w;
+
+	while (*s) {
+		w = strcspn(s, " ");
+		if (col && col + 1 + w > 78) {
+			fputs("\n ", stdout);
+			col = 1;
+		}
+		if (col) {
+			putchar(' ');
+			col++;
+		}
+		fwrite(s, 1, w, stdout);
+		col += w;
+		s += w;
+		s += strspn(s, " ");
+	}
+	putchar('\n');
+}
+
+/*
+ * Say what the launches will be and what they will cost, up front.
+ * Returns 1 when it printed something (a single launch needs no plan).
+ */
+static int print_plan(const struct st_bench_opts *o)
+{
+	double secs;
+	long npairs = st_bench_estimate(o, &secs);
+	char buf[512], d[32];
+	size_t n;
+
+	if (o->runs == 1 && !o->warmup && !o->repro)
+		return 0;
+	n = (size_t)snprintf(buf, sizeof(buf), "plan: %s%ld launch%s",
+			     o->repro ? "a table meant to be compared: " : "",
+			     o->runs, o->runs == 1 ? "" : "es");
+	if (o->warmup && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " after %ld "
+				      "warm-up launch%s (discarded)", o->warmup,
+				      o->warmup == 1 ? "" : "es");
+	if (npairs && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ", %ld "
+				      "(operation, size) pair%s x %s "
+				      "measurement%s each", npairs,
+				      npairs == 1 ? "" : "s",
+				      o->nrep ? o->nrep : o->quick ? "5" : "30",
+				      o->nrep && !strcmp(o->nrep, "1") ? "" :
+				      "s");
+	if (n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, "; ranks %s",
+			 o->bind ? "bound to cores (mpiexec --bind-to core)" :
+			 "not bound to cores");
+	print_wrapped(buf);
+	if (npairs && isfinite(secs)) {
+		fmt_duration(d, sizeof(d), secs * (double)(o->runs +
+							   o->warmup));
+		snprintf(buf, sizeof(buf), "cost: about %s on an idle machine "
+			 "with a CPU per rank; other jobs make it longer", d);
+		print_wrapped(buf);
+	}
+	fflush(stdout);
+	return 1;
+}
+
+/*
+ * A launch whose trace is complete (its index says complete=1) has
+ * measured all it will; mpiexec should end within moments.  With MPICH
+ * 4.0 over UCX's TCP transport, MPI_Finalize hangs now and then after
+ * the work is done (one launch in ten here; openucx/ucx#8738), so a
+ * launch still running FINISH_GRACE_S after its trace was complete is
+ * stopped, and kept.
+ */
+#define FINISH_GRACE_S 30.0
+
+struct watch {
+	const char *dir;
+	struct timespec complete_at;
+	int complete, stopped;
+};
+
+static double since(const struct timespec *t0);
+
+static int past_grace(void *ctx)
+{
+	struct watch *w = ctx;
+
+	if (!w->complete) {
+		w->complete = run_complete(w->dir);
+		if (w->complete)
+			clock_gettime(CLOCK_MONOTONIC, &w->complete_at);
+		return 0;
+	}
+	if (since(&w->complete_at) < FINISH_GRACE_S)
+		return 0;
+	w->stopped = 1;
+	return 1;
+}
+
+/* The time since 't0', seconds. */
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct st_bench_opts o;
 	struct st_like like;
-	char err[768], nbuf[32], sbuf[32], name[128], stamp[32];
+	struct timespec t0;
+	char err[768], nbuf[32], sbuf[32], name[128], stamp[32], d[32];
 	char pairs[ST_MICRO_MAX_PAIRS * 32];
 	char *bench, *top, *dir, **cmd;
 	size_t len;
 	struct tm tm;
 	time_t now;
-	long k, ncomplete = 0;
-	int code = 0, created;
+	long k, nwarm, ncomplete = 0, nbad = 0;
+	int code = 0, created, planned;
+	struct watch w;
 
 	if (st_bench_opts_parse(&o, argc, argv, err, sizeof(err)))
 		usage_die(st_bench_usage, "%s", err);
@@ -526,6 +844,7 @@ int cmd_bench(int argc, char **argv)
 			       like.unmapped_fn);
 		fflush(stdout);
 	}
+	st_bench_settle(&o, sysconf(_SC_NPROCESSORS_ONLN));
 	bench = st_spawn_find_bench();
 	if (!bench)
 		die("cannot find 'synctrace-bench' next to synctrace or in "
@@ -541,28 +860,66 @@ int cmd_bench(int argc, char **argv)
 	top = make_dir(o.dir, &created);
 	if (o.skew && setenv("SYNCTRACE_CLOCK_SKEW", o.skew, 1))
 		die("cannot set SYNCTRACE_CLOCK_SKEW: %s", strerror(errno));
+	planned = print_plan(&o);
 	len = strlen(top) + 32;
 	if (!(dir = malloc(len)))
 		die("out of memory");
-	for (k = 1; k <= o.runs; k++) {
-		if (o.runs == 1)
+	/*
+	 * Warm-up launches first, with seeds after the runs' so that
+	 * --seed keeps naming the runs' orders; then the runs.
+	 */
+	for (k = 1 - o.warmup; k <= o.runs; k++) {
+		uint64_t seed = k > 0 ? o.seed + (uint64_t)k - 1 :
+				o.seed + (uint64_t)(o.runs - k);
+
+		nwarm = k <= 0 ? o.warmup + k : 0;	/* 1, 2... */
+		if (nwarm)
+			snprintf(dir, len, "%s/warmup-%ld", top, nwarm);
+		else if (o.runs == 1 && !o.warmup)
 			snprintf(dir, len, "%s", top);
 		else
 			snprintf(dir, len, "%s/run-%ld", top, k);
-		cmd = st_bench_argv(&o, bench, dir, o.seed + (uint64_t)k - 1,
-				    nbuf, sizeof(nbuf), sbuf, sizeof(sbuf));
+		cmd = st_bench_argv(&o, bench, dir, seed, nbuf, sizeof(nbuf),
+				    sbuf, sizeof(sbuf));
 		if (!cmd)
 			die("out of memory");
-		if (o.runs > 1) {
-			printf("%srun %ld of %ld, seed %s\n", k > 1 ? "\n" : "",
-			       k, o.runs, sbuf);
-			fflush(stdout);
-		}
-		code = st_spawn_run(cmd, err, sizeof(err));
+		if (nwarm)
+			printf("\nwarm-up launch %ld of %ld, seed %s "
+			       "(discarded)\n", nwarm, o.warmup, sbuf);
+		else if (planned)
+			printf("\nrun %ld of %ld, seed %s\n", k, o.runs, sbuf);
+		fflush(stdout);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		memset(&w, 0, sizeof(w));
+		w.dir = dir;
+		code = st_spawn_run_watched(cmd, err, sizeof(err), past_grace,
+					    &w);
 		if (code < 0)
 			die("%s", err);
 		free(cmd);
-		ncomplete += run_complete(dir);
+		if (code && run_complete(dir)) {
+			if (w.stopped)
+				printf("note: mpiexec was still running %.0f s "
+				       "after the trace was complete (MPI_"
+				       "Finalize\n  hung?): stopped; the "
+				       "launch is kept\n", FINISH_GRACE_S);
+			else
+				printf("note: mpiexec ended with status %d "
+				       "after the trace was complete; the "
+				       "launch\n  is kept\n", code);
+			fflush(stdout);
+			nbad++;
+			code = 0;
+		}
+		if (nwarm && !code) {
+			fmt_duration(d, sizeof(d), since(&t0) *
+				     (double)(o.runs + o.warmup - nwarm));
+			printf("warm-up launch %ld took %.1f s: the rest will "
+			       "take about %s\n", nwarm, since(&t0), d);
+			fflush(stdout);
+		}
+		if (!nwarm)
+			ncomplete += run_complete(dir);
 		if (code)
 			break;
 	}
@@ -571,14 +928,23 @@ int cmd_bench(int argc, char **argv)
 		if (created)
 			rmdir(top);
 		fprintf(stderr, "synctrace: no bench trace written\n");
-	} else if (o.runs == 1) {
+	} else if (o.runs == 1 && !o.warmup) {
 		fprintf(stderr, "synctrace: bench trace in %s (%ld ranks, "
 			"%s)\n", top, o.nranks, ncomplete ? "complete" :
 			"incomplete");
 	} else if (!code) {
-		fprintf(stderr, "synctrace: %ld bench runs in %s/run-1 .. "
-			"run-%ld (%ld ranks, %ld complete)\n", o.runs, top,
-			o.runs, o.nranks, ncomplete);
+		fprintf(stderr, "synctrace: %ld bench run%s in %s/run-1 .. "
+			"run-%ld (%ld ranks, %ld complete)%s\n", o.runs,
+			o.runs == 1 ? "" : "s", top, o.runs, o.nranks,
+			ncomplete, o.warmup ? "; warm-up launches in "
+			"warmup-*, not among them" : "");
+		if (nbad)
+			fprintf(stderr, "synctrace: %ld launch%s ended badly "
+				"after a complete trace (see the notes)\n",
+				nbad, nbad == 1 ? "" : "es");
+	} else if (k <= 0) {
+		fprintf(stderr, "synctrace: bench warm-up launch %ld of %ld "
+			"failed; runs in %s\n", o.warmup + k, o.warmup, top);
 	} else {
 		fprintf(stderr, "synctrace: bench run %ld of %ld failed; "
 			"runs in %s\n", k, o.runs, top);

@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "tools/cli/synctrace.h"
+#include "tools/analysis/compare.h"
 #include "tools/analysis/table.h"
 #include "tools/cli/usage.h"
 #include "writer/reader.h"
 
 const char st_table_usage[] =
 "usage: synctrace table [options] RUN [RUN...]\n"
+"   or: synctrace table --compare [options] A B\n"
 "\n"
 "A cost table of the MPI operations in the run directories RUN (traces\n"
 "of applications or of synctrace bench, at any process counts), in the\n"
@@ -41,6 +43,16 @@ const char st_table_usage[] =
 "index that holds run-1, run-2... (synctrace bench --runs) stands for\n"
 "those runs.\n"
 "\n"
+"With --compare, say per operation, p and d whether table B costs what\n"
+"table A costs, beyond the differences between launches: A and B are\n"
+"each a run directory (a 'synctrace bench --runs' or '--repro'\n"
+"directory stands for its runs) or a table's JSON ('--json'); the\n"
+"launches' medians of each group are compared (Wilcoxon rank-sum,\n"
+"Benjamini-Hochberg over the groups), with the difference B/A - 1 and\n"
+"its confidence interval; '--json FILE' writes the comparison as JSON\n"
+"(see docs/compare.md).\n"
+"\n"
+
 "    --csv FILE       also write the formulas as CSV to FILE and the\n"
 "                     group medians to FILE-groups.csv (FILE.csv:\n"
 "                     FILE-groups.csv; FILE '-': both to stdout, a\n"
@@ -61,10 +73,19 @@ const char st_table_usage[] =
 "                     thread: from its N-th MPI_Pcontrol call to the next\n"
 "                     (0: before the first); --phase level=L: only those\n"
 "                     in the phases opened by MPI_Pcontrol(L)\n"
+"    --resolve PCT    the difference the table should resolve, in %\n"
+"                     (default 5%): groups whose launches disagree too\n"
+"                     much to show it in a comparison are marked ?;\n"
+"                     with --compare, groups whose difference lies\n"
+"                     within +-PCT with confidence are \"the same\"\n"
+"    --compare        compare two tables, A and B (see above); --level\n"
+"                     is then that of the intervals, and 1 - L the\n"
+"                     false discovery rate of the differences called\n"
 "    -h, --help       show this help\n";
 
 struct table_opts {
 	const char *csv, *json, *html;
+	int compare;
 	struct st_table_options o;
 	struct st_phase_sel phase;
 	const char **runs;
@@ -86,12 +107,29 @@ static double parse_double(const char *opt, const char *val, double min,
 	return v;
 }
 
+/* A percentage, "5" or "5%", above 0 and below 100, as a fraction. */
+static double parse_percent(const char *opt, const char *val)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end != val && *end == '%')
+		end++;
+	if (errno || end == val || *end || !(v > 0 && v < 100))
+		usage_die(st_table_usage, "bad percentage '%s' for '%s' (above "
+			  "0, below 100, e.g. 5%%)", val, opt);
+	return v / 100;
+}
+
 static void parse_options(struct table_opts *to, int argc, char **argv)
 {
 	enum { O_CSV = 256, O_JSON, O_HTML, O_TUKEY, O_LEVEL, O_BINS,
-	       O_NO_SPLIT, O_PHASE };
+	       O_NO_SPLIT, O_PHASE, O_RESOLVE, O_COMPARE };
 	static const struct option longopts[] = {
 		{ "bins", required_argument, NULL, O_BINS },
+		{ "compare", no_argument, NULL, O_COMPARE },
 		{ "csv", required_argument, NULL, O_CSV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "html", required_argument, NULL, O_HTML },
@@ -99,6 +137,7 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 		{ "level", required_argument, NULL, O_LEVEL },
 		{ "no-split", no_argument, NULL, O_NO_SPLIT },
 		{ "phase", required_argument, NULL, O_PHASE },
+		{ "resolve", required_argument, NULL, O_RESOLVE },
 		{ "tukey", required_argument, NULL, O_TUKEY },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -125,6 +164,16 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 				usage_die(st_table_usage, "bad phase '%s' for "
 					  "'--phase' (a number, or level=L)",
 					  val ? val : "");
+			break;
+		case O_COMPARE:
+			to->compare = 1;
+			break;
+		case O_RESOLVE:
+			if (!val)
+				usage_die(st_table_usage,
+					  "option '--resolve' needs a "
+					  "percentage");
+			to->o.resolve = parse_percent("--resolve", val);
 			break;
 		case O_CSV:
 			if (!val)
@@ -173,6 +222,18 @@ static void parse_options(struct table_opts *to, int argc, char **argv)
 	}
 	while (optind < argc)
 		to->runs[to->nruns++] = argv[optind++];
+	if (to->compare) {
+		if (to->csv || to->html)
+			usage_die(st_table_usage, "'--compare' writes text or "
+				  "'--json'; '--csv' and '--html' are for "
+				  "tables");
+		if (to->nruns != 2)
+			usage_die(st_table_usage, "'--compare' needs two "
+				  "tables, A and B (%d given)", to->nruns);
+		if (!(to->o.ci_level >= 0.5))
+			usage_die(st_table_usage, "'--compare' needs '--level' "
+				  "0.5 or more");
+	}
 	if (!to->nruns)
 		usage_die(st_table_usage, "no run directory given");
 	if ((to->csv && !strcmp(to->csv, "-") &&
@@ -302,44 +363,48 @@ static int read_one(struct st_table *t, struct st_table_meta *m,
 	return 0;
 }
 
-int cmd_table(int argc, char **argv)
+/*
+ * Read the run directories 'runs' (n of them; a 'synctrace bench --runs'
+ * directory stands for its runs) into a new, finished table '*out'
+ * described by 'm', of the samples in 'phase'.  Returns 1 when some run
+ * could not be read (after an error message), 0 otherwise; dies when
+ * none could.
+ */
+static int read_table(const char *const *runs, int n,
+		      const struct st_table_options *o,
+		      const struct st_phase_sel *phase, struct st_table **out,
+		      struct st_table_meta *m)
 {
-	struct table_opts to;
-	struct st_table_meta m;
 	struct st_table *t;
 	uint32_t run_no = 0;
-	int i, rc, failed = 0, nread = 0, to_stdout;
+	int i, rc, failed = 0, nread = 0;
 
-	parse_options(&to, argc, argv);
-	to_stdout = (to.csv && !strcmp(to.csv, "-")) ||
-		    (to.json && !strcmp(to.json, "-")) ||
-		    (to.html && !strcmp(to.html, "-"));
-	if ((rc = st_table_new(&t, &to.o)))
+	if ((rc = st_table_new(&t, o)))
 		die("cannot make a table: %s", strerror_neg(rc));
-	st_table_meta_init(&m);
-	m.phase = to.phase;
-	for (i = 0; i < to.nruns; i++) {
+	st_table_meta_init(m);
+	m->phase = *phase;
+	for (i = 0; i < n; i++) {
 		char idx[PATH_MAX + 32], **sub;
 		struct stat st;
 		size_t k, nsub;
 
-		if (stat(to.runs[i], &st)) {
-			error("cannot open '%s': %s", to.runs[i],
+		if (stat(runs[i], &st)) {
+			error("cannot open '%s': %s", runs[i],
 			      strerror(errno));
 			failed = 1;
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			error("'%s' is not a run directory", to.runs[i]);
+			error("'%s' is not a run directory", runs[i]);
 			failed = 1;
 			continue;
 		}
 		/* The parent of 'synctrace bench --runs N': each run-K. */
-		snprintf(idx, sizeof(idx), "%s/" ST_RUN_INDEX, to.runs[i]);
-		nsub = access(idx, F_OK) ? bench_runs(to.runs[i], &sub) : 0;
+		snprintf(idx, sizeof(idx), "%s/" ST_RUN_INDEX, runs[i]);
+		nsub = access(idx, F_OK) ? bench_runs(runs[i], &sub) : 0;
 		if (nsub) {
 			for (k = 0; k < nsub; k++) {
-				if (read_one(t, &m, sub[k], run_no++))
+				if (read_one(t, m, sub[k], run_no++))
 					failed = 1;
 				else
 					nread++;
@@ -348,21 +413,104 @@ int cmd_table(int argc, char **argv)
 			free(sub);
 			continue;
 		}
-		if (read_one(t, &m, to.runs[i], run_no++))
+		if (read_one(t, m, runs[i], run_no++))
 			failed = 1;
 		else
 			nread++;
 	}
 	if (!nread)
-		die("no run could be read");
-	if (m.phase.mode != ST_PHASE_ALL && !m.phases) {
+		die("no run could be read%s%s", n == 1 ? " in " : "",
+		    n == 1 ? runs[0] : "");
+	if (m->phase.mode != ST_PHASE_ALL && !m->phases) {
 		char what[128];
 
 		warning("no rank of the runs has %s",
-			st_phase_name(&m.phase, what, sizeof(what)));
+			st_phase_name(&m->phase, what, sizeof(what)));
 	}
 	if (st_table_finish(t))
 		die("out of memory");
+	*out = t;
+	return failed;
+}
+
+/* One side of --compare: a table's JSON, or run directories. */
+static int read_side(const struct table_opts *to, const char *path,
+		     struct st_cmp_table *side)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	struct stat st;
+	char err[1024];
+	int rc, failed;
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+		rc = st_cmp_table_load(side, path, err, sizeof(err));
+		if (rc == -ENOMEM)
+			die("out of memory");
+		if (rc)
+			die("%s", err);
+		return 0;
+	}
+	failed = read_table(&path, 1, &to->o, &to->phase, &t, &m);
+	if (st_cmp_table_from(side, t, &m, path))
+		die("out of memory");
+	st_table_free(t);
+	st_table_meta_release(&m);
+	return failed;
+}
+
+/* 'synctrace table --compare A B'. */
+static int compare(const struct table_opts *to)
+{
+	struct st_cmp_table side[2];
+	struct st_cmp_result r;
+	int k, rc, failed = 0;
+
+	for (k = 0; k < 2; k++)
+		failed |= read_side(to, to->runs[k], &side[k]);
+	rc = st_compare(side[0].groups, side[0].ngroups, side[1].groups,
+			side[1].ngroups, to->o.ci_level, to->o.resolve, &r);
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc)
+		die("cannot compare the tables: %s (an operation, p and d "
+		    "twice in one table?)", strerror_neg(rc));
+	if (!to->json || strcmp(to->json, "-")) {
+		rc = st_cmp_write_text(stdout, &side[0], &side[1], &r);
+		if (rc || fflush(stdout))
+			die("cannot write the output: %s", strerror(EIO));
+	}
+	if (to->json) {
+		FILE *f = open_out(to->json);
+
+		rc = st_cmp_write_json(f, &side[0], &side[1], &r);
+		if (rc == -ENOMEM)
+			die("out of memory");
+		close_out(f, to->json, rc);
+	}
+	st_cmp_result_release(&r);
+	st_cmp_table_release(&side[0]);
+	st_cmp_table_release(&side[1]);
+	return failed ? ST_EXIT_FAILURE : 0;
+}
+
+int cmd_table(int argc, char **argv)
+{
+	struct table_opts to;
+	struct st_table_meta m;
+	struct st_table *t;
+	int rc, failed, to_stdout;
+
+	parse_options(&to, argc, argv);
+	if (to.compare) {
+		rc = compare(&to);
+		free(to.runs);
+		return rc;
+	}
+	to_stdout = (to.csv && !strcmp(to.csv, "-")) ||
+		    (to.json && !strcmp(to.json, "-")) ||
+		    (to.html && !strcmp(to.html, "-"));
+	failed = read_table(to.runs, to.nruns, &to.o, &to.phase, &t, &m);
 
 	if (!to_stdout) {
 		rc = st_table_write_text(stdout, t, &m);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,35 @@ static void forward_signal(int sig)
 
 int st_spawn_run(char **cmd, char *err, size_t errlen)
 {
+	return st_spawn_run_watched(cmd, err, errlen, NULL, NULL);
+}
+
+/* Wait for 'pid'; with 'stop', ask it every 100 ms and end the child
+ * (SIGTERM, once) when it says so. */
+static pid_t wait_child(pid_t pid, int *status, int (*stop)(void *),
+			void *ctx)
+{
+	struct timespec tick = { 0, 100000000 };
+	int sent = 0;
+	pid_t got;
+
+	for (;;) {
+		got = waitpid(pid, status, stop ? WNOHANG : 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != 0)
+			return got;
+		if (!sent && stop(ctx)) {
+			kill(pid, SIGTERM);
+			sent = 1;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+int st_spawn_run_watched(char **cmd, char *err, size_t errlen,
+			 int (*stop)(void *), void *ctx)
+{
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { 0 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct sigaction old_int, old_quit;
@@ -126,13 +156,11 @@ int st_spawn_run(char **cmd, char *err, size_t errlen)
 	}
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "cannot wait for '%s': %s",
-				 cmd[0], strerror(errno));
-			rc = -1;
-			break;
-		}
+	if (wait_child(pid, &status, stop, ctx) < 0) {
+		snprintf(err, errlen, "cannot wait for '%s': %s", cmd[0],
+			 strerror(errno));
+		rc = -1;
+	}
 	/* The pid may be reused now: stop forwarding to it. */
 	child_pid = 0;
 	fwd.sa_handler = SIG_DFL;

@@ -56,6 +56,14 @@ int st_spawn_exec(char **cmd);
 int st_spawn_run(char **cmd, char *err, size_t errlen);
 
 /*
+ * st_spawn_run(), asking 'stop'('ctx') every 100 ms while the child
+ * runs: when it returns nonzero the child gets SIGTERM (once), and is
+ * then waited for as usual.  'stop' NULL is st_spawn_run().
+ */
+int st_spawn_run_watched(char **cmd, char *err, size_t errlen,
+			 int (*stop)(void *), void *ctx);
+
+/*
  * Is directory 'dir' empty?  Returns 1 or 0, or -1 with errno set when
  * it cannot be read.  The commands that run a job check with it that
  * the output directory is unused before, and was written after.

@@ -168,6 +168,12 @@ struct st_bench_opts {
 	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
 	int quick;		/* --quick */
 	int reuse;		/* --reuse-buffers */
+	int repro;		/* --repro: a table meant to be compared */
+	int runs_set;		/* --runs was given */
+	long warmup;		/* --warmup N launches, discarded; -1:
+				   unset (--repro: 1, else 0) */
+	int bind;		/* --bind 1, --no-bind 0, -1: unset (bound
+				   when every rank can have a CPU here) */
 	int help;		/* -h/--help was given */
 	char **extra;		/* 'nextra' mpiexec arguments after "--" */
 	int nextra;
@@ -192,5 +198,25 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
 		     char *sbuf, size_t slen);
+
+/*
+ * Settle what --repro and the defaults leave open in 'o', for a host
+ * with 'ncpus' online CPUs: --repro's launches (20), measurements per
+ * launch (5, unless --nrep or --quick) and warm-up launch (1); whether
+ * ranks are bound to cores ('o->bind' 0 or 1: by default when there is
+ * a CPU for every rank).  Call once, after st_bench_opts_parse().
+ */
+void st_bench_settle(struct st_bench_opts *o, long ncpus);
+
+/*
+ * The (operation, size) pairs one launch of 'o' measures, and a rough
+ * estimate of its time in seconds on an idle machine with a CPU per
+ * rank: per pair, its measurements' windows (3 times a model of the
+ * operation's time, at least 100 us; the model is MPICH's shared-memory
+ * costs on the 2-CPU machine synctrace is developed on), plus 0.5 s to
+ * start the job, synchronise the clocks and run the pilot.  Returns the
+ * number of pairs (0 with --like, whose pairs are known later).
+ */
+long st_bench_estimate(const struct st_bench_opts *o, double *secs);
 
 #endif
