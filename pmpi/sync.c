@@ -35,6 +35,14 @@
 /* The first refresh comes soon: it tells rank 0 the rate of WORLD calls. */
 #define FIRST_REFRESH_SEQ 64
 #define MIN_GAP_NS 250000000.0	/* the first planned gap, 0.25 s */
+/*
+ * A refresh is followed by at least this many times its own duration of
+ * the application's time, so that refreshing costs at most 1/20 of the
+ * run.  On an oversubscribed node a refresh's ping-pongs wait for CPUs:
+ * with 3 ranks on 2 busy CPUs one took 0.3 to 0.7 s, and refreshes every
+ * 0.3 s then left the application nearly no time to run.
+ */
+#define REFRESH_COST_RATIO 20.0
 
 uint64_t st_refresh_seq = UINT64_MAX;
 
@@ -115,9 +123,10 @@ static void emit_epoch(uint64_t t0, uint64_t t1)
 
 /*
  * Rank 0 says which WORLD sequence number triggers the next refresh;
- * 'seq' is the one that triggered this refresh (0 at init).
+ * 'seq' is the one that triggered this refresh (0 at init), which took
+ * 'cost_ns'.
  */
-static void plan_next(uint64_t seq, uint64_t now)
+static void plan_next(uint64_t seq, uint64_t now, uint64_t cost_ns)
 {
 	uint64_t next = UINT64_MAX;
 
@@ -134,6 +143,8 @@ static void plan_next(uint64_t seq, uint64_t now)
 				gap = MIN_GAP_NS;
 			if (gap > (double)st_set.sync_interval_ms * 1e6)
 				gap = (double)st_set.sync_interval_ms * 1e6;
+			if (gap < REFRESH_COST_RATIO * (double)cost_ns)
+				gap = REFRESH_COST_RATIO * (double)cost_ns;
 			ahead = rate * gap;
 
 			if (ahead < 1)
@@ -241,7 +252,7 @@ void st_sync_start(void)
 	}
 	emit_epoch(t0, t1);
 	check("init");
-	plan_next(0, t1);
+	plan_next(0, t1, 0);
 }
 
 void st_sync_refresh_at(uint64_t seq)
@@ -259,7 +270,7 @@ void st_sync_refresh_at(uint64_t seq)
 	}
 	t1 = tp_now(NULL);
 	emit_epoch(t0, t1);
-	plan_next(seq, t1);
+	plan_next(seq, t1, t1 - t0);
 }
 
 void st_sync_finish(void)
