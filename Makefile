@@ -262,11 +262,11 @@ conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 		OMPIEXEC=$(OMPIEXEC) sh tests/conformance-openmpi.sh; \
 		rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ])
 
-# MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "4 2").
 # Debian's MPI applications traced and untraced (tools/scripts/real-apps.sh).
 real-apps: deps all
 	$(Q)BUILD=$(BUILD) sh tools/scripts/real-apps.sh
 
+# MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "1c 2").
 bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \

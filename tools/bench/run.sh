@@ -22,7 +22,9 @@
 #      persistent point-to-point Start+Start+Waitall and a persistent
 #      Allreduce's Start+Wait, without and with the library (and with
 #      SYNCTRACE_DEPTH=0); loops of several calls are also given per
-#      call, the target being 50 ns per call;
+#      call, the target being 50 ns per call.  BENCH_FIGURES=1c runs
+#      these loops but the 64 call sites, with the Barrier and Allreduce
+#      of 1a, without and with the library (BENCH_MPI=openmpi's default);
 #   2. trace bytes per record: rank files over decoded records, for the
 #      allreduce loop (zlib levels 1 and 9) and a varied workload;
 #   3. peak resident memory (VmHWM) per rank after 10 M cheap calls per
@@ -43,7 +45,9 @@
 # each round of figure 1); a warning says when it may have disturbed the
 # figures.
 #
-# Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich);
+# Environment: BUILD (default build), BENCH_MPI (mpich, the default, or
+# openmpi: libsynctrace-openmpi.so and the apps of BUILD/openmpi/, run by
+# OMPIEXEC, default mpiexec.openmpi), MPIEXEC (default mpiexec.mpich);
 # BENCH_RUNS (runs per variant in figure 1, default 25), BENCH_CALLS
 # (calls per timed block, 100000), BENCH_BLOCKS (blocks per run, 5),
 # BENCH_TRACE_RUNS (runs per row in figure 2, 3), BENCH_MIX_ITERS (10000),
@@ -51,7 +55,7 @@
 # (iterations per block in figure 1c, 20000), BENCH_CG_RUNS (rounds of
 # figure 4, 11), BENCH_CG_N and BENCH_CG_ITERS (its unknowns per rank and
 # iterations, 4096 and 20000), BENCH_FIGURES (which figures to run,
-# "1 2 3 4"), TMPDIR.
+# "1 2 3 4"; "1c 2" with BENCH_MPI=openmpi), TMPDIR.
 
 BUILD=${BUILD:-build}
 BENCH_MPI=${BENCH_MPI:-mpich}
