@@ -267,7 +267,9 @@ real-apps: deps all
 	$(Q)BUILD=$(BUILD) sh tools/scripts/real-apps.sh
 
 # MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "1c 2").
-bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
+BENCH_APPS := bench-calls bench-mix cg
+bench: deps all $(addprefix $(BUILD)/apps/,$(BENCH_APPS)) \
+		$(if $(HAVE_OPENMPI),$(addprefix $(OBUILD)/apps/,$(BENCH_APPS)))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \
 		OMPIEXEC=$(OMPIEXEC) \
