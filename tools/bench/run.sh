@@ -832,14 +832,22 @@ figure4()
 
 commit=$(git -C "$top" rev-parse --short HEAD 2> /dev/null) || commit=none
 dirty=$(git -C "$top" status --porcelain 2> /dev/null | wc -l)
-mpiver=$(mpichversion 2> /dev/null | sed -n 's/.*Version:[[:space:]]*//p')
+if [ $BENCH_MPI = openmpi ]; then
+	mpiver="Open MPI $(ompi_info -V 2> /dev/null |
+		sed -n 's/^Open MPI v//p')"
+	mpicc=mpicc.openmpi
+else
+	mpiver="MPICH $(mpichversion 2> /dev/null |
+		sed -n 's/.*Version:[[:space:]]*//p')"
+	mpicc=mpicc.mpich
+fi
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
 mem=$(awk '/^MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo)
 echo "synctrace bench, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 echo "  commit $commit ($dirty paths modified or untracked); $LIB"
 echo "  $(uname -srm); $cpu x $ncpu; $mem RAM"
-echo "  MPICH ${mpiver:-?}, $MPIEXEC -n $NP on one node, no pinning;" \
-	"apps built by $(mpicc.mpich -dumpfullversion 2> /dev/null |
+echo "  ${mpiver:-?}, $MPIEXEC -n $NP on one node, no pinning;" \
+	"apps built by $($mpicc -dumpfullversion 2> /dev/null |
 	sed 's/^/gcc /') -O2"
 echo "  Clock in the programs: clock_gettime(CLOCK_MONOTONIC)."
 
