@@ -262,12 +262,14 @@ conformance: deps $(LIB) $(CLI) $(OMPI_ALL)
 		OMPIEXEC=$(OMPIEXEC) sh tests/conformance-openmpi.sh; \
 		rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ])
 
-# MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "4 2").
 # Debian's MPI applications traced and untraced (tools/scripts/real-apps.sh).
 real-apps: deps all
 	$(Q)BUILD=$(BUILD) sh tools/scripts/real-apps.sh
 
-bench: deps all $(filter $(BUILD)/apps/bench-%,$(APPS))
+# MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "1c 2").
+BENCH_APPS := bench-calls bench-mix cg
+bench: deps all $(addprefix $(BUILD)/apps/,$(BENCH_APPS)) \
+		$(if $(HAVE_OPENMPI),$(addprefix $(OBUILD)/apps/,$(BENCH_APPS)))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \
 		OMPIEXEC=$(OMPIEXEC) \

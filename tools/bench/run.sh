@@ -22,7 +22,9 @@
 #      persistent point-to-point Start+Start+Waitall and a persistent
 #      Allreduce's Start+Wait, without and with the library (and with
 #      SYNCTRACE_DEPTH=0); loops of several calls are also given per
-#      call, the target being 50 ns per call;
+#      call, the target being 50 ns per call.  BENCH_FIGURES=1c runs
+#      these loops but the 64 call sites, with the Barrier and Allreduce
+#      of 1a, without and with the library (BENCH_MPI=openmpi's default);
 #   2. trace bytes per record: rank files over decoded records, for the
 #      allreduce loop (zlib levels 1 and 9) and a varied workload;
 #   3. peak resident memory (VmHWM) per rank after 10 M cheap calls per
@@ -43,7 +45,9 @@
 # each round of figure 1); a warning says when it may have disturbed the
 # figures.
 #
-# Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich);
+# Environment: BUILD (default build), BENCH_MPI (mpich, the default, or
+# openmpi: libsynctrace-openmpi.so and the apps of BUILD/openmpi/, run by
+# OMPIEXEC, default mpiexec.openmpi), MPIEXEC (default mpiexec.mpich);
 # BENCH_RUNS (runs per variant in figure 1, default 25), BENCH_CALLS
 # (calls per timed block, 100000), BENCH_BLOCKS (blocks per run, 5),
 # BENCH_TRACE_RUNS (runs per row in figure 2, 3), BENCH_MIX_ITERS (10000),
@@ -51,7 +55,7 @@
 # (iterations per block in figure 1c, 20000), BENCH_CG_RUNS (rounds of
 # figure 4, 11), BENCH_CG_N and BENCH_CG_ITERS (its unknowns per rank and
 # iterations, 4096 and 20000), BENCH_FIGURES (which figures to run,
-# "1 2 3 4"), TMPDIR.
+# "1 2 3 4"; "1c 2" with BENCH_MPI=openmpi), TMPDIR.
 
 BUILD=${BUILD:-build}
 BENCH_MPI=${BENCH_MPI:-mpich}
@@ -828,14 +832,22 @@ figure4()
 
 commit=$(git -C "$top" rev-parse --short HEAD 2> /dev/null) || commit=none
 dirty=$(git -C "$top" status --porcelain 2> /dev/null | wc -l)
-mpiver=$(mpichversion 2> /dev/null | sed -n 's/.*Version:[[:space:]]*//p')
+if [ $BENCH_MPI = openmpi ]; then
+	mpiver="Open MPI $(ompi_info -V 2> /dev/null |
+		sed -n 's/^Open MPI v//p')"
+	mpicc=mpicc.openmpi
+else
+	mpiver="MPICH $(mpichversion 2> /dev/null |
+		sed -n 's/.*Version:[[:space:]]*//p')"
+	mpicc=mpicc.mpich
+fi
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
 mem=$(awk '/^MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo)
 echo "synctrace bench, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 echo "  commit $commit ($dirty paths modified or untracked); $LIB"
 echo "  $(uname -srm); $cpu x $ncpu; $mem RAM"
-echo "  MPICH ${mpiver:-?}, $MPIEXEC -n $NP on one node, no pinning;" \
-	"apps built by $(mpicc.mpich -dumpfullversion 2> /dev/null |
+echo "  ${mpiver:-?}, $MPIEXEC -n $NP on one node, no pinning;" \
+	"apps built by $($mpicc -dumpfullversion 2> /dev/null |
 	sed 's/^/gcc /') -O2"
 echo "  Clock in the programs: clock_gettime(CLOCK_MONOTONIC)."
 
