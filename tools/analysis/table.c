@@ -37,6 +37,16 @@ struct st_table {
 	uint64_t nsamples;
 	double err_median, err_max;
 	int finished;
+	/* The last sample's key and group: a loop's samples come in runs
+	   of one key, which then need no lookup. */
+	struct {
+		int ok, kind;
+		unsigned fn, fn2;
+		long p;
+		uint64_t key;
+		uint32_t run;
+		size_t oi, gi;
+	} last;
 };
 
 /* A first-call sample, by its group's key. */
@@ -372,7 +382,7 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 {
 	struct st_table_group *g;
 	struct st_table_op *op;
-	uint64_t *slot;
+	uint64_t *slot, key;
 	size_t oi;
 	double x;
 	float e;
@@ -380,12 +390,21 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 
 	if (!sample_ok(t, kind, fn, fn2, p, d, cost_ns))
 		return -EINVAL;
+	key = size_key(t, d);
+	if (t->last.ok && t->last.kind == kind && t->last.fn == fn &&
+	    t->last.fn2 == fn2 && t->last.p == p && t->last.key == key &&
+	    t->last.run == run) {
+		/* Its op and group exist, its run's first call is noted. */
+		oi = t->last.oi;
+		g = &t->groups[t->last.gi];
+		goto add;
+	}
 	if ((rc = op_get(t, kind, fn, fn2, &oi)))
 		return rc;
 	if ((rc = note_first(t, kind, fn, fn2, p, d, run, cost_ns)) < 0)
 		return rc;
-	if (st_tmap_put(&t->group_of, oi, (uint64_t)p, size_key(t, d),
-			t->ngroups, &slot, &added))
+	if (st_tmap_put(&t->group_of, oi, (uint64_t)p, key, t->ngroups,
+			&slot, &added))
 		return -ENOMEM;
 	if (added) {
 		if (grow((void **)&t->groups, t->ngroups, &t->alloc_groups,
@@ -401,6 +420,16 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 		g->d = d;
 	}
 	g = &t->groups[*slot];
+	t->last.ok = 1;
+	t->last.kind = kind;
+	t->last.fn = fn;
+	t->last.fn2 = fn2;
+	t->last.p = p;
+	t->last.key = key;
+	t->last.run = run;
+	t->last.oi = oi;
+	t->last.gi = (size_t)*slot;
+add:
 	if (!g->n_in)
 		g->run0 = run;
 	if (g->n_in == g->alloc) {
@@ -546,6 +575,59 @@ static void smp_sort(double *x, uint32_t *run, size_t lo, size_t hi,
 			smp_swap(x, run, j, j - 1);
 }
 
+/* smp_sort() for costs alone (a group of one run): the same steps,
+ * without the runs, which makes it twice as fast. */
+static void cost_sort(double *x, size_t lo, size_t hi, int depth)
+{
+	double p;
+
+	while (hi - lo > 16) {
+		size_t mid = lo + (hi - lo) / 2, i, j;
+
+		if (depth-- <= 0) {
+			smp_sort(x, NULL, lo, hi, 0);
+			return;
+		}
+		smp_swap(x, NULL, lo + 1, mid);
+		if (x[hi - 1] < x[lo + 1])
+			smp_swap(x, NULL, hi - 1, lo + 1);
+		if (x[hi - 1] < x[lo])
+			smp_swap(x, NULL, hi - 1, lo);
+		if (x[lo] < x[lo + 1])
+			smp_swap(x, NULL, lo, lo + 1);
+		p = x[lo];
+		i = lo + 1;
+		j = hi - 1;
+		for (;;) {
+			do
+				i++;
+			while (x[i] < p);
+			do
+				j--;
+			while (p < x[j]);
+			if (i >= j)
+				break;
+			smp_swap(x, NULL, i, j);
+		}
+		smp_swap(x, NULL, lo, j);
+		if (j - lo < hi - j - 1) {
+			cost_sort(x, lo, j, depth);
+			lo = j + 1;
+		} else {
+			cost_sort(x, j + 1, hi, depth);
+			hi = j;
+		}
+	}
+	for (size_t i = lo + 1; i < hi; i++) {
+		double v = x[i];
+		size_t j = i;
+
+		for (; j > lo && v < x[j - 1]; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
+}
+
 static void sort_samples(double *x, uint32_t *run, size_t n)
 {
 	int depth = 0;
@@ -553,8 +635,10 @@ static void sort_samples(double *x, uint32_t *run, size_t n)
 
 	for (k = n; k > 1; k >>= 1)
 		depth += 2;
-	if (n > 1)
+	if (n > 1 && run)
 		smp_sort(x, run, 0, n, depth);
+	else if (n > 1)
+		cost_sort(x, 0, n, depth);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -648,7 +732,25 @@ static double median_finite(const struct fspan *sp, size_t nsp, double *max)
 	if (lo >= k - 1)
 		return select_finite(sp, nsp, k - 1);
 	a = select_finite(sp, nsp, lo);
-	b = h - (double)lo ? select_finite(sp, nsp, lo + 1) : a;
+	b = a;
+	if (h - (double)lo) {
+		/* The next one is 'a' again, or the least value above. */
+		size_t n_le = 0;
+		double above = INFINITY;
+
+		for (i = 0; i < nsp; i++)
+			for (j = 0; j < sp[i].n; j++) {
+				double v = sp[i].v[j];
+
+				if (!isfinite(v))
+					continue;
+				if (v <= a)
+					n_le++;
+				else if (v < above)
+					above = v;
+			}
+		b = n_le > lo + 1 ? a : above;
+	}
 	return a + (h - (double)lo) * (b - a);
 }
 
@@ -769,8 +871,12 @@ out:
 	return rc;
 }
 
-/* Sort the samples of 'g', summarise them, find the per-run spread. */
-static int summarise(const struct st_table *t, struct st_table_group *g)
+/*
+ * Sort the samples of 'g', summarise them, find the per-run spread.
+ * '*err_max' is the largest known clock error of its samples (NaN: none).
+ */
+static int summarise(const struct st_table *t, struct st_table_group *g,
+		     double *err_max)
 {
 	struct fspan sp = { g->err, g->n_in };
 	size_t first, n_kept;
@@ -778,7 +884,7 @@ static int summarise(const struct st_table *t, struct st_table_group *g)
 	int rc;
 
 	sort_samples(g->x, g->run, g->n_in);
-	g->err_median_ns = median_finite(&sp, 1, NULL);
+	g->err_median_ns = median_finite(&sp, 1, err_max);
 	if (t->o.bins_per_octave)
 		g->d = g->d_sum / (double)g->n_in;
 
@@ -995,6 +1101,7 @@ static void summarise_first(struct st_table *t)
 int st_table_finish(struct st_table *t)
 {
 	struct fspan *sp;
+	double err_max = NAN;
 	size_t i;
 	int rc;
 
@@ -1007,12 +1114,18 @@ int st_table_finish(struct st_table *t)
 	for (i = 0; i < t->ngroups; i++) {
 		sp[i].v = t->groups[i].err;
 		sp[i].n = t->groups[i].n_in;
-		if ((rc = summarise(t, &t->groups[i]))) {
+		if ((rc = summarise(t, &t->groups[i], &err_max))) {
 			free(sp);
 			return rc;
 		}
 	}
-	t->err_median = median_finite(sp, t->ngroups, &t->err_max);
+	if (t->ngroups == 1) {
+		/* The group's figures are the table's. */
+		t->err_median = t->groups[0].err_median_ns;
+		t->err_max = err_max;
+	} else {
+		t->err_median = median_finite(sp, t->ngroups, &t->err_max);
+	}
 	free(sp);
 	if ((rc = reorder(t)))
 		return rc;
