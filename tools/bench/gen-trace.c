@@ -182,6 +182,7 @@ static int write_rank(const char *dir, int rank, int size, uint64_t calls)
 	snprintf(t_init, sizeof(t_init), "%llu",
 		 (unsigned long long)(LOOP_NS - 1000));
 	snprintf(path, sizeof(path), "%s/rank-%d.st", dir, rank);
+	o.s = NULL;
 	o.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	if (o.fd < 0) {
 		fprintf(stderr, "gen-trace: cannot create '%s': %s\n", path,
