@@ -61,7 +61,9 @@ GEN_SRC := $(sort $(wildcard tools/gen/*.c))
 ANALYSIS_SRC := $(sort $(wildcard tools/analysis/*.c))
 CLI_SRC := $(sort $(wildcard tools/cli/*.c))
 TOOL_SRC := $(ANALYSIS_SRC) $(CLI_SRC)
-BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
+# gen-trace.c is a program of its own, without MPI (make bench's trace).
+GENTRACE_SRC := tools/bench/gen-trace.c
+BENCH_SRC := $(filter-out $(GENTRACE_SRC),$(sort $(wildcard tools/bench/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 APP_C := $(sort $(wildcard tests/integration/apps/*.c))
 APP_F := $(sort $(wildcard tests/integration/apps/*.f90))
@@ -94,6 +96,7 @@ OMPI_TEST := $(if $(HAVE_OPENMPI),$(OLIB) $(addprefix $(OBUILD)/apps/,\
 CLI := $(BUILD)/synctrace
 GEN := $(BUILD)/gen-wrappers
 BENCH := $(BUILD)/synctrace-bench
+GENTRACE := $(BUILD)/gen-trace
 UNIT := $(BUILD)/unit-tests
 HEADERS := $(sort $(wildcard writer/*.h sync/*.h pmpi/*.h tools/*/*.h))
 
@@ -136,7 +139,8 @@ $(GEN_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ): $(BUILD)/%.o: %.c
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # Everything that may include gen/ops.h or gen/version.h waits for them.
-$(TOOL_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c | $(GEN_H)
+$(TOOL_OBJ) $(UNIT_OBJ) $(call obj,$(GENTRACE_SRC)): $(BUILD)/%.o: %.c \
+		| $(GEN_H)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -196,6 +200,9 @@ man: $(MAN)
 
 $(BENCH): $(BENCH_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(MPICC) -o $@ $^ $(LDFLAGS_ALL) -lz -lm
+
+$(GENTRACE): $(call obj,$(GENTRACE_SRC)) $(WRITER_OBJ)
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lz
 
 $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(filter-out $(BUILD)/tools/gen/main.o,$(GEN_OBJ)) \
@@ -268,7 +275,7 @@ real-apps: deps all
 
 # MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "1c 2").
 BENCH_APPS := bench-calls bench-mix cg
-bench: deps all $(addprefix $(BUILD)/apps/,$(BENCH_APPS)) \
+bench: deps all $(GENTRACE) $(addprefix $(BUILD)/apps/,$(BENCH_APPS)) \
 		$(if $(HAVE_OPENMPI),$(addprefix $(OBUILD)/apps/,$(BENCH_APPS)))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \

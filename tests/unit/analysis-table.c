@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen/ops.h"
 #include "pmpi/bytes.h"
+#include "tools/analysis/stats.h"
 #include "tools/analysis/table.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
@@ -516,4 +518,151 @@ Test(tools_table, bad_samples_are_refused)
 	st_table_options_init(&o);
 	o.ci_level = 1.5;
 	cr_expect_eq(st_table_new(&t, &o), -EINVAL);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the finite values of 'v' [n] as the table defines it
+ * (st_stats_median of them sorted), NaN when none; 'v' is reordered. */
+static double ref_median(double *v, size_t n)
+{
+	size_t i, k = 0;
+	double m;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[k++] = v[i];
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof(*v), cmp_dbl);
+	cr_assert_eq(st_stats_median(v, k, &m), 0);
+	return m;
+}
+
+/*
+ * What st_table_finish() finds without copying or qsort() (an in-place
+ * sort, radix selection of clock errors, per-run medians in two passes)
+ * is what the plain way finds: sort copies, take medians.  Synthetic
+ * groups with ties, outliers, unknown and negative errors, one run or
+ * several in any order, sizes from 1 to 20000 samples; every figure
+ * must be equal, not close.
+ */
+Test(tools_table, finish_matches_a_sorting_reference)
+{
+	static const size_t sizes[] = { 1, 2, 3, 17, 18, 1000, 20001 };
+	static const int nruns[] = { 1, 1, 2, 3, 5, 1, 4 };
+	size_t ng = sizeof(sizes) / sizeof(sizes[0]), gi, i, total = 0;
+	double *xs[7], *es[7], *all_e, m, maxe, ref_max = NAN;
+	uint32_t *rs[7];
+	struct st_table *t;
+	uint64_t seed = 12345;
+
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	for (gi = 0; gi < ng; gi++) {
+		xs[gi] = malloc(sizes[gi] * sizeof(double));
+		es[gi] = malloc(sizes[gi] * sizeof(double));
+		rs[gi] = malloc(sizes[gi] * sizeof(uint32_t));
+		for (i = 0; i < sizes[gi]; i++) {
+			double x, e;
+			uint32_t run;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* Coarse costs make ties; one in 50 is an outlier. */
+			x = 1000 + (double)((seed >> 33) % 200) +
+			    ((seed >> 20) % 50 ? 0 : 1e5);
+			e = (seed >> 40) % 7 ? (double)((seed >> 45) % 90) -
+			    3.0 : NAN;
+			run = (uint32_t)((seed >> 13) % (uint64_t)nruns[gi]) *
+			      3 + 1;
+			if (gi == 5)
+				run = 7;
+			cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+						  ST_FN_MPI_ALLREDUCE, 0,
+						  2, (double)(8 << gi), run,
+						  x, 0, 0, e), 0);
+			xs[gi][i] = x;
+			es[gi][i] = isfinite(e) ? (double)(float)e : NAN;
+			rs[gi][i] = run;
+		}
+		total += sizes[gi];
+	}
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_assert_eq(st_table_ngroups(t), ng);
+	all_e = malloc(total * sizeof(double));
+	total = 0;
+	for (gi = 0; gi < ng; gi++) {
+		const struct st_table_group *g = st_table_group(t, gi);
+		struct st_summary s;
+		double *x = malloc(sizes[gi] * sizeof(double));
+		size_t below = 0, first, nk, k;
+
+		cr_assert_eq(g->n_in, sizes[gi]);
+		cr_assert_eq(g->d, (double)(8 << gi));
+		for (i = 0; i < sizes[gi]; i++) {
+			if (isfinite(es[gi][i]) && xs[gi][i] < es[gi][i])
+				below++;
+			all_e[total++] = es[gi][i];
+		}
+		cr_expect_eq(g->n_below_err, below, "group %zu", gi);
+		memcpy(x, xs[gi], sizes[gi] * sizeof(double));
+		qsort(x, sizes[gi], sizeof(double), cmp_dbl);
+		for (i = 0; i < sizes[gi]; i++)
+			cr_assert_eq(g->x[i], x[i], "group %zu sample %zu", gi,
+				     i);
+		cr_assert_eq(st_summary_compute(&s, x, sizes[gi], 1.5, 0.95),
+			     0);
+		cr_expect_eq(g->s.median, s.median);
+		cr_expect_eq(g->s.ci_lo, s.ci_lo);
+		cr_expect_eq(g->s.ci_hi, s.ci_hi);
+		cr_expect_eq(g->s.n_dropped, s.n_dropped);
+		m = ref_median(es[gi], sizes[gi]);
+		cr_expect(g->err_median_ns == m ||
+			  (isnan(m) && isnan(g->err_median_ns)),
+			  "group %zu: error median %g, want %g", gi,
+			  g->err_median_ns, m);
+
+		/* Per-run medians of the samples within the fences. */
+		for (first = 0; x[first] < s.fence_lo; first++)
+			;
+		nk = s.n;
+		k = 0;
+		for (uint32_t run = 0; run < 20; run++) {
+			double *v = malloc(sizes[gi] * sizeof(double));
+			size_t nv = 0;
+
+			for (i = 0; i < sizes[gi]; i++)
+				if (rs[gi][i] == run &&
+				    xs[gi][i] >= x[first] &&
+				    xs[gi][i] <= x[first + nk - 1])
+					v[nv++] = xs[gi][i];
+			if (nv) {
+				cr_assert_lt(k, g->nruns, "group %zu", gi);
+				cr_expect_eq(g->run_no[k], run);
+				cr_expect_eq(g->run_med[k], ref_median(v, nv),
+					     "group %zu run %u", gi, run);
+				k++;
+			}
+			free(v);
+		}
+		cr_expect_eq(g->nruns, k, "group %zu", gi);
+		free(x);
+	}
+	st_table_clock_err(t, &m, &maxe);
+	for (i = 0; i < total; i++)
+		if (isfinite(all_e[i]) && !(all_e[i] <= ref_max))
+			ref_max = all_e[i];
+	cr_expect_eq(maxe, ref_max);
+	cr_expect_eq(m, ref_median(all_e, total));
+	for (gi = 0; gi < ng; gi++) {
+		free(xs[gi]);
+		free(es[gi]);
+		free(rs[gi]);
+	}
+	free(all_e);
+	st_table_free(t);
 }

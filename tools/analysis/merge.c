@@ -24,6 +24,7 @@ struct source {
 	const struct st_gclock *clk;
 	struct st_event ev;	/* the next record */
 	double key;		/* its global entry time */
+	double g0;		/* the same, NaN when it has none */
 };
 
 struct st_merge {
@@ -109,6 +110,7 @@ static int advance(struct st_merge *m, struct source *s)
 	}
 	if (timed(s->ev.kind)) {
 		g = global_of(s, s->ev.t0);
+		s->g0 = g;
 		s->key = isnan(g) ? (double)s->ev.t0 : g;
 	}
 	return 1;
@@ -191,7 +193,7 @@ int st_merge_next(struct st_merge *m, struct st_merged *out)
 	out->rank = s->rank;
 	out->ev = &s->ev;
 	if (timed(s->ev.kind)) {
-		out->g0 = global_of(s, s->ev.t0);
+		out->g0 = s->g0;
 		out->g1 = global_of(s, s->ev.t1);
 	} else {
 		out->g0 = out->g1 = NAN;

@@ -35,13 +35,19 @@ static int cmp_double(const void *a, const void *b)
 int st_stats_sort(double *x, size_t n)
 {
 	size_t i;
+	int sorted = 1;
 
 	if (n && !x)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (!isfinite(x[i]))
 			return -EINVAL;
-	if (n > 1)
+		if (i && x[i] < x[i - 1])
+			sorted = 0;
+	}
+	/* Sorted already (a cost table's groups are): qsort() might
+	   allocate a copy of a large array for nothing. */
+	if (n > 1 && !sorted)
 		qsort(x, n, sizeof(*x), cmp_double);
 	return 0;
 }

@@ -75,7 +75,9 @@ struct inst {
 	uint64_t sbytes, rbytes;
 	double last_arr, err_last_arr, last_exit, err_last_exit;
 	int rank_last_arr, rank_last_exit;
-	double (*t)[2];		/* [size]: each member's entry, exit */
+	double (*t)[2];		/* [size]: each member's entry, exit;
+				   kept with the slot when it is freed */
+	uint32_t t_cap;		/* members 't' has room for */
 	uint32_t next_free;
 };
 
@@ -127,6 +129,8 @@ struct reading {
 	struct st_tmap comm_of;	/* (comm) -> index in 'comms' */
 	struct comm_info *comms;
 	size_t ncomms, alloc_comms;
+	struct comm_info *comm_last; /* the last one looked up, or NULL */
+	uint64_t comm_last_id;
 	struct st_tmap rank_in;	/* (comm, rank) -> rank in comm */
 	struct st_tmap last_seq; /* this rank: (comm) -> last blocking seq */
 
@@ -181,9 +185,18 @@ static struct comm_info *comm_get(struct reading *rd, uint64_t id,
 	uint64_t *slot;
 	int added;
 
+	if (rd->comm_last && rd->comm_last_id == id)
+		return rd->comm_last;
 	slot = st_tmap_get(&rd->comm_of, id, 0, 0);
-	if (slot || !create)
-		return slot ? &rd->comms[*slot] : NULL;
+	if (slot) {
+		rd->comm_last = &rd->comms[*slot];
+		rd->comm_last_id = id;
+		return rd->comm_last;
+	}
+	if (!create)
+		return NULL;
+	/* 'comms' may move. */
+	rd->comm_last = NULL;
 	if (grow((void **)&rd->comms, rd->ncomms, &rd->alloc_comms,
 		 sizeof(*rd->comms)) ||
 	    st_tmap_put(&rd->comm_of, id, 0, 0, rd->ncomms, &slot, &added))
@@ -422,8 +435,6 @@ static void inst_drop(struct reading *rd, struct inst *in)
 	uint32_t i = (uint32_t)(in - rd->insts);
 
 	st_tmap_del(&rd->inst_of, in->comm, in->seq, 0);
-	free(in->t);
-	in->t = NULL;
 	in->next_free = rd->inst_free;
 	rd->inst_free = i;
 }
@@ -431,11 +442,13 @@ static void inst_drop(struct reading *rd, struct inst *in)
 static struct inst *inst_new(struct reading *rd, uint64_t comm, uint64_t seq,
 			     uint32_t size)
 {
+	double (*t)[2] = NULL;
 	struct inst *in;
 	uint64_t *slot;
-	uint32_t i;
+	uint32_t i, cap = 0;
+	int reused = rd->inst_free != NONE;
 
-	if (rd->inst_free != NONE) {
+	if (reused) {
 		i = rd->inst_free;
 		rd->inst_free = rd->insts[i].next_free;
 	} else {
@@ -445,12 +458,21 @@ static struct inst *inst_new(struct reading *rd, uint64_t comm, uint64_t seq,
 		i = (uint32_t)rd->ninsts++;
 	}
 	in = &rd->insts[i];
+	if (reused) {
+		t = in->t;
+		cap = in->t_cap;
+	}
 	memset(in, 0, sizeof(*in));
-	in->t = malloc(size * sizeof(*in->t));
+	in->t = t;
+	in->t_cap = cap;
+	if (cap < size) {
+		free(in->t);
+		in->t_cap = 0;
+		if ((in->t = malloc(size * sizeof(*in->t))))
+			in->t_cap = size;
+	}
 	if (!in->t || st_tmap_put(&rd->inst_of, comm, seq, 0, i, &slot,
 				  NULL)) {
-		free(in->t);
-		in->t = NULL;
 		in->next_free = rd->inst_free;
 		rd->inst_free = i;
 		return NULL;

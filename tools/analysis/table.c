@@ -1,11 +1,15 @@
 /*
  * tools/analysis/table.c: the samples of a cost table, their groups, summaries
- * and fits (see tools/analysis/table.h).  Samples are kept whole, one cost, run
- * and clock error each, since a median needs them all; a group is found
- * by hashing (operation, p, size key).  st_table_finish() sorts each
- * group's samples by cost, keeping run and error aligned, so that after
- * Tukey's fences the kept samples are a contiguous slice from which the
- * per-run medians are read in order.
+ * and fits (see tools/analysis/table.h).  Samples are kept whole, since
+ * exact medians need them all, and nothing else is kept per instance: a
+ * cost (8 bytes) and a clock error (4) each, plus a run (4) only in
+ * groups with samples from several runs; a group is found by hashing
+ * (operation, p, size key).  st_table_finish() sorts each group's costs
+ * in place, keeping runs aligned, so that after Tukey's fences the kept
+ * samples are a contiguous slice from which the per-run medians are
+ * read in order; medians of clock errors are found by radix selection,
+ * without sorting or copying them.  Finishing thus needs no memory in
+ * proportion to the samples beyond the samples themselves.
  */
 #include <errno.h>
 #include <math.h>
@@ -33,6 +37,16 @@ struct st_table {
 	uint64_t nsamples;
 	double err_median, err_max;
 	int finished;
+	/* The last sample's key and group: a loop's samples come in runs
+	   of one key, which then need no lookup. */
+	struct {
+		int ok, kind;
+		unsigned fn, fn2;
+		long p;
+		uint64_t key;
+		uint32_t run;
+		size_t oi, gi;
+	} last;
 };
 
 /* A first-call sample, by its group's key. */
@@ -346,24 +360,51 @@ int st_table_add_first(struct st_table *t, int kind, unsigned fn,
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * A sample of a run other than 'run0' came: give every sample its run,
+ * 'run0' for those so far.  Returns 0 or -ENOMEM.
+ */
+static int spell_runs(struct st_table_group *g)
+{
+	size_t i;
+
+	g->run = malloc((g->alloc ? g->alloc : 1) * sizeof(*g->run));
+	if (!g->run)
+		return -ENOMEM;
+	for (i = 0; i < g->n_in; i++)
+		g->run[i] = g->run0;
+	return 0;
+}
+
 int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 		 long p, double d, uint32_t run, double cost_ns,
 		 double wait_ns, double call_ns, double err_ns)
 {
 	struct st_table_group *g;
 	struct st_table_op *op;
-	uint64_t *slot;
+	uint64_t *slot, key;
 	size_t oi;
+	double x;
+	float e;
 	int added, rc;
 
 	if (!sample_ok(t, kind, fn, fn2, p, d, cost_ns))
 		return -EINVAL;
+	key = size_key(t, d);
+	if (t->last.ok && t->last.kind == kind && t->last.fn == fn &&
+	    t->last.fn2 == fn2 && t->last.p == p && t->last.key == key &&
+	    t->last.run == run) {
+		/* Its op and group exist, its run's first call is noted. */
+		oi = t->last.oi;
+		g = &t->groups[t->last.gi];
+		goto add;
+	}
 	if ((rc = op_get(t, kind, fn, fn2, &oi)))
 		return rc;
 	if ((rc = note_first(t, kind, fn, fn2, p, d, run, cost_ns)) < 0)
 		return rc;
-	if (st_tmap_put(&t->group_of, oi, (uint64_t)p, size_key(t, d),
-			t->ngroups, &slot, &added))
+	if (st_tmap_put(&t->group_of, oi, (uint64_t)p, key, t->ngroups,
+			&slot, &added))
 		return -ENOMEM;
 	if (added) {
 		if (grow((void **)&t->groups, t->ngroups, &t->alloc_groups,
@@ -379,6 +420,18 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 		g->d = d;
 	}
 	g = &t->groups[*slot];
+	t->last.ok = 1;
+	t->last.kind = kind;
+	t->last.fn = fn;
+	t->last.fn2 = fn2;
+	t->last.p = p;
+	t->last.key = key;
+	t->last.run = run;
+	t->last.oi = oi;
+	t->last.gi = (size_t)*slot;
+add:
+	if (!g->n_in)
+		g->run0 = run;
 	if (g->n_in == g->alloc) {
 		size_t a = g->alloc ? 2 * g->alloc : 16;
 		double *x = realloc(g->x, a * sizeof(*x));
@@ -388,19 +441,28 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 		if (!x)
 			return -ENOMEM;
 		g->x = x;
-		r = realloc(g->run, a * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		g->run = r;
 		e = realloc(g->err, a * sizeof(*e));
 		if (!e)
 			return -ENOMEM;
 		g->err = e;
+		if (g->run) {
+			r = realloc(g->run, a * sizeof(*r));
+			if (!r)
+				return -ENOMEM;
+			g->run = r;
+		}
 		g->alloc = a;
 	}
-	g->x[g->n_in] = cost_ns > 0 ? cost_ns : 0;
-	g->run[g->n_in] = run;
-	g->err[g->n_in] = isfinite(err_ns) ? (float)err_ns : NAN;
+	if (!g->run && run != g->run0 && (rc = spell_runs(g)))
+		return rc;
+	x = cost_ns > 0 ? cost_ns : 0;
+	e = isfinite(err_ns) ? (float)err_ns : NAN;
+	g->x[g->n_in] = x;
+	if (g->run)
+		g->run[g->n_in] = run;
+	g->err[g->n_in] = e;
+	if (isfinite(e) && x < e)
+		g->n_below_err++;
 	g->n_in++;
 	g->d_sum += d;
 	g->wait_ns += wait_ns > 0 ? wait_ns : 0;
@@ -413,20 +475,170 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 	return 0;
 }
 
-/* A sample while sorting: cost, run, clock error. */
-struct smp {
-	double x;
-	uint32_t run;
-	float err;
-};
-
-static int cmp_smp(const void *a, const void *b)
+/* Whether sample i sorts before sample j: by cost, then run. */
+static int smp_before(const double *x, const uint32_t *run, size_t i,
+		      size_t j)
 {
-	const struct smp *x = a, *y = b;
+	if (x[i] != x[j])
+		return x[i] < x[j];
+	return run && run[i] < run[j];
+}
 
-	if (x->x != y->x)
-		return x->x < y->x ? -1 : 1;
-	return (x->run > y->run) - (x->run < y->run);
+static void smp_swap(double *x, uint32_t *run, size_t i, size_t j)
+{
+	double tx = x[i];
+
+	x[i] = x[j];
+	x[j] = tx;
+	if (run) {
+		uint32_t tr = run[i];
+
+		run[i] = run[j];
+		run[j] = tr;
+	}
+}
+
+static void smp_sift(double *x, uint32_t *run, size_t lo, size_t i,
+		     size_t n)
+{
+	size_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && smp_before(x + lo, run ? run + lo : NULL, c,
+					    c + 1))
+			c++;
+		if (!smp_before(x + lo, run ? run + lo : NULL, i, c))
+			break;
+		smp_swap(x + lo, run ? run + lo : NULL, i, c);
+		i = c;
+	}
+}
+
+/*
+ * Sort samples [lo, hi) by (cost, run) in place: an introsort (quicksort
+ * on the median of three, heapsort when it goes too deep, insertion sort
+ * for short stretches), so that sorting takes no memory beside the
+ * samples (qsort() may take a copy of them).
+ */
+static void smp_sort(double *x, uint32_t *run, size_t lo, size_t hi,
+		     int depth)
+{
+	while (hi - lo > 16) {
+		size_t mid = lo + (hi - lo) / 2, i, j;
+
+		if (depth-- <= 0) {
+			size_t n = hi - lo, k;
+
+			for (k = n / 2; k-- > 0;)
+				smp_sift(x, run, lo, k, n);
+			for (k = n; k-- > 1;) {
+				smp_swap(x, run, lo, lo + k);
+				smp_sift(x, run, lo, 0, k);
+			}
+			return;
+		}
+		/* Median of three into lo: x[lo+1] <= x[lo] <= x[hi-1]. */
+		smp_swap(x, run, lo + 1, mid);
+		if (smp_before(x, run, hi - 1, lo + 1))
+			smp_swap(x, run, hi - 1, lo + 1);
+		if (smp_before(x, run, hi - 1, lo))
+			smp_swap(x, run, hi - 1, lo);
+		if (smp_before(x, run, lo, lo + 1))
+			smp_swap(x, run, lo, lo + 1);
+		/* Hoare's partition around the pivot in lo; the sentinels
+		   lo + 1 and hi - 1 keep both scans inside. */
+		i = lo + 1;
+		j = hi - 1;
+		for (;;) {
+			do
+				i++;
+			while (smp_before(x, run, i, lo));
+			do
+				j--;
+			while (smp_before(x, run, lo, j));
+			if (i >= j)
+				break;
+			smp_swap(x, run, i, j);
+		}
+		smp_swap(x, run, lo, j);
+		/* [lo, j) <= pivot at j <= (j, hi): recurse on the smaller. */
+		if (j - lo < hi - j - 1) {
+			smp_sort(x, run, lo, j, depth);
+			lo = j + 1;
+		} else {
+			smp_sort(x, run, j + 1, hi, depth);
+			hi = j;
+		}
+	}
+	for (size_t i = lo + 1; i < hi; i++)
+		for (size_t j = i; j > lo && smp_before(x, run, j, j - 1); j--)
+			smp_swap(x, run, j, j - 1);
+}
+
+/* smp_sort() for costs alone (a group of one run): the same steps,
+ * without the runs, which makes it twice as fast. */
+static void cost_sort(double *x, size_t lo, size_t hi, int depth)
+{
+	double p;
+
+	while (hi - lo > 16) {
+		size_t mid = lo + (hi - lo) / 2, i, j;
+
+		if (depth-- <= 0) {
+			smp_sort(x, NULL, lo, hi, 0);
+			return;
+		}
+		smp_swap(x, NULL, lo + 1, mid);
+		if (x[hi - 1] < x[lo + 1])
+			smp_swap(x, NULL, hi - 1, lo + 1);
+		if (x[hi - 1] < x[lo])
+			smp_swap(x, NULL, hi - 1, lo);
+		if (x[lo] < x[lo + 1])
+			smp_swap(x, NULL, lo, lo + 1);
+		p = x[lo];
+		i = lo + 1;
+		j = hi - 1;
+		for (;;) {
+			do
+				i++;
+			while (x[i] < p);
+			do
+				j--;
+			while (p < x[j]);
+			if (i >= j)
+				break;
+			smp_swap(x, NULL, i, j);
+		}
+		smp_swap(x, NULL, lo, j);
+		if (j - lo < hi - j - 1) {
+			cost_sort(x, lo, j, depth);
+			lo = j + 1;
+		} else {
+			cost_sort(x, j + 1, hi, depth);
+			hi = j;
+		}
+	}
+	for (size_t i = lo + 1; i < hi; i++) {
+		double v = x[i];
+		size_t j = i;
+
+		for (; j > lo && v < x[j - 1]; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
+}
+
+static void sort_samples(double *x, uint32_t *run, size_t n)
+{
+	int depth = 0;
+	size_t k;
+
+	for (k = n; k > 1; k >>= 1)
+		depth += 2;
+	if (n > 1 && run)
+		smp_sort(x, run, 0, n, depth);
+	else if (n > 1)
+		cost_sort(x, 0, n, depth);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -436,30 +648,110 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+/* Stretches of clock errors (floats, NaN when unknown). */
+struct fspan {
+	const float *v;
+	size_t n;
+};
 
-	return (x > y) - (x < y);
+/* A finite float as an unsigned key in the same order. */
+static uint32_t fkey(float f)
+{
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof(b));
+	return b & 0x80000000u ? ~b : b | 0x80000000u;
+}
+
+static float key_float(uint32_t k)
+{
+	uint32_t b = k & 0x80000000u ? k & 0x7fffffffu : ~k;
+	float f;
+
+	memcpy(&f, &b, sizeof(f));
+	return f;
 }
 
 /*
- * Median of the finite values of 'v' (n of them; reordered), NaN when
- * there is none.
+ * The finite value of rank 'k' (from 0) among the finite values of the
+ * 'nsp' stretches 'sp' (there must be more than k): a radix selection,
+ * one pass over them per byte of the key.
  */
-static double median_finite(double *v, size_t n)
+static double select_finite(const struct fspan *sp, size_t nsp, size_t k)
 {
-	size_t i, k = 0;
-	double m;
+	uint32_t prefix = 0, mask = 0;
+	size_t cnt[256];
+	int shift;
 
-	for (i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			v[k++] = v[i];
+	for (shift = 24; shift >= 0; shift -= 8) {
+		size_t i, j, b;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < nsp; i++)
+			for (j = 0; j < sp[i].n; j++) {
+				uint32_t u;
+
+				if (!isfinite(sp[i].v[j]))
+					continue;
+				u = fkey(sp[i].v[j]);
+				if ((u & mask) == prefix)
+					cnt[(u >> shift) & 255]++;
+			}
+		for (b = 0; b < 255 && k >= cnt[b]; b++)
+			k -= cnt[b];
+		prefix |= (uint32_t)b << shift;
+		mask |= 255u << shift;
+	}
+	return (double)key_float(prefix);
+}
+
+/*
+ * The median of the finite values of the stretches, as
+ * st_stats_median() gives it for them sorted; NaN when there is none.
+ * '*max' (when not NULL) is their maximum, NaN when none.
+ */
+static double median_finite(const struct fspan *sp, size_t nsp, double *max)
+{
+	size_t i, j, k = 0, lo;
+	double h, a, b;
+
+	if (max)
+		*max = NAN;
+	for (i = 0; i < nsp; i++)
+		for (j = 0; j < sp[i].n; j++)
+			if (isfinite(sp[i].v[j])) {
+				k++;
+				if (max && !(sp[i].v[j] <= *max))
+					*max = sp[i].v[j];
+			}
 	if (!k)
 		return NAN;
-	qsort(v, k, sizeof(*v), cmp_double);
-	st_stats_median(v, k, &m);
-	return m;
+	/* st_stats_quantile()'s interpolation, on two order statistics. */
+	h = (double)(k - 1) * 0.5;
+	lo = (size_t)floor(h);
+	if (lo >= k - 1)
+		return select_finite(sp, nsp, k - 1);
+	a = select_finite(sp, nsp, lo);
+	b = a;
+	if (h - (double)lo) {
+		/* The next one is 'a' again, or the least value above. */
+		size_t n_le = 0;
+		double above = INFINITY;
+
+		for (i = 0; i < nsp; i++)
+			for (j = 0; j < sp[i].n; j++) {
+				double v = sp[i].v[j];
+
+				if (!isfinite(v))
+					continue;
+				if (v <= a)
+					n_le++;
+				else if (v < above)
+					above = v;
+			}
+		b = n_le > lo + 1 ? a : above;
+	}
+	return a + (h - (double)lo) * (b - a);
 }
 
 /*
@@ -484,52 +776,123 @@ static void launch_spread(const struct st_table *t, struct st_table_group *g,
 		g->run_sd = g->resolvable = NAN;
 }
 
-/* Sort the samples of 'g', summarise them, find the per-run spread. */
-static int summarise(const struct st_table *t, struct st_table_group *g)
+/* Index of 'r' in the ascending 'runs' [n], or where it would go. */
+static size_t run_pos(const uint32_t *runs, size_t n, uint32_t r)
 {
-	struct smp *s;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (runs[m] < r)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/*
+ * The per-run medians of the kept samples 'x' [n] (ascending), whose
+ * runs are 'run' [n]: 'g->run_no' the distinct runs, ascending, and
+ * 'g->run_med' their medians, each as st_stats_median() gives it for
+ * that run's samples alone.  Two passes over the samples and memory
+ * in proportion to the runs.  Returns 0 or -ENOMEM.
+ */
+static int run_medians(struct st_table_group *g, const double *x,
+		       const uint32_t *run, size_t n)
+{
+	size_t i, j, nr = 0, alloc = 0, *cnt = NULL, *seen = NULL;
+	double *lo_v = NULL, *hi_v = NULL;
+	uint32_t *runs = NULL;
+	int rc = -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		if (i && run[i] == run[i - 1])
+			continue;
+		j = run_pos(runs, nr, run[i]);
+		if (j < nr && runs[j] == run[i])
+			continue;
+		if (nr == alloc) {
+			uint32_t *p;
+
+			alloc = alloc ? 2 * alloc : 8;
+			if (!(p = realloc(runs, alloc * sizeof(*p))))
+				goto out;
+			runs = p;
+		}
+		memmove(runs + j + 1, runs + j, (nr - j) * sizeof(*runs));
+		runs[j] = run[i];
+		nr++;
+	}
+	cnt = calloc(nr + 1, sizeof(*cnt));
+	seen = calloc(nr + 1, sizeof(*seen));
+	lo_v = calloc(nr + 1, sizeof(*lo_v));
+	hi_v = calloc(nr + 1, sizeof(*hi_v));
+	g->run_med = malloc((nr + 1) * sizeof(*g->run_med));
+	g->run_no = malloc((nr + 1) * sizeof(*g->run_no));
+	if (!cnt || !seen || !lo_v || !hi_v || !g->run_med || !g->run_no)
+		goto out;
+	for (i = 0; i < n; i++)
+		cnt[run_pos(runs, nr, run[i])]++;
+	for (i = 0; i < n; i++) {
+		size_t k, at;
+
+		j = run_pos(runs, nr, run[i]);
+		k = seen[j]++;
+		at = (size_t)floor((double)(cnt[j] - 1) * 0.5);
+		if (k == at)
+			lo_v[j] = x[i];
+		else if (k == at + 1)
+			hi_v[j] = x[i];
+	}
+	g->nruns = 0;
+	for (j = 0; j < nr; j++) {
+		double h = (double)(cnt[j] - 1) * 0.5, m;
+		size_t at = (size_t)floor(h);
+
+		/* st_stats_quantile()'s interpolation. */
+		m = at >= cnt[j] - 1 ? lo_v[j] :
+		    lo_v[j] + (h - (double)at) * (hi_v[j] - lo_v[j]);
+		if (!g->nruns || m < g->run_med_min)
+			g->run_med_min = m;
+		if (!g->nruns || m > g->run_med_max)
+			g->run_med_max = m;
+		g->run_med[g->nruns] = m;
+		g->run_no[g->nruns++] = runs[j];
+	}
+	rc = 0;
+out:
+	free(runs);
+	free(cnt);
+	free(seen);
+	free(lo_v);
+	free(hi_v);
+	return rc;
+}
+
+/*
+ * Sort the samples of 'g', summarise them, find the per-run spread.
+ * '*err_max' is the largest known clock error of its samples (NaN: none).
+ */
+static int summarise(const struct st_table *t, struct st_table_group *g,
+		     double *err_max)
+{
+	struct fspan sp = { g->err, g->n_in };
+	size_t first, n_kept;
 	double *tmp;
-	uint32_t *runs;
-	size_t i, j, first, n_kept, nr;
 	int rc;
 
-	s = malloc(g->n_in * sizeof(*s));
-	tmp = malloc(g->n_in * sizeof(*tmp));
-	runs = malloc(g->n_in * sizeof(*runs));
-	if (!s || !tmp || !runs) {
-		free(s);
-		free(tmp);
-		free(runs);
-		return -ENOMEM;
-	}
-	for (i = 0; i < g->n_in; i++) {
-		s[i].x = g->x[i];
-		s[i].run = g->run[i];
-		s[i].err = g->err[i];
-	}
-	qsort(s, g->n_in, sizeof(*s), cmp_smp);
-	g->n_below_err = 0;
-	for (i = 0; i < g->n_in; i++) {
-		g->x[i] = s[i].x;
-		g->run[i] = s[i].run;
-		g->err[i] = s[i].err;
-		tmp[i] = s[i].err;
-		if (isfinite(s[i].err) && s[i].x < s[i].err)
-			g->n_below_err++;
-	}
-	g->err_median_ns = median_finite(tmp, g->n_in);
+	sort_samples(g->x, g->run, g->n_in);
+	g->err_median_ns = median_finite(&sp, 1, err_max);
 	if (t->o.bins_per_octave)
 		g->d = g->d_sum / (double)g->n_in;
 
 	/* The array is sorted already: st_summary_compute keeps it so. */
 	rc = st_summary_compute(&g->s, g->x, g->n_in, t->o.tukey_k,
 				t->o.ci_level);
-	if (rc) {
-		free(s);
-		free(tmp);
-		free(runs);
+	if (rc)
 		return rc;
-	}
 	for (first = 0; first < g->n_in && g->x[first] < g->s.fence_lo;
 	     first++)
 		;
@@ -538,46 +901,37 @@ static int summarise(const struct st_table *t, struct st_table_group *g)
 		;
 
 	/* Per-run medians of the kept samples. */
-	for (i = 0; i < n_kept; i++)
-		runs[i] = g->run[first + i];
-	qsort(runs, n_kept, sizeof(*runs), cmp_u32);
 	g->nruns = 0;
 	g->run_spread = g->run_sd = g->resolvable = NAN;
 	g->run_med_min = g->run_med_max = NAN;
 	free(g->run_med);
 	free(g->run_no);
-	g->run_med = malloc((n_kept + 1) * sizeof(*g->run_med));
-	g->run_no = malloc((n_kept + 1) * sizeof(*g->run_no));
-	if (!g->run_med || !g->run_no) {
-		free(s);
-		free(tmp);
-		free(runs);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n_kept; i = j) {
-		double m;
-
-		for (j = i; j < n_kept && runs[j] == runs[i]; j++)
-			;
-		nr = 0;
-		for (size_t k = 0; k < n_kept; k++)
-			if (g->run[first + k] == runs[i])
-				tmp[nr++] = g->x[first + k];
-		st_stats_median(tmp, nr, &m);
-		if (!g->nruns || m < g->run_med_min)
-			g->run_med_min = m;
-		if (!g->nruns || m > g->run_med_max)
-			g->run_med_max = m;
-		g->run_med[g->nruns] = m;
-		g->run_no[g->nruns++] = runs[i];
+	g->run_med = NULL;
+	g->run_no = NULL;
+	if (g->run) {
+		if ((rc = run_medians(g, g->x + first, g->run + first,
+				      n_kept)))
+			return rc;
+	} else {
+		g->run_med = malloc(sizeof(*g->run_med));
+		g->run_no = malloc(sizeof(*g->run_no));
+		if (!g->run_med || !g->run_no)
+			return -ENOMEM;
+		if (n_kept) {
+			st_stats_median(g->x + first, n_kept,
+					&g->run_med[0]);
+			g->run_no[0] = g->run0;
+			g->run_med_min = g->run_med_max = g->run_med[0];
+			g->nruns = 1;
+		}
 	}
 	if (g->nruns >= 2 && g->run_med_min > 0)
 		g->run_spread = (g->run_med_max - g->run_med_min) /
 				g->run_med_min;
+	if (!(tmp = malloc((g->nruns + 1) * sizeof(*tmp))))
+		return -ENOMEM;
 	launch_spread(t, g, tmp);
-	free(s);
 	free(tmp);
-	free(runs);
 	return 0;
 }
 
@@ -746,30 +1100,33 @@ static void summarise_first(struct st_table *t)
 
 int st_table_finish(struct st_table *t)
 {
-	double *errs;
-	size_t i, k = 0;
+	struct fspan *sp;
+	double err_max = NAN;
+	size_t i;
 	int rc;
 
 	if (t->finished)
 		return 0;
 	summarise_first(t);
-	errs = malloc((t->nsamples + 1) * sizeof(*errs));
-	if (!errs)
+	sp = malloc((t->ngroups + 1) * sizeof(*sp));
+	if (!sp)
 		return -ENOMEM;
 	for (i = 0; i < t->ngroups; i++) {
-		for (size_t j = 0; j < t->groups[i].n_in; j++)
-			errs[k++] = t->groups[i].err[j];
-		if ((rc = summarise(t, &t->groups[i]))) {
-			free(errs);
+		sp[i].v = t->groups[i].err;
+		sp[i].n = t->groups[i].n_in;
+		if ((rc = summarise(t, &t->groups[i], &err_max))) {
+			free(sp);
 			return rc;
 		}
 	}
-	t->err_median = median_finite(errs, k);
-	t->err_max = NAN;
-	for (i = 0; i < k; i++)
-		if (isfinite(errs[i]) && !(errs[i] <= t->err_max))
-			t->err_max = errs[i];
-	free(errs);
+	if (t->ngroups == 1) {
+		/* The group's figures are the table's. */
+		t->err_median = t->groups[0].err_median_ns;
+		t->err_max = err_max;
+	} else {
+		t->err_median = median_finite(sp, t->ngroups, &t->err_max);
+	}
+	free(sp);
 	if ((rc = reorder(t)))
 		return rc;
 	t->finished = 1;

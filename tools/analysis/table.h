@@ -125,8 +125,14 @@ struct st_table_group {
 	size_t n_in;		/* samples before the fences */
 	double *x;		/* [n_in] costs, ns (ascending once
 				   finished) */
-	uint32_t *run;		/* [n_in] run of each sample, aligned */
-	float *err;		/* [n_in] clock error of each, ns; aligned */
+	uint32_t *run;		/* [n_in] run of each sample, aligned
+				   with 'x'; NULL while every sample
+				   is from run 'run0' */
+	uint32_t run0;		/* the run of the group's first sample */
+	float *err;		/* [n_in] clock error of each, ns, in the
+				   order added (not aligned with 'x'
+				   once finished: only their median is
+				   used) */
 	double d_sum;		/* sum of the samples' sizes */
 	double wait_ns;		/* waiting for late ranks, over instances
 				   and ranks */

@@ -34,7 +34,13 @@
 #   4. the slowdown of a conjugate-gradient-shaped application
 #      (tests/integration/apps/cg.c: halo exchange, two Allreduce dot
 #      products and a few us of compute per iteration), paired rounds
-#      with and without the library, target 1 %.
+#      with and without the library, target 1 %;
+#   5. the tools at scale: records per second end to end and peak
+#      resident memory (/usr/bin/time's maximum RSS) of `synctrace
+#      report`, `table` and `predict` on a generated run of
+#      BENCH_TOOLS_RECORDS records (tools/bench/gen-trace.c: 2 ranks of
+#      8-byte MPI_Allreduce, written through the real writer), target
+#      10 M records/s; BENCH_TOOLS_RUNS runs each, median and min..max.
 #
 # Instruction counts, which do not depend on the machine's load, are
 # tools/bench/icount.sh's.
@@ -51,11 +57,13 @@
 # BENCH_RUNS (runs per variant in figure 1, default 25), BENCH_CALLS
 # (calls per timed block, 100000), BENCH_BLOCKS (blocks per run, 5),
 # BENCH_TRACE_RUNS (runs per row in figure 2, 3), BENCH_MIX_ITERS (10000),
-# BENCH_MEM_EVENTS (calls per rank in figure 3, 10000000), BENCH_LOOP_CALLS
+# BENCH_MEM_EVENTS (calls per rank in figure 3, 10000000),
+# BENCH_TOOLS_RECORDS and BENCH_TOOLS_RUNS (figure 5: records of the
+# generated run, 100000000, and runs per tool, 3), BENCH_LOOP_CALLS
 # (iterations per block in figure 1c, 20000), BENCH_CG_RUNS (rounds of
 # figure 4, 11), BENCH_CG_N and BENCH_CG_ITERS (its unknowns per rank and
 # iterations, 4096 and 20000), BENCH_FIGURES (which figures to run,
-# "1 2 3 4"; "1c 2" with BENCH_MPI=openmpi), TMPDIR.
+# "1 2 3 4 5"; "1c 2" with BENCH_MPI=openmpi), TMPDIR.
 
 BUILD=${BUILD:-build}
 BENCH_MPI=${BENCH_MPI:-mpich}
@@ -75,7 +83,9 @@ B=${BENCH_BLOCKS:-5}
 TRACE_RUNS=${BENCH_TRACE_RUNS:-3}
 MIX_ITERS=${BENCH_MIX_ITERS:-10000}
 MEM_EVENTS=${BENCH_MEM_EVENTS:-10000000}
-FIGURES=${BENCH_FIGURES:-1 2 3 4}
+FIGURES=${BENCH_FIGURES:-1 2 3 4 5}
+TOOLS_RECORDS=${BENCH_TOOLS_RECORDS:-100000000}
+TOOLS_RUNS=${BENCH_TOOLS_RUNS:-3}
 N_LOOPS=${BENCH_LOOP_CALLS:-20000}
 R_CG=${BENCH_CG_RUNS:-11}
 CG_N=${BENCH_CG_N:-4096}
@@ -103,12 +113,12 @@ warn()
 
 for f in $FIGURES; do
 	case $f in
-	1|1c|2|3|4) ;;
-	*) die "BENCH_FIGURES='$FIGURES': the figures are 1 to 4 (1c: the loops of figure 1 alone)" ;;
+	1|1c|2|3|4|5) ;;
+	*) die "BENCH_FIGURES='$FIGURES': the figures are 1 to 5 (1c: the loops of figure 1 alone)" ;;
 	esac
 done
 for v in $R $N $B $TRACE_RUNS $MIX_ITERS $MEM_EVENTS $N_LOOPS $R_CG $CG_N \
-	$CG_ITERS; do
+	$CG_ITERS $TOOLS_RECORDS $TOOLS_RUNS; do
 	case $v in
 	''|*[!0-9]*|0) die "BENCH_* values must be positive integers" ;;
 	esac
@@ -755,6 +765,71 @@ figure3()
 # figure4: R rounds of the CG-shaped app (tests/integration/apps/cg.c) on
 # NP ranks, with and without the library in a rotating order; the
 # slowdown of each round is (with - without) / without.
+# --- figure 5: the tools at scale ---------------------------------------
+
+# f5_tool NAME ARGS...: BENCH_TOOLS_RUNS runs of `synctrace ARGS`; prints
+# a row of records/s and peak RSS, median (min..max).
+f5_tool()
+{
+	f5_name=$1
+	shift
+	: > "$tmp/f5.dat"
+	i=0
+	while [ $i -lt "$TOOLS_RUNS" ]; do
+		/usr/bin/time -f "%e %M" -o "$tmp/f5.time" "$CLI" "$@" \
+			> "$tmp/f5.out" 2> "$tmp/f5.err" ||
+			die "'synctrace $*' failed: $(tail -1 "$tmp/f5.err")"
+		cat "$tmp/f5.time" >> "$tmp/f5.dat"
+		i=$((i + 1))
+	done
+	sort -n "$tmp/f5.dat" | awk -v n="$f5_recs" -v name="$f5_name" '
+		{ t[NR] = $1; m[NR] = $2 }
+		END {
+			k = int((NR + 1) / 2)
+			for (i = 1; i <= NR; i++) {
+				if (i == 1 || m[i] < mlo) mlo = m[i]
+				if (i == 1 || m[i] > mhi) mhi = m[i]
+			}
+			printf "  %-9s %3d %8.1f (%.1f..%.1f) %6.2f (%.2f..%.2f)" \
+				" %7.0f (%.0f..%.0f)  %s\n", name, NR, t[k],
+				t[1], t[NR], n / t[k] / 1e6, n / t[NR] / 1e6,
+				n / t[1] / 1e6, m[k] / 1024, mlo / 1024,
+				mhi / 1024,
+				(n / t[k] >= 1e7 ? "PASS" : "MISS")
+		}'
+}
+
+figure5()
+{
+	gen=$build/gen-trace
+	[ -x "$gen" ] || die "no '$gen': run make first"
+	[ -x /usr/bin/time ] || die "figure 5 needs /usr/bin/time"
+	d=$tmp/f5.d
+	per_rank=$((TOOLS_RECORDS / NP - 2))
+	[ $per_rank -gt 0 ] || die "BENCH_TOOLS_RECORDS is too small"
+	"$gen" "$d" $NP $per_rank || die "cannot generate the run of figure 5"
+	f5_recs=$(( (per_rank + 5) * NP ))
+	echo
+	echo "Figure 5: the tools at scale: a generated run of $NP ranks x" \
+		"$per_rank MPI_Allreduce, $f5_recs records,"
+	echo "  $(($(trace_bytes "$d") / 1000000)) MB" \
+		"(tools/bench/gen-trace.c); each tool end to end" \
+		"(reading, analysing, printing), $TOOLS_RUNS runs"
+	snap phase_snap
+	"$CLI" table --json "$tmp/f5.json" "$d" > /dev/null 2>&1 ||
+		die "cannot make the table of figure 5"
+	printf '  %-9s %3s %21s %21s %21s  %s\n' tool n "time s" \
+		"M records/s" "peak RSS MiB" "target >= 10 M/s"
+	f5_tool report report "$d"
+	f5_tool table table "$d"
+	f5_tool predict predict "$d" --table "$tmp/f5.json"
+	echo "  (median (min..max) over runs; records = every record of" \
+		"the rank files, sync and"
+	echo "  communicator records included)"
+	rm -rf "$d"
+	phase_end "figure 5"
+}
+
 figure4()
 {
 	echo
