@@ -23,7 +23,7 @@ Targets (on the held-out apps; the tuning apps are shown apart):
 
 With --smpi (the default when smpicc is there), SimGrid's SMPI predicts
 the same apps: each is compiled with smpicc and run by smpirun on a
-platform calibrated from the same tables (tools/scripts/smpi-platform.py),
+platform calibrated from the same tables (tools/scripts/smpi_compare.py),
 and its error is printed beside synctrace's.
 
 Every timed step runs under `flock /tmp/synctrace-timing.lock`, and the
@@ -417,8 +417,8 @@ def main():
             e = [abs(r["error"]) for r in results
                  if r["target"] == t and r["set"] == s]
             es = [abs(r["smpi"]["error"]) for r in results
-                  if r["target"] == t and r["set"] == s and "smpi" in r
-                  and r["smpi"].get("error") == r["smpi"].get("error")]
+                  if r["target"] == t and r["set"] == s
+                  and "error" in r.get("smpi", {})]
             if e:
                 print("%s %-8s: median |error| synctrace %.1f%% (max %.1f%%)"
                       "%s" % (t, s, 100 * median(e), 100 * max(e),
