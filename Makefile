@@ -289,7 +289,8 @@ validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tests/validate/run.sh
 
 # Predictions on shared memory and over TCP against what the apps take
-# there, beside SimGrid SMPI's (docs/prediction.md); takes 20 to 60 min.
+# there, beside SimGrid SMPI's (docs/prediction.md); takes a few
+# minutes (3.6 min with --reps 7 on 2 loaded CPUs).
 validate-net: deps all $(APPS)
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) \
 		python3 tools/scripts/predict-validate.py $(VALIDATE_NET_ARGS)

@@ -11,9 +11,14 @@ For each validation app, on 2 ranks:
      time per MPI function);
   4. predict the shared-memory trace with the target's table
      (`synctrace predict --validate --json`) and compare.
-Targets: "shm", this machine's shared memory (the same machine), and
-"tcp", this machine with MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp: every message
-through the TCP stack.
+Targets: "shm", this machine's shared memory (the same machine), the
+app run as the source traces are, with SYNCTRACE_YIELD=1 (each prediction
+compared with another such run); "shm-spin", the same machine and the
+same table, but the app run as MPICH runs it, its waiting ranks spinning;
+and "tcp", this machine with MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp: every
+message through the TCP stack.  On a machine shared with other jobs,
+even niced ones, a yielding rank hands its CPU to them for a time slice
+at every wait, and "shm" measures that more than the app.
 
 Targets (on the held-out apps; the tuning apps are shown apart):
   run time within 5 % (shm) and 10 % (tcp); each MPI function holding at
@@ -23,14 +28,16 @@ Targets (on the held-out apps; the tuning apps are shown apart):
 
 With --smpi (the default when smpicc is there), SimGrid's SMPI predicts
 the same apps: each is compiled with smpicc and run by smpirun on a
-platform calibrated from the same tables (tools/scripts/smpi-platform.py),
+platform calibrated from the same tables (tools/scripts/smpi_compare.py),
 and its error is printed beside synctrace's.
 
 Every timed step runs under `flock /tmp/synctrace-timing.lock`, and the
 load average is recorded beside it: on a shared machine the figures
-depend on what else runs.  The run takes 20 to 60 minutes.
+depend on what else runs.  The run takes a few minutes
+(215 s with --reps 7 --nrep 30 on 2 loaded CPUs).
 
-Usage: predict-validate.py [--reps N] [--nrep N] [--apps A,B] [--targets shm,tcp]
+Usage: predict-validate.py [--reps N] [--nrep N] [--apps A,B]
+                           [--targets shm,shm-spin,tcp] [--shm-yield 0|1]
                            [--no-smpi] [--keep DIR] [--json FILE] [--no-lock]
 Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich).
 Exit status: 0 when every held-out figure meets its target, 1 when one
@@ -68,13 +75,16 @@ APPS = [
     ("nm-ssor", ["40", "32", "2048", "4"], "held-out"),
 ]
 
+# "table": the target whose bench table predicts this one (the same
+# place, measured once).
 TARGETS = {
     "shm": {"env": {}, "genv": []},
+    "shm-spin": {"env": {}, "genv": [], "table": "shm"},
     "tcp": {"env": {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp"},
             "genv": ["-genv", "MPIR_CVAR_NOLOCAL", "1",
                      "-genv", "UCX_TLS", "tcp"]},
 }
-RUN_TARGET = {"shm": 0.05, "tcp": 0.10}
+RUN_TARGET = {"shm": 0.05, "shm-spin": 0.05, "tcp": 0.10}
 DEFAULT_C = 0.10      # synctrace predict --model-error's defaults
 DEFAULT_X = 0.03
 FN_TARGET = 0.15
@@ -113,6 +123,7 @@ class Runner:
         self.mpiexec = mpiexec
         self.work = work
         self.loads = []
+        self.shm_yield = True
 
     def run(self, argv, log, env=None, timed=True, timeout=900, tries=3,
             rundir=None):
@@ -153,8 +164,10 @@ class Runner:
         return False
 
     def trace(self, app, args, target, out):
+        """Trace 'app' on 'target' into 'out'; the shm traces (the
+        sources) with SYNCTRACE_YIELD=1."""
         env = dict(TARGETS[target]["env"])
-        if target == "shm":
+        if target == "shm" and self.shm_yield:
             env["SYNCTRACE_YIELD"] = "1"
         return self.run([self.cli, "run", "-o", out, "--", self.mpiexec,
                          "-n", "2", os.path.join(self.apps, app)] + args,
@@ -182,12 +195,19 @@ class Runner:
             return json.load(f)
 
 
-def calibrate_c(results, x):
+def table_of(t):
+    return TARGETS[t].get("table", t)
+
+
+def calibrate_c(results, x, target):
     """The C that would have put 9 in 10 of the tuning runs' measured run
-    times inside their intervals (given X = 'x'), at least DEFAULT_C."""
+    times on 'target' inside their intervals (given X = 'x'), at least
+    DEFAULT_C.  Per target: the model errs more on one network than on
+    another, and one C for all would let the worst widen every
+    interval."""
     need = []
     for r in results:
-        if r["set"] != "tuning":
+        if r["set"] != "tuning" or r["target"] != target:
             continue
         for i, m in enumerate(r["measured_ns"]):
             lo, hi = r["bounds"][i]
@@ -220,13 +240,18 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--nrep", type=int, default=30)
     ap.add_argument("--apps", default="")
-    ap.add_argument("--targets", default="shm,tcp")
+    ap.add_argument("--targets", default="shm,shm-spin,tcp")
+    ap.add_argument("--shm-yield", type=int, default=1,
+                    help="trace the shm runs (the sources) with "
+                    "SYNCTRACE_YIELD=1 (1, the default) or spinning (0)")
     ap.add_argument("--no-smpi", action="store_true")
     ap.add_argument("--keep", default="")
     ap.add_argument("--json", default="")
     ap.add_argument("--no-lock", action="store_true",
-                    help="do not take the timing lock (figures for a look "
-                    "only, not to report)")
+                    help="do not take the timing lock at each step: the "
+                    "caller holds it for the whole run (flock LOCK "
+                    "predict-validate.py --no-lock ...), or the figures "
+                    "are for a look only, not to report")
     o = ap.parse_args()
 
     build = os.environ.get("BUILD", "build")
@@ -237,7 +262,7 @@ def main():
     targets = [t for t in o.targets.split(",") if t]
     for t in targets:
         if t not in TARGETS:
-            die("unknown target '%s' (shm, tcp)" % t)
+            die("unknown target '%s' (%s)" % (t, ", ".join(TARGETS)))
     if not os.access(os.path.join(build, "synctrace"), os.X_OK):
         die("no %s/synctrace: run make first" % build)
     for a in apps:
@@ -250,6 +275,7 @@ def main():
     else:
         work = tempfile.mkdtemp(prefix="predict-validate-")
     rn = Runner(build, mpiexec, work, not o.no_lock)
+    rn.shm_yield = o.shm_yield
     smpi = None
     if not o.no_smpi and shutil.which("smpicc") and shutil.which("smpirun"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -269,8 +295,12 @@ def main():
         say("traces of rep %d done (load %.1f)" % (rep, load()))
 
     # 2: the tables, per app and target, like its first shm trace.
+    benched = []
+    for t in targets:
+        if table_of(t) not in benched:
+            benched.append(table_of(t))
     for app, args, _ in apps:
-        for t in targets:
+        for t in benched:
             b = os.path.join(work, "bench-%s-%s" % (app, t))
             tj = b + ".json"
             if o.keep and os.path.exists(tj) and complete(b):
@@ -283,22 +313,24 @@ def main():
         say("tables of %s done (load %.1f)" % (app, load()))
 
     # 4: predictions and what was measured: the tuning apps first, whose
-    # errors calibrate the model's error C (the fraction of the critical
-    # path's communication that the interval adds, beside X of its
-    # compute), then the held-out apps with that C.
+    # errors calibrate the model's error C per target (the fraction of
+    # the critical path's communication that the interval adds, beside X
+    # of its compute), then the held-out apps with that C.
     results = []
-    model_err = [DEFAULT_C, DEFAULT_X]
+    errs = {t: [DEFAULT_C, DEFAULT_X] for t in targets}
     order = [a for a in apps if a[2] == "tuning"] + \
         [a for a in apps if a[2] != "tuning"]
     calibrated = False
     for app, args, aset in order:
         if aset != "tuning" and not calibrated:
-            model_err[0] = calibrate_c(results, model_err[1])
+            for t in targets:
+                errs[t][0] = calibrate_c(results, errs[t][1], t)
+                say("model error calibrated on the tuning apps for %s: "
+                    "C=%.3f, X=%.3f" % (t, errs[t][0], errs[t][1]))
             calibrated = True
-            say("model error calibrated on the tuning apps: C=%.3f, X=%.3f"
-                % tuple(model_err))
         for t in targets:
-            tj = os.path.join(work, "bench-%s-%s.json" % (app, t))
+            model_err = errs[t]
+            tj = os.path.join(work, "bench-%s-%s.json" % (app, table_of(t)))
             pred, lo, hi, meas, path, bounds = [], [], [], [], [], []
             pfn, mfn, mmpi = {}, {}, []
             for rep in range(1, o.reps + 1):
@@ -346,12 +378,18 @@ def main():
                                        "predicted_ns": pv,
                                        "share": mv / tot,
                                        "error": (pv - mv) / mv})
-            if smpi:
-                r["smpi"] = smpi.predict(rn, app, args, t, tj, work,
-                                         o.reps)
-                if "predicted_ns" in r["smpi"]:
-                    r["smpi"]["error"] = (r["smpi"]["predicted_ns"] -
-                                          mm) / mm
+            same = [x for x in results if x["app"] == app and
+                    x["target"] == table_of(t) and "smpi" in x]
+            if smpi and same:
+                # The same table: the same simulation.
+                r["smpi"] = {k: v for k, v in same[0]["smpi"].items()
+                             if k != "error"}
+            elif smpi:
+                r["smpi"] = smpi.predict(rn, app, args, table_of(t), tj,
+                                         work, o.reps)
+            if smpi and "predicted_ns" in r["smpi"]:
+                r["smpi"]["error"] = (r["smpi"]["predicted_ns"] -
+                                      mm) / mm
             results.append(r)
 
     # The report.
@@ -363,7 +401,7 @@ def main():
           % (o.reps, min(rn.loads or [0]), max(rn.loads or [0])))
     print("while timing, median %.1f)." % median(rn.loads or [0]))
     print()
-    hdr = "%-11s %-8s %-4s %10s %10s %8s %-4s %21s %-3s %9s" % (
+    hdr = "%-11s %-8s %-8s %10s %10s %8s %-4s %21s %-3s %9s" % (
         "app", "set", "on", "measured", "predicted", "error", "", "interval",
         "in", "SMPI")
     print(hdr)
@@ -380,7 +418,7 @@ def main():
             if not ok:
                 status = 1
         se = r.get("smpi", {}).get("error", float("nan"))
-        print("%-11s %-8s %-4s %8.1fms %8.1fms %8s %-4s [%7.1f,%7.1f]ms "
+        print("%-11s %-8s %-8s %8.1fms %8.1fms %8s %-4s [%7.1f,%7.1f]ms "
               "%d/%d %9s" % (
                   r["app"], r["set"], r["target"],
                   median(r["measured_ns"]) / 1e6,
@@ -391,7 +429,7 @@ def main():
     print()
     print("Per MPI function holding >= 10 % of the measured MPI time "
           "(target: within 15 %):")
-    print("%-11s %-4s %-16s %6s %10s %10s %8s" % ("app", "on", "function",
+    print("%-11s %-8s %-16s %6s %10s %10s %8s" % ("app", "on", "function",
                                                  "share", "measured",
                                                  "predicted", "error"))
     for r in results:
@@ -399,13 +437,18 @@ def main():
             ok = abs(f["error"]) <= FN_TARGET
             if r["set"] == "held-out" and not ok:
                 status = 1
-            print("%-11s %-4s %-16s %5.0f%% %8.1fms %8.1fms %8s %s%s" % (
+            print("%-11s %-8s %-16s %5.0f%% %8.1fms %8.1fms %8s %s%s" % (
                 r["app"], r["target"], f["fn"], 100 * f["share"],
                 f["measured_ns"] / 1e6, f["predicted_ns"] / 1e6,
                 pct(f["error"]), "PASS" if ok else "MISS",
                 "" if r["set"] == "held-out" else " (tuning)"))
     cover = n_in / n_cases if n_cases else float("nan")
     print()
+    for t in targets:
+        c = [x for r in results if r["target"] == t and
+             r["set"] == "held-out" for x in r["inside"]]
+        print("interval holds the measured run time on %s: %d of %d "
+              "held-out cases (C=%.3f)" % (t, sum(c), len(c), errs[t][0]))
     print("interval holds the measured run time: %d of %d held-out cases "
           "(target: 9 of 10): %s" % (n_in, n_cases,
                                      "PASS" if cover >= COVER_TARGET
@@ -417,8 +460,8 @@ def main():
             e = [abs(r["error"]) for r in results
                  if r["target"] == t and r["set"] == s]
             es = [abs(r["smpi"]["error"]) for r in results
-                  if r["target"] == t and r["set"] == s and "smpi" in r
-                  and r["smpi"].get("error") == r["smpi"].get("error")]
+                  if r["target"] == t and r["set"] == s
+                  and "error" in r.get("smpi", {})]
             if e:
                 print("%s %-8s: median |error| synctrace %.1f%% (max %.1f%%)"
                       "%s" % (t, s, 100 * median(e), 100 * max(e),

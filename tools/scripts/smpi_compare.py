@@ -27,6 +27,9 @@ ping-pongs (SimGrid 3.32, "Calibration of SMPI"):
   - smpi/send-is-detached-thresh: the eager limit (the sizes whose late
     sends did not wait);
   - collectives as MPICH does them (smpi/coll-selector:mpich).
+An app of collectives alone (bsp, transpose) has no point-to-point rows
+in its table: its platform comes from the other apps' tables of the
+same target (the median of their medians at each size).
 """
 
 import json
@@ -74,9 +77,25 @@ def piecewise(groups, scale=1e-9):
     return ";".join(parts)
 
 
-def calibrate(table):
-    """The platform and the --cfg options, from a table's rows."""
+def merged(tables):
+    """The rows of several tables, the median of their medians at each
+    size."""
+    by = {}
+    for t in tables:
+        for k, g in rows(t).items():
+            for d, ns in g:
+                by.setdefault(k, {}).setdefault(d, []).append(ns)
+    return {k: sorted((d, statistics.median(v)) for d, v in g.items())
+            for k, g in by.items()}
+
+
+def calibrate(table, others=()):
+    """The platform and the --cfg options, from a table's rows; a table
+    without point-to-point rows (an app of collectives alone) takes them
+    from 'others', tables of the same target."""
     r = rows(table)
+    if not r.get(("p2p", "MPI_Send")) and others:
+        r = merged(others)
     pp = r.get(("p2p", "MPI_Send"), [])
     eager = r.get(("send-eager", "MPI_Send"), [])
     rndv = r.get(("send-rendezvous", "MPI_Send"), [])
@@ -143,7 +162,7 @@ def calibrate(table):
     <host id="h0" speed="1Gf"/>
     <host id="h1" speed="1Gf"/>
     <link id="l" bandwidth="%.6gBps" latency="%.6gs" sharing_policy="SPLITDUPLEX"/>
-    <route src="h0" dst="h1"><link_ctn id="l" direction="UP"/></route>
+    <route src="h0" dst="h1" symmetrical="NO"><link_ctn id="l" direction="UP"/></route>
     <route src="h1" dst="h0" symmetrical="NO"><link_ctn id="l" direction="DOWN"/></route>
   </zone>
 </platform>
@@ -165,8 +184,11 @@ def predict(rn, app, args, target, table, work, reps):
     exe = os.path.join(d, app)
     if not os.path.exists(exe) and not build(app, exe):
         return {"error_msg": "smpicc failed"}
+    others = sorted(os.path.join(work, f) for f in os.listdir(work)
+                    if f.startswith("bench-") and
+                    f.endswith("-%s.json" % target))
     try:
-        plat, cfg = calibrate(table)
+        plat, cfg = calibrate(table, others)
     except (ValueError, KeyError) as e:
         return {"error_msg": str(e)}
     pf = os.path.join(d, "%s-%s.xml" % (app, target))
