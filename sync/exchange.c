@@ -194,10 +194,11 @@ int st_x_skampi_ref(const struct st_transport *tp, int peer,
 }
 
 int st_x_skampi_client(const struct st_transport *tp, int peer,
-		       uint64_t origin_ns, struct st_sync_sample *out,
-		       double *half)
+		       uint64_t origin_ns, double slope,
+		       struct st_sync_sample *out, double *half,
+		       double *window)
 {
-	double lo = -INFINITY, hi = INFINITY, best = INFINITY;
+	double lo = -INFINITY, hi = INFINITY, best = INFINITY, mid;
 	int64_t s_last, s_now, t_first, t_last, t_now;
 	uint64_t w;
 	int rc;
@@ -219,10 +220,15 @@ int st_x_skampi_client(const struct st_transport *tp, int peer,
 		/*
 		 * Bounds on ref minus client: s_last was read before t_last
 		 * and s_now before t_now (lower); s_now after t_last (upper).
+		 * Each holds at its own moment; moved to t_first along the
+		 * drift 'slope', they still meet when the exchange is slow.
 		 */
-		lo = fmax(lo, (double)(s_last - t_last));
-		lo = fmax(lo, (double)(s_now - t_now));
-		hi = fmin(hi, (double)(s_now - t_last));
+		lo = fmax(lo, (double)(s_last - t_last) +
+			      slope * (double)(t_last - t_first));
+		lo = fmax(lo, (double)(s_now - t_now) +
+			      slope * (double)(t_now - t_first));
+		hi = fmin(hi, (double)(s_now - t_last) +
+			      slope * (double)(t_last - t_first));
 		best = fmin(best, (double)(t_now - t_last));
 		w = (uint64_t)t_now;
 		if ((rc = st_x_send(tp, peer, &w, 1)))
@@ -232,10 +238,12 @@ int st_x_skampi_client(const struct st_transport *tp, int peer,
 	}
 	if (!isfinite(lo) || !isfinite(hi))
 		return -EPROTO;
-	out->offset_ns = -(lo + hi) / 2.0;
 	out->t_ns = ((double)t_first + (double)t_last) / 2.0;
+	mid = (lo + hi) / 2.0 - slope * (out->t_ns - (double)t_first);
+	out->offset_ns = -mid;
 	out->rtt_ns = best;
 	*half = fabs(hi - lo) / 2.0;
+	*window = (double)(t_last - t_first);
 	return 0;
 }
 

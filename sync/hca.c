@@ -151,14 +151,15 @@ static int edge_client(struct st_sync *s, const struct st_transport *tp,
 		       int peer, int npoints, double spacing_ns)
 {
 	struct st_sync_sample x;
+	double window;
 	int64_t t0 = 0;
 	int j, rc;
 
 	memset(&x, 0, sizeof(x));
 	x.epoch = (uint32_t)s->est.epoch;
 	if (s->params.method == ST_SYNC_SKAMPI_TREE) {
-		if ((rc = st_x_skampi_client(tp, peer, s->origin_ns, &x,
-					     &s->edge_half)))
+		if ((rc = st_x_skampi_client(tp, peer, s->origin_ns, 0.0, &x,
+					     &s->edge_half, &window)))
 			return rc;
 		return st_samples_push(&s->edge, &x);
 	}
@@ -230,8 +231,15 @@ static int tree_down(struct st_sync *s, const struct st_transport *tp,
 		up.slope = st_x_bitsd(w[0]);
 		up.intercept = st_x_bitsd(w[1]);
 		out->m = st_clock_model_merge(up, e->m);
+		/*
+		 * Bounds add: with s = s_u + s_l - s_u s_l, an error e_u of
+		 * s_u and e_l of s_l move s by at most
+		 * e_u (1 + |s_l|) + e_l (1 + |s_u| + e_u).
+		 */
 		out->err = st_x_bitsd(w[2]) + e->err;
-		out->slope_err = st_x_bitsd(w[3]) + e->slope_err;
+		out->slope_err = st_x_bitsd(w[3]) * (1.0 + fabs(e->m.slope)) +
+				 e->slope_err * (1.0 + fabs(up.slope) +
+						 st_x_bitsd(w[3]));
 		out->root_origin = w[4];
 	}
 	w[0] = st_x_dbits(out->m.slope);
@@ -249,8 +257,12 @@ static int tree_down(struct st_sync *s, const struct st_transport *tp,
 	return 0;
 }
 
-/* SKaMPI offsets of every rank against the root, one rank after another. */
-static int root_phase(struct st_sync *s, const struct st_transport *tp)
+/*
+ * SKaMPI offsets of every rank against the root, one rank after another;
+ * 'slope' is this rank's drift against the root as far as known.
+ */
+static int root_phase(struct st_sync *s, const struct st_transport *tp,
+		      double slope)
 {
 	const struct st_sync_params *p = &s->params;
 	struct st_sync_sample x;
@@ -266,7 +278,8 @@ static int root_phase(struct st_sync *s, const struct st_transport *tp)
 		return 0;
 	}
 	memset(&x, 0, sizeof(x));
-	if ((rc = st_x_skampi_client(tp, 0, s->origin_ns, &x, &s->root_half)))
+	if ((rc = st_x_skampi_client(tp, 0, s->origin_ns, slope, &x,
+				     &s->root_half, &s->root_window)))
 		return rc;
 	x.epoch = (uint32_t)s->est.epoch;
 	return st_samples_push(&s->root, &x);
@@ -342,8 +355,31 @@ static int edge_chain(struct st_sync *s, struct chain *e, struct st_fit *f)
 	if ((rc = st_fit_samples(s->edge.v, s->edge.n, x->t_ns, f)))
 		return rc;
 	e->m = f->m;
-	e->err = f->at_se;
-	e->slope_err = f->slope_se;
+	/*
+	 * The least squares slope is the estimate; the error is a bound: the
+	 * slopes every pair of samples allows, each offset being within
+	 * half its round trip of the truth.  The fit's standard error
+	 * assumes errors that are independent and in proportion to the
+	 * round trip, which a loaded machine breaks (a refresh measured
+	 * while a rank waited for a CPU has the leverage of the whole span
+	 * and an error the other points cannot show), and it came out 2 to
+	 * 8 times too small.  A slope outside the bound is moved into it.
+	 */
+	st_slope_bounds(s->edge.v, s->edge_bounded, s->edge.n, &s->edge_lo,
+			&s->edge_hi);
+	s->edge_bounded = s->edge.n;
+	e->slope_err = NAN;
+	if (s->edge_lo <= s->edge_hi && isfinite(s->edge_lo) &&
+	    isfinite(s->edge_hi)) {
+		double a = fmin(fmax(f->m.slope, s->edge_lo), s->edge_hi);
+
+		e->m.slope = a;
+		e->m.intercept = f->m.intercept + (f->m.slope - a) * f->xm;
+		e->slope_err = fmax(a - s->edge_lo, s->edge_hi - a);
+	}
+	/* At the last sample the line is within the sample's own bound. */
+	e->err = fabs(e->m.slope * x->t_ns + e->m.intercept - x->offset_ns) +
+		 st_sample_half(x);
 	return 0;
 }
 
@@ -373,7 +409,14 @@ static int leader_result(struct st_sync *s, const struct st_transport *tp,
 		e->model.slope = c->m.slope;
 		e->model.intercept = x->offset_ns - c->m.slope * x->t_ns;
 		e->anchor_ns = x->t_ns;
-		e->err_ns = s->root_half;
+		/*
+		 * SKaMPI's bounds, each moved along the slope to the
+		 * middle of the exchange: the slope's error over half the
+		 * exchange widens them, and the clock reads' rounding.
+		 */
+		e->err_ns = s->root_half + 2.0 +
+			    (isfinite(c->slope_err) ? c->slope_err : 1e-3) *
+			    s->root_window / 2.0;
 		e->slope_err = c->slope_err;
 		e->span_ns = ef->span_ns;
 		e->rtt_ns = ef->min_rtt;
@@ -443,7 +486,8 @@ static int run_leaders(struct st_sync *s, const struct st_transport *tp,
 		s->root_origin_ns = chain.root_origin;
 	}
 	if (p->method == ST_SYNC_HCA || p->method == ST_SYNC_SKAMPI)
-		rc = root_phase(s, tp);
+		rc = root_phase(s, tp, p->method == ST_SYNC_HCA &&
+				isfinite(chain.m.slope) ? chain.m.slope : 0.0);
 	else if (p->method == ST_SYNC_JK)
 		rc = jk_phase(s, tp, npoints, spacing, init);
 	if (rc)
@@ -548,6 +592,8 @@ int st_sync_init(struct st_sync **out, const struct st_transport *tp,
 	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->params = *params;
+	s->edge_lo = -INFINITY;
+	s->edge_hi = INFINITY;
 	s->rank = tp->rank;
 	s->size = tp->size;
 	s->vmap = malloc((size_t)tp->size * sizeof(*s->vmap));

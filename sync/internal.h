@@ -38,6 +38,11 @@ struct st_sync {
 	struct st_samples edge, root;
 	size_t edge_mark, root_mark;	/* first sample of this epoch */
 	double edge_half, root_half;	/* last SKaMPI half-widths */
+	double root_window;	/* local time the last root SKaMPI spanned */
+	/* Slopes the edge samples allow (st_slope_bounds()), and how many
+	 * samples went into them. */
+	double edge_lo, edge_hi;
+	size_t edge_bounded;
 
 	double *min_rtt;	/* by vrank: smallest SKaMPI round trip as p1 */
 	double jk_rtt;		/* JK: RTT to the root (st_sync_rtt()) */
@@ -108,11 +113,17 @@ int st_x_skampi_ref(const struct st_transport *tp, int peer,
 /*
  * The client 'p2' side: '*out' gets the offset client minus reference at
  * the middle of the exchange, '*half' the half-width of the interval the
- * ping-pongs bound it to.  -EPROTO if the exchange gave no bound.
+ * ping-pongs bound it to, '*window' the local time from the first bound
+ * to the last.  Each bound holds at its own moment, so they are moved to
+ * one moment along 'slope' (the drift of the client against the
+ * reference, per ns of client time; 0 when unknown): an error e of
+ * 'slope' leaves an error up to e * '*window' / 2 beyond '*half'.
+ * -EPROTO if the exchange gave no bound.
  */
 int st_x_skampi_client(const struct st_transport *tp, int peer,
-		       uint64_t origin_ns, struct st_sync_sample *out,
-		       double *half);
+		       uint64_t origin_ns, double slope,
+		       struct st_sync_sample *out, double *half,
+		       double *window);
 
 /* A least squares line through samples, offset_ns over t_ns. */
 struct st_fit {
@@ -121,6 +132,7 @@ struct st_fit {
 	double at_se;		/* standard error of the line at 'at' */
 	double span_ns;		/* max t - min t of the points used */
 	double min_rtt;
+	double xm;		/* weighted mean t: the line turns about it */
 	size_t n;		/* points used */
 };
 
@@ -133,6 +145,28 @@ struct st_fit {
  */
 int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 		   struct st_fit *out);
+
+/*
+ * How far a sample's offset can be from the truth: the reply was stamped
+ * at some instant of the request's round trip, so the offset at the
+ * round trip's middle is off by at most half of it, plus the rounding of
+ * the three clock reads to whole nanoseconds and the drift over half the
+ * round trip (up to 1000 ppm).  A causal bound: it holds at any load.
+ */
+double st_sample_half(const struct st_sync_sample *x);
+
+/*
+ * The slopes of the lines that pass within st_sample_half() of every
+ * sample: for a line, slope a is possible exactly when every pair i, j
+ * allows it (for a fixed slope the intercepts each sample allows form an
+ * interval, and intervals on a line meet when every two of them do).
+ * Adds the pairs of the samples v['first'..'n') with all samples before
+ * them to '*lo' and '*hi' (start with -INFINITY and INFINITY; they stay
+ * so until two samples differ in time).  '*lo' > '*hi' means no line
+ * fits: the clocks did not run linearly.
+ */
+void st_slope_bounds(const struct st_sync_sample *v, size_t first, size_t n,
+		     double *lo, double *hi);
 
 /* Sort 'v' ('n' doubles) in place, ascending. */
 void st_sort_doubles(double *v, size_t n);

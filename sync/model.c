@@ -186,6 +186,7 @@ int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 		sxy += w * dx * dy;
 	}
 	out->n = used;
+	out->xm = xm;
 	out->span_ns = hi - lo;
 	if (sxx <= 0.0) {
 		out->m.slope = 0.0;
@@ -215,4 +216,46 @@ int st_fit_samples(const struct st_sync_sample *v, size_t n, double at,
 	out->slope_se = sqrt(s2 / sxx);
 	out->at_se = sqrt(s2 * (1.0 / sw + (at - xm) * (at - xm) / sxx));
 	return 0;
+}
+
+double st_sample_half(const struct st_sync_sample *x)
+{
+	return x->rtt_ns / 2.0 * (1.0 + 1e-3) + 2.0;
+}
+
+void st_slope_bounds(const struct st_sync_sample *v, size_t first, size_t n,
+		     double *lo, double *hi)
+{
+	size_t i, j;
+
+	/*
+	 * Sample i allows the offsets o_i - h_i .. o_i + h_i at t_i; a line
+	 * of slope a through both i and j (t_i < t_j) has
+	 * (o_j - h_j - o_i - h_i) / dt <= a <= (o_j + h_j - o_i + h_i) / dt.
+	 */
+	for (j = first; j < n; j++) {
+		double hj = st_sample_half(&v[j]);
+
+		for (i = 0; i < j; i++) {
+			const struct st_sync_sample *a = &v[i], *b = &v[j];
+			double hi_ = st_sample_half(&v[i]), h2 = hj, dt;
+
+			dt = b->t_ns - a->t_ns;
+			if (dt < 0) {
+				const struct st_sync_sample *t = a;
+
+				a = b;
+				b = t;
+				dt = -dt;
+				hi_ = hj;
+				h2 = st_sample_half(&v[i]);
+			}
+			if (!(dt > 0))
+				continue;
+			*lo = fmax(*lo, (b->offset_ns - h2 - a->offset_ns -
+					 hi_) / dt);
+			*hi = fmin(*hi, (b->offset_ns + h2 - a->offset_ns +
+					 hi_) / dt);
+		}
+	}
 }

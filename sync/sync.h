@@ -144,11 +144,20 @@ struct st_sync_params {
 void st_sync_params_init(struct st_sync_params *p);
 
 /*
- * This rank's synchronisation result.  The error at local time t is about
- * err_ns + slope_err * |t - anchor_ns|.  Errors are estimates from the
- * measurements (a ping-pong's half-width, a fit's standard errors, summed
- * along the tree); a constant asymmetry between the two directions of a
- * link is invisible to any round-trip method and is not included.
+ * This rank's synchronisation result.  The error at local time t is at
+ * most err_ns + slope_err * |t - anchor_ns| for HCA and HCA2: bounds, not
+ * standard errors, that hold at any load as long as the clocks run
+ * linearly, since each offset measured is within half its round trip of
+ * the truth (the reply was stamped during the round trip).  err_ns is
+ * the SKaMPI interval's half-width (HCA) or the line's distance from the
+ * last sample plus that sample's half round trip (HCA2), slope_err the
+ * widest distance from the slope to the slopes every pair of samples
+ * allows; both add up along the tree.  slope_err is NaN when no line fits
+ * the samples.  JK's errors are the fit's standard errors (JK does not
+ * time its requests, so it has no bound), SKaMPI's slope_err the drift it
+ * saw and ignores.  A constant asymmetry between the two directions of a
+ * link is invisible to any round-trip method, but stays within the half
+ * round trip.
  */
 struct st_sync_estimate {
 	struct st_clock_model model;	/* identity on rank 0 */

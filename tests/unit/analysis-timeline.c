@@ -321,6 +321,10 @@ Test(tools_timeline, real_sync_gives_rank_0s_clock)
 			worst = fmax(worst, fabs(g - truth));
 			cr_expect(isfinite(e) && e >= 0, "rank %d err %g", r,
 				  e);
+			/* The errors are bounds: they hold everywhere. */
+			cr_expect_leq(fabs(g - truth), e + 1.0,
+				      "rank %d at %.0f: off by %.1f, err %.1f",
+				      r, T, g - truth, e);
 			worst_err = fmax(worst_err, e);
 			if (!r)
 				cr_expect_eq(e, 0.0);
@@ -328,9 +332,13 @@ Test(tools_timeline, real_sync_gives_rank_0s_clock)
 	}
 	cr_log_info("global time over %.0f s: max error %.1f ns, largest "
 		    "estimate %.1f ns", (end - 1e12) / 1e9, worst, worst_err);
-	/* Clocks 1 s apart and drifting 65 ppm apart end up within 100 ns. */
+	/*
+	 * Clocks 1 s apart and drifting 65 ppm apart end up within 100 ns.
+	 * The bound is far wider: 2.5 s from the nearest anchor, the init's
+	 * 20 ms fit allows some 75 ppm (a round trip over 20 ms).
+	 */
 	cr_expect_leq(worst, 100.0);
-	cr_expect_leq(worst_err, 5000.0);
+	cr_expect_leq(worst_err, 1e6);
 	for (r = 0; r < N; r++) {
 		st_gclock_free(c[r]);
 		for (k = 0; k < EPOCHS; k++)

@@ -61,6 +61,7 @@ struct pp {
 static int skampi_rank(const struct st_transport *tp, void *arg)
 {
 	struct pp *pp = arg;
+	double window;
 	int k, rc;
 
 	pp->org[tp->rank] = tp->now_ns(tp->ctx);
@@ -69,8 +70,9 @@ static int skampi_rank(const struct st_transport *tp, void *arg)
 			rc = st_x_skampi_ref(tp, 1, pp->org[0], 40, 8,
 					     &pp->cache);
 		else
-			rc = st_x_skampi_client(tp, 0, pp->org[1], &pp->x[k],
-						&pp->half[k]);
+			rc = st_x_skampi_client(tp, 0, pp->org[1], 0.0,
+						&pp->x[k], &pp->half[k],
+						&window);
 		if (rc)
 			return rc;
 		if (tp->rank == 0)

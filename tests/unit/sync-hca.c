@@ -147,9 +147,16 @@ Test(sync_hca, fitted_slopes_recover_injected_drift)
 			    e.model.slope - truth, e.slope_err);
 		cr_expect_leq(fabs(e.model.slope - truth),
 			      4 * se * sqrt(depth[r]) + 1e-12);
-		/* The fits' own error estimates agree with the derivation. */
-		cr_expect_geq(e.slope_err, 0.5 * se);
-		cr_expect_leq(e.slope_err, 2.0 * se * depth[r]);
+		/*
+		 * The error is a bound, which holds: about a round trip
+		 * over the span per edge, far above the statistical error
+		 * here, where every offset's error is small and independent.
+		 */
+		cr_expect_leq(fabs(e.model.slope - truth), e.slope_err);
+		cr_log_info("rank %d: bound %.2e, rtt %.0f ns, rtt/L %.2e",
+			    r, e.slope_err, e.rtt_ns, e.rtt_ns / L);
+		cr_expect_geq(e.slope_err, se);
+		cr_expect_leq(e.slope_err, 2.0 * depth[r] * e.rtt_ns / L);
 	}
 	fake_sync_free(s, 8);
 	fake_net_free(net);

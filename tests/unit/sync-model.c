@@ -212,3 +212,43 @@ Test(sync_model, estimate_error_grows_away_from_anchor)
 	cr_expect_leq(fabs(st_sync_estimate_err_at(&e, 11e9) - 150), 1e-9);
 	cr_expect_leq(fabs(st_sync_estimate_err_at(&e, 0) - 60), 1e-9);
 }
+
+/*
+ * Samples of the line 2e-5 t + 300 whose offsets are off by up to half
+ * their round trip, the worst way (alternately +- all of it): the bounds
+ * hold the true slope and are no wider than the round trips over the
+ * span allow; added in two parts they equal the bounds of all at once;
+ * a sample outside every line empties them.
+ */
+Test(sync_model, slope_bounds_hold_the_truth_and_are_tight)
+{
+	struct st_sync_sample v[40];
+	double lo = -INFINITY, hi = INFINITY, lo2 = -INFINITY, hi2 = INFINITY;
+	double a = 2e-5;
+	int i;
+
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 40; i++) {
+		v[i].t_ns = 1e6 * i;
+		v[i].rtt_ns = 1000 + 100 * (i % 3);
+		v[i].offset_ns = a * v[i].t_ns + 300 +
+				 (i % 2 ? 1 : -1) * v[i].rtt_ns / 2;
+	}
+	st_slope_bounds(v, 0, 1, &lo, &hi);
+	cr_expect(isinf(lo) && isinf(hi));
+	st_slope_bounds(v, 1, 40, &lo, &hi);
+	cr_log_info("slope bounds %.4e .. %.4e, truth %.4e", lo, hi, a);
+	cr_expect_leq(lo, a);
+	cr_expect_geq(hi, a);
+	/* Half width about (h_first + h_last) / span: 1200 ns / 39 ms. */
+	cr_expect_leq(hi - lo, 2 * (1200 + 10) / 39e6);
+	st_slope_bounds(v, 0, 40, &lo2, &hi2);
+	cr_expect_eq(lo, lo2);
+	cr_expect_eq(hi, hi2);
+	/* One offset in the middle 5 us off: no line fits. */
+	v[20].offset_ns += 5000;
+	lo = -INFINITY;
+	hi = INFINITY;
+	st_slope_bounds(v, 0, 40, &lo, &hi);
+	cr_expect_gt(lo, hi);
+}

@@ -9,7 +9,10 @@
 #  - clock sync in the interposer (as tests/integration/t-sync.sh runs
 #    it): the residual SYNCTRACE_SYNC_CHECK measures at init, at the end
 #    and after the final sync, HCA on 2 ranks and on 3 in yield mode;
-#    offset-only SKaMPI's end residual over the drift it ignores;
+#    offset-only SKaMPI's end residual over the drift it ignores; the
+#    sync interval coverage (the % of HCA epochs whose slope is within
+#    its error bound of the injected drift: the bound claims all of
+#    them) and the last slope bound of 2 ranks;
 #  - `synctrace clockcheck` on 2 and 3 ranks (as t-clocksync.sh):
 #    HCA's residual right after sync, refreshed HCA's at 2 s, SKaMPI's
 #    growth over what the injected drift predicts;
@@ -94,6 +97,45 @@ start=$(date +%s)
 echo "validate: $runs runs of each figure; load average $(load)"
 
 # --- clock sync in the interposer ------------------------------------
+# cover RUN SKEW NP: the sync interval coverage of RUN, whose clocks SKEW
+# distorted: over every epoch of every rank but 0, the % whose slope is
+# within its error bound of the injected drift (PPM / (1 + PPM 1e-6)
+# against rank 0's clock), widened by the two ranks' TSC rate
+# uncertainty from the headers; and for 2 ranks the last epoch's bound.
+cover()
+{
+	"$ST_CLI" dump --sync --csv "$1" > "$1.sync" 2> "$1.sync.err" ||
+		{ lost "dump --sync of $1" "$1.sync.err"; return; }
+	"$ST_CLI" dump --header "$1" 2> /dev/null |
+		sed -n 's/^clock=.*+-\([0-9.e+-]*\) ppm)$/\1/p' > "$1.rate"
+	awk -F, -v skew="$2" -v np="$3" \
+	    -v rates="$(tr '\n' ' ' < "$1.rate")" '
+		BEGIN {
+			k = split(skew, e, ",")
+			for (i = 1; i <= k; i++) {
+				p = 0
+				if (split(e[i], x, "@") == 2) {
+					sub(/ppm$/, "", x[2])
+					p = x[2] + 0
+				}
+				w[i - 1] = p / (1 + p * 1e-6)
+			}
+			split(rates, q, " ")
+			for (i in q) if (q[i] > rate) rate = q[i]
+		}
+		NR > 1 && $1 > 0 {
+			n++
+			d = $6 - w[$1]
+			if (d < 0) d = -d
+			if ($9 != "" && d <= $9 + 2 * rate) ok++
+			last = $9
+		}
+		END {
+			if (n) printf "sync.cover\t%.1f\n", 100 * ok / n
+			if (np == 2 && last != "") printf "sync.bound\t%s\n", last
+		}' "$1.sync" >> "$V/samples"
+}
+
 if want sync; then
 	figure sync.2.init "sync HCA 2 ranks: residual at init (ns)" lt 1000
 	figure sync.2.end "sync HCA 2 ranks: residual at end (ns)" lt 2000
@@ -101,6 +143,8 @@ if want sync; then
 	figure sync.3.init "sync HCA 3 ranks yield: residual at init (ns)" lt 1000
 	figure sync.3.end "sync HCA 3 ranks yield: residual at end (ns)" lt 2000
 	figure sync.sk.ratio "sync SKaMPI: end residual / 100 ppm of run" in 0.5..1.5
+	figure sync.cover "sync interval coverage: slopes within bound (%)" gt 99
+	figure sync.bound "sync HCA 2 ranks: last slope bound (ppm)" lt 5
 	for i in $(seq "$runs"); do
 		for c in "2 0,+0.9s@+100ppm hca 300 0" \
 			 "3 0,-1s@-100ppm,+0.5s@+60ppm hca 300 1" \
@@ -136,6 +180,7 @@ if want sync; then
 			fi
 			sample sync.$1.init "$init"
 			sample sync.$1.end "$end"
+			cover "$d" "$2" "$1"
 			[ "$1" = 2 ] && sample sync.2.final "$final"
 		done
 	done
