@@ -932,26 +932,33 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 	const MPI_Request *reqs = a->requests ? a->requests : a->request;
 	int i, n = a->requests ? a->nreq : 1;
 	struct st_event s;
-	struct st_req r;
+	struct st_req copy;
+	const struct st_req *r;
 
 	plain_call(c, site, t0, t1);
 	for (i = 0; reqs && i < n; i++) {
-		if (!st_req_start(reqs[i], &r))
+		/* Threads that may race for the table take a copy. */
+		if (!st_mt)
+			r = st_req_start_ref(reqs[i]);
+		else
+			r = st_req_start(reqs[i], &copy) ? &copy : NULL;
+		if (!r)
 			continue;
-		if (r.start_token &&
+		if (r->start_token &&
 		    !emit_like(&(struct st_tok_rec){
-			    .kind = ST_REC_START, .fn = r.fn, .site = site,
-			    .token = r.start_token, .seq = r.seq, .req = r.id,
-			    .inst = r.inst, .t0 = t0, .t1 = t1 }))
+			    .kind = ST_REC_START, .fn = r->fn, .site = site,
+			    .token = r->start_token, .seq = r->seq,
+			    .req = r->id, .inst = r->inst, .t0 = t0,
+			    .t1 = t1 }))
 			continue;
 		st_event_clear(&s);
 		s.kind = ST_REC_START;
-		s.fn = r.fn;
+		s.fn = r->fn;
 		s.t0 = t0;
 		s.t1 = t1;
 		s.site = site;
-		event_from(&s, &r);
-		st_emit_token(&s, r.start_token);
+		event_from(&s, r);
+		st_emit_token(&s, r->start_token);
 	}
 }
 
@@ -966,7 +973,7 @@ static int complete_ok(struct st_call *c)
 	const struct st_args *a = &c->a;
 	uint64_t t0, t1;
 	uint32_t site;
-	struct st_req r;
+	struct st_req r, *rp;
 	uint64_t at;
 	int i;
 
@@ -997,8 +1004,14 @@ static int complete_ok(struct st_call *c)
 	} else {
 		for (i = 0; i < c->nsnap; i++) {
 			at = c->snap[2 * i];
-			if (st_req_took(at, c->snap[2 * i + 1], &r, 0))
-				done_ok(c, at, &r, status_at(c, i), site, t0,
+			/* Threads that may race for the table take a copy. */
+			if (!st_mt)
+				rp = st_req_took_ref(at, c->snap[2 * i + 1]);
+			else
+				rp = st_req_took(at, c->snap[2 * i + 1], &r, 0)
+					     ? &r : NULL;
+			if (rp)
+				done_ok(c, at, rp, status_at(c, i), site, t0,
 					t1);
 		}
 		plain_call(c, site, t0, t1);

@@ -290,6 +290,15 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		int drop_persistent);
 /*
+ * st_req_took(..., 0) and st_req_start() without the copy, for a
+ * process without MPI_THREAD_MULTIPLE (st_mt clear) only: the entry
+ * itself, or NULL.  It stays as it is, though dropped, until the next
+ * st_req_add(); a persistent one stays tracked, and what is written to
+ * it is kept (as st_req_note() would).
+ */
+struct st_req *st_req_took_ref(uint64_t at, uint64_t id);
+struct st_req *st_req_start_ref(MPI_Request h);
+/*
  * The persistent request snapshotted at 'at' (tracked as 'r->id')
  * completes with the done token and status of 'r' from now on.
  */

@@ -90,16 +90,15 @@ static struct slot *find(MPI_Request h)
 	return NULL;
 }
 
+/*
+ * A dropped slot keeps its contents until the next st_req_add(), which
+ * is what st_req_took_ref() relies on.
+ */
 static void drop(struct slot *s)
 {
 	s->state = 1;
 	live--;
 	dead++;
-	/* Once empty, forget many dead slots so probes stay short. */
-	if (!live && dead > CAP / 4) {
-		memset(table, 0, sizeof(table));
-		dead = 0;
-	}
 }
 
 uint64_t st_req_add(MPI_Request h, struct st_req *r)
@@ -128,6 +127,11 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	}
 	if ((s = find(h)))	/* a stale entry: the handle was reused */
 		drop(s);
+	/* Once empty, forget many dead slots so probes stay short. */
+	if (!live && dead > CAP / 4) {
+		memset(table, 0, sizeof(table));
+		dead = 0;
+	}
 	if (live < CAP / 2) {
 		for (i = hash(h), n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1))
 			if (table[i].state != 2) {
@@ -272,6 +276,30 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 	}
 	release();
 	return found;
+}
+
+struct st_req *st_req_took_ref(uint64_t at, uint64_t id)
+{
+	struct slot *s = (struct slot *)(uintptr_t)at;
+
+	/* Still the request snapshotted: ids are never reused. */
+	if (!s || s->state != 2 || s->r.id != id)
+		return NULL;
+	if (s >= ring && s < ring + RING)
+		ring_drop((uint64_t)(s - ring));
+	else if (!s->r.persistent)
+		drop(s);
+	return &s->r;
+}
+
+struct st_req *st_req_start_ref(MPI_Request h)
+{
+	struct slot *s = find(h);
+
+	if (!s || !s->r.persistent)
+		return NULL;
+	s->r.inst++;
+	return &s->r;
 }
 
 void st_req_note(uint64_t at, const struct st_req *r)
