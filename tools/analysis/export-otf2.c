@@ -46,6 +46,12 @@
 #include <unistd.h>
 
 #include "tools/analysis/export.h"
+#include "tools/analysis/fn-names.h"
+#include "tools/analysis/grow.h"
+#include "tools/analysis/merge.h"
+#include "tools/analysis/runscan.h"
+#include "tools/analysis/timeline.h"
+#include "tools/analysis/u64map.h"
 
 #ifndef ST_HAVE_OTF2
 
@@ -73,11 +79,6 @@ int st_export_otf2(const char *dir, const char *name, struct st_scan *scan,
 
 #include "gen/ops.h"
 #include "sync/sync.h"
-#include "tools/analysis/fn-names.h"
-#include "tools/analysis/merge.h"
-#include "tools/analysis/runscan.h"
-#include "tools/analysis/timeline.h"
-#include "tools/analysis/u64map.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
 
@@ -162,24 +163,6 @@ struct otf2 {
 	OTF2_ErrorCode oe;
 	int rc;
 };
-
-static int grow(void **v, size_t n, size_t *alloc, size_t size)
-{
-	size_t a;
-	void *p;
-
-	if (n < *alloc)
-		return 0;
-	a = *alloc ? 2 * *alloc : 16;
-	p = realloc(*v, a * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*alloc = a;
-	return 0;
-}
-
-#define GROW(v, n, alloc) grow((void **)&(v), (n), &(alloc), sizeof(*(v)))
 
 static uint64_t fnv(const char *s)
 {
@@ -397,7 +380,7 @@ static uint32_t win_ref(struct otf2 *o, uint64_t id)
 
 	if (v)
 		return (uint32_t)*v;
-	if (GROW(o->win, o->nwin, o->awin) ||
+	if (ST_GROW(o->win, o->nwin, o->awin) ||
 	    !st_u64map_put(&o->win_of, id, o->nwin, NULL)) {
 		o->rc = -ENOMEM;
 		return UINT32_MAX;
@@ -418,7 +401,7 @@ static uint32_t path_ref(struct otf2 *o, const char *path, size_t len)
 	if ((v = st_u64map_find(&o->path_of, fnv(buf))))
 		return (uint32_t)*v;
 	name = str_ref(&o->str, buf);
-	if (name == UINT32_MAX || GROW(o->path, o->npath, o->apath) ||
+	if (name == UINT32_MAX || ST_GROW(o->path, o->npath, o->apath) ||
 	    !st_u64map_put(&o->path_of, fnv(buf), o->npath, NULL)) {
 		o->rc = -ENOMEM;
 		return UINT32_MAX;
@@ -446,7 +429,7 @@ static uint32_t file_ref(struct otf2 *o, uint64_t id, const char *path,
 		len = strlen(nm);
 	}
 	pr = path_ref(o, path, len);
-	if (pr == UINT32_MAX || GROW(o->file, o->nfile, o->afile) ||
+	if (pr == UINT32_MAX || ST_GROW(o->file, o->nfile, o->afile) ||
 	    !st_u64map_put(&o->file_of, id, o->nfile, NULL)) {
 		o->rc = -ENOMEM;
 		return UINT32_MAX;
@@ -585,7 +568,7 @@ static void rma_call(struct otf2 *o, OTF2_EvtWriter *w, int rank,
 		note_req(o, rank, ev, match);
 		return;
 	}
-	if (GROW(o->rp, o->nrp, o->arp)) {
+	if (ST_GROW(o->rp, o->nrp, o->arp)) {
 		o->rc = -ENOMEM;
 		return;
 	}
@@ -672,7 +655,7 @@ static void io_call(struct otf2 *o, OTF2_EvtWriter *w, int rank,
 		note_req(o, rank, ev, match);
 		return;
 	}
-	if (GROW(o->sp, o->nsp, o->asp)) {
+	if (ST_GROW(o->sp, o->nsp, o->asp)) {
 		o->rc = -ENOMEM;
 		return;
 	}
@@ -768,7 +751,7 @@ static int osio_call(struct otf2 *o, OTF2_EvtWriter *w, int rank,
 		return 0;
 	if ((d->kind == ST_KIND_WIN && ev->fn != ST_FN_MPI_WIN_FREE) ||
 	    ev->fn == ST_FN_MPI_FILE_OPEN) {
-		if (ev->rc || GROW(o->ct, o->nct, o->act))
+		if (ev->rc || ST_GROW(o->ct, o->nct, o->act))
 			return 0;
 		if (d->kind == ST_KIND_WIN)
 			check(o, OTF2_EvtWriter_RmaCollectiveBegin(w, NULL,

@@ -11,6 +11,7 @@
 
 #include "gen/ops.h"
 #include "tools/analysis/fn-names.h"
+#include "tools/analysis/grow.h"
 #include "tools/analysis/imbalance.h"
 #include "tools/analysis/io.h"
 #include "tools/analysis/u64map.h"
@@ -40,24 +41,6 @@ struct st_io {
 	struct st_io_file *out;		/* st_io_files() */
 	struct st_io_call *out_fn;
 };
-
-static int grow(void **v, size_t n, size_t *alloc, size_t size)
-{
-	size_t a;
-	void *p;
-
-	if (n < *alloc)
-		return 0;
-	a = *alloc ? 2 * *alloc : 16;
-	p = realloc(*v, a * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*alloc = a;
-	return 0;
-}
-
-#define GROW(v, n, alloc) grow((void **)&(v), (n), &(alloc), sizeof(*(v)))
 
 static uint64_t mix(uint64_t comm, uint64_t seq)
 {
@@ -99,7 +82,7 @@ static struct st_io_file *file_get(struct st_io *a, uint64_t id, int create,
 	}
 	if (!create)
 		return NULL;
-	if (GROW(a->f, a->nf, a->af) || GROW(a->fp, a->nf, a->afp) ||
+	if (ST_GROW(a->f, a->nf, a->af) || ST_GROW(a->fp, a->nf, a->afp) ||
 	    !st_u64map_put(&a->file_of, id, a->nf, NULL))
 		return NULL;
 	memset(&a->f[a->nf], 0, sizeof(a->f[0]));
@@ -121,7 +104,7 @@ static int add_fn(struct st_io *a, size_t idx, uint16_t fn, uint64_t rb,
 	if (!v)
 		return -ENOMEM;
 	if (added) {
-		if (GROW(a->fr, a->nfr, a->afr))
+		if (ST_GROW(a->fr, a->nfr, a->afr))
 			return -ENOMEM;
 		memset(&a->fr[a->nfr], 0, sizeof(a->fr[0]));
 		a->fr[a->nfr].file = idx;

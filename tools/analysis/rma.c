@@ -13,6 +13,7 @@
 
 #include "gen/ops.h"
 #include "tools/analysis/fn-names.h"
+#include "tools/analysis/grow.h"
 #include "tools/analysis/imbalance.h"
 #include "tools/analysis/rma.h"
 #include "tools/analysis/u64map.h"
@@ -62,24 +63,6 @@ struct st_rma {
 	struct st_rma_target *out_tg;
 	struct st_rma_call *out_fn;
 };
-
-static int grow(void **v, size_t n, size_t *alloc, size_t size)
-{
-	size_t a;
-	void *p;
-
-	if (n < *alloc)
-		return 0;
-	a = *alloc ? 2 * *alloc : 16;
-	p = realloc(*v, a * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*alloc = a;
-	return 0;
-}
-
-#define GROW(v, n, alloc) grow((void **)&(v), (n), &(alloc), sizeof(*(v)))
 
 static uint64_t mix(uint64_t comm, uint64_t seq)
 {
@@ -138,8 +121,8 @@ static struct st_rma_win *win_get(struct st_rma *a, uint64_t id, int create,
 	}
 	if (!create)
 		return NULL;
-	if (GROW(a->w, a->nw, a->aw) || GROW(a->wp, a->nw, a->awp) ||
-	    GROW(a->os, a->nw, a->aos))
+	if (ST_GROW(a->w, a->nw, a->aw) || ST_GROW(a->wp, a->nw, a->awp) ||
+	    ST_GROW(a->os, a->nw, a->aos))
 		return NULL;
 	if (!st_u64map_put(&a->win_of, id, a->nw, NULL))
 		return NULL;
@@ -156,7 +139,7 @@ static struct open_state *state_of(struct st_rma *a, size_t idx)
 	struct open_state *s = &a->os[idx];
 
 	if (!s->touched) {
-		if (GROW(a->touched, a->ntouched, a->atouched))
+		if (ST_GROW(a->touched, a->ntouched, a->atouched))
 			return NULL;
 		a->touched[a->ntouched++] = idx;
 		s->touched = 1;
@@ -213,7 +196,7 @@ static int add_target(struct st_rma *a, size_t idx, const struct st_event *ev)
 	if (!v)
 		return -ENOMEM;
 	if (added) {
-		if (GROW(a->tg, a->ntg, a->atg))
+		if (ST_GROW(a->tg, a->ntg, a->atg))
 			return -ENOMEM;
 		memset(&a->tg[a->ntg], 0, sizeof(a->tg[0]));
 		a->tg[a->ntg].win = idx;
@@ -238,7 +221,7 @@ static int add_fn(struct st_rma *a, size_t idx, const struct st_event *ev,
 	if (!v)
 		return -ENOMEM;
 	if (added) {
-		if (GROW(a->fr, a->nfr, a->afr))
+		if (ST_GROW(a->fr, a->nfr, a->afr))
 			return -ENOMEM;
 		memset(&a->fr[a->nfr], 0, sizeof(a->fr[0]));
 		a->fr[a->nfr].win = idx;
