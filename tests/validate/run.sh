@@ -28,7 +28,12 @@
 #    error of the run time and the worst error of a function holding at
 #    least 10 % of the measured MPI time;
 #  - the replay's throughput in the unit test
-#    tools_replay/large_trace_throughput_and_bounded_state.
+#    tools_replay/large_trace_throughput_and_bounded_state;
+#  - reproducible tables (tests/validate/repro.sh, issue 19): two
+#    independent `bench --repro` tables agree within 5 % (median over
+#    groups), `table --compare` calls at most 5 % of their groups
+#    different and at least half of the groups different against a TCP
+#    table; the launch-to-launch spread is printed beside them.
 # A summary line counts PASS and MISS.  A run that fails to give its
 # figures (a bench run out of mpiexec's limit, a grid table that lost an
 # operation to discards on a busy machine) is named in a note and leaves
@@ -37,7 +42,8 @@
 # when validate itself cannot run (no build, bad VALIDATE_RUNS).  Takes some minutes on an idle 2-CPU machine;
 # other jobs make the figures worse, so the load average is printed
 # too.  Environment: BUILD, MPIEXEC, VALIDATE_RUNS, VALIDATE_ONLY (a
-# space-separated subset of: sync clockcheck bench table predict replay).
+# space-separated subset of: sync clockcheck bench table predict replay
+# repro).
 ST_TEST_NAME=validate
 . "$(dirname "$0")/../integration/lib.sh"
 
@@ -51,7 +57,7 @@ fail()
 export MPIEXEC_TIMEOUT=600
 runs=${VALIDATE_RUNS:-3}
 [ "$runs" -ge 3 ] 2>/dev/null || fail "VALIDATE_RUNS must be 3 or more"
-only=${VALIDATE_ONLY:-sync clockcheck bench table predict replay}
+only=${VALIDATE_ONLY:-sync clockcheck bench table predict replay repro}
 V=$ST_TMP
 : > "$V/samples"
 : > "$V/figures"
@@ -427,6 +433,26 @@ if want replay; then
 	done
 fi
 
+# --- reproducible tables -------------------------------------------------
+# Each run makes three tables (about 2.5 min on an idle 2-CPU machine).
+if want repro; then
+	figure repro.agree "repro: A vs B, median |B/A - 1| over groups (%)" lt 5
+	figure repro.same "repro: A vs B, groups called different (%)" in 0..5
+	figure repro.tcp "repro: A vs TCP, groups called different (%)" in 50..100
+	figure repro.agree.pooled "repro: A vs B from group medians, as issue 19 (%)" none -
+	figure repro.sd.A "repro: launch-to-launch sd, median over groups (%)" none -
+	figure repro.resolve.A "repro: difference two tables resolve, median (%)" none -
+	for i in $(seq "$runs"); do
+		BUILD=$st_build MPIEXEC=$MPIEXEC \
+			sh "$(dirname "$0")/repro.sh" "$V/repro-$i" \
+			> "$V/repro-$i.out" 2>&1
+		[ -s "$V/repro-$i/figures" ] ||
+			{ lost "repro run $i" "$V/repro-$i.out"; continue; }
+		cat "$V/repro-$i/figures" >> "$V/samples"
+		echo "validate: repro run $i done; load average $(load)"
+	done
+fi
+
 # --- the table of figures ---------------------------------------------------
 echo
 echo "validate: $(($(date +%s) - start)) s; load average now $(load);" \
@@ -454,6 +480,14 @@ awk -F'\t' '
 				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
 			}
 		op = $3; tg = $4
+		if (op == "none") {
+			m = n ? med(a, n) : "-"; lo = n ? a[1] : "-"
+			hi = n ? a[n] : "-"
+			printf "%-54s %10s %-23s %2d  %-13s %s\n", $2, fmt(m),
+			       "(" fmt(lo) ".." fmt(hi) ")", n, "(reported)", "-"
+			delete a
+			next
+		}
 		if (!n) {
 			res = "MISS"; m = "-"; lo = "-"; hi = "-"
 		} else {
