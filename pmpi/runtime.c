@@ -909,6 +909,12 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 		ev.t0 = st_clock_ns(t0);
 		ev.t1 = st_clock_ns(st_now());
 		st_emit(&ev);
+		/*
+		 * On disk before PMPI_Finalize: a finalize that hangs and is
+		 * killed (seen with UCX's TCP transport) still leaves where
+		 * the run ended.
+		 */
+		flush_all();
 	}
 	st_session_end();
 }

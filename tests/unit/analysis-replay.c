@@ -1483,6 +1483,46 @@ Test(tools_replay, rank_that_ends_early_is_an_error)
 	free_scripts(s, 2);
 }
 
+/*
+ * A finalize that hung and was killed: rank 1's records end with
+ * synctrace's finalize mark, flushed before PMPI_Finalize, and no
+ * MPI_Finalize record.  The run ended at the mark's entry.
+ */
+Test(tools_replay, finalize_that_never_returned_ends_at_its_mark)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	char err[256];
+	uint64_t mark = 0;
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], 4000);
+		s_coll(&s[r], ST_FN_MPI_BARRIER, 1, 5);
+		s_compute(&s[r], 3000);
+		if (!r) {
+			s_finalize(&s[r]);
+			continue;
+		}
+		e = s_add(&s[r]);
+		e->kind = ST_REC_MARK;
+		e->fn = ST_MARK_FINALIZE;
+		e->t0 = mark = s[r].t;
+		e->t1 = s[r].t + 700;
+	}
+	cr_assert_eq(replay(s, 2, &model_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect(st_replay_rank(rp, 1)->finished);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->meas_ns,
+			   (double)(mark - 1000), 1e-9);
+	cr_expect_float_eq(st_replay_rank(rp, 1)->meas_ns,
+			   st_replay_rank(rp, 0)->meas_ns, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
 Test(tools_replay, missing_rank_stream_is_an_error)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,

@@ -87,6 +87,8 @@ struct unit {
 	uint64_t last_exit;		/* local t1 of the previous call */
 	uint64_t pre_init;		/* latest t1 of synctrace's records
 					   before MPI_Init's */
+	uint64_t fin_mark;		/* t0 of synctrace's finalize work
+					   (0: none yet) */
 
 	/* The op (call) in progress. */
 	double op_entry, op_T, op_busy, op_meas;

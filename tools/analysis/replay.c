@@ -1064,6 +1064,9 @@ static int on_record(struct st_replay *r, struct unit *u, struct rrec *x)
 			u->pre_init = x->t1;
 		return on_comm(r, u->rank, x);
 	case ST_REC_MARK:
+		if (x->fn == ST_MARK_FINALIZE && u->started && !u->fin_mark)
+			u->fin_mark = x->t0;
+		/* fall through */
 	case ST_REC_SYNC:
 		if (!u->started && x->t1 > u->pre_init)
 			u->pre_init = x->t1;
@@ -1084,6 +1087,23 @@ static int unit_end(struct st_replay *r, struct unit *u)
 {
 	struct rank *rk = &r->ranks[u->rank];
 
+	/*
+	 * MPI_Finalize began (synctrace's finalize work is recorded) but
+	 * never returned, so its record is missing: a finalize that hung
+	 * and was killed.  The run still ended at its entry.
+	 */
+	if (!u->finalized && u->fin_mark && rk->eof &&
+	    u->thread == rk->main_thread) {
+		struct rrec f;
+
+		memset(&f, 0, sizeof(f));
+		f.kind = ST_REC_CALL;
+		f.fn = ST_FN_MPI_FINALIZE;
+		f.thread = (uint16_t)u->thread;
+		f.t0 = f.t1 = u->fin_mark;
+		if (on_call(r, u, &f))
+			return r->rc;
+	}
 	u->state = U_DONE;
 	if (!u->finalized)
 		span_close(r, u, u->last_exit);
