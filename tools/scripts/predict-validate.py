@@ -148,20 +148,35 @@ class Runner:
                                       stderr=subprocess.STDOUT, env=e,
                                       stdin=subprocess.DEVNULL,
                                       start_new_session=True)
-                try:
-                    rc = pr.wait(timeout=timeout)
-                except subprocess.TimeoutExpired:
-                    try:
-                        os.killpg(pr.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                    pr.wait()
-                    rc = -1
+                rc = self.wait(pr, timeout, rundir)
             if rc == 0 or (rc == -1 and rundir and complete(rundir)):
                 return True
             say("'%s' failed (try %d), see %s" % (" ".join(argv[:4]), t + 1,
                                                   log))
         return False
+
+    @staticmethod
+    def wait(pr, timeout, rundir):
+        """Wait for pr; -1 once it has run 'timeout' s, or 30 s past
+        its run directory's completion (a finalize that hangs), after
+        ending its whole process group."""
+        t0 = time.monotonic()
+        done_at = None
+        while True:
+            try:
+                return pr.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if rundir and done_at is None and complete(rundir):
+                done_at = now
+            if now - t0 > timeout or (done_at and now - done_at > 30):
+                try:
+                    os.killpg(pr.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                pr.wait()
+                return -1
 
     def trace(self, app, args, target, out):
         """Trace 'app' on 'target' into 'out'; the shm traces (the
