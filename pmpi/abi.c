@@ -27,7 +27,7 @@
 
 unsigned char st_foreign;
 int st_in_constructor;
-uintptr_t st_ompi_data_lo, st_ompi_data_hi;
+uintptr_t st_ompi_data_lo, st_ompi_data_hi, st_ompi_exe_lo, st_ompi_exe_hi;
 
 /* The process's rank as its launcher told it, or -1 when none did. */
 static int launcher_rank(void)
@@ -67,6 +67,38 @@ static int find_data(struct dl_phdr_info *info, size_t size, void *data)
 		}
 	}
 	return 0;
+}
+
+/*
+ * dl_iterate_phdr(): the program's writable PT_LOADs, the first object
+ * listed.  A program that names a predefined datatype (MPI_DOUBLE is
+ * &ompi_mpi_double) gets a copy of the object in its own data by a copy
+ * relocation, and every reference, libmpi's included, then goes to that
+ * copy: predefined datatypes live there too.
+ */
+static int find_exe_data(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	int i;
+
+	(void)size;
+	(void)data;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type != PT_LOAD || !(p->p_flags & PF_W))
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + p->p_memsz > hi)
+			hi = a + p->p_memsz;
+	}
+	if (hi > lo) {
+		st_ompi_exe_lo = lo;
+		st_ompi_exe_hi = hi;
+	}
+	return 1;	/* the program only */
 }
 #endif
 
@@ -202,8 +234,10 @@ int st_abi_check(void)
 	if (st_foreign)
 		return 1;
 #if defined(OPEN_MPI)
-	if (!st_ompi_data_hi)
+	if (!st_ompi_data_hi) {
 		dl_iterate_phdr(find_data, (void *)MPI_INT);
+		dl_iterate_phdr(find_exe_data, NULL);
+	}
 #endif
 	dl_iterate_phdr(scan_object, &sc);
 	if (!sc.other)

@@ -52,8 +52,12 @@ typedef struct st_no_session *MPI_Session;
 #define ST_HAVE_SESSIONS 1
 #endif
 
-/* libmpi's writable data, where every predefined datatype lives. */
-extern uintptr_t st_ompi_data_lo, st_ompi_data_hi;
+/*
+ * libmpi's writable data, where the predefined datatypes live, and the
+ * program's, where those it names live (copy relocations: pmpi/abi.c).
+ */
+extern uintptr_t st_ompi_data_lo, st_ompi_data_hi, st_ompi_exe_lo,
+	st_ompi_exe_hi;
 
 /* A datatype handle that PMPI_Type_size_x may be asked about. */
 static inline int st_type_valid(MPI_Datatype t)
@@ -66,7 +70,8 @@ static inline int st_type_builtin(MPI_Datatype t)
 {
 	uintptr_t a = (uintptr_t)t;
 
-	return a >= st_ompi_data_lo && a < st_ompi_data_hi;
+	return (a >= st_ompi_data_lo && a < st_ompi_data_hi) ||
+	       (a >= st_ompi_exe_lo && a < st_ompi_exe_hi);
 }
 
 /* The size of a valid datatype 't', or 0 when MPI cannot say. */

@@ -27,8 +27,9 @@
 # leave (pmpi/), append (pmpi/runtime.c, writer/) and MPI (libmpich)
 # can be told apart.
 #
-# Environment: BUILD (default build), SYNCTRACE_* (passed to the traced
-# runs, e.g. SYNCTRACE_DEPTH=0), TMPDIR.
+# Environment: BUILD (default build), ICOUNT_MPI (mpich, the default, or
+# openmpi: the Open MPI build of the library and of bench-calls),
+# SYNCTRACE_* (passed to the traced runs, e.g. SYNCTRACE_DEPTH=0), TMPDIR.
 
 verbose=0
 if [ "$1" = -v ]; then
@@ -52,8 +53,17 @@ case $BUILD in
 /*) build=$BUILD ;;
 *) build=$top/$BUILD ;;
 esac
-LIB=$build/libsynctrace.so
-APP=$build/apps/bench-calls
+case ${ICOUNT_MPI:-mpich} in
+mpich)
+	LIB=$build/libsynctrace.so
+	APP=$build/apps/bench-calls ;;
+openmpi)
+	LIB=$build/libsynctrace-openmpi.so
+	APP=$build/openmpi/apps/bench-calls ;;
+*)
+	echo "icount: ICOUNT_MPI is mpich or openmpi" >&2
+	exit 2 ;;
+esac
 command -v valgrind > /dev/null || { echo "icount: no valgrind" >&2; exit 1; }
 [ -f "$LIB" ] && [ -x "$APP" ] || {
 	echo "icount: build '$LIB' and '$APP' first" >&2
