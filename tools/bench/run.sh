@@ -20,7 +20,8 @@
 #      MPI_Bcast, MPI_Allreduce from 64 call sites in turn, Irecv+Isend+
 #      Waitall, Iallreduce+Wait, Irecv+Isend+Test until each completes,
 #      persistent point-to-point Start+Start+Waitall and a persistent
-#      Allreduce's Start+Wait, without and with the library (and with
+#      Allreduce's Start+Wait, one-sided MPI_Put+MPI_Win_flush in a
+#      passive-target epoch, without and with the library (and with
 #      SYNCTRACE_DEPTH=0); loops of several calls are also given per
 #      call, the target being 50 ns per call.  BENCH_FIGURES=1c runs
 #      these loops but the 64 call sites, with the Barrier and Allreduce
@@ -399,6 +400,7 @@ f1_opname()
 	test) echo "Irecv+Isend+Test*" ;;
 	start) echo "2 Start+Waitall" ;;
 	pcoll) echo "Start+Wait (coll)" ;;
+	put) echo "Put+Win_flush" ;;
 	esac
 }
 
@@ -408,7 +410,7 @@ f1_ncalls()
 {
 	case $1 in
 	p2p|start) echo 3 ;;
-	iallreduce|pcoll) echo 2 ;;
+	iallreduce|pcoll|put) echo 2 ;;
 	test) echo 4 ;;
 	*) echo 1 ;;
 	esac
@@ -958,7 +960,7 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		figure1 1c $NP bcast,sites,p2p,iallreduce,test,start,pcoll \
+		figure1 1c $NP bcast,sites,p2p,iallreduce,test,start,pcoll,put \
 			"none full nosite"
 		N=$n_saved
 		W=$((N / 10))
@@ -970,7 +972,7 @@ for fig in $FIGURES; do
 		N=$N_LOOPS
 		W=$((N / 10))
 		figure1 "1c ($BENCH_MPI)" $NP \
-			barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll \
+			barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put \
 			"none full"
 		N=$n_saved
 		W=$((N / 10))
