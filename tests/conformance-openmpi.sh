@@ -24,8 +24,13 @@
 #     version).  Skipped, saying which file the archive lacks and how to
 #     give the source, when none can be had.
 #
+#  3. mpi4py's own programs, which need no source: `python3 -m
+#     mpi4py.bench helloworld` and `ringtest`, and a map over its
+#     `mpi4py.futures` executor; the same output and exit status with
+#     the preload, every trace read by `synctrace report`.
+#
 # Environment: BUILD, OMPICC, OMPIEXEC, PYTHON, CONFORMANCE_PARTS
-# (default "1 2"), CONFORMANCE_TIMEOUT, CONFORMANCE_ONLY (part 1),
+# (default "1 2 3"), CONFORMANCE_TIMEOUT, CONFORMANCE_ONLY (part 1),
 # MPI4PY_SRC, MPI4PY_TIMEOUT (seconds for one whole run of part 2,
 # default 900).
 # Exit status: 0 all good, 1 a failure, 77 nothing could run.
@@ -34,7 +39,7 @@ BUILD=${BUILD:-build}
 OMPICC=${OMPICC:-mpicc.openmpi}
 OMPIEXEC=${OMPIEXEC:-mpiexec.openmpi}
 PYTHON=${PYTHON:-/usr/bin/python3}
-PARTS=${CONFORMANCE_PARTS:-1 2}
+PARTS=${CONFORMANCE_PARTS:-1 2 3}
 top=$(pwd)
 case $BUILD in
 /*) build=$BUILD ;;
@@ -286,6 +291,74 @@ else
 		say "mpi4py: $n test results on 2 ranks, the same with the" \
 			"preload; exit status $(cat "$m4p/base.rc"); $runs" \
 			"trace(s) read by 'synctrace report'"
+	fi
+fi
+
+# 3. mpi4py's own programs: its benchmark commands and its futures
+# executor, which need no source, as is and preloaded: the same output
+# (ringtest's time left out) and exit status, and traces that read.
+case " $PARTS " in
+*" 3 "*) m4p_want=1 ;;
+*) m4p_want=0 ;;
+esac
+if [ $m4p_want = 0 ]; then
+	:
+elif [ -z "$pyver" ]; then
+	say "3. mpi4py's programs skipped: no mpi4py for $PYTHON (python3-mpi4py)"
+else
+	say "3. mpi4py $pyver's own programs on 2 ranks"
+	m4p=$cache/mpi4py-programs
+	rm -rf "$m4p" && mkdir -p "$m4p/traces" || exit 1
+	cat > "$m4p/futures.py" <<'PY'
+from mpi4py.futures import MPIPoolExecutor
+if __name__ == "__main__":
+    with MPIPoolExecutor() as ex:
+        print(list(ex.map(pow, range(20), [3] * 20)))
+        print(sum(ex.map(abs, range(-500, 500), chunksize=7)))
+PY
+	n3=0 bad3=
+	for prog in "bench helloworld" "bench ringtest -n 4096 -l 50" \
+		    "futures $m4p/futures.py"; do
+		n3=$((n3 + 1))
+		for v in base lib; do
+			if [ $v = base ]; then
+				set -- SYNCTRACE_DISABLE=0
+			else
+				set -- LD_PRELOAD="$lib" \
+					SYNCTRACE_DIR="$m4p/traces/"
+			fi
+			(cd "$m4p" && env "$@" timeout -k 10 120 $OMPIEXEC \
+				-n 2 "$PYTHON" -m mpi4py.$prog) < /dev/null \
+				> "$m4p/$n3.$v.out" 2> "$m4p/$n3.$v.err"
+			echo "exit $?" >> "$m4p/$n3.$v.out"
+			sed 's/= [0-9.e+-]* seconds/= T seconds/' \
+				"$m4p/$n3.$v.out" | sort > "$m4p/$n3.$v.cmp"
+		done
+		if ! cmp -s "$m4p/$n3.base.cmp" "$m4p/$n3.lib.cmp"; then
+			diff "$m4p/$n3.base.cmp" "$m4p/$n3.lib.cmp" | head -n 20
+			bad3="$bad3 '$prog'"
+		elif ! grep -qx 'exit 0' "$m4p/$n3.base.cmp"; then
+			bad3="$bad3 '$prog' (fails without the preload)"
+		fi
+	done
+	runs=0
+	for d in "$m4p"/traces/*/; do
+		[ -d "$d" ] || continue
+		runs=$((runs + 1))
+		"$cli" report "$d" > "$d.report" 2> "$d.report.err" ||
+			bad3="$bad3 (report of ${d%/})"
+	done
+	if [ -n "$bad3" ]; then
+		say "FAIL: mpi4py's programs:$bad3 (logs in $m4p)" >&2
+		status=1
+	elif [ "$runs" != $n3 ]; then
+		say "FAIL: $runs traces of mpi4py's $n3 programs in" \
+			"$m4p/traces" >&2
+		status=1
+	else
+		ran=1
+		say "mpi4py's programs: $n3 the same with the preload," \
+			"$runs traces read by 'synctrace report'"
 	fi
 fi
 [ $ran = 1 ] || [ $status != 0 ] || exit 77
