@@ -3,10 +3,12 @@
  * Cheapest first: the launcher's own name and the name its links lead
  * to (mpiexec.openmpi is orterun, mpiexec.mpich is mpiexec.hydra);
  * then, for a launcher called just mpiexec or mpirun, what it prints
- * to --version; then the programs among the command's words, by the
- * shared libraries their ELF dynamic section names.  Never guesses: an
- * MPI none of these names stays unknown.  A script among the words (a
- * job script) is read for the launchers and programs it names: one MPI
+ * to --version; then the command's words in order: a launcher's name
+ * behind a wrapper (env, time), or a program by the shared libraries
+ * its ELF dynamic section names.  Only launcher names count as names:
+ * a program called openmpi-demo says nothing.  Never guesses: an MPI
+ * none of these names stays unknown.  A script among the words (a job
+ * script) is read for the launchers and programs it names: one MPI
  * only, or unknown.
  */
 #include <elf.h>
@@ -69,13 +71,55 @@ int st_mpi_of_soname(const char *soname)
 	return ST_MPI_UNKNOWN;
 }
 
+/*
+ * The MPI the name 'rest' (what follows a launcher's stem and its '.'
+ * or '-') says: "openmpi", "mpich", "hydra" alone or followed by a
+ * version or another '-' part ("mpiexec-mpich-mp", MacPorts').
+ */
+static int mpi_of_suffix(const char *rest)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} names[] = {
+		{ "openmpi", ST_MPI_OPENMPI }, { "ompi", ST_MPI_OPENMPI },
+		{ "mpich", ST_MPI_MPICH }, { "hydra", ST_MPI_MPICH },
+		{ "gforker", ST_MPI_MPICH }, { "remshell", ST_MPI_MPICH },
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i].name);
+		if (!strncmp(rest, names[i].name, n) &&
+		    (!rest[n] || strchr(".-_0123456789", rest[n])))
+			return names[i].kind;
+	}
+	return ST_MPI_UNKNOWN;
+}
+
+/*
+ * Only launcher names tell: Open MPI's own launchers, and an mpiexec or
+ * mpirun whose suffix names the MPI (Debian's mpiexec.openmpi and
+ * mpirun.mpich, MPICH's mpiexec.hydra).  Any other word that merely
+ * holds "openmpi" or "mpich" (a program called openmpi-demo) is no
+ * launcher; srun and a bare mpiexec say nothing by their names.
+ */
 int st_mpi_of_launcher(const char *base)
 {
-	if (strstr(base, "openmpi") || !strcmp(base, "orterun") ||
-	    !strcmp(base, "prterun") || !strcmp(base, "oshrun"))
+	static const char *const stems[] = { "mpiexec", "mpirun" };
+	size_t i, n;
+
+	if (!strcmp(base, "orterun") || !strcmp(base, "prterun") ||
+	    !strcmp(base, "oshrun"))
 		return ST_MPI_OPENMPI;
-	if (strstr(base, "mpich") || strstr(base, "hydra"))
+	if (!strcmp(base, "mpirun_rsh"))	/* MVAPICH */
 		return ST_MPI_MPICH;
+	for (i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
+		n = strlen(stems[i]);
+		if (!strncmp(base, stems[i], n) &&
+		    (base[n] == '.' || base[n] == '-'))
+			return mpi_of_suffix(base + n + 1);
+	}
 	return ST_MPI_UNKNOWN;
 }
 
@@ -298,16 +342,21 @@ int st_mpi_guess(char *const *cmd, char *why, size_t len)
 	}
 	for (i = 0; cmd[i] && !kind; i++) {
 		char *p = i ? program_path(cmd[i]) : prog;
+		char *r = i && p ? realpath(p, NULL) : NULL;
 
-		if (p)
-			kind = st_mpi_of_elf(p);
-		if (kind)
+		/* A launcher behind a wrapper: env, time, nice, numactl. */
+		if (i && ((kind = st_mpi_of_launcher(base_of(cmd[i]))) ||
+			  (r && (kind = st_mpi_of_launcher(base_of(r))))))
+			snprintf(why, len, "launcher '%s'%s%s", cmd[i],
+				 r ? " is " : "", r ? r : "");
+		else if (p && (kind = st_mpi_of_elf(p)))
 			snprintf(why, len, "'%s' is linked to %s", cmd[i],
 				 st_mpi_name(kind));
-		if (p && !kind && (kind = st_mpi_of_script(p)))
+		else if (p && (kind = st_mpi_of_script(p)))
 			snprintf(why, len, "the script '%s' names only %s's "
 				 "launchers or programs", cmd[i],
 				 st_mpi_name(kind));
+		free(r);
 		if (i)
 			free(p);
 	}

@@ -29,7 +29,13 @@ const char *st_mpi_lib_name(int kind);
 /* The MPI of a shared library named 'soname' ("libmpi.so.40"). */
 int st_mpi_of_soname(const char *soname);
 
-/* The MPI a launcher called 'base' starts ("orterun", "mpiexec.hydra"). */
+/*
+ * The MPI a launcher called 'base' starts: orterun, prterun, oshrun
+ * (Open MPI), mpirun_rsh (MVAPICH), and mpiexec or mpirun followed by
+ * '.' or '-' and a name of the MPI ("mpiexec.openmpi", "mpirun.mpich",
+ * "mpiexec.hydra", "mpiexec-mpich-mp").  Any other name is unknown,
+ * whatever it holds ("openmpi-demo", "srun", a bare "mpiexec").
+ */
 int st_mpi_of_launcher(const char *base);
 
 /* The MPI whose launcher prints 'text' to --version. */
@@ -52,9 +58,10 @@ int st_mpi_of_script(const char *path);
 
 /*
  * The MPI of the job 'cmd' (NULL-terminated): the launcher's name, then
- * a generic launcher's --version, then the first program among the
- * words linked to an MPI, or script that names one.  'why' gets how it was told, or what was
- * tried.  Returns an ST_MPI_* kind.
+ * a generic launcher's --version, then the first of the words that is
+ * a launcher's name (behind a wrapper such as env or time), a program
+ * linked to an MPI, or a script that names one.  'why' gets how it was
+ * told, or what was tried.  Returns an ST_MPI_* kind.
  */
 int st_mpi_guess(char *const *cmd, char *why, size_t len);
 
