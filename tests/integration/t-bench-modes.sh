@@ -5,6 +5,9 @@
 #    headers, and discards nothing;
 #  - --runs 2 makes run-1 and run-2 with seeds 1 and 2, which `synctrace
 #    table` reads together;
+#  - --pair-time gives a pair as many measurements as fit in that time
+#    of its windows, up to 4 times --nrep (in barrier mode, so that
+#    nothing is discarded and the counts are exact);
 #  - bad options are usage errors (129) before any job starts.
 # All of it holds however busy the machine is.
 . "$(dirname "$0")/lib.sh"
@@ -63,9 +66,32 @@ if awk '$1 == "total" && $2 > 0 { ok = 1 } END { exit !ok }' \
 		{ show "$ST_TMP/table.out"; fail "synctrace table: no MPI_Allreduce"; }
 fi
 
+# --- --pair-time ------------------------------------------------------------
+# 1 s of windows holds far more than 4 x 2 of these: 8 each.
+bench ptime --sync barrier --ops allreduce --sizes 8,64K --nrep 2 \
+	--pair-time 1000000
+expect_rc "$ST_TMP/ptime" 0
+grep -q 'up to 8 each (--pair-time)' "$ST_TMP/ptime.out" ||
+	{ show "$ST_TMP/ptime.out"; fail "--pair-time not said in the output"; }
+if [ "$(summary ptime 2)" = 16 ]; then
+	dump_csv "$ST_TMP/ptime" "$ST_TMP/ptime.csv"
+	st_awk "$ST_TMP/ptime.csv" 'rank == 0 && kind == "call" &&
+		fn == "MPI_Allreduce" { n[sbytes]++ }
+		END { for (d in n) print d, n[d] }' | sort -n > "$ST_TMP/ptime.n"
+	# One first call per size (the pilot's), then the 8 measurements.
+	[ "$(cat "$ST_TMP/ptime.n")" = "$(printf '8 9\n65536 9')" ] ||
+		{ show "$ST_TMP/ptime.n"; fail "--pair-time: not 8 per size"; }
+else
+	grep -q '^note: [0-9]* planned measurements* w[ae][sr]e* not made' \
+		"$ST_TMP/ptime.out" || { show "$ST_TMP/ptime.out"
+		fail "--pair-time: $(summary ptime 2) valid of 16 and no note"; }
+fi
+note "--pair-time: 8 measurements per pair for --nrep 2"
+
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \
-	"--sizes 8 --min 1" "--runs 0" "-n 1" "--window-factor 0"; do
+	"--sizes 8 --min 1" "--runs 0" "-n 1" "--window-factor 0" \
+	"--pair-time x"; do
 	bench usage $args
 	expect_rc "$ST_TMP/usage" 129
 	[ -e "$ST_TMP/usage" ] && fail "'bench $args' made a run directory"

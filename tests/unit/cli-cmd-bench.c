@@ -191,7 +191,7 @@ Test(tools_bench_opts, repro_settles_launches_and_binding)
 	joined("/d/run-1", 1, line, sizeof(line));
 	cr_expect_str_eq(line, "mpiexec.mpich -n 2 --bind-to core "
 			 "/b/synctrace-bench micro --dir /d/run-1 --nrep 5 "
-			 "--seed 1");
+			 "--seed 1 --pair-time 2000");
 
 	cr_assert_eq(parse(given), 0, "%s", err);
 	st_bench_settle(&o, 2);
@@ -202,10 +202,34 @@ Test(tools_bench_opts, repro_settles_launches_and_binding)
 	joined("/d", 1, line, sizeof(line));
 	cr_expect(!strstr(line, "bind"), "%s", line);
 
-	/* --quick keeps its own 5 measurements. */
+	/* --quick keeps its own 5 measurements, and no --pair-time. */
 	cr_assert_eq(parse(quick), 0, "%s", err);
 	st_bench_settle(&o, 2);
 	cr_expect_null(o.nrep);
+	cr_expect_null(o.pair_time);
+}
+
+/*
+ * --pair-time gives pairs with short windows more measurements, up to 4
+ * nrep: the estimate grows with it, and not past 4 times the plain one.
+ */
+Test(tools_bench_opts, pair_time_raises_the_estimate_within_bounds)
+{
+	char *plain[] = { "bench", "--sizes", "1,1K", "--ops", "allreduce",
+			  "--nrep", "5", NULL };
+	char *timed[] = { "bench", "--sizes", "1,1K", "--ops", "allreduce",
+			  "--nrep", "5", "--pair-time", "2000", NULL };
+	char *bad[] = { "bench", "--pair-time", "-1", NULL };
+	double a, b;
+
+	cr_assert_eq(parse(plain), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &a), 2);
+	cr_assert_eq(parse(timed), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &b), 2);
+	/* Both windows are 100 us: 20 measurements each, not 5. */
+	cr_expect_float_eq(b - 0.5, 4 * (a - 0.5), 1e-9, "%g %g", a, b);
+	cr_expect_neq(parse(bad), 0);
+	cr_expect(strstr(err, "--pair-time"), "%s", err);
 }
 
 /* Bound by default only when every rank can have a CPU of its own and

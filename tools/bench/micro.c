@@ -24,7 +24,11 @@
  *     the order the application first called them, so that each pays
  *     what it paid there), else operation by operation, sizes
  *     ascending.
- *  3. nrep measurements of every (operation, size), in one list shuffled
+ *  3. nrep measurements of every (operation, size) (with --pair-time T,
+ *     as many as fit in T of its first window, at least nrep and at
+ *     most PAIR_TIME_MAX nrep: pairs whose windows are short, whose
+ *     times are the noisiest for the clocks' error, get more), in one
+ *     list shuffled
  *     with --seed, so the order of operations, sizes and repetitions is
  *     random but the same on every rank and in every run with that seed.
  *  4. The list runs in batches.  Rank 0 sets the batch's start times on
@@ -111,6 +115,10 @@ const char st_bench_micro_usage[] =
 "                        --ops and --sizes: OP:SIZE,... (at most 256)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
+"    --pair-time US      more measurements for (operation, size) pairs\n"
+"                        whose windows are short: as many as fit in US\n"
+"                        microseconds of windows, at least --nrep, at\n"
+"                        most 4 times --nrep (default 0: --nrep each)\n"
 "    --seed N            seed of the shuffled order (default 1)\n"
 "    --sync MODE         window (default) or barrier: an MPI_Barrier\n"
 "                        before each measurement instead, for comparison\n"
@@ -142,6 +150,7 @@ const char st_bench_micro_usage[] =
 #define FIRST_REFRESH_S 0.25	/* then twice the last, up to --refresh */
 #define PILOT_RUNS 3
 #define ATTEMPTS_PER_REP 10	/* attempts per (op, size): 10 nrep */
+#define PAIR_TIME_MAX 4		/* --pair-time: at most 4 nrep a pair */
 #define RETRY_BUDGET 2		/* remade in all: 2 x the planned ones */
 #define TIME_BUDGET 4		/* batches stop after 4 x the planned time */
 #define MIN_TIME_BUDGET_NS 10e9	/* ...or 10 s, if that is more */
@@ -174,6 +183,7 @@ struct opts {
 	uint64_t seed;
 	double factor;
 	double min_window_ns;
+	double pair_time_ns;	/* --pair-time, 0: off */
 	double refresh_s;
 	const char *dir;
 	int help;
@@ -184,6 +194,7 @@ struct pair {
 	int op;
 	size_t n;
 	double window0_ns, window_ns;	/* first and current window */
+	int want;		/* valid measurements wanted */
 	int queued;		/* measurements waiting in a list */
 	int attempts, valid, discarded;
 	int since, bad_since;	/* since the window was last judged */
@@ -543,6 +554,14 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 					   "'--min-window' (0 to 1000000 us)",
 					   rc < 0 ? "" : val);
 			o->min_window_ns *= 1e3;
+		} else if ((rc = st_bench_opt_value(argc, argv, &i,
+					    "--pair-time", &val))) {
+			if (rc < 0 || parse_double(val, 0, 1e7,
+						   &o->pair_time_ns))
+				return bad(err, errlen, "bad time '%s' for "
+					   "'--pair-time' (0 to 10000000 us)",
+					   rc < 0 ? "" : val);
+			o->pair_time_ns *= 1e3;
 		} else if ((rc = st_bench_opt_value(argc, argv, &i, "--refresh",
 					   &val))) {
 			if (rc < 0 || parse_double(val, 0, 86400,
@@ -839,10 +858,7 @@ static void make_pairs(struct job *j)
 				continue;
 			p->op = op;
 			p->n = op == ST_MICRO_BARRIER ? 0 : o->sizes[k];
-			p->queued = o->nrep;
-			if (!j->rank && !(p->dur = malloc(
-				(size_t)o->nrep * sizeof(double))))
-				fail(j, "planning", -ENOMEM);
+			p->want = o->nrep;
 			n++;
 		}
 		j->npairs_of[op] = n - j->first_pair[op];
@@ -850,19 +866,49 @@ static void make_pairs(struct job *j)
 	j->npairs = n;
 }
 
+/*
+ * After the pilot: the measurements each pair wants (--pair-time: as
+ * many as fit in that time of its first window, between nrep and
+ * PAIR_TIME_MAX nrep; the windows are the same on every rank), and rank
+ * 0's room for their times.
+ */
+static void plan_counts(struct job *j)
+{
+	const struct opts *o = &j->o;
+	int i;
+
+	for (i = 0; i < j->npairs; i++) {
+		struct pair *p = &j->pairs[i];
+
+		if (o->pair_time_ns > 0) {
+			double k = floor(o->pair_time_ns / p->window0_ns);
+
+			k = fmin(k, (double)PAIR_TIME_MAX * o->nrep);
+			p->want = (int)fmax(k, (double)o->nrep);
+		}
+		if (!j->rank && !(p->dur = malloc((size_t)p->want *
+						  sizeof(double))))
+			fail(j, "planning", -ENOMEM);
+	}
+}
+
 /* The shuffled list of all measurements. */
 static void make_queue(struct job *j)
 {
-	size_t n = (size_t)j->npairs * (size_t)j->o.nrep, i = 0;
+	size_t n = 0, i = 0;
 	int p, r;
 
+	for (p = 0; p < j->npairs; p++)
+		n += (size_t)j->pairs[p].want;
 	j->queue = malloc(n * sizeof(int));
 	j->retry = malloc(n * sizeof(int));
 	if (!j->queue || !j->retry)
 		fail(j, "planning", -ENOMEM);
-	for (p = 0; p < j->npairs; p++)
-		for (r = 0; r < j->o.nrep; r++)
+	for (p = 0; p < j->npairs; p++) {
+		j->pairs[p].queued = j->pairs[p].want;
+		for (r = 0; r < j->pairs[p].want; r++)
 			j->queue[i++] = p;
+	}
 	j->nqueue = n;
 	j->head = 0;
 	j->retries = 0;
@@ -1123,7 +1169,6 @@ static void adapt(struct job *j, struct pair *p)
 /* After the MAX reduction: keep, record, discard, adapt. */
 static void judge_batch(struct job *j, int n)
 {
-	const int max_attempts = ATTEMPTS_PER_REP * j->o.nrep;
 	struct st_event ev;
 	int i, k, lead = 0;
 
@@ -1174,7 +1219,7 @@ static void judge_batch(struct job *j, int n)
 			j->n_cascade++;
 		else
 			j->n_lead++;
-		if (p->attempts + p->queued >= max_attempts)
+		if (p->attempts + p->queued >= ATTEMPTS_PER_REP * p->want)
 			continue;
 		if (j->retries >= j->retry_budget) {
 			j->n_unretried++;
@@ -1313,7 +1358,7 @@ static void print_summary(struct job *j)
 
 			v += p->valid;
 			x += p->discarded;
-			short_pairs += p->valid < o->nrep;
+			short_pairs += p->valid < p->want;
 			grown += p->grown;
 			wmin = fmin(wmin, p->window_ns);
 			wmax = fmax(wmax, p->window_ns);
@@ -1366,13 +1411,13 @@ static void print_summary(struct job *j)
 		printf("discarded: some rank entered a measurement after its "
 		       "window's start or left it\n"
 		       "  after the window's end; each was made again later, "
-		       "up to %d attempts per\n"
-		       "  operation and size:\n"
+		       "up to %d times the\n"
+		       "  measurements wanted per operation and size:\n"
 		       "    late start                %8ld\n"
 		       "    late after an overrun     %8ld\n"
 		       "    late at a batch's start   %8ld\n"
 		       "    overrun                   %8ld\n",
-		       ATTEMPTS_PER_REP * o->nrep, j->n_late, j->n_cascade,
+		       ATTEMPTS_PER_REP, j->n_late, j->n_cascade,
 		       j->n_lead, j->n_overrun);
 		printf("windows: %s to %s (%g x the pilot's time, at "
 		       "least %s);\n"
@@ -1382,9 +1427,9 @@ static void print_summary(struct job *j)
 		       grown, grown == 1 ? "" : "s");
 	}
 	if (short_pairs)
-		printf("note: %ld operation-size pair%s got fewer than %d "
-		       "valid measurements\n", short_pairs,
-		       short_pairs == 1 ? "" : "s", o->nrep);
+		printf("note: %ld operation-size pair%s got fewer valid "
+		       "measurements than wanted\n", short_pairs,
+		       short_pairs == 1 ? "" : "s");
 	if (j->n_unmade)
 		printf("note: %ld planned measurement%s not made: the "
 		       "batches stop after %s\n"
@@ -1469,6 +1514,11 @@ static void print_header(const struct job *j)
 			    "measurement" :
 			    "sync=window: start times on the HCA global "
 			    "clock");
+	if (o->pair_time_ns > 0)
+		printf("  more for pairs whose windows are short: as many as "
+		       "fit in %s of windows,\n  up to %d each "
+		       "(--pair-time)\n", fmt_ns(a, sizeof(a), o->pair_time_ns),
+		       PAIR_TIME_MAX * o->nrep);
 	if (j->skew_spec[0])
 		printf("clock skew injected: %s\n", j->skew_spec);
 	printf("placement: %s\n", j->bound ? "each rank bound to a CPU of "
@@ -1527,10 +1577,11 @@ static int open_trace(struct job *j)
 {
 	const struct opts *o = &j->o;
 	char index[4096], cmd[2048], err[512], note[300];
-	char sizes[1024], ops[512], nrep[16], npairs[16], seed[32], factor[32];
+	char sizes[1024], ops[512], nrep[16], npairs[16], seed[32], factor[32],
+		ptime[32];
 	char pairs[ST_MICRO_MAX_PAIRS * 32];
 	char minw[32], refresh[32], config[512], run_id[192], t_init[32];
-	struct st_kv kv[20];
+	struct st_kv kv[24];
 	const char *sync = o->barrier ? "barrier" : "window";
 	size_t n = 0;
 	int rc, ok, all;
@@ -1564,10 +1615,13 @@ static int open_trace(struct job *j)
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
 	snprintf(factor, sizeof(factor), "%g", o->factor);
 	snprintf(minw, sizeof(minw), "%.0f", o->min_window_ns);
+	snprintf(ptime, sizeof(ptime), "%.0f", o->pair_time_ns);
 	snprintf(refresh, sizeof(refresh), "%g", o->refresh_s);
 	snprintf(config, sizeof(config), "bench=micro sync=%s nrep=%d "
-		 "seed=%s window_factor=%s min_window_ns=%s refresh_s=%s",
-		 sync, o->nrep, seed, factor, minw, refresh);
+		 "seed=%s window_factor=%s min_window_ns=%s refresh_s=%s"
+		 "%s%s", sync, o->nrep, seed, factor, minw, refresh,
+		 o->pair_time_ns > 0 ? " pair_time_ns=" : "",
+		 o->pair_time_ns > 0 ? ptime : "");
 	note[0] = '\0';
 	if (j->skew_spec[0])
 		snprintf(note, sizeof(note), "(distorted by "
@@ -1593,6 +1647,8 @@ static int open_trace(struct job *j)
 	kv[n++] = (struct st_kv){ "cpus", j->cpu_list };
 	kv[n++] = (struct st_kv){ "bound", j->bound ? "1" : "0" };
 	kv[n++] = (struct st_kv){ "min_window_ns", minw };
+	if (o->pair_time_ns > 0)
+		kv[n++] = (struct st_kv){ "pair_time_ns", ptime };
 	kv[n++] = (struct st_kv){ "data", o->reuse ?
 				  "MPI_BYTE; reductions MPI_SUM over "
 				  "MPI_UINT8_T; root 0; send data reused "
@@ -1745,15 +1801,15 @@ int st_bench_micro(int argc, char **argv)
 	if (!j->rank)
 		print_header(j);
 	emit_comm(j);
-	make_queue(j);
-	if (!j->rank && !(j->spread = malloc(
-		(size_t)j->npairs * (size_t)j->o.nrep * sizeof(double))))
-		fail(j, "planning", -ENOMEM);
 	do_sync(j, 0);
 	sync_figures(j);
 	check_sync(j, 0, "sync_check_init_ns");
 	j->t_pilot = st_mpi_raw_ns();
 	pilot(j);
+	plan_counts(j);
+	make_queue(j);
+	if (!j->rank && !(j->spread = malloc(j->nqueue * sizeof(double))))
+		fail(j, "planning", -ENOMEM);
 	j->t_measure = st_mpi_raw_ns();
 	measure(j);
 	check_sync(j, 1, "sync_check_end_ns");

@@ -51,9 +51,10 @@ const char st_bench_usage[] =
 "                        directory with its own seed (default 1)\n"
 "    --repro             a table meant to be compared with another (see\n"
 "                        'synctrace table --compare'): 20 launches of 5\n"
-"                        measurements each, after a warm-up launch that\n"
-"                        is discarded, ranks bound to cores; says what\n"
-"                        it will cost before it starts\n"
+"                        measurements each (up to 20 for pairs whose\n"
+"                        windows are short: --pair-time 2000), after a\n"
+"                        warm-up launch that is discarded, ranks bound to\n"
+"                        cores; says what it will cost before it starts\n"
 "    --warmup N          launches made first and discarded, into\n"
 "                        DIR/warmup-1... (default 0; --repro: 1)\n"
 "    --bind, --no-bind   bind each rank to a core (mpiexec --bind-to\n"
@@ -85,6 +86,11 @@ const char st_bench_usage[] =
 "                        before each measurement, for comparison\n"
 "    --window-factor X   window = X times the longest pilot time of the\n"
 "                        operation and size (default 3)\n"
+"    --pair-time US      more measurements for pairs whose windows are\n"
+"                        short (their times are the noisiest): as many as\n"
+"                        fit in US microseconds of windows, at least\n"
+"                        --nrep, at most 4 times --nrep (default 0: off;\n"
+"                        --repro: 2000)\n"
 "    --quick             a small, fast configuration: sizes 1,1K,64K and\n"
 "                        5 measurements (unless given)\n"
 "    --reuse-buffers     send the same data every time, as it sits in the\n"
@@ -207,7 +213,8 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 {
 	enum { O_QUICK = 256, O_REUSE, O_RUNS, O_OPS, O_SIZES, O_PAIRS,
 	       O_LIKE, O_MIN, O_MAX, O_NREP, O_SEED, O_SYNC, O_WINDOW_FACTOR,
-	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND };
+	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND,
+	       O_PAIR_TIME };
 	static const struct option longopts[] = {
 		{ "bind", no_argument, NULL, O_BIND },
 		{ "help", no_argument, NULL, 'h' },
@@ -219,6 +226,7 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 		{ "nrep", required_argument, NULL, O_NREP },
 		{ "ops", required_argument, NULL, O_OPS },
 		{ "output", required_argument, NULL, 'o' },
+		{ "pair-time", required_argument, NULL, O_PAIR_TIME },
 		{ "pairs", required_argument, NULL, O_PAIRS },
 		{ "quick", no_argument, NULL, O_QUICK },
 		{ "repro", no_argument, NULL, O_REPRO },
@@ -383,6 +391,13 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 					       "1000)", val ? val : "");
 			o->window_factor = val;
 			break;
+		case O_PAIR_TIME:
+			if (!val || parse_number(val, 0, 1e7))
+				return set_err(err, errlen, "bad time '%s' for "
+					       "'--pair-time' (0 to 10000000 "
+					       "us)", val ? val : "");
+			o->pair_time = val;
+			break;
 		case O_SKEW:
 			if (!val)
 				return set_err(err, errlen, "option '%s' needs "
@@ -430,9 +445,9 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     const char *dir, uint64_t seed, char *nbuf, size_t nlen,
 		     char *sbuf, size_t slen)
 {
-	/* mpiexec -n N, binding, extra, bench micro, 10 options with
+	/* mpiexec -n N, binding, extra, bench micro, 11 options with
 	 * values, 2 flags. */
-	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 10 + 2 + 1, n = 0;
+	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 2 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -467,6 +482,7 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 	PASS("--seed", sbuf);
 	PASS("--sync", o->sync);
 	PASS("--window-factor", o->window_factor);
+	PASS("--pair-time", o->pair_time);
 #undef PASS
 	if (o->quick)
 		v[n++] = "--quick";
@@ -478,6 +494,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 
 #define REPRO_RUNS 20
 #define REPRO_NREP "5"
+#define REPRO_PAIR_TIME "2000"	/* us: up to 4 x 5 for short windows */
+#define PAIR_TIME_MAX 4		/* as synctrace-bench's */
 #define REPRO_WARMUP 1
 
 /* Do the mpiexec arguments place or bind ranks themselves? */
@@ -498,6 +516,8 @@ void st_bench_settle(struct st_bench_opts *o, long ncpus)
 			o->runs = REPRO_RUNS;
 		if (!o->nrep && !o->quick)
 			o->nrep = REPRO_NREP;
+		if (!o->pair_time && !o->quick)
+			o->pair_time = REPRO_PAIR_TIME;
 		if (o->warmup < 0)
 			o->warmup = REPRO_WARMUP;
 	}
@@ -568,9 +588,23 @@ static int grid_sizes(const char *list, uint64_t lo, uint64_t hi,
 	return n;
 }
 
+/*
+ * The time of one pair's measurements with windows of 'w' ns: nrep of
+ * them, or with --pair-time 't' ns as many as fit in it, between nrep
+ * and PAIR_TIME_MAX nrep (as synctrace-bench plans them).
+ */
+static double pair_ns(double w, double nrep, double t)
+{
+	double k = nrep;
+
+	if (t > 0 && w > 0)
+		k = fmax(nrep, fmin(floor(t / w), PAIR_TIME_MAX * nrep));
+	return w * k;
+}
+
 long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 {
-	double sizes[64], per_rep = 0, nrep;
+	double sizes[64], per_rep = 0, nrep, t;
 	uint64_t lo = 1, hi = 4u << 20;
 	const char *list = o->sizes;
 	unsigned mask = ST_MICRO_ALL;
@@ -581,6 +615,7 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 	if (o->like && !o->pairs)
 		return 0;
 	nrep = o->nrep ? atof(o->nrep) : o->quick ? 5 : 30;
+	t = o->pair_time ? 1e3 * atof(o->pair_time) : 0;
 	if (o->pairs) {
 		const char *s = o->pairs, *size;
 		size_t len, slen;
@@ -594,8 +629,8 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 				memcpy(item, size, slen);
 				item[slen] = '\0';
 				if (!parse_size(item, &x)) {
-					per_rep += window_ns(op, (double)x,
-							     o->nranks);
+					per_rep += pair_ns(window_ns(op,
+						(double)x, o->nranks), nrep, t);
 					n++;
 				}
 			}
@@ -617,17 +652,19 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 			if (!(mask & 1u << op))
 				continue;
 			if (op == ST_MICRO_BARRIER) {
-				per_rep += window_ns(op, 0, o->nranks);
+				per_rep += pair_ns(window_ns(op, 0,
+							     o->nranks), nrep, t);
 				n++;
 				continue;
 			}
 			for (k = 0; k < nsizes; k++)
-				per_rep += window_ns(op, sizes[k], o->nranks);
+				per_rep += pair_ns(window_ns(op, sizes[k],
+							     o->nranks), nrep, t);
 			n += nsizes;
 		}
 	}
 	/* A tenth more for measurements discarded and made again. */
-	*secs = 0.5 + 1.1 * nrep * per_rep * 1e-9;
+	*secs = 0.5 + 1.1 * per_rep * 1e-9;
 	return n;
 }
 
@@ -733,7 +770,17 @@ static int print_plan(const struct st_bench_opts *o)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " after %ld "
 				      "warm-up launch%s (discarded)", o->warmup,
 				      o->warmup == 1 ? "" : "es");
-	if (npairs && n < sizeof(buf))
+	if (npairs && n < sizeof(buf) && o->pair_time &&
+	    atof(o->pair_time) > 0)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ", %ld "
+				      "(operation, size) pairs x %s to %ld "
+				      "measurements each (more where windows "
+				      "are short: --pair-time %s us)", npairs,
+				      o->nrep ? o->nrep : o->quick ? "5" : "30",
+				      PAIR_TIME_MAX * (o->nrep ? atol(o->nrep) :
+						       o->quick ? 5 : 30),
+				      o->pair_time);
+	else if (npairs && n < sizeof(buf))
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ", %ld "
 				      "(operation, size) pair%s x %s "
 				      "measurement%s each", npairs,

@@ -164,6 +164,7 @@ struct st_bench_opts {
 	uint64_t seed;		/* --seed, default 1; run k has seed + k - 1 */
 	const char *sync;	/* --sync window|barrier */
 	const char *window_factor;	/* --window-factor X */
+	const char *pair_time;	/* --pair-time US (--repro: 2000) */
 	const char *skew;	/* --skew SPEC */
 	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
 	int quick;		/* --quick */
