@@ -333,7 +333,13 @@ static const char net_json[] =
 "   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
 "   \"model\": null, \"groups\": [\n"
 "    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 400},\n"
-"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 8000}]}\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 8000}]},\n"
+"  {\"op\": \"MPI_Sendrecv\", \"kind\": \"p2p\",\n"
+"   \"fn\": \"MPI_Sendrecv\", \"recv_fn\": \"MPI_Sendrecv\", \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 2000},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 48768}]}\n"
 " ]}\n";
 
 Test(tools_predict, model_network_rows)
@@ -364,6 +370,20 @@ Test(tools_predict, model_network_rows)
 	cr_expect_eq(nm.rendezvous, 1);
 	cr_expect_float_eq(nm.rndv_send_ns, 30000, 1e-9);
 	cr_expect_float_eq(nm.late_ns, 31000, 1e-9);
+	/*
+	 * Both ways at once: (S - C) / g, S = 48768 the Sendrecv, C = 1000
+	 * + 65536 / 2 = 33768, g = 30000: half the other direction's gap.
+	 */
+	cr_expect_float_eq(nm.share, 0.5, 1e-9);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0.5,
+			   1e-9);
+	/* Within 0..1; 0 where the Sendrecv was not measured around d. */
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1024), 1, 1e-9);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1 << 20), 0,
+			   1e-9);
+	/* An eager message shares nothing. */
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_float_eq(nm.share, 0, 1e-9);
 	/* Starting a send: the call row at its size. */
 	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 1024),
 			   400, 1e-9);
