@@ -85,7 +85,11 @@ TARGETS = {
                      "-genv", "UCX_TLS", "tcp"]},
 }
 RUN_TARGET = {"shm": 0.05, "shm-spin": 0.05, "tcp": 0.10}
-DEFAULT_C = 0.10      # synctrace predict --model-error's defaults
+# The least model error the calibration gives (C of the communication,
+# X of the compute on the critical path), and what the tuning apps are
+# predicted with before it; synctrace predict's own default is the
+# calibration's result on a quiet machine (docs/prediction.md).
+DEFAULT_C = 0.10
 DEFAULT_X = 0.03
 FN_TARGET = 0.15
 FN_SHARE = 0.10
