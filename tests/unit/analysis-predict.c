@@ -397,6 +397,33 @@ Test(tools_predict, model_network_rows)
 	st_pmodel_free(m);
 }
 
+Test(tools_predict, model_shares_nothing_within_the_noise)
+{
+	/*
+	 * The same table, but the Sendrecv's 95 % interval at 64 KiB runs
+	 * from 30000 to 50000: its low end is below the ping-pong's 33768,
+	 * so the 15000 more are not measured: nothing shared.
+	 */
+	static const char from[] = "\"median_ns\": 48768}";
+	static const char to[] = "\"median_ns\": 48768, \"ci_lo_ns\": 30000, "
+				 "\"ci_hi_ns\": 50000}";
+	char text[sizeof(net_json) + 64];
+	const char *at = strstr(net_json, from);
+	struct st_pmodel *m;
+	char err[256];
+	size_t k;
+
+	cr_assert(at);
+	k = (size_t)(at - net_json);
+	memcpy(text, net_json, k);
+	snprintf(text + k, sizeof(text) - k, "%s%s", to, at + strlen(from));
+	cr_assert_eq(st_pmodel_parse(&m, text, strlen(text), "t", err,
+				     sizeof(err)), 0, "%s", err);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0,
+			   1e-9);
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_without_network_rows_costs_as_before)
 {
 	struct st_pmodel *m = load(table_json);

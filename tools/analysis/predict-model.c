@@ -923,6 +923,9 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 		return 0;
 	sr = row_eval(m, n->sendrecv, 2, bytes);
 	c = row_eval(m, x, 2, bytes);
+	/* Not measurably slower than one message alone: nothing shared. */
+	if (sr * n->sendrecv->f_lo <= c * x->f_hi)
+		return 0;
 	t = (sr - c) / g;
 	return t > 1 ? 1 : t > 0 ? t : 0;
 }

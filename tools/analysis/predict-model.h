@@ -135,8 +135,9 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes);
  * Where both ranks' processors move the data (TCP) a message each way
  * costs about one gap more than one alone; where the receiver alone
  * copies (shared memory) about the same.  0 when the MPI_Sendrecv row
- * was not measured on both sides of 'bytes' (or at it), or without a
- * gap.
+ * was not measured on both sides of 'bytes' (or at it), without a gap,
+ * and when S is not measurably more than C: S at the low end of its
+ * row's confidence intervals no more than C at the high end of its.
  */
 double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes);
 
