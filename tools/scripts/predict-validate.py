@@ -31,6 +31,10 @@ the same apps: each is compiled with smpicc and run by smpirun on a
 platform calibrated from the same tables (tools/scripts/smpi_compare.py),
 and its error is printed beside synctrace's.
 
+A rep whose prediction fails (a job over UCX's TCP transport now and
+then hangs in MPI_Finalize and is killed, its trace cut short) is left
+out of the medians and named at the end.
+
 Every timed step runs under `flock /tmp/synctrace-timing.lock`, and the
 load average is recorded beside it: on a shared machine the figures
 depend on what else runs.  The run takes a few minutes
