@@ -209,8 +209,8 @@ def table_of(t):
 
 def calibrate_x(results, target):
     """X, the compute's share of the model error on 'target': how far
-    the target's compute (on the critical rank) moved from the source
-    trace's, run by run, on the tuning apps: the 9-in-10 largest
+    the compute on the critical path of the target's run moved from the
+    source trace's, run by run, on the tuning apps: the 9-in-10 largest
     relative difference, at least DEFAULT_X.  The replay keeps the
     source's compute, and a run on the target computes as fast or as
     slow as that run does."""
@@ -385,12 +385,14 @@ def main():
                 lo.append(iv.get("lo_ns", p["predicted"]["run_time_lo_ns"]))
                 hi.append(iv.get("hi_ns", p["predicted"]["run_time_hi_ns"]))
                 meas.append(m["validation"]["measured_run_time_ns"])
-                # The compute of the rank whose time is the run's, in
-                # the source and in the target's run.
-                csrc.append(max(p["ranks"], key=lambda k: k["measured_ns"])
-                            ["compute_ns"])
-                ctgt.append(max(m["ranks"], key=lambda k: k["measured_ns"])
-                            ["compute_ns"])
+                # The compute on the critical path (what X is a
+                # fraction of), replayed from the source and from the
+                # target's run.  Not the last rank's own: which rank
+                # ends last can change from run to run while the run
+                # time hardly does, and ranks may compute different
+                # amounts.
+                csrc.append(p["critical_path"]["compute_ns"])
+                ctgt.append(m["critical_path"]["compute_ns"])
                 for k, v in fn_times(p, "predicted_ns").items():
                     pfn.setdefault(k, []).append(v)
                 for k, v in fn_times(m, "measured_ns").items():
