@@ -333,7 +333,13 @@ static const char net_json[] =
 "   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
 "   \"model\": null, \"groups\": [\n"
 "    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 400},\n"
-"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 8000}]}\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 8000}]},\n"
+"  {\"op\": \"MPI_Sendrecv\", \"kind\": \"p2p\",\n"
+"   \"fn\": \"MPI_Sendrecv\", \"recv_fn\": \"MPI_Sendrecv\", \"p_min\": 2,\n"
+"   \"p_max\": 2, \"d_min_bytes\": 1024, \"d_max_bytes\": 65536,\n"
+"   \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 2000},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 48768}]}\n"
 " ]}\n";
 
 Test(tools_predict, model_network_rows)
@@ -364,6 +370,20 @@ Test(tools_predict, model_network_rows)
 	cr_expect_eq(nm.rendezvous, 1);
 	cr_expect_float_eq(nm.rndv_send_ns, 30000, 1e-9);
 	cr_expect_float_eq(nm.late_ns, 31000, 1e-9);
+	/*
+	 * Both ways at once: (S - C) / g, S = 48768 the Sendrecv, C = 1000
+	 * + 65536 / 2 = 33768, g = 30000: half the other direction's gap.
+	 */
+	cr_expect_float_eq(nm.share, 0.5, 1e-9);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0.5,
+			   1e-9);
+	/* Within 0..1; 0 where the Sendrecv was not measured around d. */
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1024), 1, 1e-9);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1 << 20), 0,
+			   1e-9);
+	/* An eager message shares nothing. */
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_float_eq(nm.share, 0, 1e-9);
 	/* Starting a send: the call row at its size. */
 	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 1024),
 			   400, 1e-9);
@@ -374,6 +394,33 @@ Test(tools_predict, model_network_rows)
 	/* Off: no network model. */
 	st_pmodel_network(m, 0);
 	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_SEND, 64, &nm), 0);
+	st_pmodel_free(m);
+}
+
+Test(tools_predict, model_shares_nothing_within_the_noise)
+{
+	/*
+	 * The same table, but the Sendrecv's 95 % interval at 64 KiB runs
+	 * from 30000 to 50000: its low end is below the ping-pong's 33768,
+	 * so the 15000 more are not measured: nothing shared.
+	 */
+	static const char from[] = "\"median_ns\": 48768}";
+	static const char to[] = "\"median_ns\": 48768, \"ci_lo_ns\": 30000, "
+				 "\"ci_hi_ns\": 50000}";
+	char text[sizeof(net_json) + 64];
+	const char *at = strstr(net_json, from);
+	struct st_pmodel *m;
+	char err[256];
+	size_t k;
+
+	cr_assert(at);
+	k = (size_t)(at - net_json);
+	memcpy(text, net_json, k);
+	snprintf(text + k, sizeof(text) - k, "%s%s", to, at + strlen(from));
+	cr_assert_eq(st_pmodel_parse(&m, text, strlen(text), "t", err,
+				     sizeof(err)), 0, "%s", err);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0,
+			   1e-9);
 	st_pmodel_free(m);
 }
 
@@ -759,12 +806,12 @@ Test(tools_predict, command_predicts_a_run)
 			   1516 + 1050, 1e-6);
 	cr_expect_eq(json_at(c.out, NULL, "nranks"), 2);
 	/*
-	 * The interval: the bounds widened by 0.10 of the path's 2566 of
-	 * communication and 0.03 of its 2500 of compute, in quadrature.
+	 * The interval: the bounds widened by 0.18 of the path's 2566 of
+	 * communication and 0.12 of its 2500 of compute, in quadrature.
 	 */
 	j = parsed(c.out);
 	iv = json_object_get(json_object_get(j, "predicted"), "interval");
-	w = sqrt(256.6 * 256.6 + 75.0 * 75.0);
+	w = sqrt(461.88 * 461.88 + 300.0 * 300.0);
 	cr_expect_float_eq(json_number_value(json_object_get(iv, "lo_ns")),
 			   5066 - w, 1e-6);
 	cr_expect_float_eq(json_number_value(json_object_get(iv, "hi_ns")),

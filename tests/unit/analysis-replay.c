@@ -1252,6 +1252,77 @@ Test(tools_replay, messages_in_flight_share_the_ports)
 	cr_expect_float_eq(p1, 15 + 100, 1e-9);
 }
 
+/*
+ * Both ranks post 'k' receives from each other, start 'k' sends of
+ * 'bytes' to each other and wait for all; the later rank's run time.
+ */
+static double exchange(const struct consts *c, int k, uint64_t bytes)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[16];
+	char err[256];
+	double end;
+	int i, r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		for (i = 0; i < k; i++) {
+			req[i] = (uint64_t)i + 1;
+			e = s_p2p(&s[r], ST_FN_MPI_IRECV, 1 - r, i, 0, 1);
+			e->req = req[i];
+		}
+		for (i = 0; i < k; i++) {
+			req[k + i] = (uint64_t)(k + i) + 1;
+			e = s_p2p(&s[r], ST_FN_MPI_ISEND, 1 - r, i, bytes, 1);
+			e->req = req[k + i];
+		}
+		s_wait(&s[r], ST_FN_MPI_WAITALL, req, 2 * (size_t)k, 1);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	end = PRED(rp, 0) > PRED(rp, 1) ? PRED(rp, 0) : PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return end;
+}
+
+Test(tools_replay, rendezvous_both_ways_share_the_ports_as_measured)
+{
+	struct consts c = net_c;
+	double apart, shared, half, eager, eager1;
+
+	/*
+	 * Two rendezvous messages each way; the receives are posted at 0
+	 * and 1, the sends start at 2 and 7 (5 each), the Waitall at 12.
+	 * The first transfers go at 2 and 7 (when the receiving rank next
+	 * enters MPI).  Directions apart (share 0): each rank's second
+	 * transfer takes its out-port a gap (50) after its first, 52 and
+	 * 57, and is received 100 later: 157.
+	 */
+	c.nm.share = 0;
+	apart = exchange(&c, 2, 2000);
+	cr_expect_float_eq(apart, 157, 1e-9);
+	/*
+	 * One port per rank (share 1): the four transfers take turns,
+	 * at 2, 52, 102 and 152; the last is received at 252.
+	 */
+	c.nm.share = 1;
+	shared = exchange(&c, 2, 2000);
+	cr_expect_float_eq(shared, 252, 1e-9);
+	c.nm.share = 0.5;
+	half = exchange(&c, 2, 2000);
+	cr_expect(half > apart && half < shared, "half %.1f", half);
+	/* Eager messages are not concerned: the share changes nothing. */
+	c.nm.share = 0;
+	eager = exchange(&c, 2, 64);
+	c.nm.share = 1;
+	eager1 = exchange(&c, 2, 64);
+	cr_expect_float_eq(eager1, eager, 1e-9);
+}
+
 Test(tools_replay, messages_to_one_rank_share_its_in_port)
 {
 	struct script s[3];

@@ -597,12 +597,12 @@ Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
 	c = run_cmd(dir, cmd_bench, argv);
 	real = realpath(out, NULL);
 	cr_assert(real, "no directory '%s'", out);
-	snprintf(want, sizeof(want), "like %s: 5 (operation, size) pairs "
+	snprintf(want, sizeof(want), "like %s: 6 (operation, size) pairs "
 		 "from 6 of 9 calls:\n  allreduce:8,pingpong:512,late:512,"
-		 "burst1:512,burst2:512\n"
+		 "burst1:512,burst2:512,sendrecv:512\n"
 		 "skew=\n"
 		 "-n 3 %s micro --dir %s --pairs allreduce:8,pingpong:512,"
-		 "late:512,burst1:512,burst2:512 "
+		 "late:512,burst1:512,burst2:512,sendrecv:512 "
 		 "--nrep 5 --seed 1\n", app, bench, real);
 	cr_expect_str_eq(c.out, want);
 	cr_expect_eq(c.status, 0, "%s", c.err);

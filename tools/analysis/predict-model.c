@@ -67,6 +67,7 @@ struct row {
 struct net {
 	int resolved;
 	struct row *burst, *eager, *rndv, *late;
+	struct row *sendrecv;	/* MPI_Sendrecv: both directions at once */
 	long kmax;		/* most messages in a burst group */
 	int has_k1;		/* bursts of one message measured */
 	double eager_max, rndv_min;
@@ -835,6 +836,7 @@ static void net_resolve(struct st_pmodel *m)
 {
 	struct net *n = &m->net;
 	size_t i;
+	int k;
 
 	if (n->resolved)
 		return;
@@ -843,6 +845,8 @@ static void net_resolve(struct st_pmodel *m)
 	n->eager = kind_row(m, K_SEND_EAGER, 0);
 	n->rndv = kind_row(m, K_SEND_RNDV, 0);
 	n->late = kind_row(m, K_RECV_LATE, 0);
+	k = find_pair(m, ST_FN_MPI_SENDRECV, 0);
+	n->sendrecv = k < 0 ? NULL : &m->rows[k];
 	n->eager_max = -1;
 	n->rndv_min = INFINITY;
 	for (i = 0; n->burst && i < n->burst->ng; i++) {
@@ -905,6 +909,27 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
 	return k > one ? (k - one) / (double)(n->kmax - 1) : 0;
 }
 
+double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
+{
+	struct row *x = p2p_row(m, fn);
+	struct net *n = &m->net;
+	double t, c, g, sr;
+
+	net_resolve(m);
+	if (!x || !n->sendrecv || !interpolate(n->sendrecv, 2, bytes, &t))
+		return 0;
+	g = st_pmodel_gap(m, fn, bytes);
+	if (!(g > 0))
+		return 0;
+	sr = row_eval(m, n->sendrecv, 2, bytes);
+	c = row_eval(m, x, 2, bytes);
+	/* Not measurably slower than one message alone: nothing shared. */
+	if (sr * n->sendrecv->f_lo <= c * x->f_hi)
+		return 0;
+	t = (sr - c) / g;
+	return t > 1 ? 1 : t > 0 ? t : 0;
+}
+
 int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 		  struct st_replay_msg *nm)
 {
@@ -922,6 +947,7 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	nm->rndv_send_ns = n->rndv ? row_eval(m, n->rndv, 2, bytes) : c;
 	nm->gap_ns = st_pmodel_gap(m, fn, bytes);
 	nm->rendezvous = st_pmodel_rendezvous(m, bytes);
+	nm->share = nm->rendezvous ? st_pmodel_share(m, fn, bytes) : 0;
 	return 0;
 }
 
@@ -950,8 +976,13 @@ void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len)
 				      !n->rndv ? "all eager (no late send "
 				      "waited)" : "rendezvous from");
 	if (n->rndv && k < len)
-		snprintf(buf + k, len - k, " %.0f B (eager up to %.0f B)",
-			 n->rndv_min, n->eager_max > 0 ? n->eager_max : 0);
+		k += (size_t)snprintf(buf + k, len - k, " %.0f B (eager up to "
+				      "%.0f B)", n->rndv_min, n->eager_max > 0 ?
+				      n->eager_max : 0);
+	if (n->rndv && k < len)
+		snprintf(buf + k, len - k, ", %s", n->sendrecv ?
+			 "the two directions' sharing from MPI_Sendrecv" :
+			 "directions apart (no MPI_Sendrecv row)");
 }
 
 void st_pmodel_send_start_fallback(struct st_pmodel *m, int on)

@@ -200,6 +200,22 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		w0 = r->out_free[s->src];
 	if (in && *in > w0)
 		w0 = *in;
+	if (m->share > 0) {
+		/* The other direction's ports, as far as they are shared. */
+		double x = -INFINITY;
+
+		if (s->src >= 0)
+			x = r->in_free[s->src];
+		if (dst >= 0 && r->out_free[dst] > x)
+			x = r->out_free[dst];
+		if (x > w0)
+			w0 += m->share * (x - w0);
+		x = w0 + m->share * m->gap_ns;
+		if (s->src >= 0 && r->in_free[s->src] < x)
+			r->in_free[s->src] = x;
+		if (dst >= 0 && r->out_free[dst] < x)
+			r->out_free[dst] = x;
+	}
 	if (s->src >= 0)
 		r->out_free[s->src] = w0 + m->gap_ns;
 	if (in)
