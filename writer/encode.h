@@ -298,14 +298,14 @@ int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * predict next straight from the record's, which are those they
  * predicted.
  */
-static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
-			      const uint8_t *limit, const struct st_tok_rec *l)
+static inline __attribute__((always_inline)) int
+st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		 const struct st_tok_rec *l, unsigned kind)
 {
-	uint64_t key = st_rec_key(c, l->kind, l->fn, l->site);
+	uint64_t key = st_rec_key(c, kind, l->fn, l->site);
 	struct st_ctx *x = st_ctx_slot(c, key);
 	uint64_t gap, dur, pg, pd, seq = l->seq, req = l->req;
 	uint8_t *p = *pp;
-	unsigned kind = l->kind;
 	struct st_cseq *q = NULL;
 	int same;
 
@@ -350,7 +350,13 @@ static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 	p = st_varint_put(p, st_zigzag(dur - pd));
 	if (__builtin_expect(p > limit, 0))
 		return -ENOBUFS;
-	c->tok[st_tok_index(l->token)] = x;
+	/*
+	 * The token map serves st_enc_repeat(), which takes only call
+	 * records with a sequence number and without a request: no other
+	 * record need be entered.
+	 */
+	if (kind == ST_REC_CALL && seq && !req)
+		c->tok[st_tok_index(l->token)] = x;
 	/* st_ctx_count(), st_count_call() and st_ctx_lreq(). */
 	x->v[ST_F_SEQ] = seq + ((seq != 0) & (l->inst == 0));
 	x->v[ST_F_INST] = l->inst + (l->inst != 0);
@@ -377,6 +383,16 @@ static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 	c->last_fn = (uint16_t)l->fn;
 	*pp = p;
 	return 0;
+}
+
+/*
+ * st_enc_like() with the record's kind a constant where the caller
+ * knows it (writer/stream.c), so that what depends on it folds away.
+ */
+static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
+			      const uint8_t *limit, const struct st_tok_rec *l)
+{
+	return st_enc_like_kind(c, pp, limit, l, l->kind);
 }
 
 /*
