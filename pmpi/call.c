@@ -998,18 +998,24 @@ struct batch {
 	const MPI_Status *st[BATCH + 1];
 };
 
-static void batch_add(struct batch *b, unsigned kind, unsigned fn,
-		      uint32_t token, const struct st_req *r,
-		      const MPI_Status *st)
+static inline __attribute__((always_inline)) void
+batch_add(struct batch *b, unsigned kind, unsigned fn, uint32_t token,
+	  const struct st_req *r, const MPI_Status *st)
 {
-	b->l[b->n] = (struct st_tok_rec){
-		.kind = kind, .fn = fn, .site = b->site, .token = token,
-		.t0 = b->t0, .t1 = b->t1,
-	};
+	struct st_tok_rec *l = &b->l[b->n];
+
+	l->kind = kind;
+	l->fn = fn;
+	l->site = b->site;
+	l->token = token;
+	l->t0 = b->t0;
+	l->t1 = b->t1;
 	if (r) {
-		b->l[b->n].seq = r->seq;
-		b->l[b->n].req = r->id;
-		b->l[b->n].inst = r->inst;
+		l->seq = r->seq;
+		l->req = r->id;
+		l->inst = r->inst;
+	} else {
+		l->seq = l->req = l->inst = 0;
 	}
 	b->r[b->n] = r;
 	b->st[b->n] = st;
