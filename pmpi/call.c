@@ -200,7 +200,8 @@ static uint32_t new_token(void)
  * its counters and timestamps (st_stream_append_like()).  Returns 0, or
  * 1 when it was not appended: make the whole record.
  */
-static int emit_like(const struct st_tok_rec *l)
+static inline __attribute__((always_inline)) int
+emit_like(const struct st_tok_rec *l)
 {
 	int r;
 
