@@ -126,7 +126,12 @@ extern const char *const st_gen_fortran_libs[];
  * wrapper of a completion call (Wait*, Test*, Start*, Request_free)
  * fills only the roles a completion call may have (request, requests,
  * nreq, index, indices, outcount, flag, status, statuses), 0 where it
- * lacks one, and leaves the rest as it was: nothing reads them.
+ * lacks one, and leaves the rest as it was: nothing reads them.  So does
+ * that of a one-sided call (kind rma) with the roles that pmpi/rma.c
+ * and the bytes read (sbuf, rbuf, scount, rcount, count, stype, rtype,
+ * type, scounts, rcounts, stypes, rtypes, root, op, peer, request,
+ * flag, win, offset, assert, locktype, group, partitions; and large):
+ * tools/gen/main.c, rma_roles.
  */
 struct st_args {
 	const void *sbuf;	/* role sbuf; sendbuf, or buf of a send */

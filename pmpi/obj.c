@@ -24,6 +24,7 @@
 #define TOMB 1
 
 static struct st_obj table[CAP];
+atomic_uint st_obj_gen;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Handles are stored + 2 so that 0 and 1 can mark free and dead slots. */
@@ -64,6 +65,7 @@ void st_obj_forget(uintptr_t h)
 	o = st_obj_find(h);
 	if (o)
 		atomic_store_explicit(&o->key, TOMB, memory_order_release);
+	atomic_fetch_add_explicit(&st_obj_gen, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -99,6 +101,7 @@ static struct st_obj *insert(uintptr_t h, uint64_t id, int size, int rank)
 		atomic_store_explicit(&t->seq, 0, memory_order_relaxed);
 		atomic_store_explicit(&t->key, k, memory_order_release);
 	}
+	atomic_fetch_add_explicit(&st_obj_gen, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&lock);
 	return t;
 }

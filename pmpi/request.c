@@ -125,20 +125,32 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 		release();
 		return id;
 	}
-	if ((s = find(h)))	/* a stale entry: the handle was reused */
-		drop(s);
 	/* Once empty, forget many dead slots so probes stay short. */
 	if (!live && dead > CAP / 4) {
 		memset(table, 0, sizeof(table));
 		dead = 0;
 	}
-	if (live < CAP / 2) {
-		for (i = hash(h), n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1))
-			if (table[i].state != 2) {
-				free_slot = &table[i];
-				break;
-			}
+	/*
+	 * One probe: the first slot not live is where the request goes,
+	 * unless a stale entry of the handle (reused by MPI) is found
+	 * before the probe ends, which is dropped and taken instead.
+	 */
+	for (i = hash(h), n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
+		s = &table[i];
+		if (s->state == 2) {
+			if (s->h != h)
+				continue;
+			drop(s);
+			free_slot = s;
+			break;
+		}
+		if (!free_slot)
+			free_slot = s;
+		if (s->state == 0)
+			break;
 	}
+	if (free_slot && live >= CAP / 2)
+		free_slot = NULL;
 	if (free_slot) {
 		if (free_slot->state == 1)
 			dead--;

@@ -17,6 +17,7 @@
 #include "gen/ops.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
+#include "writer/writer.h"
 
 /* The longest group text a post or start records (see group_text()). */
 #define GROUP_TEXT_MAX 65536
@@ -184,6 +185,150 @@ void st_leave_win(struct st_call *c, const struct st_fn_info *fi,
 	st_emit(&w);
 }
 
+/*
+ * The repeat cache of one-sided calls: per thread, a call site's last
+ * call, the arguments that decide its record, and the record's fields
+ * under a token the encoder also keeps.  Only calls whose record
+ * follows from those arguments take it: on a known window, with
+ * builtin datatypes, no request (the R* forms), no group (Win_post,
+ * Win_start) and no flag (Win_test); collective ones (Win_fence) count
+ * their sequence number on the window as the general path does.  An
+ * entry holds while st_obj_gen has not changed (no window made or
+ * freed since).
+ */
+#define RMA_BITS 5
+
+struct rma_fast {
+	void *ra;		/* call site; NULL: empty */
+	int fn;
+	unsigned gen;		/* st_obj_gen when made */
+	uint32_t token, site;
+	struct st_obj *o;
+	/* The arguments, as st_args has them. */
+	MPI_Win win;
+	int peer, assert, locktype;
+	MPI_Aint offset;
+	MPI_Count scount, rcount, count;
+	MPI_Datatype stype, rtype, type;
+	MPI_Op op;
+	/* The record's fields that the key does not give at once. */
+	uint64_t sbytes, rbytes;
+	uint32_t tsize;
+};
+
+static _Thread_local struct rma_fast *rma_cache ST_TLS_MODEL;
+
+static struct rma_fast *rma_slot(struct rma_fast *cache, void *ra)
+{
+	uint64_t h = (uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u;
+
+	return &cache[h >> (64 - RMA_BITS)];
+}
+
+static int rma_same(const struct rma_fast *f, const struct st_call *c)
+{
+	const struct st_args *a = &c->a;
+
+	return f->ra == c->ra && f->fn == c->fn && f->win == a->win &&
+	       f->gen == atomic_load_explicit(&st_obj_gen,
+					      memory_order_relaxed) &&
+	       f->peer == a->peer && f->offset == a->offset &&
+	       f->scount == a->scount && f->rcount == a->rcount &&
+	       f->count == a->count && f->stype == a->stype &&
+	       f->rtype == a->rtype && f->type == a->type && f->op == a->op &&
+	       f->assert == a->assert && f->locktype == a->locktype;
+}
+
+/* The whole record of a repeat the encoder did not take. */
+static __attribute__((noinline)) void rma_emit(const struct st_call *c,
+					       const struct rma_fast *f,
+					       uint64_t seq, uint64_t t0,
+					       uint64_t t1)
+{
+	const struct st_args *a = &c->a;
+	struct st_event ev;
+
+	st_event_clear(&ev);
+	ev.kind = ST_REC_CALL;
+	ev.fn = (uint16_t)c->fn;
+	ev.t0 = t0;
+	ev.t1 = t1;
+	ev.site = f->site;
+	ev.comm = f->o->id;
+	ev.comm_size = (uint32_t)f->o->size;
+	ev.seq = seq;
+	ev.arg = map_sync(a->assert, a->locktype);
+	if (st_fn_info[c->fn].flags & ST_FNF_TARGET)
+		ev.peer = st_map_rank(a->peer);
+	ev.offset = a->offset;
+	if (a->op)
+		ev.op = st_map_op(a->op);
+	ev.tsize = f->tsize;
+	ev.sbytes = f->sbytes;
+	ev.rbytes = f->rbytes;
+	st_emit_token(&ev, f->token);
+}
+
+int st_rma_repeat(struct st_call *c)
+{
+	struct rma_fast *f = rma_cache;
+	uint64_t seq = 0, t0, t1;
+
+	if (!f)
+		return 0;
+	f = rma_slot(f, c->ra);
+	if (!rma_same(f, c))
+		return 0;
+	if (st_fn_info[c->fn].flags & ST_FNF_COLLECTIVE)
+		seq = st_obj_count(f->o);
+	t0 = st_clock_ns(c->t0);
+	t1 = st_clock_ns(c->t1);
+	if (st_emit_like(&(struct st_tok_rec){
+		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn,
+		    .site = f->site, .token = f->token, .seq = seq,
+		    .t0 = t0, .t1 = t1 }))
+		rma_emit(c, f, seq, t0, t1);
+	st_flush_check(t1);
+	return 1;
+}
+
+/*
+ * The record 'ev' of call 'c' on window 'o' that succeeded: remember it
+ * for the next call from its site if it may repeat; its token, or 0.
+ */
+static uint32_t rma_fill(const struct st_call *c, const struct st_fn_info *fi,
+			 struct st_obj *o, const struct st_event *ev)
+{
+	const struct st_args *a = &c->a;
+	struct rma_fast *f;
+
+	if (!o || a->request || a->group || a->flag ||
+	    st_from_fortran(c->ra) ||
+	    (a->type && !st_type_builtin(a->type)) ||
+	    (a->stype && !st_type_builtin(a->stype)) ||
+	    (a->rtype && !st_type_builtin(a->rtype)) ||
+	    fi->family == ST_FAM_NONBLOCKING)
+		return 0;
+	if (!rma_cache) {
+		rma_cache = calloc(1u << RMA_BITS, sizeof(*rma_cache));
+		if (!rma_cache)
+			return 0;
+	}
+	f = rma_slot(rma_cache, c->ra);
+	*f = (struct rma_fast){
+		.ra = c->ra, .fn = c->fn,
+		.gen = atomic_load_explicit(&st_obj_gen, memory_order_relaxed),
+		.token = st_new_token(), .site = ev->site, .o = o,
+		.win = a->win, .peer = a->peer, .assert = a->assert,
+		.locktype = a->locktype, .offset = a->offset,
+		.scount = a->scount, .rcount = a->rcount, .count = a->count,
+		.stype = a->stype, .rtype = a->rtype, .type = a->type,
+		.op = a->op, .sbytes = ev->sbytes, .rbytes = ev->rbytes,
+		.tsize = ev->tsize,
+	};
+	return f->token;
+}
+
 void st_leave_rma(struct st_call *c, const struct st_fn_info *fi,
 		  struct st_event *ev, int rc)
 {
@@ -233,7 +378,7 @@ void st_leave_rma(struct st_call *c, const struct st_fn_info *fi,
 	if (rc == MPI_SUCCESS && a->group && a->group != MPI_GROUP_NULL &&
 	    (text = group_text(a->win, a->group, &ev->text_len)))
 		ev->text = text;
-	st_emit(ev);
+	st_emit_token(ev, rc == MPI_SUCCESS ? rma_fill(c, fi, o, ev) : 0);
 	free(text);
 	ev->text = NULL;
 	ev->text_len = 0;

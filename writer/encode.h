@@ -298,14 +298,19 @@ int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * predict next straight from the record's, which are those they
  * predicted.
  */
-static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
-			      const uint8_t *limit, const struct st_tok_rec *l)
+static inline __attribute__((always_inline)) int
+st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+		 const struct st_tok_rec *l, unsigned kind)
 {
-	uint64_t key = st_rec_key(c, l->kind, l->fn, l->site);
-	struct st_ctx *x = st_ctx_slot(c, key);
-	uint64_t gap, dur, pg, pd, seq = l->seq, req = l->req;
+	/* Every field read once: the stores below cannot change them. */
+	const unsigned fn = l->fn;
+	const uint32_t site = l->site, token = l->token;
+	const uint64_t seq = l->seq, req = l->req, inst = l->inst;
+	const uint64_t t0 = l->t0, t1 = l->t1;
+	const uint64_t key = st_rec_key(c, kind, fn, site);
+	struct st_ctx *x = st_ctx_slot(c, key), *prev = c->prev;
+	uint64_t gap, dur, pg, pd;
 	uint8_t *p = *pp;
-	unsigned kind = l->kind;
 	struct st_cseq *q = NULL;
 	int same;
 
@@ -313,9 +318,8 @@ static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 	 * The token vouches for every field but the counters, which are
 	 * checked against their predictions (those of st_enc_record()).
 	 */
-	if (!l->token || x->token != l->token || x->key != key ||
-	    x->epoch != c->epoch || !(l->t0 | l->t1) ||
-	    x->v[ST_F_INST] != l->inst)
+	if (!token || x->token != token || x->key != key ||
+	    x->epoch != c->epoch || !(t0 | t1) || x->v[ST_F_INST] != inst)
 		return 1;
 	if (kind == ST_REC_CALL) {
 		if (seq) {
@@ -333,29 +337,40 @@ static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 	if (st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
 		return 1;
 	*p = (uint8_t)(kind - 1);
-	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
+	if ((key & ST_KEY_FN_SITE) != prev->next) {
 		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, l->fn);
-		p = st_varint_put(p, st_zigzag(l->site -
-					       (c->prev->key >> 32)));
+		p = st_varint_put(p + 1, fn);
+		p = st_varint_put(p, st_zigzag(site - (prev->key >> 32)));
 	} else {
 		p++;
 	}
-	same = c->done_fn == l->fn;
-	gap = l->t0 - c->last_t1;
-	dur = l->t1 - l->t0;
+	same = c->done_fn == fn;
+	gap = t0 - c->last_t1;
+	dur = t1 - t0;
 	pg = same ? 0 - c->done_dur : x->gap;
 	pd = same ? c->done_dur : x->dur;
 	p = st_varint_put(p, st_zigzag(gap - pg));
 	p = st_varint_put(p, st_zigzag(dur - pd));
 	if (__builtin_expect(p > limit, 0))
 		return -ENOBUFS;
-	c->tok[st_tok_index(l->token)] = x;
-	/* st_ctx_count(), st_count_call() and st_ctx_lreq(). */
-	x->v[ST_F_SEQ] = seq + ((seq != 0) & (l->inst == 0));
-	x->v[ST_F_INST] = l->inst + (l->inst != 0);
-	x->v[ST_F_REQ] = req + ((req != 0) & (kind == ST_REC_CALL));
+	/*
+	 * The token map serves st_enc_repeat(), which takes only call
+	 * records with a sequence number and without a request: no other
+	 * record need be entered.
+	 */
+	if (kind == ST_REC_CALL && seq && !req)
+		c->tok[st_tok_index(token)] = x;
+	/*
+	 * st_ctx_count(), st_count_call() and st_ctx_lreq(), knowing that
+	 * the context's 'inst' is 'inst', and its 'seq' is 'seq' or (a
+	 * call record's, predicted by its communicator) 0 when 'seq' is.
+	 */
+	if (seq)
+		x->v[ST_F_SEQ] = seq + (inst == 0);
+	if (inst)
+		x->v[ST_F_INST] = inst + 1;
 	if (kind == ST_REC_CALL) {
+		x->v[ST_F_REQ] = req + (req != 0);
 		if (q) {
 			q->epoch = c->epoch;
 			q->comm = x->v[ST_F_COMM];
@@ -363,20 +378,33 @@ static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 		}
 		if (req)
 			c->last_req = req;
-	} else if (kind == ST_REC_DONE) {
-		x->lreq = c->last_req;
+	} else {
+		x->v[ST_F_REQ] = req;
+		if (kind == ST_REC_DONE)
+			x->lreq = c->last_req;
 	}
 	if (!same) {
 		x->gap = gap;
 		x->dur = dur;
 	}
-	c->done_fn = kind == ST_REC_DONE ? l->fn : ST_DONE_NONE;
+	c->done_fn = kind == ST_REC_DONE ? fn : ST_DONE_NONE;
 	c->done_dur = dur;
-	c->last_t1 = l->t1;
-	st_ctx_follow(c, x, key);
-	c->last_fn = (uint16_t)l->fn;
+	c->last_t1 = t1;
+	prev->next = key & ST_KEY_FN_SITE;
+	c->prev = x;
+	c->last_fn = (uint16_t)fn;
 	*pp = p;
 	return 0;
+}
+
+/*
+ * st_enc_like() with the record's kind a constant where the caller
+ * knows it (writer/stream.c), so that what depends on it folds away.
+ */
+static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
+			      const uint8_t *limit, const struct st_tok_rec *l)
+{
+	return st_enc_like_kind(c, pp, limit, l, l->kind);
 }
 
 /*

@@ -192,18 +192,52 @@ int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
 	return appended(s, p);
 }
 
+/* st_enc_like() of 'l', its kind made a constant for each common kind. */
+static inline __attribute__((always_inline)) int
+enc_like(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
+	 const struct st_tok_rec *l)
+{
+	switch (l->kind) {
+	case ST_REC_CALL:
+		return st_enc_like_kind(c, pp, limit, l, ST_REC_CALL);
+	case ST_REC_DONE:
+		return st_enc_like_kind(c, pp, limit, l, ST_REC_DONE);
+	default:
+		return st_enc_like_kind(c, pp, limit, l, l->kind);
+	}
+}
+
 int st_stream_append_like(struct st_stream *s, const struct st_tok_rec *l)
 {
 	uint8_t *p = s->pos;
 	int rc;
 
-	rc = st_enc_like(&s->codec, &p, s->limit, l);
+	rc = enc_like(&s->codec, &p, s->limit, l);
 	if (rc)
 		return rc;
 	atomic_signal_fence(memory_order_release);
 	s->nrec++;
 	s->pos = p;
 	return 0;
+}
+
+int st_stream_append_likes(struct st_stream *s, const struct st_tok_rec *l,
+			   int n, int *rc)
+{
+	uint8_t *p = s->pos;
+	int i, r = 0;
+
+	for (i = 0; i < n; i++) {
+		r = enc_like(&s->codec, &p, s->limit, &l[i]);
+		if (r)
+			break;
+		/* Each record whole before it counts (a signal's flush). */
+		atomic_signal_fence(memory_order_release);
+		s->nrec++;
+		s->pos = p;
+	}
+	*rc = r;
+	return i;
 }
 
 size_t st_stream_buffered(const struct st_stream *s)

@@ -103,6 +103,14 @@ struct st_tok_rec {
 	uint64_t seq, req, inst, t0, t1;
 };
 int st_stream_append_like(struct st_stream *s, const struct st_tok_rec *l);
+/*
+ * st_stream_append_like() of 'l[0]', 'l[1]'... in turn, in one call, up
+ * to the first that it does not append: returns how many it appended,
+ * and in '*rc' what st_stream_append_like() returned for the first it
+ * did not (0 when it appended all 'n').
+ */
+int st_stream_append_likes(struct st_stream *s, const struct st_tok_rec *l,
+			   int n, int *rc);
 
 /*
  * Compress the buffered records into one chunk and write it to the sink,

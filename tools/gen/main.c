@@ -354,8 +354,34 @@ static void put_key(FILE *f, const struct st_def_fn *fn)
  * "c.a = (struct st_args){ .role = param, ... };" for form 'large' of
  * 'fn'; for a completion call "c.a.role = param;" for each role a
  * completion call may have, 0 for those it lacks, and no others
- * (pmpi/hooks.h): it runs on every Wait and Test.
+ * (pmpi/hooks.h): it runs on every Wait and Test; likewise for a
+ * one-sided call with the roles of those.
  */
+/*
+ * "c.a.role = param;" for each of the 'n' roles of 'roles', 0 for those
+ * 'fn' lacks, and no others; 'fn' must have no role beyond them ('what'
+ * names the list in the error).
+ */
+static void put_role_list(FILE *f, const struct st_def_fn *fn,
+			  const int *roles, size_t n, const char *what)
+{
+	size_t i, j;
+
+	for (i = 0; i < fn->nparams; i++) {
+		for (j = 0; j < n && roles[j] != fn->params[i].role; j++)
+			;
+		if (fn->params[i].role != ST_ROLE_NONE && j == n)
+			die("%s: role %s is not %s", fn->name,
+			    st_def_role_name(fn->params[i].role), what);
+	}
+	for (i = 0; i < n; i++) {
+		const char *p = param_of(fn, roles[i]);
+
+		fprintf(f, "\tc.a.%s = %s;\n", st_def_role_name(roles[i]),
+			p ? p : "0");
+	}
+}
+
 static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 {
 	/* The roles of completion calls: all that pmpi/ reads of theirs. */
@@ -364,32 +390,34 @@ static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 		ST_ROLE_INDICES, ST_ROLE_OUTCOUNT, ST_ROLE_FLAG,
 		ST_ROLE_STATUS, ST_ROLE_STATUSES,
 	};
+	/*
+	 * Those of one-sided calls: all that st_leave_rma(), its repeat
+	 * cache and the bytes (st_count_bytes()) read of theirs, with
+	 * 'large'.
+	 */
+	static const int rma_roles[] = {
+		ST_ROLE_SBUF, ST_ROLE_RBUF, ST_ROLE_SCOUNT, ST_ROLE_RCOUNT,
+		ST_ROLE_COUNT, ST_ROLE_STYPE, ST_ROLE_RTYPE, ST_ROLE_TYPE,
+		ST_ROLE_SCOUNTS, ST_ROLE_RCOUNTS, ST_ROLE_STYPES,
+		ST_ROLE_RTYPES, ST_ROLE_ROOT, ST_ROLE_OP, ST_ROLE_PEER,
+		ST_ROLE_REQUEST, ST_ROLE_FLAG, ST_ROLE_WIN, ST_ROLE_OFFSET,
+		ST_ROLE_ASSERT, ST_ROLE_LOCKTYPE, ST_ROLE_GROUP,
+		ST_ROLE_PARTITIONS,
+	};
 	struct strlist sl = { 0 };
 	size_t i;
 
 	if (fn->kind == ST_KIND_COMPLETE) {
-		for (i = 0; i < fn->nparams; i++) {
-			size_t j;
-
-			for (j = 0; j < sizeof(complete_roles) /
-					sizeof(*complete_roles) &&
-				    complete_roles[j] != fn->params[i].role; j++)
-				;
-			if (fn->params[i].role != ST_ROLE_NONE &&
-			    j == sizeof(complete_roles) /
-				 sizeof(*complete_roles))
-				die("%s: role %s is not a completion call's",
-				    fn->name,
-				    st_def_role_name(fn->params[i].role));
-		}
-		for (i = 0; i < sizeof(complete_roles) /
-				sizeof(*complete_roles); i++) {
-			const char *p = param_of(fn, complete_roles[i]);
-
-			fprintf(f, "\tc.a.%s = %s;\n",
-				st_def_role_name(complete_roles[i]),
-				p ? p : "0");
-		}
+		put_role_list(f, fn, complete_roles,
+			      sizeof(complete_roles) / sizeof(*complete_roles),
+			      "a completion call's");
+		return;
+	}
+	if (fn->kind == ST_KIND_RMA) {
+		put_role_list(f, fn, rma_roles,
+			      sizeof(rma_roles) / sizeof(*rma_roles),
+			      "a one-sided call's");
+		fprintf(f, "\tc.a.large = %d;\n", large ? 1 : 0);
 		return;
 	}
 	for (i = 0; i < fn->nparams; i++) {
