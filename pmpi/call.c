@@ -322,6 +322,14 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 	if (!builtin_or_none(k->type) || !builtin_or_none(k->stype) ||
 	    !builtin_or_none(k->rtype))
 		return 0;
+	/*
+	 * A call through the Fortran bindings returns into them, whatever
+	 * the program's line: keyed by that address, every site would be
+	 * given the first one's.  Such calls take the general path, which
+	 * finds the program's frame (st_site_get()).
+	 */
+	if (st_from_fortran(c->ra))
+		return 0;
 	if (!st_tls.fast) {
 		st_tls.fast = calloc(FAST_SLOTS, sizeof(*st_tls.fast));
 		if (!st_tls.fast)

@@ -5,7 +5,9 @@
 # calls.  Each app's results must be right and identical with and
 # without the library, and each rank's trace must hold its MPI_Init,
 # MPI_Barrier, two MPI_Allreduce, MPI_Bcast and MPI_Finalize, with the
-# right root and byte counts.
+# right root and byte counts.  And the same call from two call sites in
+# turn (fort-sites: the repeat path must not give the second the first's
+# site, though both reach the library from one place in the bindings).
 . "$(dirname "$0")/lib.sh"
 
 for app in fort-f77 fort-mod fort-f08; do
@@ -40,3 +42,23 @@ for app in fort-f77 fort-mod fort-f08; do
 	done
 	note "$app: results right, every call traced on both ranks"
 done
+
+# Two sites, one call, same arguments: the records alternate between two
+# site ids on each rank.
+need_app fort-sites
+traced "$ST_TMP/sites" "$ST_TMP/sites" $MPIEXEC -n 2 "$ST_APPS/fort-sites"
+expect_rc "$ST_TMP/sites" 0
+dump_csv "$ST_TMP/sites" "$ST_TMP/sites.csv"
+for r in 0 1; do
+	st_awk "$ST_TMP/sites.csv" 'kind == "call" && rank == r &&
+		fn == "MPI_Barrier" { print site }' -v r=$r > "$ST_TMP/sites.$r"
+	[ "$(wc -l < "$ST_TMP/sites.$r")" = 8 ] ||
+		{ show "$ST_TMP/sites.$r"; fail "fort-sites: not 8 barriers"; }
+	awk 'NR == 1 { a = $0 } NR == 2 { b = $0 }
+		{ if ($0 != (NR % 2 ? a : b)) bad = 1 }
+		END { exit bad || a == b }' "$ST_TMP/sites.$r" ||
+		{ show "$ST_TMP/sites.$r"
+		  fail "fort-sites: rank $r's barriers do not alternate" \
+		       "between two call sites"; }
+done
+note "fort-sites: two call sites told apart through the Fortran bindings"
