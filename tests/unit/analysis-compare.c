@@ -102,6 +102,28 @@ Test(tools_compare, equal_tables_no_difference)
 	cr_expect(r.n_same >= NG - 2, "%zu of %d the same", r.n_same, NG);
 	cr_expect(r.median_abs_diff < 0.02, "median |diff| %g",
 		  r.median_abs_diff);
+	cr_expect(!r.one_way);
+	st_cmp_result_release(&r);
+}
+
+/*
+ * Half the groups 10 % slower, half 10 % faster: many differ, but not
+ * one way, so no whole-machine note; all slower is one way.
+ */
+Test(tools_compare, one_way_only_when_nearly_all_agree)
+{
+	static struct syn a, b;
+	struct st_cmp_result r;
+	size_t i, k;
+
+	make(&a, 5, 0.02, 1.0, NR);
+	make(&b, 6, 0.02, 1.0, NR);
+	for (i = 0; i < NG; i++)
+		for (k = 0; k < NR; k++)
+			b.v[i][k] *= i % 2 ? 1.10 : 1 / 1.10;
+	cr_assert_eq(st_compare(a.g, NG, b.g, NG, 0.95, 0.05, &r), 0);
+	cr_expect(r.n_differs >= NG - 2, "%zu differ", r.n_differs);
+	cr_expect(!r.one_way, "median %g", r.median_diff);
 	st_cmp_result_release(&r);
 }
 
@@ -130,6 +152,10 @@ Test(tools_compare, shifted_table_found_with_sign_and_size)
 	}
 	cr_expect(fabs(r.median_abs_diff - 0.10) < 0.02, "median %g",
 		  r.median_abs_diff);
+	/* Every group one way: said, as a whole machine would be. */
+	cr_expect(fabs(r.median_diff - 0.10) < 0.02, "median %g",
+		  r.median_diff);
+	cr_expect(r.one_way);
 	st_cmp_result_release(&r);
 
 	/* The other way round: faster, the difference negative, about

@@ -337,6 +337,9 @@ int st_cmp_write_json(FILE *f, const struct st_cmp_table *a,
 		rc |= st_jset(x, "differs", jint((long long)r->n_differs));
 		rc |= st_jset(x, "slower", jint((long long)r->n_slower));
 		rc |= st_jset(x, "faster", jint((long long)r->n_faster));
+		rc |= st_jset(x, "median_diff", isnan(r->median_diff) ?
+			      json_null() : json_real(r->median_diff));
+		rc |= st_jset(x, "one_way", json_boolean(r->one_way));
 		rc |= st_jset(x, "same", jint((long long)r->n_same));
 		rc |= st_jset(x, "unresolved",
 			      jint((long long)r->n_unresolved));

@@ -281,6 +281,21 @@ int st_cmp_write_text(FILE *f, const struct st_cmp_table *a,
 		 100 * r->resolve, r->n_same, r->n_unresolved, r->n_too_few,
 		 r->n_diff, r->n_diff == 1 ? "" : "s", md);
 	wrapped(f, "compared:", buf);
+	if (r->one_way) {
+		snprintf(buf, sizeof(buf), "B is %s in %zu of the %zu groups "
+			 "that differ, by a median of %s over all groups: a "
+			 "whole machine running %s in one table's session "
+			 "(other jobs, frequency, temperature) looks like "
+			 "this as much as a %s MPI or network; make both "
+			 "tables again, one after the other, to tell "
+			 "(docs/compare.md)",
+			 r->median_diff > 0 ? "slower" : "faster",
+			 r->median_diff > 0 ? r->n_slower : r->n_faster,
+			 r->n_differs, fmt_rel(r->median_diff, md, sizeof(md)),
+			 r->median_diff > 0 ? "slower" : "faster",
+			 r->median_diff > 0 ? "slower" : "faster");
+		wrapped(f, "note:", buf);
+	}
 	list_groups(f, "only in A:", a, r->only_a, r->n_only_a);
 	list_groups(f, "only in B:", b, r->only_b, r->n_only_b);
 	if (a->mpi_library && b->mpi_library &&

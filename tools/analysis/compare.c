@@ -219,9 +219,20 @@ int st_compare(const struct st_cmp_group *a, size_t na,
 			r->n_unresolved++;
 		}
 	}
+	r->median_diff = NAN;
 	if (r->n_diff) {
 		qsort(ad, r->n_diff, sizeof(*ad), cmp_double);
 		st_stats_median(ad, r->n_diff, &r->median_abs_diff);
+		for (k = 0, i = 0; k < r->nrows; k++)
+			if (!isnan(r->rows[k].diff))
+				ad[i++] = r->rows[k].diff;
+		qsort(ad, i, sizeof(*ad), cmp_double);
+		st_stats_median(ad, i, &r->median_diff);
+	}
+	if (r->n_differs >= 10 && fabs(r->median_diff) >= resolve / 2) {
+		size_t way = r->median_diff > 0 ? r->n_slower : r->n_faster;
+
+		r->one_way = 10 * way >= 9 * r->n_differs;
 	}
 	rc = 0;
 out:

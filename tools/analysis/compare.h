@@ -78,6 +78,16 @@ struct st_cmp_result {
 	 */
 	double median_abs_diff;
 	size_t n_diff;
+	/*
+	 * The median of diff over the same rows (signed; NaN when none),
+	 * and 'one_way' set when at least 10 groups differ, at least 90 %
+	 * of them in the direction of that median, and it is at least
+	 * half the 'resolve' difference: the signature of the whole
+	 * machine having run slower or faster in one table's session
+	 * (other jobs, frequency) as much as of a slower MPI or network.
+	 */
+	double median_diff;
+	int one_way;
 };
 
 /*
