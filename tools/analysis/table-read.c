@@ -301,6 +301,7 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 	struct st_reader *r;
 	struct st_event ev;
 	struct st_gclock *clk;
+	uint64_t *last_slot = NULL, last_comm = 0;
 	char err[512];
 	int rc, ret = 0, nbad = 0, synced;
 	size_t i;
@@ -353,11 +354,21 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 				 ev.kind != ST_REC_DONE &&
 				 ev.kind != ST_REC_COMM))
 			continue;
-		if (!(c = comm_get(rd, ev.comm, 1)) ||
-		    st_tmap_put(&rd->last_seq, ev.comm, 0, 0, 0, &slot,
-				&added)) {
+		/* The slot of the last communicator put stays valid until
+		   the next put, and puts come only through here. */
+		if (!(c = comm_get(rd, ev.comm, 1))) {
 			rc = -ENOMEM;
 			goto out;
+		}
+		if (last_slot && last_comm == ev.comm) {
+			slot = last_slot;
+		} else if (st_tmap_put(&rd->last_seq, ev.comm, 0, 0, 0, &slot,
+				       &added)) {
+			rc = -ENOMEM;
+			goto out;
+		} else {
+			last_slot = slot;
+			last_comm = ev.comm;
 		}
 		if (ev.kind == ST_REC_COMM) {
 			uint64_t *rs;
