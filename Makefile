@@ -188,7 +188,7 @@ $(BUILD)/tools/analysis/export-otf2.o: ALL_CFLAGS += $(OTF2_CFLAGS)
 
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) $(OTF2_LIBS) -ljansson \
-		-lz -lm
+		-lz -lm -lpthread
 
 # Manual pages, synctrace(1) and synctrace-<command>(1) for every command
 # 'synctrace --help' lists, from the help texts the command prints.  One
@@ -208,7 +208,7 @@ $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 		$(filter-out $(BUILD)/tools/gen/main.o,$(GEN_OBJ)) \
 		$(filter-out $(BUILD)/tools/cli/synctrace.o,$(TOOL_OBJ))
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion \
-		$(OTF2_LIBS) -ljansson -lz -lm
+		$(OTF2_LIBS) -ljansson -lz -lm -lpthread
 
 # Integration apps are the application's side: no sanitizer flags.
 $(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h \
@@ -344,12 +344,12 @@ $(BUILD)/fuzz/fuzz-tools: FUZZ_LDFLAGS := -Wl,--wrap=exit
 $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer,address,undefined \
-		$(FUZZ_LDFLAGS) -o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm
+		$(FUZZ_LDFLAGS) -o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm -lpthread
 
 $(BUILD)/fuzz/split: $(BUILD)/tests/fuzz/split.o $(FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer-no-link,address,undefined \
-		-o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm
+		-o $@ $^ $(OTF2_LIBS) -ljansson -lz -lm -lpthread
 
 fuzz-targets: $(FUZZ_BIN) $(BUILD)/fuzz/split
 

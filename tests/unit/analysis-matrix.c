@@ -153,3 +153,66 @@ Test(analysis_matrix, csv_lists_every_pair_with_traffic)
 	cr_expect_eq(st_matrix_init(&m, ST_MATRIX_MAX_RANKS + 1), -E2BIG);
 	fake_scan_release(&s);
 }
+
+/*
+ * The matrices are the same whether a rank's records come rank by rank
+ * (st_scan_sweep()) or interleaved with the other ranks' as a walk in
+ * global time gives them: all-to-all blocks are fractions, and their
+ * sums over communicators are added in the sweep's order either way
+ * (these three sums give another last bit in another order).
+ */
+Test(analysis_matrix, same_sums_in_sweep_and_walk_order)
+{
+	static const int32_t w1[3] = { 0, 1, 2 }, w2[3] = { 2, 0, 1 },
+			     w3[3] = { 1, 2, 0 };
+	static const uint64_t comm[3] = { WORLD, 0x500000001ull,
+					  0x500000002ull };
+	static const uint64_t sb[3] = { 800876, 66173, 3250131697415228ull };
+	struct st_matrix sweep, walk;
+	struct st_scan s;
+	struct st_event ev;
+	double want;
+	int k;
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, comm[0], 3, w1);
+	fake_comm(&s, comm[1], 3, w2);
+	fake_comm(&s, comm[2], 3, w3);
+	cr_assert_eq(st_matrix_init(&sweep, 3), 0);
+	cr_assert_eq(st_matrix_init(&walk, 3), 0);
+	/* Sweep: rank 0's records (comms 0, 1, 2), then rank 1's (2, 1, 0). */
+	for (k = 0; k < 3; k++) {
+		ev = fake_call(ST_FN_MPI_ALLTOALL, comm[k], ST_RANK_NONE, 0);
+		ev.sbytes = ev.rbytes = sb[k];
+		cr_assert_eq(st_matrix_add(&sweep, &s, 0, &ev), 0);
+	}
+	for (k = 2; k >= 0; k--) {
+		ev = fake_call(ST_FN_MPI_ALLTOALL, comm[k], ST_RANK_NONE, 0);
+		ev.sbytes = ev.rbytes = sb[k];
+		cr_assert_eq(st_matrix_add(&sweep, &s, 1, &ev), 0);
+	}
+	/* Walk: rank 1 was earlier in global time; each rank in order. */
+	for (k = 2; k >= 0; k--) {
+		ev = fake_call(ST_FN_MPI_ALLTOALL, comm[k], ST_RANK_NONE, 0);
+		ev.sbytes = ev.rbytes = sb[k];
+		cr_assert_eq(st_matrix_add(&walk, &s, 1, &ev), 0);
+	}
+	for (k = 0; k < 3; k++) {
+		ev = fake_call(ST_FN_MPI_ALLTOALL, comm[k], ST_RANK_NONE, 0);
+		ev.sbytes = ev.rbytes = sb[k];
+		cr_assert_eq(st_matrix_add(&walk, &s, 0, &ev), 0);
+	}
+	st_matrix_finish(&sweep, &s);
+	st_matrix_finish(&walk, &s);
+	want = (((double)sb[0] / 3 + (double)sb[1] / 3) + (double)sb[2] / 3);
+	cr_expect(B(&sweep.coll, 3, 0, 1) == want, "%.17g, want %.17g",
+		  B(&sweep.coll, 3, 0, 1), want);
+	cr_expect(!memcmp(sweep.coll.bytes, walk.coll.bytes,
+			  9 * sizeof(double)), "0 -> 1: %.17g vs %.17g",
+		  B(&sweep.coll, 3, 0, 1), B(&walk.coll, 3, 0, 1));
+	cr_expect(!memcmp(sweep.coll.msgs, walk.coll.msgs,
+			  9 * sizeof(uint64_t)));
+	st_matrix_release(&sweep);
+	st_matrix_release(&walk);
+	fake_scan_release(&s);
+}

@@ -7,7 +7,9 @@
 
 #include "tools/analysis/diag.h"
 
-static st_warn_fn *receiver;
+/* Per thread: a tool may analyse on several threads at once, each
+   deciding where its own warnings go. */
+static _Thread_local st_warn_fn *receiver;
 
 void st_diag_set_warn(st_warn_fn *fn)
 {

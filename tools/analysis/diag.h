@@ -12,8 +12,9 @@
 typedef void st_warn_fn(const char *msg);
 
 /*
- * Send later warnings to 'fn'; NULL restores the default, which writes
- * "synctrace: warning: <msg>" to stderr.
+ * Send later warnings of the calling thread to 'fn'; NULL restores the
+ * default, which writes "synctrace: warning: <msg>" to stderr.  Every
+ * thread starts with the default.
  */
 void st_diag_set_warn(st_warn_fn *fn);
 

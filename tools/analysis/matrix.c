@@ -19,6 +19,8 @@
 /* Per communicator, per member (communicator rank): sums to spread. */
 struct acc {
 	size_t comm;		/* index in the scan's comms */
+	int first_rank;		/* the lowest rank that added to it... */
+	uint64_t first_at;	/* ...and when it first did (m->tick) */
 	double *all_b, *up_b;	/* to every other, to every higher */
 	uint64_t *all_n, *up_n;
 };
@@ -72,19 +74,34 @@ static void put(struct st_matrix_part *p, int n, int src, int dst,
 	p->msgs[(size_t)src * n + dst]++;
 }
 
+/*
+ * The sums of communicator 'c', which world rank 'rank' adds to.  Each
+ * remembers the first record that added to it in the order of a
+ * rank-by-rank sweep (lowest rank, then the earliest of its records:
+ * a rank's records come in file order whether swept or walked in
+ * global time), so st_matrix_finish() spreads them in one order however
+ * the records came.
+ */
 static struct acc *acc_get(struct st_matrix *m, const struct st_scan *s,
-			   const struct st_scan_comm *c)
+			   const struct st_scan_comm *c, int rank)
 {
 	size_t ci = (size_t)(c - s->comms);
 	uint64_t *v;
 	int added;
 	struct acc *a;
 
+	m->tick++;
 	v = st_u64map_put(&m->acc_of, ci, m->nacc, &added);
 	if (!v)
 		return NULL;
-	if (!added)
-		return &m->acc[*v];
+	if (!added) {
+		a = &m->acc[*v];
+		if (rank < a->first_rank) {
+			a->first_rank = rank;
+			a->first_at = m->tick;
+		}
+		return a;
+	}
 	if (m->nacc == m->alloc_acc) {
 		size_t al = m->alloc_acc ? 2 * m->alloc_acc : 16;
 		struct acc *n = realloc(m->acc, al * sizeof(*n));
@@ -96,6 +113,8 @@ static struct acc *acc_get(struct st_matrix *m, const struct st_scan *s,
 	}
 	a = &m->acc[m->nacc];
 	a->comm = ci;
+	a->first_rank = rank;
+	a->first_at = m->tick;
 	a->all_b = calloc(c->size, sizeof(double));
 	a->up_b = calloc(c->size, sizeof(double));
 	a->all_n = calloc(c->size, sizeof(uint64_t));
@@ -157,7 +176,7 @@ static int add_coll(struct st_matrix *m, const struct st_scan *s, int rank,
 		return 0;
 	}
 	me = crank_of(c, rank);
-	if (me < 0 || !(a = acc_get(m, s, c)))
+	if (me < 0 || !(a = acc_get(m, s, c, rank)))
 		return me < 0 ? 0 : -ENOMEM;
 	switch (bytes_class) {
 	case ST_BYTES_ALLGATHER:
@@ -205,11 +224,24 @@ int st_matrix_add(struct st_matrix *m, const struct st_scan *scan, int rank,
 	return 0;
 }
 
+static int cmp_first(const void *x, const void *y)
+{
+	const struct acc *a = x, *b = y;
+
+	if (a->first_rank != b->first_rank)
+		return a->first_rank < b->first_rank ? -1 : 1;
+	return a->first_at < b->first_at ? -1 : a->first_at > b->first_at;
+}
+
 void st_matrix_finish(struct st_matrix *m, const struct st_scan *scan)
 {
 	size_t k;
 	uint32_t i, j;
 
+	/* Fractional sums (all-to-all blocks) add up in one order. */
+	if (m->nacc > 1)
+		qsort(m->acc, m->nacc, sizeof(*m->acc), cmp_first);
+	st_u64map_clear(&m->acc_of);
 	for (k = 0; k < m->nacc; k++) {
 		const struct acc *a = &m->acc[k];
 		const struct st_scan_comm *c = &scan->comms[a->comm];

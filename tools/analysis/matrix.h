@@ -55,6 +55,7 @@ struct st_matrix {
 	struct st_u64map acc_of;	/* comm index -> index in 'acc' */
 	struct acc *acc;
 	size_t nacc, alloc_acc;
+	uint64_t tick;			/* additions to 'acc' so far */
 };
 
 /*
@@ -72,7 +73,12 @@ void st_matrix_release(struct st_matrix *m);
 int st_matrix_add(struct st_matrix *m, const struct st_scan *scan, int rank,
 		  const struct st_event *ev);
 
-/* After the last st_matrix_add(): spread the per-sender sums. */
+/*
+ * After the last st_matrix_add(): spread the per-sender sums.  The
+ * result is the same whether the records came rank by rank
+ * (st_scan_sweep()) or all ranks merged in global time (st_scan_walk()),
+ * as long as each rank's came in file order.  No st_matrix_add() after.
+ */
 void st_matrix_finish(struct st_matrix *m, const struct st_scan *scan);
 
 /* Sums over a part: bytes and messages, and the pairs that have any. */

@@ -3,7 +3,9 @@
  * directory (st_table_read_run, tools/analysis/table.h).
  *
  * Two passes, as in tools/analysis/imbalance.c.  The first reads each rank's file
- * alone: its header (host, MPI library, clock), its sync records (the
+ * alone (the ranks on as many threads at once as there are cores, what
+ * each learnt merged in rank order, so that nothing depends on which
+ * finished first): its header (host, MPI library, clock), its sync records (the
  * rank's global clock, tools/analysis/timeline.h), and per communicator its size,
  * whether it is an inter-communicator, this rank's rank in it and the
  * last blocking collective's sequence number; so the second pass opens
@@ -36,6 +38,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,58 +295,135 @@ static int note_header(struct reading *rd, struct st_table_run *run,
 	return 0;
 }
 
-/* First pass over rank 'rank's file 'path'.  Returns 0, -ENOMEM, or -1
- * after a warning (the file is damaged or unreadable). */
-static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
-		     const char *path)
+/*
+ * The first pass reads the ranks' files on threads of their own (as many
+ * at once as there are cores), each into a struct rank_scan, and merges
+ * what each learnt into the reading in rank order: the result, the
+ * communicators' order and the warnings are those of reading the ranks
+ * one after the other.
+ */
+
+/* What one rank's file says of one communicator. */
+struct rcomm {
+	uint64_t id;
+	uint64_t last_seq;	/* its last blocking collective's, or 0 */
+	int inter;
+	uint32_t comm_size;	/* the last COMM record's size, 0: none */
+	uint32_t coll_size;	/* the first collective's size, 0: none */
+	int has_rank;		/* a COMM record gave this rank's rank */
+	uint32_t rank_in;
+};
+
+struct rank_scan {
+	int rank;
+	const char *path;
+	struct st_phase_sel sel;
+	struct st_reader *r;	/* open, for its header; NULL: not read */
+	struct st_gclock *clk;
+	int rc;			/* 0, -ENOMEM, or -1: damaged (warned) */
+	struct st_tmap seen;	/* (comm) -> index in 'cs' */
+	struct rcomm *cs;	/* in the order the file first names them */
+	size_t ncs, alloc_cs;
+	uint64_t opened;	/* phases opened */
+	char *warn;		/* its warnings, NUL-separated */
+	size_t nwarn, warn_len, warn_alloc;
+	int warn_oom;
+};
+
+static _Thread_local struct rank_scan *scanning;
+
+static void keep_warning(const char *msg)
 {
-	struct st_phase_tracker trk = { .sel = rd->m->phase };
+	struct rank_scan *x = scanning;
+	size_t n = strlen(msg) + 1;
+
+	if (x->warn_len + n > x->warn_alloc) {
+		size_t al = x->warn_alloc ? 2 * x->warn_alloc : 512;
+		char *w;
+
+		while (al < x->warn_len + n)
+			al *= 2;
+		if (!(w = realloc(x->warn, al))) {
+			x->warn_oom = 1;
+			return;
+		}
+		x->warn = w;
+		x->warn_alloc = al;
+	}
+	memcpy(x->warn + x->warn_len, msg, n);
+	x->warn_len += n;
+	x->nwarn++;
+}
+
+static struct rcomm *rcomm_get(struct rank_scan *x, uint64_t id)
+{
+	uint64_t *slot;
+	int added;
+
+	if (st_tmap_put(&x->seen, id, 0, 0, x->ncs, &slot, &added))
+		return NULL;
+	if (!added)
+		return &x->cs[*slot];
+	if (grow((void **)&x->cs, x->ncs, &x->alloc_cs, sizeof(*x->cs))) {
+		st_tmap_del(&x->seen, id, 0, 0);
+		return NULL;
+	}
+	memset(&x->cs[x->ncs], 0, sizeof(x->cs[0]));
+	x->cs[x->ncs].id = id;
+	return &x->cs[x->ncs++];
+}
+
+/* First pass over one rank's file: decode it into 'x'.  Warnings go to
+ * 'x' (the caller's thread gives them in rank order). */
+static void *scan_decode(void *arg)
+{
+	struct rank_scan *x = arg;
+	struct st_phase_tracker trk = { .sel = x->sel };
 	struct st_reader *r;
 	struct st_event ev;
-	struct st_gclock *clk;
+	struct rcomm *c = NULL;
+	uint64_t last_comm = 0;
 	char err[512];
-	int rc, ret = 0, nbad = 0, synced;
-	size_t i;
+	int rc, nbad = 0, rank = x->rank;
 
-	rc = st_fn_reader_open(&r, path, err, sizeof(err));
-	if (rc == -ENOMEM)
-		return -ENOMEM;
+	scanning = x;
+	st_diag_set_warn(keep_warning);
+	rc = st_fn_reader_open(&r, x->path, err, sizeof(err));
+	if (rc == -ENOMEM) {
+		x->rc = -ENOMEM;
+		goto done;
+	}
 	if (rc) {
 		st_warn("%s", *err ? err : strerror(rc < 0 ? -rc : rc));
-		rd->m->ranks_failed++;
-		return -1;
+		x->rc = -1;
+		goto done;
 	}
-	if (st_gclock_new(&clk, rank)) {
-		st_reader_close(r);
-		return -ENOMEM;
+	x->r = r;
+	if (st_gclock_new(&x->clk, rank)) {
+		x->rc = -ENOMEM;
+		goto done;
 	}
-	rd->clk[rank] = clk;
-	run->nread++;
-	if ((rc = note_header(rd, run, r)))
-		goto out;
 	while ((rc = st_reader_next(r, &ev)) > 0) {
-		struct comm_info *c;
-		uint64_t *slot;
-		int added, in;
+		int in;
 
 		if ((in = st_phase_track(&trk, rank, &ev)) < 0) {
-			rc = -ENOMEM;
-			goto out;
+			x->rc = -ENOMEM;
+			goto done;
 		}
 		if (!in && (ev.kind == ST_REC_CALL ||
 			    ev.kind == ST_REC_START || ev.kind == ST_REC_DONE))
 			continue;
 
 		if (ev.kind == ST_REC_SYNC) {
-			int bad = st_gclock_add_event(clk, &ev, NULL);
+			int bad = st_gclock_add_event(x->clk, &ev, NULL);
 
 			if (bad == -ENOMEM) {
-				rc = -ENOMEM;
-				goto out;
+				x->rc = -ENOMEM;
+				goto done;
 			}
 			if (bad && !nbad++)
 				st_warn("'%s': a sync record is not usable "
-					"(%s): ignored", path,
+					"(%s): ignored", x->path,
 					bad == -EBADMSG ? "not a valid sync "
 					"record" : "out of order");
 			continue;
@@ -353,34 +433,30 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 				 ev.kind != ST_REC_DONE &&
 				 ev.kind != ST_REC_COMM))
 			continue;
-		if (!(c = comm_get(rd, ev.comm, 1)) ||
-		    st_tmap_put(&rd->last_seq, ev.comm, 0, 0, 0, &slot,
-				&added)) {
-			rc = -ENOMEM;
-			goto out;
+		/* 'cs' moves only when a communicator is added. */
+		if (!c || last_comm != ev.comm) {
+			if (!(c = rcomm_get(x, ev.comm))) {
+				x->rc = -ENOMEM;
+				goto done;
+			}
+			last_comm = ev.comm;
 		}
 		if (ev.kind == ST_REC_COMM) {
-			uint64_t *rs;
-
 			if (ev.remote_size)
 				c->inter = 1;
 			if (ev.comm_size)
-				c->size = ev.comm_size;
-			if (st_tmap_put(&rd->rank_in, ev.comm,
-					(uint64_t)rank, 0, 0, &rs, NULL)) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			*rs = (uint64_t)(uint32_t)ev.rank;
+				c->comm_size = ev.comm_size;
+			c->has_rank = 1;
+			c->rank_in = (uint32_t)ev.rank;
 		}
 		if (is_blocking_coll(&ev)) {
-			if (ev.comm_size && !c->size)
-				c->size = ev.comm_size;
+			if (ev.comm_size && !c->coll_size)
+				c->coll_size = ev.comm_size;
 			if (ev.root == ST_RANK_ROOT ||
 			    ev.root == ST_RANK_PROC_NULL)
 				c->inter = 1;
-			if (ev.seq > *slot)
-				*slot = ev.seq;
+			if (ev.seq > c->last_seq)
+				c->last_seq = ev.seq;
 		}
 	}
 	if (rc < 0) {
@@ -388,17 +464,79 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 
 		st_warn("%s; the table uses what came before",
 			*msg ? msg : strerror(rc < 0 ? -rc : rc));
-		rd->m->ranks_failed++;
-		ret = -1;
-		rc = 0;
+		x->rc = -1;
 	} else if (st_reader_truncated(r)) {
 		st_warn("'%s' is truncated (its writer was killed?): the table "
-			"uses what it holds", path);
+			"uses what it holds", x->path);
 	}
-	rc = 0;
-	synced = st_gclock_epochs(clk) > 0;
+done:
+	x->opened = trk.opened;
+	st_phase_tracker_release(&trk);
+	st_diag_set_warn(NULL);
+	scanning = NULL;
+	return NULL;
+}
+
+/*
+ * What rank scan 'x' learnt, into the reading, as the rank's own first
+ * pass would have put it.  Returns 0 or -ENOMEM.
+ */
+static int scan_merge(struct reading *rd, struct st_table_run *run,
+		      struct rank_scan *x)
+{
+	const char *w = x->warn;
+	size_t i;
+	int rc, synced;
+
+	if (x->warn_oom)
+		return -ENOMEM;
+	if (!x->r) {
+		/* Not opened: its warning, and no clock. */
+		for (i = 0; i < x->nwarn; i++, w += strlen(w) + 1)
+			st_warn("%s", w);
+		if (x->rc == -ENOMEM)
+			return -ENOMEM;
+		rd->m->ranks_failed++;
+		return 0;
+	}
+	if (!x->clk)
+		return -ENOMEM;
+	rd->clk[x->rank] = x->clk;
+	x->clk = NULL;
+	run->nread++;
+	if ((rc = note_header(rd, run, x->r)))
+		return rc;
+	for (i = 0; i < x->ncs; i++) {
+		const struct rcomm *rc_ = &x->cs[i];
+		struct comm_info *c = comm_get(rd, rc_->id, 1);
+		uint64_t *rs;
+
+		if (!c)
+			return -ENOMEM;
+		if (rc_->inter)
+			c->inter = 1;
+		/* A COMM record's size wins; else a collective's, when
+		   none was known. */
+		if (rc_->comm_size)
+			c->size = rc_->comm_size;
+		else if (rc_->coll_size && !c->size)
+			c->size = rc_->coll_size;
+		if (rc_->has_rank) {
+			if (st_tmap_put(&rd->rank_in, rc_->id,
+					(uint64_t)x->rank, 0, 0, &rs, NULL))
+				return -ENOMEM;
+			*rs = rc_->rank_in;
+		}
+	}
+	for (i = 0; i < x->nwarn; i++, w += strlen(w) + 1)
+		st_warn("%s", w);
+	if (x->rc == -ENOMEM)
+		return -ENOMEM;
+	if (x->rc)
+		rd->m->ranks_failed++;
+	synced = st_gclock_epochs(rd->clk[x->rank]) > 0;
 	if (synced) {
-		int method = st_gclock_method(clk);
+		int method = st_gclock_method(rd->clk[x->rank]);
 
 		run->nsynced++;
 		if (rd->m->sync_method < 0)
@@ -406,26 +544,81 @@ static int scan_rank(struct reading *rd, struct st_table_run *run, int rank,
 		else if (method != rd->m->sync_method)
 			rd->m->sync_differs = 1;
 	}
-	for (i = 0; i < rd->last_seq.cap; i++) {
-		struct comm_info *c;
+	for (i = 0; i < x->ncs; i++) {
+		struct comm_info *c = comm_get(rd, x->cs[i].id, 0);
 
-		if (!rd->last_seq.e[i].used)
-			continue;
-		c = comm_get(rd, rd->last_seq.e[i].k[0], 0);
 		if (!c)
 			continue;
 		c->present++;
 		if (!synced)
 			c->unsynced++;
-		if (rd->last_seq.e[i].v < c->min_last)
-			c->min_last = rd->last_seq.e[i].v;
+		if (x->cs[i].last_seq < c->min_last)
+			c->min_last = x->cs[i].last_seq;
 	}
-	st_tmap_release(&rd->last_seq);
+	rd->m->phases += x->opened;
+	return 0;
+}
+
+static void scan_release(struct rank_scan *x)
+{
+	st_reader_close(x->r);
+	st_gclock_free(x->clk);
+	st_tmap_release(&x->seen);
+	free(x->cs);
+	free(x->warn);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * The first pass over the ranks 'path[0..n)' of the run (NULL: missing),
+ * 'k' at a time on threads of their own (1: on this one).  Returns 0 or
+ * -ENOMEM.
+ */
+static int scan_ranks(struct reading *rd, struct st_table_run *run,
+		      const char **path, int n, int k)
+{
+	struct rank_scan *x = calloc((size_t)k, sizeof(*x));
+	pthread_t *th = calloc((size_t)k, sizeof(*th));
+	char *started = calloc((size_t)k, 1);
+	int lo = 0, i, r, rc = 0;
+
+	if (!x || !th || !started) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (lo < n && !rc) {
+		int m = 0;
+
+		for (r = lo; r < n && m < k; r++) {
+			if (!path[r])
+				continue;
+			x[m].rank = r;
+			x[m].path = path[r];
+			x[m].sel = rd->m->phase;
+			started[m] = k > 1 &&
+				     !pthread_create(&th[m], NULL,
+						     scan_decode, &x[m]);
+			m++;
+		}
+		lo = r;
+		for (i = 0; i < m; i++) {
+			if (started[i])
+				pthread_join(th[i], NULL);
+			else
+				scan_decode(&x[i]);
+			started[i] = 0;
+		}
+		for (i = 0; i < m; i++) {
+			if (!rc)
+				rc = scan_merge(rd, run, &x[i]);
+			scan_release(&x[i]);
+		}
+	}
 out:
-	rd->m->phases += trk.opened;
-	st_phase_tracker_release(&trk);
-	st_reader_close(r);
-	return rc ? rc : ret;
+	free(x);
+	free(th);
+	free(started);
+	return rc;
 }
 
 /* --- Collectives ------------------------------------------------------ */
@@ -1102,6 +1295,8 @@ int st_table_read_run(struct st_table *t, struct st_table_meta *m,
 	struct reading rd;
 	struct st_table_run *tr;
 	struct st_run *run;
+	const char **paths = NULL;
+	long ncpu;
 	int r, rc, nmissing = 0;
 
 	rc = st_run_open(&run, dir, err, errlen);
@@ -1131,6 +1326,11 @@ int st_table_read_run(struct st_table *t, struct st_table_meta *m,
 		rc = -ENOMEM;
 		goto out;
 	}
+	paths = calloc((size_t)rd.nranks, sizeof(*paths));
+	if (!paths) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (r = 0; r < rd.nranks; r++) {
 		const char *path = st_run_rank_path(run, r);
 
@@ -1142,11 +1342,13 @@ int st_table_read_run(struct st_table *t, struct st_table_meta *m,
 			nmissing++;
 			continue;
 		}
-		rc = scan_rank(&rd, tr, r, path);
-		if (rc == -ENOMEM)
-			goto out;
-		rc = 0;
+		paths[r] = path;
 	}
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	rc = scan_ranks(&rd, tr, paths, rd.nranks,
+			ncpu < 2 ? 1 : ncpu > 64 ? 64 : (int)ncpu);
+	if (rc)
+		goto out;
 	if (nmissing)
 		st_warn("'%s': %d of %d rank files missing: collectives on "
 			"their communicators are left out", dir, nmissing,
@@ -1167,6 +1369,7 @@ int st_table_read_run(struct st_table *t, struct st_table_meta *m,
 		rc = walk(&rd, run);
 	}
 out:
+	free(paths);
 	reading_release(&rd);
 	st_run_close(run);
 	return rc;

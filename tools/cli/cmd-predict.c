@@ -19,7 +19,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1277,25 +1279,58 @@ static double now_s(void)
 }
 
 /*
- * Replay again with every cost at the low ('side' < 0) or high end of
- * the table's confidence intervals: the run time into '*end', each
- * function's predicted time into 'fn_ns'.  The replay is monotone in
- * every cost, so the two passes bound the prediction.
+ * The settings of the options on table 'pm' and the replay's model of it
+ * in '*rm' ('first': first-call costs charged).  Every replay of one
+ * prediction makes its model so, on the same table.
  */
-static void bound_pass(struct result *res, const struct st_replay_model *m,
-		       const struct st_replay_opts *ro, int side, double *end,
-		       double *fn_ns)
+static void configure(struct st_pmodel *pm, const struct popts *o, int first,
+		      struct st_replay_model *rm)
 {
+	st_pmodel_mean(pm, !o->median);
+	st_pmodel_replay_model(pm, rm);
+	st_pmodel_network(pm, !o->no_net);
+	st_pmodel_send_start_fallback(pm, o->send_start == 1);
+	if (o->send_start == 2)
+		rm->inject = NULL;
+	if (!first)
+		rm->coll_first = NULL;
+}
+
+/*
+ * A replay with every cost at the low ('side' < 0) or high end of the
+ * table's confidence intervals: the run time into 'end', each
+ * function's predicted time into 'fn_ns'.  The replay is monotone in
+ * every cost, so the two bound the prediction.  With 'pm' its own copy
+ * of the table (a replay changes its table's lookup caches), the two
+ * run on threads of their own while the main replay runs.
+ */
+struct bound {
+	struct result *res;
+	const struct st_replay_opts *ro;
+	int side;
+	struct st_pmodel *pm;
+	struct st_replay_model model;
+	double end;
+	double *fn_ns;
+	int rc;
+	char err[1024];
+	pthread_t th;
+	int threaded;
+};
+
+static void *bound_pass(void *arg)
+{
+	struct bound *b = arg;
+	struct result *res = b->res;
 	const struct st_replay_fn *f;
 	struct st_replay *rp;
 	struct rsrc *srcs = calloc((size_t)res->nranks, sizeof(*srcs));
-	char err[1024];
 	size_t n, i;
-	int r, rc;
+	int r;
 
-	if (!srcs || st_replay_new(&rp, res->nranks, m, ro))
+	if (!srcs || st_replay_new(&rp, res->nranks, &b->model, b->ro))
 		die("out of memory");
-	st_pmodel_bound(res->pm, side);
+	st_pmodel_bound(b->pm, b->side);
 	for (r = 0; r < res->nranks; r++) {
 		struct st_replay_source src = { &srcs[r], src_next,
 						src_global };
@@ -1303,22 +1338,92 @@ static void bound_pass(struct result *res, const struct st_replay_model *m,
 		open_source(&srcs[r], res->run, r, res->nranks);
 		st_replay_set_source(rp, r, &src);
 	}
-	rc = st_replay_run(rp, err, sizeof(err));
-	if (rc == -ENOMEM)
+	b->rc = st_replay_run(rp, b->err, sizeof(b->err));
+	if (b->rc == -ENOMEM)
 		die("out of memory");
-	if (rc)
-		die("cannot predict '%s' with the table's bounds: %s",
-		    res->o->run, err);
-	*end = st_replay_stats(rp)->end_ns;
-	f = st_replay_fns(rp, &n);
-	for (i = 0; i < n; i++)
-		if (f[i].fn < ST_FN_COUNT)
-			fn_ns[f[i].fn] = f[i].pred_ns;
+	if (!b->rc) {
+		b->end = st_replay_stats(rp)->end_ns;
+		f = st_replay_fns(rp, &n);
+		for (i = 0; i < n; i++)
+			if (f[i].fn < ST_FN_COUNT)
+				b->fn_ns[f[i].fn] = f[i].pred_ns;
+	}
 	for (r = 0; r < res->nranks; r++)
 		close_source(&srcs[r]);
 	free(srcs);
 	st_replay_free(rp);
-	st_pmodel_bound(res->pm, 0);
+	st_pmodel_bound(b->pm, 0);
+	return NULL;
+}
+
+/*
+ * Start the two bound replays on threads of their own, each with its own
+ * copy of the table, when the machine has a core to spare and the open
+ * files allow three replays' at once; else they run after the main one
+ * (bound_finish()).
+ */
+static void bound_start(struct bound *b, struct result *res,
+			const struct popts *o,
+			const struct st_replay_opts *ro)
+{
+	struct rlimit rl;
+	char err[1024];
+	int i, rc, par;
+
+	par = sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	      !getrlimit(RLIMIT_NOFILE, &rl) &&
+	      (rl.rlim_cur == RLIM_INFINITY ||
+	       rl.rlim_cur >= 3 * (rlim_t)res->nranks + 64);
+	for (i = 0; i < 2; i++) {
+		b[i].res = res;
+		b[i].ro = ro;
+		b[i].side = i ? 1 : -1;
+		b[i].fn_ns = i ? res->fn_hi : res->fn_lo;
+		if (!par)
+			continue;
+		rc = st_pmodel_load(&b[i].pm, o->table, err, sizeof(err));
+		if (rc == -ENOMEM)
+			die("out of memory");
+		if (rc) {
+			/* The file changed under us: after the main one. */
+			b[i].pm = NULL;
+			continue;
+		}
+		st_pmodel_formula_only(b[i].pm, o->formula);
+		configure(b[i].pm, o, res->first, &b[i].model);
+		b[i].threaded = !pthread_create(&b[i].th, NULL, bound_pass,
+						&b[i]);
+		if (!b[i].threaded) {
+			st_pmodel_free(b[i].pm);
+			b[i].pm = NULL;
+		}
+	}
+}
+
+/* The bound replays' results, in order: low, then high ('model' the
+ * main replay's, on 'res->pm', for those that did not run yet). */
+static void bound_finish(struct bound *b, struct result *res,
+			 const struct st_replay_model *model)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (b[i].threaded) {
+			pthread_join(b[i].th, NULL);
+			st_pmodel_free(b[i].pm);
+		} else {
+			b[i].pm = res->pm;
+			b[i].model = *model;
+			bound_pass(&b[i]);
+		}
+		b[i].pm = NULL;
+	}
+	for (i = 0; i < 2; i++)
+		if (b[i].rc)
+			die("cannot predict '%s' with the table's bounds: %s",
+			    res->o->run, b[i].err);
+	res->lo_ns = b[0].end;
+	res->hi_ns = b[1].end;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -1326,6 +1431,7 @@ int cmd_predict(int argc, char **argv)
 	struct st_replay_model model;
 	struct st_replay_opts ropts;
 	struct result res = { 0 };
+	struct bound bounds[2];
 	struct sites st = { 0 };
 	struct rsrc *srcs;
 	struct popts o;
@@ -1356,16 +1462,9 @@ int cmd_predict(int argc, char **argv)
 	st_pmodel_formula_only(res.pm, o.formula);
 	o.median = o.statistic == 1 ||
 		   (!o.statistic && st_pmodel_from_bench(res.pm));
-	st_pmodel_mean(res.pm, !o.median);
-	st_pmodel_replay_model(res.pm, &model);
-	st_pmodel_network(res.pm, !o.no_net);
-	st_pmodel_send_start_fallback(res.pm, o.send_start == 1);
-	if (o.send_start == 2)
-		model.inject = NULL;
 	/* Under the mean every first-call excess would be 0. */
 	res.first = !o.no_first && o.median && st_pmodel_first_rows(res.pm);
-	if (!res.first)
-		model.coll_first = NULL;
+	configure(res.pm, &o, res.first, &model);
 	st_replay_opts_init(&ropts);
 	ropts.compute_scale = o.scale;
 	ropts.phase = o.phase;
@@ -1406,6 +1505,12 @@ int cmd_predict(int argc, char **argv)
 			"apply", o.table, st_pmodel_mpi_library(res.pm),
 			res.trace_mpi);
 	st_replay_set_aux(res.rp, aux_record, &st);
+	res.fn_lo = calloc(ST_FN_COUNT, sizeof(*res.fn_lo));
+	res.fn_hi = calloc(ST_FN_COUNT, sizeof(*res.fn_hi));
+	if (!res.fn_lo || !res.fn_hi)
+		die("out of memory");
+	memset(bounds, 0, sizeof(bounds));
+	bound_start(bounds, &res, &o, &ropts);
 
 	t0 = now_s();
 	rc = st_replay_run(res.rp, err, sizeof(err));
@@ -1417,12 +1522,7 @@ int cmd_predict(int argc, char **argv)
 	if (!o.missing_measured)
 		check_missing(res.rp, o.table);
 	check_ranges(res.pm, o.table, res.nranks);
-	res.fn_lo = calloc(ST_FN_COUNT, sizeof(*res.fn_lo));
-	res.fn_hi = calloc(ST_FN_COUNT, sizeof(*res.fn_hi));
-	if (!res.fn_lo || !res.fn_hi)
-		die("out of memory");
-	bound_pass(&res, &model, &ropts, -1, &res.lo_ns, res.fn_lo);
-	bound_pass(&res, &model, &ropts, 1, &res.hi_ns, res.fn_hi);
+	bound_finish(bounds, &res, &model);
 	{
 		const struct st_replay_stats *s = st_replay_stats(res.rp);
 

@@ -937,6 +937,7 @@ static void parse_options(struct report *rp, int argc, char **argv,
 int cmd_report(int argc, char **argv)
 {
 	struct report rp = { .top = 10 };
+	struct st_rviews *views = NULL;
 	struct st_run *run = NULL;
 	const char *arg;
 	uint16_t *ids;
@@ -953,6 +954,10 @@ int cmd_report(int argc, char **argv)
 		if (rc)
 			die("%s", *err ? err : strerror_neg(rc));
 	}
+	/* The views read the run on their own meanwhile. */
+	if (rp.phase.mode == ST_PHASE_ALL)
+		views = st_report_views_start(arg,
+					      run ? st_run_nranks(run) : 1);
 	if (st_profile_new(&rp.p, run ? st_run_nranks(run) : 1))
 		die("out of memory");
 	st_profile_set_phase(rp.p, &rp.phase);
@@ -1014,7 +1019,8 @@ int cmd_report(int argc, char **argv)
 		printf("\n(Imbalance by rank, time per rank and the "
 		       "communication matrices cover the whole\nrun: left "
 		       "out with --phase.)\n");
-	else if (st_report_views(arg, rp.top, rp.matrix_csv, rp.matrix_json))
+	else if (st_report_views_finish(views, rp.top, rp.matrix_csv,
+					rp.matrix_json))
 		failed = 1;
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the output: %s", strerror(errno));

@@ -6,21 +6,28 @@
  * host's cores, time per rank, and the communication matrices (text,
  * and on request CSV and JSON files).  They come from the analysis the
  * views share (tools/analysis/runscan.h, blame.h, matrix.h), which reads
- * the run once more after the report's own pass.
+ * the run on its own, on a second core while the report reads it for
+ * its other sections (the matrices come from the walk in global time
+ * when every rank has global time, else from one more read rank by
+ * rank).
  * TODO: fold this read into the report's own once cmd-report.c is split
  * into sections; it waits so as not to collide with that split.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "tools/analysis/blame.h"
 #include "tools/analysis/diag.h"
 #include "tools/analysis/format.h"
 #include "tools/analysis/imbalance.h"
 #include "tools/analysis/matrix.h"
+#include "tools/analysis/merge.h"
 #include "tools/analysis/runscan.h"
 #include "tools/analysis/timeline.h"
 #include "tools/cli/report-views.h"
@@ -39,6 +46,28 @@ static int sweep_mx(void *ctx, int rank, const struct st_event *ev)
 	struct sweep_ctx *c = ctx;
 
 	return st_matrix_add(c->m, c->s, rank, ev);
+}
+
+static int walk_mx(void *ctx, const struct st_merged *x)
+{
+	struct sweep_ctx *c = ctx;
+
+	return st_matrix_add(c->m, c->s, x->rank, x->ev);
+}
+
+/*
+ * Whether the walk in global time sees every record the sweep would:
+ * every rank read has global time.  The matrix sums whole bytes, so the
+ * order it gets them in changes nothing.
+ */
+static int walk_sees_all(const struct st_scan *s)
+{
+	int r;
+
+	for (r = 0; r < s->nranks; r++)
+		if (s->rank[r].read && !st_gclock_epochs(s->rank[r].clk))
+			return 0;
+	return 1;
 }
 
 /* 'lead' then 'text', wrapped at the report's 100 columns. */
@@ -189,70 +218,191 @@ static void write_file(const char *path, const struct st_matrix *m,
 		die("cannot write '%s'", path);
 }
 
-int st_report_views(const char *run, long top, const char *csv,
-		    const char *json)
+/*
+ * What the views found, computed on a thread of their own while the
+ * report reads the run for its own sections; the warnings of their walk
+ * and sweep are kept to be given where the report would have given
+ * them.
+ */
+struct st_rviews {
+	const char *run;
+	pthread_t th;
+	int threaded;
+	struct st_scan *s;
+	int rc_open;		/* st_scan_open()'s */
+	char err[512];
+	int rc_walk;		/* st_scan_walk()'s, when synced */
+	int rc_mx;		/* st_matrix_init()'s */
+	struct st_matrix m;
+	char *warn;		/* the warnings, NUL-separated */
+	size_t nwarn, warn_len, warn_alloc;
+	size_t walk_warn;	/* of them, the walk's */
+};
+
+static _Thread_local struct st_rviews *collecting;
+
+/* A warning of the walk or the sweep, kept for later. */
+static void keep_warning(const char *msg)
 {
+	struct st_rviews *v = collecting;
+	size_t n = strlen(msg) + 1;
+
+	if (v->warn_len + n > v->warn_alloc) {
+		size_t a = v->warn_alloc ? 2 * v->warn_alloc : 1024;
+		char *w;
+
+		while (a < v->warn_len + n)
+			a *= 2;
+		if (!(w = realloc(v->warn, a)))
+			die("out of memory");
+		v->warn = w;
+		v->warn_alloc = a;
+	}
+	memcpy(v->warn + v->warn_len, msg, n);
+	v->warn_len += n;
+	v->nwarn++;
+}
+
+/* Give kept warnings 'from' to 'to' (indices), as st_warn() would. */
+static void give_warnings(const struct st_rviews *v, size_t from, size_t to)
+{
+	const char *w = v->warn;
+	size_t i;
+
+	for (i = 0; i < to; i++, w += strlen(w) + 1)
+		if (i >= from)
+			st_warn("%s", w);
+}
+
+static void *compute(void *arg)
+{
+	struct st_rviews *v = arg;
 	const char *prog = getenv("SYNCTRACE_ADDR2LINE");
 	struct sweep_ctx sc;
-	struct st_matrix m;
-	struct st_scan *s;
-	char err[512];
-	int rc;
+	int fold;
 
+	collecting = v;
 	st_diag_set_warn(no_warning);
-	rc = st_scan_open(&s, run, prog && *prog ? prog : "addr2line", err,
-			  sizeof(err));
-	st_diag_set_warn(NULL);
-	if (rc == -ENOMEM)
+	v->rc_open = st_scan_open(&v->s, v->run,
+				  prog && *prog ? prog : "addr2line", v->err,
+				  sizeof(v->err));
+	st_diag_set_warn(keep_warning);
+	if (v->rc_open == -ENOMEM)
 		die("out of memory");
-	if (rc)
-		return error("%s", *err ? err : strerror_neg(rc));
-	if (s->nsynced) {
-		rc = st_scan_walk(s, NULL, NULL);
-		if (rc == -ENOMEM)
+	if (v->rc_open)
+		goto out;
+	v->rc_mx = st_matrix_init(&v->m, v->s->nranks);
+	if (v->rc_mx == -ENOMEM)
+		die("out of memory");
+	sc.m = &v->m;
+	sc.s = v->s;
+	/* The matrix from the walk when it sees every record: one read
+	   fewer. */
+	fold = !v->rc_mx && v->s->nsynced && walk_sees_all(v->s);
+	if (v->s->nsynced) {
+		v->rc_walk = st_scan_walk(v->s, fold ? walk_mx : NULL, &sc);
+		if (v->rc_walk == -ENOMEM)
 			die("out of memory");
-		if (!rc)
+	}
+	v->walk_warn = v->nwarn;
+	if (fold && v->rc_walk) {
+		/* The walk stopped: the sweep counts afresh. */
+		st_matrix_release(&v->m);
+		if (st_matrix_init(&v->m, v->s->nranks))
+			die("out of memory");
+		fold = 0;
+	}
+	if (!v->rc_mx) {
+		if (!fold &&
+		    st_scan_sweep(v->s, sweep_mx, &sc) == -ENOMEM)
+			die("out of memory");
+		st_matrix_finish(&v->m, v->s);
+	}
+out:
+	st_diag_set_warn(NULL);
+	collecting = NULL;
+	return NULL;
+}
+
+struct st_rviews *st_report_views_start(const char *run, int nranks)
+{
+	struct st_rviews *v = calloc(1, sizeof(*v));
+	struct rlimit rl;
+
+	if (!v)
+		die("out of memory");
+	v->run = run;
+	/* The report's walk and the views' hold every rank file open at
+	   once: both must fit under the limit they may raise to. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	    !getrlimit(RLIMIT_NOFILE, &rl) &&
+	    (rl.rlim_max == RLIM_INFINITY ||
+	     rl.rlim_max >= 2 * (rlim_t)nranks + 64))
+		v->threaded = !pthread_create(&v->th, NULL, compute, v);
+	return v;
+}
+
+int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
+			   const char *json)
+{
+	struct st_scan *s;
+	struct st_matrix *m = &v->m;
+
+	if (v->threaded)
+		pthread_join(v->th, NULL);
+	else
+		compute(v);
+	s = v->s;
+	if (v->rc_open) {
+		int rc = error("%s", *v->err ? v->err :
+			       strerror_neg(v->rc_open));
+
+		free(v);
+		return rc;
+	}
+	give_warnings(v, 0, v->walk_warn);
+	if (s->nsynced) {
+		if (!v->rc_walk)
 			print_verdict(s);
 	} else {
 		printf("\nImbalance by rank: no clock synchronisation in this "
 		       "trace.\n");
 	}
 	print_ranks(s);
-	rc = st_matrix_init(&m, s->nranks);
-	if (rc == -ENOMEM)
-		die("out of memory");
-	if (rc) {
+	if (v->rc_mx) {
 		printf("\nWho talks to whom: not counted (more than %d ranks)"
 		       "\n", ST_MATRIX_MAX_RANKS);
 		if (csv || json)
 			warning("no communication matrix for more than %d "
 				"ranks", ST_MATRIX_MAX_RANKS);
+		give_warnings(v, v->walk_warn, v->nwarn);
 		st_scan_free(s);
+		free(v->warn);
+		free(v);
 		return 0;
 	}
-	sc.m = &m;
-	sc.s = s;
-	if (st_scan_sweep(s, sweep_mx, &sc) == -ENOMEM)
-		die("out of memory");
-	st_matrix_finish(&m, s);
+	give_warnings(v, v->walk_warn, v->nwarn);
 	printf("\nWho talks to whom: bytes from sender to receiver (world "
 	       "ranks); point-to-point counted\nat the sender, collectives "
 	       "as each operation's definition moves data (not the MPI\n"
 	       "library's own messages).\n");
-	print_pairs(&m.p2p, m.n, top, "point-to-point");
-	print_pairs(&m.coll, m.n, top, "collectives");
-	if (m.p2p_unmapped)
+	print_pairs(&m->p2p, m->n, top, "point-to-point");
+	print_pairs(&m->coll, m->n, top, "collectives");
+	if (m->p2p_unmapped)
 		printf("  (n=%" PRIu64 " sends on communicators whose members "
-		       "are unknown are left out)\n", m.p2p_unmapped);
-	if (m.coll_unattributed_calls)
+		       "are unknown are left out)\n", m->p2p_unmapped);
+	if (m->coll_unattributed_calls)
 		printf("  (n=%" PRIu64 " collective calls not attributed to "
 		       "pairs: neighbourhood collectives, inter-communicators)"
-		       "\n", m.coll_unattributed_calls);
+		       "\n", m->coll_unattributed_calls);
 	if (csv)
-		write_file(csv, &m, st_matrix_write_csv);
+		write_file(csv, m, st_matrix_write_csv);
 	if (json)
-		write_file(json, &m, st_matrix_write_json);
-	st_matrix_release(&m);
+		write_file(json, m, st_matrix_write_json);
+	st_matrix_release(m);
 	st_scan_free(s);
+	free(v->warn);
+	free(v);
 	return 0;
 }
+

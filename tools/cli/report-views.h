@@ -8,11 +8,21 @@
 /*
  * Print the verdict, the ranks table and the communication matrices of
  * run 'run' to stdout ('top' pairs of each matrix, 0: all), and write
- * the matrices as CSV to 'csv' and as JSON to 'json' (NULL: not).
- * Returns 0, or -1 after an error message when the run cannot be read;
- * dies on a file it cannot write.
+ * the matrices as CSV to 'csv' and as JSON to 'json' (NULL: not), in
+ * two steps so that the views' own read of the run goes on while the
+ * report reads it for its other sections.  st_report_views_start()
+ * starts reading 'run' (of 'nranks' ranks; 1 for a single file) on a
+ * thread of its own when the machine has a second core and the
+ * open-file limit allows both reads at once, holding the views'
+ * warnings back; st_report_views_finish() waits for it (or reads the
+ * run then), prints, gives the warnings where a read at that point
+ * would have, and frees 'v'.  It returns 0, or -1 after an error
+ * message when the run cannot be read; dies on a file it cannot write
+ * and when out of memory.
  */
-int st_report_views(const char *run, long top, const char *csv,
-		    const char *json);
+struct st_rviews;
+struct st_rviews *st_report_views_start(const char *run, int nranks);
+int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
+			   const char *json);
 
 #endif
