@@ -78,22 +78,10 @@ static int find_data(struct dl_phdr_info *info, size_t size, void *data)
  */
 static int find_exe_data(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	int i;
+	uintptr_t hi, lo = st_load_span(info, PF_W, &hi);
 
 	(void)size;
 	(void)data;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t a = info->dlpi_addr + p->p_vaddr;
-
-		if (p->p_type != PT_LOAD || !(p->p_flags & PF_W))
-			continue;
-		if (a < lo)
-			lo = a;
-		if (a + p->p_memsz > hi)
-			hi = a + p->p_memsz;
-	}
 	if (hi > lo) {
 		st_ompi_exe_lo = lo;
 		st_ompi_exe_hi = hi;

@@ -382,4 +382,13 @@ uint64_t st_type_size(MPI_Datatype t);
 
 #pragma GCC visibility pop
 
+/*
+ * The span of the PT_LOAD segments of 'info' whose flags include all of
+ * 'flags' (PF_X, PF_W; 0: every one): returns its start, '*hi' its end
+ * ('*hi' 0 when none).  pmpi/site.c.
+ */
+struct dl_phdr_info;
+uintptr_t st_load_span(const struct dl_phdr_info *info, unsigned flags,
+		       uintptr_t *hi);
+
 #endif

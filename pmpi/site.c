@@ -76,25 +76,25 @@ int st_from_fortran(void *ra)
 	return in_fortran((uintptr_t)ra);
 }
 
-/* Extent of the executable segments of 'info'. */
-static void text_range(struct dl_phdr_info *info, uintptr_t *lo,
+uintptr_t st_load_span(const struct dl_phdr_info *info, unsigned flags,
 		       uintptr_t *hi)
 {
+	uintptr_t lo = UINTPTR_MAX;
 	int i;
 
-	*lo = UINTPTR_MAX;
 	*hi = 0;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		uintptr_t a = info->dlpi_addr + p->p_vaddr;
 
-		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X))
+		if (p->p_type != PT_LOAD || (p->p_flags & flags) != flags)
 			continue;
-		if (a < *lo)
-			*lo = a;
+		if (a < lo)
+			lo = a;
 		if (a + p->p_memsz > *hi)
 			*hi = a + p->p_memsz;
 	}
+	return lo;
 }
 
 static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
@@ -102,7 +102,7 @@ static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
 	uintptr_t lo, hi, me = (uintptr_t)data;
 
 	(void)size;
-	text_range(info, &lo, &hi);
+	lo = st_load_span(info, PF_X, &hi);
 	if (fortran_lib(info->dlpi_name) && nfort < MAX_FORT && lo < hi) {
 		fort_lo[nfort] = lo;
 		fort_hi[nfort] = hi;
@@ -125,23 +125,12 @@ static int emit_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	static char exe[PATH_MAX];
 	struct st_event ev;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	uintptr_t lo, hi;
 	const char *name = info->dlpi_name;
-	int i;
 
 	(void)size;
 	(void)data;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t a = info->dlpi_addr + p->p_vaddr;
-
-		if (p->p_type != PT_LOAD)
-			continue;
-		if (a < lo)
-			lo = a;
-		if (a + p->p_memsz > hi)
-			hi = a + p->p_memsz;
-	}
+	lo = st_load_span(info, 0, &hi);
 	if (!name[0]) {
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
