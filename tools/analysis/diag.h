@@ -8,6 +8,8 @@
 #ifndef ST_TOOLS_ANALYSIS_DIAG_H
 #define ST_TOOLS_ANALYSIS_DIAG_H
 
+#include <stddef.h>
+
 /* Receives one warning, without prefix or newline. */
 typedef void st_warn_fn(const char *msg);
 
@@ -21,5 +23,17 @@ void st_diag_set_warn(st_warn_fn *fn);
 /* Format a warning and pass it to the current receiver. */
 __attribute__((format(printf, 1, 2)))
 void st_warn(const char *fmt, ...);
+
+/*
+ * Warnings kept for later (a thread's, to be given in order once its
+ * work is merged): NUL-separated in 'text', 'n' of them.
+ */
+struct st_msgs {
+	char *text;
+	size_t n, len, alloc;
+};
+
+/* Keep a copy of 'msg'.  Returns 0, or -ENOMEM (nothing kept). */
+int st_msgs_add(struct st_msgs *m, const char *msg);
 
 #endif

@@ -325,8 +325,7 @@ struct rank_scan {
 	struct rcomm *cs;	/* in the order the file first names them */
 	size_t ncs, alloc_cs;
 	uint64_t opened;	/* phases opened */
-	char *warn;		/* its warnings, NUL-separated */
-	size_t nwarn, warn_len, warn_alloc;
+	struct st_msgs warn;	/* its warnings */
 	int warn_oom;
 };
 
@@ -334,25 +333,8 @@ static _Thread_local struct rank_scan *scanning;
 
 static void keep_warning(const char *msg)
 {
-	struct rank_scan *x = scanning;
-	size_t n = strlen(msg) + 1;
-
-	if (x->warn_len + n > x->warn_alloc) {
-		size_t al = x->warn_alloc ? 2 * x->warn_alloc : 512;
-		char *w;
-
-		while (al < x->warn_len + n)
-			al *= 2;
-		if (!(w = realloc(x->warn, al))) {
-			x->warn_oom = 1;
-			return;
-		}
-		x->warn = w;
-		x->warn_alloc = al;
-	}
-	memcpy(x->warn + x->warn_len, msg, n);
-	x->warn_len += n;
-	x->nwarn++;
+	if (st_msgs_add(&scanning->warn, msg))
+		scanning->warn_oom = 1;
 }
 
 static struct rcomm *rcomm_get(struct rank_scan *x, uint64_t id)
@@ -484,7 +466,7 @@ done:
 static int scan_merge(struct reading *rd, struct st_table_run *run,
 		      struct rank_scan *x)
 {
-	const char *w = x->warn;
+	const char *w = x->warn.text;
 	size_t i;
 	int rc, synced;
 
@@ -492,7 +474,7 @@ static int scan_merge(struct reading *rd, struct st_table_run *run,
 		return -ENOMEM;
 	if (!x->r) {
 		/* Not opened: its warning, and no clock. */
-		for (i = 0; i < x->nwarn; i++, w += strlen(w) + 1)
+		for (i = 0; i < x->warn.n; i++, w += strlen(w) + 1)
 			st_warn("%s", w);
 		if (x->rc == -ENOMEM)
 			return -ENOMEM;
@@ -528,7 +510,7 @@ static int scan_merge(struct reading *rd, struct st_table_run *run,
 			*rs = rc_->rank_in;
 		}
 	}
-	for (i = 0; i < x->nwarn; i++, w += strlen(w) + 1)
+	for (i = 0; i < x->warn.n; i++, w += strlen(w) + 1)
 		st_warn("%s", w);
 	if (x->rc == -ENOMEM)
 		return -ENOMEM;
@@ -565,7 +547,7 @@ static void scan_release(struct rank_scan *x)
 	st_gclock_free(x->clk);
 	st_tmap_release(&x->seen);
 	free(x->cs);
-	free(x->warn);
+	free(x->warn.text);
 	memset(x, 0, sizeof(*x));
 }
 

@@ -234,8 +234,7 @@ struct st_rviews {
 	int rc_walk;		/* st_scan_walk()'s, when synced */
 	int rc_mx;		/* st_matrix_init()'s */
 	struct st_matrix m;
-	char *warn;		/* the warnings, NUL-separated */
-	size_t nwarn, warn_len, warn_alloc;
+	struct st_msgs warn;	/* the warnings */
 	size_t walk_warn;	/* of them, the walk's */
 };
 
@@ -244,29 +243,14 @@ static _Thread_local struct st_rviews *collecting;
 /* A warning of the walk or the sweep, kept for later. */
 static void keep_warning(const char *msg)
 {
-	struct st_rviews *v = collecting;
-	size_t n = strlen(msg) + 1;
-
-	if (v->warn_len + n > v->warn_alloc) {
-		size_t a = v->warn_alloc ? 2 * v->warn_alloc : 1024;
-		char *w;
-
-		while (a < v->warn_len + n)
-			a *= 2;
-		if (!(w = realloc(v->warn, a)))
-			die("out of memory");
-		v->warn = w;
-		v->warn_alloc = a;
-	}
-	memcpy(v->warn + v->warn_len, msg, n);
-	v->warn_len += n;
-	v->nwarn++;
+	if (st_msgs_add(&collecting->warn, msg))
+		die("out of memory");
 }
 
 /* Give kept warnings 'from' to 'to' (indices), as st_warn() would. */
 static void give_warnings(const struct st_rviews *v, size_t from, size_t to)
 {
-	const char *w = v->warn;
+	const char *w = v->warn.text;
 	size_t i;
 
 	for (i = 0; i < to; i++, w += strlen(w) + 1)
@@ -304,7 +288,7 @@ static void *compute(void *arg)
 		if (v->rc_walk == -ENOMEM)
 			die("out of memory");
 	}
-	v->walk_warn = v->nwarn;
+	v->walk_warn = v->warn.n;
 	if (fold && v->rc_walk) {
 		/* The walk stopped: the sweep counts afresh. */
 		st_matrix_release(&v->m);
@@ -375,13 +359,13 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 		if (csv || json)
 			warning("no communication matrix for more than %d "
 				"ranks", ST_MATRIX_MAX_RANKS);
-		give_warnings(v, v->walk_warn, v->nwarn);
+		give_warnings(v, v->walk_warn, v->warn.n);
 		st_scan_free(s);
-		free(v->warn);
+		free(v->warn.text);
 		free(v);
 		return 0;
 	}
-	give_warnings(v, v->walk_warn, v->nwarn);
+	give_warnings(v, v->walk_warn, v->warn.n);
 	printf("\nWho talks to whom: bytes from sender to receiver (world "
 	       "ranks); point-to-point counted\nat the sender, collectives "
 	       "as each operation's definition moves data (not the MPI\n"
@@ -401,7 +385,7 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 		write_file(json, m, st_matrix_write_json);
 	st_matrix_release(m);
 	st_scan_free(s);
-	free(v->warn);
+	free(v->warn.text);
 	free(v);
 	return 0;
 }
