@@ -139,7 +139,8 @@ struct st_table_group {
 	double d;		/* bytes (the mean size with binning) */
 	size_t n_in;		/* samples before the fences */
 	double *x;		/* [n_in] costs, ns (ascending once
-				   finished) */
+				   finished); NULL when summarised
+				   ('hist' below) */
 	uint32_t *run;		/* [n_in] run of each sample, aligned
 				   with 'x'; NULL while every sample
 				   is from run 'run0' */
