@@ -542,3 +542,57 @@ Test(tools_table_out, launches_agree_or_are_marked)
 	st_table_free(t);
 	st_table_meta_release(&m);
 }
+
+/*
+ * A group past options.exact_max samples says its figures come from the
+ * summary: '~' and a note in the text, "summary_resolution" in its JSON
+ * group, a summary_resolution CSV column; a table without one says
+ * none of it.
+ */
+Test(tools_table_out, summarised_groups_are_marked_only_then)
+{
+	struct st_table_options o;
+	int cap;
+
+	for (cap = 0; cap < 2; cap++) {
+		struct st_table *t;
+		char *s, *groups = NULL;
+		size_t lg = 0;
+		FILE *fg;
+		int k;
+
+		st_table_options_init(&o);
+		if (cap)
+			o.exact_max = 100;
+		cr_assert_eq(st_table_new(&t, &o), 0);
+		for (k = 0; k < 300; k++) {
+			cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+				ST_FN_MPI_BCAST, 0, 2, 64, 0,
+				1000 + (k * 37) % 101, 0, 0, 1), 0);
+			/* A small group stays exact in either table. */
+			if (k < 50)
+				cr_assert_eq(st_table_add(t, ST_TABLE_COLL,
+					ST_FN_MPI_BCAST, 0, 2, 128, 0,
+					2000 + k, 0, 0, 1), 0);
+		}
+		cr_assert_eq(st_table_finish(t), 0);
+		s = written(st_table_write_text, t, &meta);
+		cr_expect_eq(strstr(s, "\n~: more than 100 samples") != NULL,
+			     cap, "%s", s);
+		cr_expect_eq(count(s, "~\n"), cap, "%s", s);
+		free(s);
+		s = written(st_table_write_json, t, &meta);
+		cr_expect(json_valid(s));
+		cr_expect_eq(count(s, "\"summary_resolution\": 0.0009765625"),
+			     cap, "%s", s);
+		free(s);
+		fg = open_memstream(&groups, &lg);
+		cr_assert_eq(st_table_write_csv(NULL, fg, t, &meta), 0);
+		cr_assert_eq(fclose(fg), 0);
+		cr_expect_eq(count(groups, ",summary_resolution\n"), cap);
+		cr_expect_eq(count(groups, ",0.0009765625\n"), cap, "%s",
+			     groups);
+		free(groups);
+		st_table_free(t);
+	}
+}

@@ -666,3 +666,156 @@ Test(tools_table, finish_matches_a_sorting_reference)
 	free(all_e);
 	st_table_free(t);
 }
+
+/* Whether 'got' is within relative 'rel' of 'want'. */
+static int near_rel(double got, double want, double rel)
+{
+	return fabs(got - want) <= rel * fabs(want) + 1e-9;
+}
+
+/*
+ * A group past options.exact_max samples keeps a summary of relative
+ * resolution ST_TABLE_SUMMARY_RES instead of its samples: its median,
+ * quartiles, CI bounds, fences, per-run medians and median clock error
+ * are those of the exact table within that resolution, its extremes
+ * exact; a group under the cap in the same table is exactly as without
+ * a cap and says so (resolution 0).  Uniform, log-normal, Pareto (heavy
+ * tail, alpha 1.2) and coarse integer costs with ties, from two runs.
+ * The tolerance is half a bucket: a summary reading its buckets one off
+ * would fail.
+ */
+Test(tools_table, summary_past_the_cap_matches_exact_within_resolution)
+{
+	enum { N = 60000, NSMALL = 500, NDIST = 4 };
+	struct st_table_options o;
+	struct st_table *te, *ts;
+	uint64_t seed = 777;
+	double res = ST_TABLE_SUMMARY_RES;
+	size_t gi, i;
+	int dist;
+
+	st_table_options_init(&o);
+	cr_assert_eq(o.exact_max, (size_t)1 << 20);
+	cr_assert_eq(st_table_new(&te, &o), 0);
+	o.exact_max = 4096;
+	cr_assert_eq(st_table_new(&ts, &o), 0);
+	for (dist = 0; dist < NDIST; dist++)
+		for (i = 0; i < N; i++) {
+			double u, v, x, e;
+			uint32_t run;
+
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			u = ((double)(seed >> 11) + 0.5) / 9007199254740992.0;
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			v = ((double)(seed >> 11) + 0.5) / 9007199254740992.0;
+			run = (uint32_t)((seed >> 40) % 2) * 5 + 2;
+			switch (dist) {
+			case 0:
+				x = 1000 + 500 * u;
+				break;
+			case 1:	/* log-normal, Box-Muller */
+				x = 2000 * exp(0.5 * sqrt(-2 * log(u)) *
+					       cos(6.283185307179586 * v));
+				break;
+			case 2:	/* Pareto, heavy tail */
+				x = 800 * pow(u, -1 / 1.2);
+				break;
+			default: /* whole ns with many ties */
+				x = 3000 + floor(40 * u);
+				break;
+			}
+			/* A run-dependent shift, so per-run medians differ. */
+			x *= run == 2 ? 1.0 : 1.03;
+			e = 5 + 90 * v;
+			cr_assert_eq(st_table_add(te, ST_TABLE_COLL,
+						  ST_FN_MPI_ALLREDUCE, 0, 2,
+						  (double)(8 << dist), run, x,
+						  0, 0, e), 0);
+			cr_assert_eq(st_table_add(ts, ST_TABLE_COLL,
+						  ST_FN_MPI_ALLREDUCE, 0, 2,
+						  (double)(8 << dist), run, x,
+						  0, 0, e), 0);
+		}
+	/* A small group stays exact. */
+	for (i = 0; i < NSMALL; i++) {
+		double x = 100 + (double)((i * 7919) % 301);
+
+		cr_assert_eq(st_table_add(te, ST_TABLE_COLL, ST_FN_MPI_BCAST,
+					  0, 2, 64, 2, x, 0, 0, 1), 0);
+		cr_assert_eq(st_table_add(ts, ST_TABLE_COLL, ST_FN_MPI_BCAST,
+					  0, 2, 64, 2, x, 0, 0, 1), 0);
+	}
+	cr_assert_eq(st_table_finish(te), 0);
+	cr_assert_eq(st_table_finish(ts), 0);
+	cr_assert_eq(st_table_ngroups(ts), NDIST + 1);
+	for (gi = 0; gi < NDIST + 1; gi++) {
+		const struct st_table_group *a = st_table_group(te, gi);
+		const struct st_table_group *b = st_table_group(ts, gi);
+		int big = a->n_in == N;
+
+		cr_assert_eq(a->n_in, b->n_in);
+		cr_expect_eq(a->resolution, 0);
+		cr_expect_eq(b->resolution, big ? res : 0, "group %zu", gi);
+		cr_expect_eq(b->x == NULL, big);
+		if (!big) {
+			/* Under the cap: the very same figures. */
+			cr_expect_eq(b->s.median, a->s.median);
+			cr_expect_eq(b->s.ci_lo, a->s.ci_lo);
+			cr_expect_eq(b->s.ci_hi, a->s.ci_hi);
+			cr_expect_eq(b->s.mean, a->s.mean);
+			cr_expect_eq(b->err_median_ns, a->err_median_ns);
+			continue;
+		}
+		cr_expect_eq(b->s.min, a->s.min, "group %zu", gi);
+		cr_expect(near_rel(b->s.median, a->s.median, res / 2),
+			  "group %zu: median %.3f, exact %.3f", gi,
+			  b->s.median, a->s.median);
+		cr_expect(near_rel(b->s.q1, a->s.q1, res / 2),
+			  "group %zu: q1 %.3f, exact %.3f", gi, b->s.q1,
+			  a->s.q1);
+		cr_expect(near_rel(b->s.q3, a->s.q3, res / 2),
+			  "group %zu: q3 %.3f, exact %.3f", gi, b->s.q3,
+			  a->s.q3);
+		cr_expect(near_rel(b->s.ci_lo, a->s.ci_lo, res / 2),
+			  "group %zu: ci_lo %.3f, exact %.3f", gi,
+			  b->s.ci_lo, a->s.ci_lo);
+		cr_expect(near_rel(b->s.ci_hi, a->s.ci_hi, res / 2),
+			  "group %zu: ci_hi %.3f, exact %.3f", gi,
+			  b->s.ci_hi, a->s.ci_hi);
+		cr_expect(near_rel(b->s.fence_hi, a->s.fence_hi, res),
+			  "group %zu: fence %.3f, exact %.3f", gi,
+			  b->s.fence_hi, a->s.fence_hi);
+		/* Samples within a bucket of a fence may fall either way. */
+		cr_expect(b->s.n_dropped <= a->s.n_dropped + N / 500 &&
+			  a->s.n_dropped <= b->s.n_dropped + N / 500,
+			  "group %zu: dropped %zu, exact %zu", gi,
+			  b->s.n_dropped, a->s.n_dropped);
+		cr_expect(near_rel(b->s.mean, a->s.mean, res),
+			  "group %zu: mean %.3f, exact %.3f", gi, b->s.mean,
+			  a->s.mean);
+		cr_assert_eq(b->nruns, 2, "group %zu nruns %zu", gi, b->nruns);
+		cr_assert_eq(a->nruns, 2);
+		for (i = 0; i < 2; i++) {
+			cr_expect_eq(b->run_no[i], a->run_no[i]);
+			cr_expect(near_rel(b->run_med[i], a->run_med[i], res / 2),
+				  "group %zu run %zu: %.3f, exact %.3f", gi,
+				  i, b->run_med[i], a->run_med[i]);
+		}
+		cr_expect(near_rel(b->err_median_ns, a->err_median_ns,
+				   res / 2),
+			  "group %zu: error median %.4f, exact %.4f", gi,
+			  b->err_median_ns, a->err_median_ns);
+	}
+	{
+		double ma, xa, mb, xb;
+
+		st_table_clock_err(te, &ma, &xa);
+		st_table_clock_err(ts, &mb, &xb);
+		cr_expect_eq(xb, xa);
+		cr_expect(near_rel(mb, ma, res / 2), "%.4f vs %.4f", mb, ma);
+	}
+	st_table_free(te);
+	st_table_free(ts);
+}

@@ -448,7 +448,7 @@ static void print_groups(FILE *f, const struct st_table *t)
 	const struct st_table_options *o = st_table_opts(t);
 	char d[32], med[32], lo[32], hi[32], ci[80], sd[32], n[32], dr[32];
 	size_t i, ng = st_table_ngroups(t);
-	int below = 0, wide = 0, w = 8;
+	int below = 0, wide = 0, summ = 0, w = 8;
 
 	fprintf(f, "\nGroup medians: cost of one operation, median of the "
 		"samples kept by the fences, its %g%%\nconfidence interval "
@@ -471,6 +471,7 @@ static void print_groups(FILE *f, const struct st_table *t)
 
 		below |= flag;
 		wide |= spread;
+		summ |= g->resolution > 0;
 		if (g->s.ci_ok)
 			snprintf(ci, sizeof(ci), "[%s, %s]",
 				 st_fmt_ns(g->s.ci_lo, lo, sizeof(lo)),
@@ -480,10 +481,11 @@ static void print_groups(FILE *f, const struct st_table *t)
 		fmt_pct(g->run_sd, sd, sizeof(sd));
 		snprintf(n, sizeof(n), "n=%zu", g->s.n);
 		snprintf(dr, sizeof(dr), "%zu", g->s.n_dropped);
-		fprintf(f, "%-*s %4ld %9s %7s %7s %9s%c %-22s %4zu %6s%s\n", w,
-			op->name, g->p, fmt_size(g->d, d, sizeof(d)), n, dr,
+		fprintf(f, "%-*s %4ld %9s %7s %7s %9s%c %-22s %4zu %6s%s%s\n",
+			w, op->name, g->p, fmt_size(g->d, d, sizeof(d)), n, dr,
 			st_fmt_ns(g->s.median, med, sizeof(med)),
-			flag ? '!' : ' ', ci, g->nruns, sd, spread ? "?" : "");
+			flag ? '!' : ' ', ci, g->nruns, sd, spread ? "?" : "",
+			g->resolution > 0 ? "~" : "");
 	}
 	if (below)
 		fprintf(f, "\n!: the median is below the median clock error "
@@ -493,6 +495,13 @@ static void print_groups(FILE *f, const struct st_table *t)
 		fprintf(f, "\n?: the launches disagree too much to resolve a "
 			"difference of %g%% between two\ntables like this one "
 			"(see Launches).\n", 100 * o->resolve);
+	if (summ)
+		fprintf(f, "\n~: more than %zu samples: the group's figures "
+			"come from a summary of its costs\nin log-spaced "
+			"buckets (exact minimum and maximum); medians, "
+			"quartiles and CI\nbounds are within %.3g%% "
+			"(relative) of the exact ones.\n", o->exact_max,
+			100 * ST_TABLE_SUMMARY_RES / 2);
 }
 
 /*
@@ -750,13 +759,20 @@ static void csv_ops(FILE *f, const struct st_table *t)
 static void csv_groups(FILE *f, const struct st_table *t)
 {
 	size_t i, ng = st_table_ngroups(t);
+	int summ = 0;
+
+	for (i = 0; i < ng; i++)
+		summ |= st_table_group(t, i)->resolution > 0;
 
 	fputs("function,kind,p,d_bytes,n_in,n,dropped,median_ns,ci_lo_ns,"
 	      "ci_hi_ns,ci_level,se_median_ns,q1_ns,q3_ns,min_ns,max_ns,"
 	      "mean_ns,fence_lo_ns,fence_hi_ns,wait_ns,runs,"
 	      "run_median_min_ns,run_median_max_ns,run_spread_pct,"
 	      "clock_err_median_ns,below_clock_err,first_ns,first_min_ns,"
-	      "first_max_ns,first_runs,run_sd_pct,resolvable_pct\n", f);
+	      "first_max_ns,first_runs,run_sd_pct,resolvable_pct", f);
+	/* Only when a group is summarised, so tables without one are as
+	   they always were. */
+	fputs(summ ? ",summary_resolution\n" : "\n", f);
 	for (i = 0; i < ng; i++) {
 		const struct st_table_group *g = st_table_group(t, i);
 		const struct st_table_op *op = st_table_op(t, g->op);
@@ -793,6 +809,8 @@ static void csv_groups(FILE *f, const struct st_table *t)
 			fputs(",inf", f);
 		else
 			csv_num(f, 100 * g->resolvable);
+		if (summ)
+			csv_num(f, g->resolution);
 		fputc('\n', f);
 	}
 }
@@ -1075,6 +1093,9 @@ static json_t *json_group(const struct st_table_group *g)
 	rc |= st_jset(x, "p", jint(g->p));
 	rc |= st_jset(x, "d_bytes", st_jnum(g->d));
 	rc |= st_jset(x, "n_in", jint((long long)g->n_in));
+	if (g->resolution > 0)
+		rc |= st_jset(x, "summary_resolution",
+			      st_jnum(g->resolution));
 	rc |= st_jset(x, "n", jint((long long)g->s.n));
 	rc |= st_jset(x, "dropped", jint((long long)g->s.n_dropped));
 	rc |= st_jset(x, "median_ns", st_jnum(g->s.median));

@@ -23,6 +23,8 @@
 #include "tools/analysis/table.h"
 #include "writer/fn-info.h"
 
+static void summary_free(struct st_table_hist *s);
+
 struct st_table {
 	struct st_table_options o;
 	struct st_table_op *ops;
@@ -155,6 +157,7 @@ void st_table_options_init(struct st_table_options *o)
 	o->bins_per_octave = 0;
 	o->max_pieces = 2;
 	o->resolve = 0.05;
+	o->exact_max = (size_t)1 << 20;
 }
 
 int st_table_new(struct st_table **out, const struct st_table_options *o)
@@ -167,7 +170,7 @@ int st_table_new(struct st_table **out, const struct st_table_options *o)
 		  !(o->sigma_min_ns > 0) || o->bins_per_octave < 0 ||
 		  o->bins_per_octave > 64 || o->max_pieces < 1 ||
 		  o->max_pieces > ST_FIT_MAX_PIECES ||
-		  !(o->resolve > 0 && o->resolve < 100)))
+		  !(o->resolve > 0 && o->resolve < 100) || o->exact_max < 1))
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -193,6 +196,7 @@ void st_table_free(struct st_table *t)
 		free(t->groups[i].err);
 		free(t->groups[i].run_med);
 		free(t->groups[i].run_no);
+		summary_free(t->groups[i].hist);
 	}
 	for (i = 0; i < t->nops; i++)
 		free(t->ops[i].groups);
@@ -219,6 +223,252 @@ static int grow(void **v, size_t n, size_t *alloc, size_t size)
 		return -ENOMEM;
 	*v = p;
 	*alloc = a;
+	return 0;
+}
+
+/*
+ * The summary of a group past options.exact_max samples: its costs in
+ * log-spaced buckets, one histogram per run (the per-run medians need
+ * them apart), and its clock errors in one more.  Bucket (e, s) holds
+ * [2^e (1/2 + s/2048), 2^e (1/2 + (s+1)/2048)): 1,024 per octave, of
+ * relative width at most 2^-10.  Octaves are allocated when first hit,
+ * so a group costs a few KiB per octave its samples span; values below
+ * 2^HIST_EMIN ns count as 0, values above the top octave in it.
+ */
+#define HIST_SUB 1024
+#define HIST_EMIN (-64)
+#define HIST_NOCT 128
+
+struct hist {
+	uint64_t *oct[HIST_NOCT];
+	uint64_t zero;		/* values 0 (or below 2^HIST_EMIN) */
+	uint64_t n;
+};
+
+struct run_hist {
+	uint32_t run;
+	struct hist h;
+};
+
+struct st_table_hist {
+	struct run_hist *runs;
+	size_t nruns, alloc;
+	struct hist err;	/* finite clock errors */
+	double min, max;	/* exact, over the costs */
+	double err_max;
+};
+
+static void hist_release(struct hist *h)
+{
+	int i;
+
+	for (i = 0; i < HIST_NOCT; i++)
+		free(h->oct[i]);
+	memset(h, 0, sizeof(*h));
+}
+
+static int hist_add(struct hist *h, double v, uint64_t count)
+{
+	int e, s, o;
+	double m;
+
+	if (!(v > 0) || v < ldexp(1.0, HIST_EMIN)) {
+		h->zero += count;
+		h->n += count;
+		return 0;
+	}
+	m = frexp(v, &e);
+	o = e - HIST_EMIN;
+	if (o >= HIST_NOCT) {
+		o = HIST_NOCT - 1;
+		s = HIST_SUB - 1;
+	} else {
+		s = (int)((m - 0.5) * 2 * HIST_SUB);
+		if (s >= HIST_SUB)
+			s = HIST_SUB - 1;
+	}
+	if (!h->oct[o] && !(h->oct[o] = calloc(HIST_SUB, sizeof(uint64_t))))
+		return -ENOMEM;
+	h->oct[o][s] += count;
+	h->n += count;
+	return 0;
+}
+
+/* Add every count of 'b' to 'a'. */
+static int hist_merge(struct hist *a, const struct hist *b)
+{
+	int o, s;
+
+	a->zero += b->zero;
+	a->n += b->n;
+	for (o = 0; o < HIST_NOCT; o++) {
+		if (!b->oct[o])
+			continue;
+		if (!a->oct[o] &&
+		    !(a->oct[o] = calloc(HIST_SUB, sizeof(uint64_t))))
+			return -ENOMEM;
+		for (s = 0; s < HIST_SUB; s++)
+			a->oct[o][s] += b->oct[o][s];
+	}
+	return 0;
+}
+
+/* The middle of bucket (o, s). */
+static double bucket_mid(int o, int s)
+{
+	return ldexp(0.5 + (s + 0.5) / (2.0 * HIST_SUB), o + HIST_EMIN);
+}
+
+/* Visit the buckets in ascending order: f(value, count, ctx). */
+#define HIST_FOR(h, val, cnt, BODY)					\
+	do {								\
+		int o_, s_;						\
+		double val;						\
+		uint64_t cnt;						\
+		if ((h)->zero) {					\
+			val = 0;					\
+			cnt = (h)->zero;				\
+			BODY						\
+		}							\
+		for (o_ = 0; o_ < HIST_NOCT; o_++) {			\
+			if (!(h)->oct[o_])				\
+				continue;				\
+			for (s_ = 0; s_ < HIST_SUB; s_++) {		\
+				if (!(cnt = (h)->oct[o_][s_]))		\
+					continue;			\
+				val = bucket_mid(o_, s_);		\
+				BODY					\
+			}						\
+		}							\
+	} while (0)
+
+/* The k-th smallest value (0-based) of 'h', as its bucket's middle
+   clamped to [lo, hi]. */
+static double hist_at(const struct hist *h, uint64_t k, double lo, double hi)
+{
+	uint64_t seen = 0;
+	double r = hi;
+
+	HIST_FOR(h, v, c, {
+		if (k < seen + c) {
+			r = v;
+			goto found;
+		}
+		seen += c;
+	});
+found:
+	return r < lo ? lo : r > hi ? hi : r;
+}
+
+/* Samples of 'h' whose value (bucket middle) is below 'x' (or_eq: at
+   most 'x'). */
+static uint64_t hist_count_below(const struct hist *h, double x, int or_eq)
+{
+	uint64_t n = 0;
+
+	HIST_FOR(h, v, c, {
+		if (v < x || (or_eq && v == x))
+			n += c;
+		else
+			return n;
+	});
+	return n;
+}
+
+/* st_stats_quantile()'s interpolation on the order statistics
+   'off' .. 'off' + m - 1 of 'h'; the exact extremes at the ends of
+   'h'. */
+static double hist_quantile(const struct hist *h, uint64_t off, uint64_t m,
+			    double p, double lo, double hi, int ends)
+{
+	double hh = (double)(m - 1) * p, a, b;
+	uint64_t k = (uint64_t)floor(hh);
+
+#define AT(i) (ends && (i) == 0 ? lo : ends && (i) == h->n - 1 ? hi : \
+		   hist_at(h, (i), lo, hi))
+	a = AT(off + k);
+	if (k >= m - 1 || hh == (double)k)
+		return a;
+	b = AT(off + k + 1);
+#undef AT
+	return a + (hh - (double)k) * (b - a);
+}
+
+static void summary_free(struct st_table_hist *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nruns; i++)
+		hist_release(&s->runs[i].h);
+	free(s->runs);
+	hist_release(&s->err);
+	free(s);
+}
+
+/* The histogram of run 'run' in 's', made if new; NULL: -ENOMEM. */
+static struct hist *summary_run(struct st_table_hist *s, uint32_t run)
+{
+	size_t i;
+
+	for (i = s->nruns; i-- > 0;)
+		if (s->runs[i].run == run)
+			return &s->runs[i].h;
+	if (grow((void **)&s->runs, s->nruns, &s->alloc, sizeof(*s->runs)))
+		return NULL;
+	memset(&s->runs[s->nruns], 0, sizeof(s->runs[0]));
+	s->runs[s->nruns].run = run;
+	return &s->runs[s->nruns++].h;
+}
+
+/* Count one sample in the summary. */
+static int summary_add(struct st_table_hist *s, uint32_t run, double x,
+		       float e)
+{
+	struct hist *h = summary_run(s, run);
+
+	if (!h || hist_add(h, x, 1))
+		return -ENOMEM;
+	if (x < s->min)
+		s->min = x;
+	if (x > s->max)
+		s->max = x;
+	if (isfinite(e)) {
+		if (!(e <= s->err_max))
+			s->err_max = e;
+		if (hist_add(&s->err, e, 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Move the exact samples of 'g' into a new summary and free them. */
+static int summarise_early(struct st_table_group *g)
+{
+	struct st_table_hist *s = calloc(1, sizeof(*s));
+	size_t i;
+
+	if (!s)
+		return -ENOMEM;
+	s->min = INFINITY;
+	s->max = -INFINITY;
+	s->err_max = NAN;
+	for (i = 0; i < g->n_in; i++)
+		if (summary_add(s, g->run ? g->run[i] : g->run0, g->x[i],
+				g->err[i])) {
+			summary_free(s);
+			return -ENOMEM;
+		}
+	free(g->x);
+	free(g->err);
+	free(g->run);
+	g->x = NULL;
+	g->err = NULL;
+	g->run = NULL;
+	g->alloc = 0;
+	g->hist = s;
+	g->resolution = ST_TABLE_SUMMARY_RES;
 	return 0;
 }
 
@@ -434,6 +684,18 @@ int st_table_add(struct st_table *t, int kind, unsigned fn, unsigned fn2,
 add:
 	if (!g->n_in)
 		g->run0 = run;
+	if (!g->hist && g->n_in >= t->o.exact_max &&
+	    (rc = summarise_early(g)))
+		return rc;
+	if (g->hist) {
+		x = cost_ns > 0 ? cost_ns : 0;
+		e = isfinite(err_ns) ? (float)err_ns : NAN;
+		if ((rc = summary_add(g->hist, run, x, e)))
+			return rc;
+		if (isfinite(e) && x < e)
+			g->n_below_err++;
+		goto counted;
+	}
 	if (g->n_in == g->alloc) {
 		size_t a = g->alloc ? 2 * g->alloc : 16;
 		double *x = realloc(g->x, a * sizeof(*x));
@@ -465,6 +727,7 @@ add:
 	g->err[g->n_in] = e;
 	if (isfinite(e) && x < e)
 		g->n_below_err++;
+counted:
 	g->n_in++;
 	g->d_sum += d;
 	g->wait_ns += wait_ns > 0 ? wait_ns : 0;
@@ -895,6 +1158,169 @@ static void *err_median(void *arg)
    core while their costs are sorted. */
 #define ERR_THREAD_MIN 65536
 
+static int cmp_run_hist(const void *a, const void *b)
+{
+	uint32_t x = ((const struct run_hist *)a)->run;
+	uint32_t y = ((const struct run_hist *)b)->run;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * summarise() for a group past options.exact_max samples: the same
+ * figures (st_summary_compute()'s, per-run medians, median clock error)
+ * from the order statistics of its summary.
+ */
+static int summarise_hist(const struct st_table *t, struct st_table_group *g,
+			  double *err_max)
+{
+	struct st_table_hist *sh = g->hist;
+	struct st_summary *s = &g->s;
+	struct hist all;
+	uint64_t n = g->n_in, first, end, m;
+	double lo = sh->min, hi = sh->max, sum = 0, sq = 0, *tmp;
+	size_t i;
+	int rc = -ENOMEM;
+
+	memset(&all, 0, sizeof(all));
+	for (i = 0; i < sh->nruns; i++)
+		if (hist_merge(&all, &sh->runs[i].h))
+			goto out;
+	g->err_median_ns = sh->err.n ?
+		hist_quantile(&sh->err, 0, sh->err.n, 0.5, 0, INFINITY, 0) : NAN;
+	/* The error histogram's extremes are not kept apart: clamp the
+	   median's ends to the known maximum. */
+	if (sh->err.n && g->err_median_ns > sh->err_max)
+		g->err_median_ns = sh->err_max;
+	*err_max = sh->err_max;
+	if (t->o.bins_per_octave)
+		g->d = g->d_sum / (double)g->n_in;
+
+	memset(s, 0, sizeof(*s));
+	s->n_in = n;
+	if (t->o.tukey_k > 0) {
+		double q1 = hist_quantile(&all, 0, n, 0.25, lo, hi, 1);
+		double q3 = hist_quantile(&all, 0, n, 0.75, lo, hi, 1);
+
+		s->fence_lo = q1 - t->o.tukey_k * (q3 - q1);
+		s->fence_hi = q3 + t->o.tukey_k * (q3 - q1);
+		first = lo < s->fence_lo ?
+			hist_count_below(&all, s->fence_lo, 0) : 0;
+		end = hi > s->fence_hi ?
+			hist_count_below(&all, s->fence_hi, 1) : n;
+		if (end <= first) {	/* cannot be, the quartiles are in */
+			first = 0;
+			end = n;
+		}
+	} else {
+		s->fence_lo = -INFINITY;
+		s->fence_hi = INFINITY;
+		first = 0;
+		end = n;
+	}
+	m = end - first;
+	s->n = m;
+	s->n_dropped = n - m;
+	s->min = first ? hist_at(&all, first, lo, hi) : lo;
+	s->max = end < n ? hist_at(&all, end - 1, lo, hi) : hi;
+	s->q1 = hist_quantile(&all, first, m, 0.25, lo, hi, 1);
+	s->median = hist_quantile(&all, first, m, 0.5, lo, hi, 1);
+	s->q3 = hist_quantile(&all, first, m, 0.75, lo, hi, 1);
+	{
+		uint64_t k = 0;
+
+		HIST_FOR(&all, v, c, {
+			if (k >= first && k < end) {
+				double w = v < lo ? lo : v > hi ? hi : v;
+
+				sum += w * (double)c;
+			}
+			k += c;
+		});
+		s->mean = sum / (double)m;
+		k = 0;
+		HIST_FOR(&all, v, c, {
+			if (k >= first && k < end) {
+				double w = (v < lo ? lo : v > hi ? hi : v) -
+					   s->mean;
+
+				sq += w * w * (double)c;
+			}
+			k += c;
+		});
+		s->sd = m > 1 ? sqrt(sq / (double)(m - 1)) : 0;
+	}
+	s->ci_level = t->o.ci_level;
+	s->ci_lo = s->ci_hi = s->median;
+	if (t->o.ci_level > 0) {
+		rc = st_stats_median_ci((size_t)m, t->o.ci_level,
+					&s->ci_lo_rank, &s->ci_hi_rank,
+					&s->ci_coverage);
+		if (rc && rc != -ERANGE)
+			goto out;
+		if (!rc) {
+			s->ci_ok = 1;
+			s->ci_lo = hist_at(&all, first + s->ci_lo_rank - 1,
+					   lo, hi);
+			s->ci_hi = hist_at(&all, first + s->ci_hi_rank - 1,
+					   lo, hi);
+			if ((rc = st_stats_ci_to_se(0.5 * (s->ci_hi -
+							   s->ci_lo),
+						    s->ci_coverage,
+						    &s->se_median)))
+				goto out;
+		} else {
+			s->ci_lo_rank = s->ci_hi_rank = 0;
+			s->ci_coverage = 0;
+		}
+	}
+
+	/* Per-run medians of the kept samples, runs ascending. */
+	g->nruns = 0;
+	g->run_spread = g->run_sd = g->resolvable = NAN;
+	g->run_med_min = g->run_med_max = NAN;
+	free(g->run_med);
+	free(g->run_no);
+	g->run_med = malloc((sh->nruns + 1) * sizeof(*g->run_med));
+	g->run_no = malloc((sh->nruns + 1) * sizeof(*g->run_no));
+	rc = -ENOMEM;
+	if (!g->run_med || !g->run_no)
+		goto out;
+	qsort(sh->runs, sh->nruns, sizeof(*sh->runs), cmp_run_hist);
+	for (i = 0; i < sh->nruns; i++) {
+		const struct hist *h = &sh->runs[i].h;
+		uint64_t f = hist_count_below(h, s->fence_lo, 0);
+		uint64_t e2 = hist_count_below(h, s->fence_hi, 1);
+		double med;
+
+		if (!isfinite(s->fence_lo))
+			f = 0;
+		if (!isfinite(s->fence_hi))
+			e2 = h->n;
+		if (e2 <= f)
+			continue;
+		/* Only the group's own extremes are exact. */
+		med = hist_quantile(h, f, e2 - f, 0.5, lo, hi, 0);
+		if (!g->nruns || med < g->run_med_min)
+			g->run_med_min = med;
+		if (!g->nruns || med > g->run_med_max)
+			g->run_med_max = med;
+		g->run_med[g->nruns] = med;
+		g->run_no[g->nruns++] = sh->runs[i].run;
+	}
+	if (g->nruns >= 2 && g->run_med_min > 0)
+		g->run_spread = (g->run_med_max - g->run_med_min) /
+				g->run_med_min;
+	if (!(tmp = malloc((g->nruns + 1) * sizeof(*tmp))))
+		goto out;
+	launch_spread(t, g, tmp);
+	free(tmp);
+	rc = 0;
+out:
+	hist_release(&all);
+	return rc;
+}
+
 static int summarise(const struct st_table *t, struct st_table_group *g,
 		     double *err_max)
 {
@@ -903,6 +1329,9 @@ static int summarise(const struct st_table *t, struct st_table_group *g,
 	pthread_t th;
 	double *tmp;
 	int rc, threaded = 0;
+
+	if (g->hist)
+		return summarise_hist(t, g, err_max);
 
 	/* The costs and the errors are apart: both at once. */
 	if (g->n_in >= ERR_THREAD_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 2)
@@ -1148,7 +1577,41 @@ int st_table_finish(struct st_table *t)
 			return rc;
 		}
 	}
-	if (t->ngroups == 1) {
+	for (i = 0; i < t->ngroups && !t->groups[i].hist; i++)
+		;
+	if (i < t->ngroups) {
+		/* Some group is summarised: every clock error in one
+		   histogram. */
+		struct hist all;
+		size_t j;
+
+		memset(&all, 0, sizeof(all));
+		rc = 0;
+		t->err_max = NAN;
+		for (i = 0; i < t->ngroups && !rc; i++) {
+			const struct st_table_group *g = &t->groups[i];
+
+			if (g->hist) {
+				rc = hist_merge(&all, &g->hist->err);
+				if (!(g->hist->err_max <= t->err_max))
+					t->err_max = g->hist->err_max;
+				continue;
+			}
+			for (j = 0; j < g->n_in && !rc; j++)
+				if (isfinite(g->err[j])) {
+					rc = hist_add(&all, g->err[j], 1);
+					if (!(g->err[j] <= t->err_max))
+						t->err_max = g->err[j];
+				}
+		}
+		t->err_median = all.n ? hist_quantile(&all, 0, all.n, 0.5, 0,
+						      t->err_max, 0) : NAN;
+		hist_release(&all);
+		if (rc) {
+			free(sp);
+			return rc;
+		}
+	} else if (t->ngroups == 1) {
 		/* The group's figures are the table's. */
 		t->err_median = t->groups[0].err_median_ns;
 		t->err_max = err_max;

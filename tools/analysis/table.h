@@ -113,7 +113,22 @@ struct st_table_options {
 				   relative (0.05): groups whose
 				   launches disagree too much for it are
 				   flagged (st_table_group.resolvable) */
+	size_t exact_max;	/* samples a group keeps exactly, 2^20;
+				   past
+				   it the group keeps a summary of
+				   relative resolution
+				   ST_TABLE_SUMMARY_RES instead */
 };
+
+/*
+ * The relative resolution of a summarised group's figures: its costs
+ * (and clock errors) are counted in log-spaced buckets 2^-10 wide
+ * (relative), 1,024 per octave, and each order statistic is read as
+ * its bucket's middle (clamped to the exact minimum and maximum), so
+ * within 2^-11 of the true value; quantiles, fences and CI bounds are
+ * computed from those order statistics as for exact groups.
+ */
+#define ST_TABLE_SUMMARY_RES (1.0 / 1024)
 
 void st_table_options_init(struct st_table_options *o);
 
@@ -124,7 +139,8 @@ struct st_table_group {
 	double d;		/* bytes (the mean size with binning) */
 	size_t n_in;		/* samples before the fences */
 	double *x;		/* [n_in] costs, ns (ascending once
-				   finished) */
+				   finished); NULL when summarised
+				   ('hist' below) */
 	uint32_t *run;		/* [n_in] run of each sample, aligned
 				   with 'x'; NULL while every sample
 				   is from run 'run0' */
@@ -169,6 +185,11 @@ struct st_table_group {
 	double first_ns;	/* their median cost; NaN when none */
 	double first_min_ns, first_max_ns;
 	size_t alloc;
+	/* Past options.exact_max samples: 'x', 'err' and 'run' are
+	   freed and the samples counted in 'hist' (opaque); 'resolution'
+	   is then ST_TABLE_SUMMARY_RES, else 0 (exact figures). */
+	struct st_table_hist *hist;
+	double resolution;
 };
 
 /* One operation: a collective function, or a (send, receive) pair. */
