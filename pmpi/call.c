@@ -221,11 +221,6 @@ uint32_t st_new_token(void)
 	return new_token();
 }
 
-int st_emit_like(const struct st_tok_rec *l)
-{
-	return emit_like(l);
-}
-
 static void request_from(struct st_req *r, const struct st_event *ev,
 			 int persistent, int recv)
 {
@@ -284,12 +279,6 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 		st_flush_slot(st_tls.slot, 0);
 	else
 		st_tls.next_flush_ns = now + st_flush_interval_ns;
-}
-
-void st_flush_check(uint64_t t1)
-{
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
 }
 
 /*
@@ -524,6 +513,74 @@ int st_leave_key(struct st_call *c, int rc)
 	if (__builtin_expect(r != 0, 0))
 		return repeat_rest(c, r);
 	atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+	st_tls.guard = 0;
+	return MPI_SUCCESS;
+}
+
+/*
+ * A keyed one-sided call that is no repeat: 'c->a' from 'c->rk' (or,
+ * when st_rma_find() found the key, from the entry's but for the
+ * buffers), with the roles a keyed function lacks 0 as its wrapper
+ * would have them, then the general path.
+ */
+static __attribute__((noinline)) int rma_args(struct st_call *c, int rc)
+{
+	const struct st_rkey *k = c->rfast ? &c->rfast->k : &c->rk;
+	struct st_args *a = &c->a;
+
+	a->sbuf = c->rk.sbuf;
+	a->rbuf = c->rk.rbuf;
+	a->scount = k->scount;
+	a->rcount = k->rcount;
+	a->count = k->count;
+	a->stype = k->stype;
+	a->rtype = k->rtype;
+	a->type = k->type;
+	a->scounts = a->rcounts = NULL;
+	a->stypes = a->rtypes = NULL;
+	a->root = 0;
+	a->op = k->op;
+	a->peer = k->peer;
+	a->request = NULL;
+	a->flag = NULL;
+	a->win = k->win;
+	a->offset = k->offset;
+	a->assert = k->assert;
+	a->locktype = k->locktype;
+	a->group = 0;
+	a->partitions = 0;
+	a->large = k->large;
+	st_leave(c, rc);
+	return rc;
+}
+
+/*
+ * A one-sided call made again from its call site with the same
+ * arguments on the same window (pmpi/rma.c): its record appended like
+ * the entry's last one but for a fence's sequence number and the
+ * timestamps, with no struct st_event and no st_args.
+ */
+int st_leave_rma_key(struct st_call *c, int rc)
+{
+	const struct st_rfast *f = c->rfast;
+	uint64_t seq = 0, t0, t1;
+
+	if (!f || rc != MPI_SUCCESS ||
+	    !atomic_load_explicit(&st_on, memory_order_relaxed))
+		return rma_args(c, rc);
+	if (f->coll)
+		seq = st_obj_count(f->o);
+	if (__builtin_expect(!st_clock_ns_map(c->t0, c->t1, &t0, &t1), 0)) {
+		t0 = st_clock_ns(c->t0);
+		t1 = st_clock_ns(c->t1);
+	}
+	if (emit_like(&(struct st_tok_rec){
+		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn,
+		    .site = f->site, .token = f->token, .seq = seq,
+		    .t0 = t0, .t1 = t1 }))
+		st_rma_emit(f, seq, t0, t1);
+	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
+		st_flush_due(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -1220,10 +1277,6 @@ void st_leave(struct st_call *c, int rc)
 	}
 	if (fi->kind == ST_KIND_COMPLETE && rc == MPI_SUCCESS &&
 	    complete_ok(c)) {
-		st_tls.guard = 0;
-		return;
-	}
-	if (fi->kind == ST_KIND_RMA && rc == MPI_SUCCESS && st_rma_repeat(c)) {
 		st_tls.guard = 0;
 		return;
 	}

@@ -28,7 +28,9 @@
  *	return st_leave_key(&c, rc);
  *
  * so that nothing of the arguments need survive the PMPI call in
- * registers.  Here <real> is PMPI_X, or ST_REAL(PMPI_X) for functions
+ * registers.  A one-sided call without a request, a group or a flag
+ * does the same with st_rma_find() and st_leave_rma_key() and its own
+ * cache (struct st_rkey, struct st_rfast).  Here <real> is PMPI_X, or ST_REAL(PMPI_X) for functions
  * whose PMPI_X synctrace defines too (flagged f08, or every function of
  * an MPI with 'pmpi all': the pointer the generated st_gen_resolve()
  * looked up), and the st_args and st_key fields are filled from the
@@ -194,6 +196,8 @@ struct st_call {
 	struct {
 		uint64_t seq, t0, t1;
 	} rep;			/* st_leave_key(): a repeat's seq, local ns */
+	struct st_rkey rk;	/* keyed one-sided calls: st_rma_find() */
+	struct st_rfast *rfast;	/* its cache entry, or NULL */
 	struct st_args a;
 	MPI_Request yreq;	/* yield mode: the nonblocking twin's request */
 	MPI_Comm oldcomm;	/* MPI_Comm_free: the handle being freed */
@@ -304,6 +308,44 @@ st_key_find(struct st_call *c, const struct st_key k)
 }
 
 /*
+ * st_key_find() for a one-sided call without a request, a group or a
+ * flag (pmpi/rma.c): its key 'k' against the entry its call site left
+ * in the one-sided cache, kept in c->rfast when the same and good;
+ * c->rk gets 'k', or on a hit only its buffers.
+ */
+static inline __attribute__((always_inline)) void
+st_rma_find(struct st_call *c, const struct st_rkey k)
+{
+	struct st_rfast *f = st_tls.rfast;
+
+	c->rk.sbuf = k.sbuf;
+	c->rk.rbuf = k.rbuf;
+	if (f) {
+		f = st_rfast_slot(f, c->ra);
+		if (f->ra == c->ra && f->fn == c->fn &&
+		    f->gen == atomic_load_explicit(&st_obj_gen,
+						   memory_order_relaxed) &&
+		    !ST_KEY_DIFF(k.win, f->k.win) &&
+		    !ST_KEY_DIFF(k.peer, f->k.peer) &&
+		    !ST_KEY_DIFF(k.offset, f->k.offset) &&
+		    !ST_KEY_DIFF(k.scount, f->k.scount) &&
+		    !ST_KEY_DIFF(k.stype, f->k.stype) &&
+		    !ST_KEY_DIFF(k.rcount, f->k.rcount) &&
+		    !ST_KEY_DIFF(k.rtype, f->k.rtype) &&
+		    !ST_KEY_DIFF(k.count, f->k.count) &&
+		    !ST_KEY_DIFF(k.type, f->k.type) &&
+		    !ST_KEY_DIFF(k.op, f->k.op) &&
+		    !ST_KEY_DIFF(k.assert, f->k.assert) &&
+		    !ST_KEY_DIFF(k.locktype, f->k.locktype)) {
+			c->rfast = f;
+			return;
+		}
+	}
+	c->rfast = NULL;
+	c->rk = k;
+}
+
+/*
  * Finish a traced call: resolve communicator, bytes, call site and
  * requests from 'c->a', append the record(s).  Never fails visibly.
  */
@@ -317,6 +359,12 @@ void st_leave(struct st_call *c, int rc);
  * Returns 'rc', so that the wrapper need not keep it across the call.
  */
 int st_leave_key(struct st_call *c, int rc);
+
+/*
+ * The same for a one-sided call keyed by st_rma_find(): a repeat's
+ * record from the entry, or else 'c->a' from 'c->rk' and st_leave().
+ */
+int st_leave_rma_key(struct st_call *c, int rc);
 
 void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests);
 void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);

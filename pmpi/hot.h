@@ -1,6 +1,7 @@
 /*
  * pmpi/hot.h: the interposer's state that the wrappers' inline part
- * reads on every call (pmpi/hooks.h: st_enter(), st_key_find()): whether
+ * reads on every call (pmpi/hooks.h: st_enter(), st_key_find(),
+ * st_rma_find()): whether
  * ids are kept (st_live), which functions are traced (st_fn_on), the
  * clock source, the per-thread state, and the repeat cache that
  * pmpi/call.c fills.  pmpi/internal.h has the rest.
@@ -28,6 +29,13 @@ extern int st_clock_tsc;	/* st_now() reads the TSC */
  * changed.
  */
 extern atomic_uint st_comm_gen;
+
+/*
+ * Bumped whenever a window or file entry is made or forgotten
+ * (pmpi/obj.c): what was learnt of a handle holds while it has not
+ * changed.
+ */
+extern atomic_uint st_obj_gen;
 
 /*
  * The arguments of a repeatable call (a blocking collective, or a
@@ -107,6 +115,49 @@ struct st_fast {
 #define ST_FAST_BITS 6		/* a thread's cache has 2^ST_FAST_BITS slots */
 
 /*
+ * The arguments of a one-sided call that decide its record (pmpi/rma.c)
+ * but for the sequence number of a fence and the timestamps: those of
+ * the functions of kind rma without a request, a group or a flag.
+ * Buffers do not count; 'large' is the _c form's 1, which the function
+ * decides.
+ */
+struct st_rkey {
+	const void *sbuf;
+	void *rbuf;
+	MPI_Count scount, rcount, count;
+	MPI_Datatype stype, rtype, type;
+	MPI_Op op;
+	MPI_Offset offset;
+	int peer, assert, locktype, large;
+	MPI_Win win;
+};
+
+struct st_obj;
+
+/*
+ * An entry of the one-sided repeat cache: a call site's last such call,
+ * its key and the fields of the record it made.  It is good while
+ * st_obj_gen has not changed (the window entry 'o' is then the same),
+ * and only made for builtin datatypes.
+ */
+struct st_rfast {
+	void *ra;		/* call site; NULL: empty */
+	int fn;
+	unsigned gen;		/* st_obj_gen when made */
+	uint32_t token, site;	/* the encoder's name for the fields */
+	int coll;		/* Win_fence: counts a sequence number on 'o' */
+	struct st_obj *o;
+	struct st_rkey k;
+	/* The record's fields but comm and comm_size, o's. */
+	int32_t arg, peer;
+	int64_t offset;
+	uint16_t op;
+	uint32_t tsize;
+	uint64_t sbytes, rbytes;
+};
+#define ST_RFAST_BITS 5		/* 2^ST_RFAST_BITS slots a thread */
+
+/*
  * Per-thread state.  Initial-exec TLS: the library is loaded at start-up,
  * so a thread-local access is one %fs-relative load, not a call.
  */
@@ -119,6 +170,7 @@ struct st_tls {
 	struct st_stream *stream; /* streams[slot] */
 	atomic_int *busy;	/* its flag: an append or flush is under way */
 	struct st_fast *fast;	/* the repeat cache; NULL until used */
+	struct st_rfast *rfast;	/* the one-sided one; NULL until used */
 };
 #define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
 extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;
@@ -133,6 +185,15 @@ static inline struct st_fast *st_fast_slot(struct st_fast *cache, void *ra)
 	uint64_t h = (uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u;
 
 	return &cache[h >> (64 - ST_FAST_BITS)];
+}
+
+/* The slot of call site 'ra' in the one-sided cache 'cache'. */
+static inline struct st_rfast *st_rfast_slot(struct st_rfast *cache,
+					     void *ra)
+{
+	uint64_t h = (uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u;
+
+	return &cache[h >> (64 - ST_RFAST_BITS)];
 }
 
 #pragma GCC visibility pop

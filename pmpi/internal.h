@@ -199,11 +199,7 @@ struct st_obj {
 	atomic_uint_fast64_t seq; /* its collective calls so far */
 };
 
-/*
- * Bumped whenever a window or file entry is made or forgotten: what was
- * learnt of a handle holds while it has not changed.
- */
-extern atomic_uint st_obj_gen;
+/* st_obj_gen: pmpi/hot.h. */
 
 /* The entry of window or file handle 'h', or NULL; never calls MPI. */
 struct st_obj *st_obj_find(uintptr_t h);
@@ -252,13 +248,11 @@ void st_message_note(const struct st_call *c, const MPI_Status *status);
 void st_message_recv(struct st_call *c);
 
 /*
- * The repeat path of one-sided calls (pmpi/rma.c): a call that succeeded
- * and that its call site made last time with the same arguments on the
- * same window gets its record appended from a per-thread cache, as
- * st_leave_key() does for collectives.  Returns 1 when it did, 0 when
- * st_leave() must go on (st_leave_rma() then fills the cache).
+ * The whole record of a one-sided repeat (st_leave_rma_key()) that the
+ * encoder did not take, from its cache entry 'f' (pmpi/rma.c).
  */
-int st_rma_repeat(struct st_call *c);
+void st_rma_emit(const struct st_rfast *f, uint64_t seq, uint64_t t0,
+		 uint64_t t1);
 
 /* What pmpi/call.c's general path does, for the files above. */
 int32_t st_map_rank(int rank);			/* ST_RANK_* for specials */
@@ -270,14 +264,6 @@ void st_count_bytes(struct st_call *c, const struct st_fn_info *fi,
 int64_t st_status_bytes(const MPI_Status *status);
 /* A new token (names a record's fields for the encoder, never 0). */
 uint32_t st_new_token(void);
-struct st_tok_rec;
-/*
- * Append 'l' like the last record with its token; 0, or 1 when it was
- * not appended (append the whole record with st_emit_token()).
- */
-int st_emit_like(const struct st_tok_rec *l);
-/* The periodic flush, when 't1' (local ns) passed its time. */
-void st_flush_check(uint64_t t1);
 /*
  * Track the request c->a.request of a nonblocking or persistent call
  * whose record is 'ev' (its id goes into ev->req); 'recv': its bytes

@@ -186,110 +186,41 @@ void st_leave_win(struct st_call *c, const struct st_fn_info *fi,
 }
 
 /*
- * The repeat cache of one-sided calls: per thread, a call site's last
- * call, the arguments that decide its record, and the record's fields
- * under a token the encoder also keeps.  Only calls whose record
- * follows from those arguments take it: on a known window, with
- * builtin datatypes, no request (the R* forms), no group (Win_post,
- * Win_start) and no flag (Win_test); collective ones (Win_fence) count
- * their sequence number on the window as the general path does.  An
- * entry holds while st_obj_gen has not changed (no window made or
- * freed since).
+ * The repeat cache of one-sided calls (struct st_rfast, pmpi/hot.h): per
+ * thread, a call site's last call, the arguments that decide its record
+ * (struct st_rkey), and the record's fields under a token the encoder
+ * also keeps.  The wrappers of the functions that may take it, those
+ * without a request (the R* forms), a group (Win_post, Win_start) or a
+ * flag (Win_test), look their key up before the call (st_rma_find(),
+ * pmpi/hooks.h), and st_leave_rma_key() (pmpi/call.c) appends a hit's
+ * record as st_leave_key() does a collective's.  Only calls whose record
+ * follows from those arguments are entered: on a known window, with
+ * builtin datatypes; collective ones (Win_fence) count their sequence
+ * number on the window as the general path does.  An entry holds while
+ * st_obj_gen has not changed (no window or file made or freed since).
  */
-#define RMA_BITS 5
-
-struct rma_fast {
-	void *ra;		/* call site; NULL: empty */
-	int fn;
-	unsigned gen;		/* st_obj_gen when made */
-	uint32_t token, site;
-	struct st_obj *o;
-	/* The arguments, as st_args has them. */
-	MPI_Win win;
-	int peer, assert, locktype;
-	MPI_Aint offset;
-	MPI_Count scount, rcount, count;
-	MPI_Datatype stype, rtype, type;
-	MPI_Op op;
-	/* The record's fields that the key does not give at once. */
-	uint64_t sbytes, rbytes;
-	uint32_t tsize;
-};
-
-static _Thread_local struct rma_fast *rma_cache ST_TLS_MODEL;
-
-static struct rma_fast *rma_slot(struct rma_fast *cache, void *ra)
+void st_rma_emit(const struct st_rfast *f, uint64_t seq, uint64_t t0,
+		 uint64_t t1)
 {
-	uint64_t h = (uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u;
-
-	return &cache[h >> (64 - RMA_BITS)];
-}
-
-static int rma_same(const struct rma_fast *f, const struct st_call *c)
-{
-	const struct st_args *a = &c->a;
-
-	return f->ra == c->ra && f->fn == c->fn && f->win == a->win &&
-	       f->gen == atomic_load_explicit(&st_obj_gen,
-					      memory_order_relaxed) &&
-	       f->peer == a->peer && f->offset == a->offset &&
-	       f->scount == a->scount && f->rcount == a->rcount &&
-	       f->count == a->count && f->stype == a->stype &&
-	       f->rtype == a->rtype && f->type == a->type && f->op == a->op &&
-	       f->assert == a->assert && f->locktype == a->locktype;
-}
-
-/* The whole record of a repeat the encoder did not take. */
-static __attribute__((noinline)) void rma_emit(const struct st_call *c,
-					       const struct rma_fast *f,
-					       uint64_t seq, uint64_t t0,
-					       uint64_t t1)
-{
-	const struct st_args *a = &c->a;
 	struct st_event ev;
 
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
-	ev.fn = (uint16_t)c->fn;
+	ev.fn = (uint16_t)f->fn;
 	ev.t0 = t0;
 	ev.t1 = t1;
 	ev.site = f->site;
 	ev.comm = f->o->id;
 	ev.comm_size = (uint32_t)f->o->size;
 	ev.seq = seq;
-	ev.arg = map_sync(a->assert, a->locktype);
-	if (st_fn_info[c->fn].flags & ST_FNF_TARGET)
-		ev.peer = st_map_rank(a->peer);
-	ev.offset = a->offset;
-	if (a->op)
-		ev.op = st_map_op(a->op);
+	ev.arg = f->arg;
+	ev.peer = f->peer;
+	ev.offset = f->offset;
+	ev.op = f->op;
 	ev.tsize = f->tsize;
 	ev.sbytes = f->sbytes;
 	ev.rbytes = f->rbytes;
 	st_emit_token(&ev, f->token);
-}
-
-int st_rma_repeat(struct st_call *c)
-{
-	struct rma_fast *f = rma_cache;
-	uint64_t seq = 0, t0, t1;
-
-	if (!f)
-		return 0;
-	f = rma_slot(f, c->ra);
-	if (!rma_same(f, c))
-		return 0;
-	if (st_fn_info[c->fn].flags & ST_FNF_COLLECTIVE)
-		seq = st_obj_count(f->o);
-	t0 = st_clock_ns(c->t0);
-	t1 = st_clock_ns(c->t1);
-	if (st_emit_like(&(struct st_tok_rec){
-		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn,
-		    .site = f->site, .token = f->token, .seq = seq,
-		    .t0 = t0, .t1 = t1 }))
-		rma_emit(c, f, seq, t0, t1);
-	st_flush_check(t1);
-	return 1;
 }
 
 /*
@@ -300,7 +231,7 @@ static uint32_t rma_fill(const struct st_call *c, const struct st_fn_info *fi,
 			 struct st_obj *o, const struct st_event *ev)
 {
 	const struct st_args *a = &c->a;
-	struct rma_fast *f;
+	struct st_rfast *f;
 
 	if (!o || a->request || a->group || a->flag ||
 	    st_from_fortran(c->ra) ||
@@ -309,22 +240,30 @@ static uint32_t rma_fill(const struct st_call *c, const struct st_fn_info *fi,
 	    (a->rtype && !st_type_builtin(a->rtype)) ||
 	    fi->family == ST_FAM_NONBLOCKING)
 		return 0;
-	if (!rma_cache) {
-		rma_cache = calloc(1u << RMA_BITS, sizeof(*rma_cache));
-		if (!rma_cache)
+	if (!st_tls.rfast) {
+		st_tls.rfast = calloc(1u << ST_RFAST_BITS,
+				      sizeof(*st_tls.rfast));
+		if (!st_tls.rfast)
 			return 0;
 	}
-	f = rma_slot(rma_cache, c->ra);
-	*f = (struct rma_fast){
+	f = st_rfast_slot(st_tls.rfast, c->ra);
+	*f = (struct st_rfast){
 		.ra = c->ra, .fn = c->fn,
 		.gen = atomic_load_explicit(&st_obj_gen, memory_order_relaxed),
-		.token = st_new_token(), .site = ev->site, .o = o,
-		.win = a->win, .peer = a->peer, .assert = a->assert,
-		.locktype = a->locktype, .offset = a->offset,
-		.scount = a->scount, .rcount = a->rcount, .count = a->count,
-		.stype = a->stype, .rtype = a->rtype, .type = a->type,
-		.op = a->op, .sbytes = ev->sbytes, .rbytes = ev->rbytes,
-		.tsize = ev->tsize,
+		.token = st_new_token(), .site = ev->site,
+		.coll = (fi->flags & ST_FNF_COLLECTIVE) != 0, .o = o,
+		.k = {
+			.sbuf = a->sbuf, .rbuf = a->rbuf,
+			.scount = a->scount, .rcount = a->rcount,
+			.count = a->count, .stype = a->stype,
+			.rtype = a->rtype, .type = a->type, .op = a->op,
+			.offset = a->offset, .peer = a->peer,
+			.assert = a->assert, .locktype = a->locktype,
+			.large = a->large, .win = a->win,
+		},
+		.arg = ev->arg, .peer = ev->peer, .offset = ev->offset,
+		.op = ev->op, .tsize = ev->tsize, .sbytes = ev->sbytes,
+		.rbytes = ev->rbytes,
 	};
 	return f->token;
 }

@@ -323,6 +323,60 @@ static const char *param_of(const struct st_def_fn *fn, int role)
 	return i < 0 ? NULL : fn->params[i].name;
 }
 
+/* The roles of struct st_rkey: the one-sided calls' key. */
+static int rma_key_role(int role)
+{
+	switch (role) {
+	case ST_ROLE_SBUF: case ST_ROLE_RBUF: case ST_ROLE_SCOUNT:
+	case ST_ROLE_RCOUNT: case ST_ROLE_COUNT: case ST_ROLE_STYPE:
+	case ST_ROLE_RTYPE: case ST_ROLE_TYPE: case ST_ROLE_OP:
+	case ST_ROLE_PEER: case ST_ROLE_WIN: case ST_ROLE_OFFSET:
+	case ST_ROLE_ASSERT: case ST_ROLE_LOCKTYPE: case ST_ROLE_NONE:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One-sided calls whose record follows from their key (pmpi/rma.c):
+ * those without a request, a group or a flag, whose every role is in
+ * struct st_rkey.  Their wrappers hand it to st_rma_find() before the
+ * call and finish with st_leave_rma_key().
+ */
+static int rma_keyed(const struct st_def_fn *fn)
+{
+	size_t i;
+
+	if (fn->kind != ST_KIND_RMA || fn->family == ST_FAM_NONBLOCKING)
+		return 0;
+	for (i = 0; i < fn->nparams; i++)
+		if (!rma_key_role(fn->params[i].role))
+			return 0;
+	return 1;
+}
+
+/* "st_rma_find(&c, (struct st_rkey){ .role = param, ... });" */
+static void put_rma_key(FILE *f, const struct st_def_fn *fn, int large)
+{
+	struct strlist sl = { 0 };
+	size_t i;
+
+	for (i = 0; i < fn->nparams; i++) {
+		const struct st_def_param *prm = &fn->params[i];
+
+		if (prm->role != ST_ROLE_NONE)
+			sl_push(&sl, xstrfmt(".%s = %s",
+					     st_def_role_name(prm->role),
+					     prm->name));
+	}
+	if (large)
+		sl_push(&sl, xstrfmt(".large = 1"));
+	if (!sl.n)
+		sl_push(&sl, xstrfmt("0"));
+	put_list(f, 1, 1, "st_rma_find(&c, (struct st_rkey){ ", &sl, " });");
+	sl_clear(&sl);
+}
+
 /*
  * "st_key_find(&c, (struct st_key){ .role = param, ... });" for
  * repeatable 'fn', whose every role must be a key role: st_leave_key()
@@ -469,6 +523,7 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	struct strlist args = { 0 }, sl = { 0 };
 	const char *post = "st_leave";
 	int keyed = repeatable(fn);
+	int rkeyed = rma_keyed(fn);
 
 	args_of(&args, fn, 0, NULL);
 	fputs("\tstruct st_call c;\n\tint rc;\n\n", f);
@@ -513,6 +568,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 			statuses);
 	if (keyed)
 		put_key(f, fn);
+	if (rkeyed)
+		put_rma_key(f, fn, large);
 	fputs("\tc.t0 = st_now();\n", f);
 	if (twin_of(fn)) {
 		const struct st_def_fn *tw = st_def_find(the_def, fn->twin);
@@ -536,6 +593,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	fputs("\tc.t1 = st_now();\n", f);
 	if (keyed) {
 		fputs("\treturn st_leave_key(&c, rc);\n", f);
+	} else if (rkeyed) {
+		fputs("\treturn st_leave_rma_key(&c, rc);\n", f);
 	} else {
 		put_args(f, fn, large);
 		fprintf(f, "\t%s(&c, rc);\n\treturn rc;\n", post);
