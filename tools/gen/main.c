@@ -355,24 +355,35 @@ static int rma_keyed(const struct st_def_fn *fn)
 	return 1;
 }
 
-/* "st_rma_find(&c, (struct st_rkey){ .role = param, ... });" */
-static void put_rma_key(FILE *f, const struct st_def_fn *fn, int large)
+/*
+ * The designated initialisers ".role = param" of 'fn''s parameters with a
+ * role, and ".large = 1" for the large-count form; "0" when none.
+ */
+static void role_inits(struct strlist *sl, const struct st_def_fn *fn,
+		       int large)
 {
-	struct strlist sl = { 0 };
 	size_t i;
 
 	for (i = 0; i < fn->nparams; i++) {
 		const struct st_def_param *prm = &fn->params[i];
 
 		if (prm->role != ST_ROLE_NONE)
-			sl_push(&sl, xstrfmt(".%s = %s",
-					     st_def_role_name(prm->role),
-					     prm->name));
+			sl_push(sl, xstrfmt(".%s = %s",
+					    st_def_role_name(prm->role),
+					    prm->name));
 	}
 	if (large)
-		sl_push(&sl, xstrfmt(".large = 1"));
-	if (!sl.n)
-		sl_push(&sl, xstrfmt("0"));
+		sl_push(sl, xstrfmt(".large = 1"));
+	if (!sl->n)
+		sl_push(sl, xstrfmt("0"));
+}
+
+/* "st_rma_find(&c, (struct st_rkey){ .role = param, ... });" */
+static void put_rma_key(FILE *f, const struct st_def_fn *fn, int large)
+{
+	struct strlist sl = { 0 };
+
+	role_inits(&sl, fn, large);
 	put_list(f, 1, 1, "st_rma_find(&c, (struct st_rkey){ ", &sl, " });");
 	sl_clear(&sl);
 }
@@ -459,7 +470,6 @@ static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 		ST_ROLE_PARTITIONS,
 	};
 	struct strlist sl = { 0 };
-	size_t i;
 
 	if (fn->kind == ST_KIND_COMPLETE) {
 		put_role_list(f, fn, complete_roles,
@@ -474,18 +484,7 @@ static void put_args(FILE *f, const struct st_def_fn *fn, int large)
 		fprintf(f, "\tc.a.large = %d;\n", large ? 1 : 0);
 		return;
 	}
-	for (i = 0; i < fn->nparams; i++) {
-		const struct st_def_param *prm = &fn->params[i];
-
-		if (prm->role != ST_ROLE_NONE)
-			sl_push(&sl, xstrfmt(".%s = %s",
-					     st_def_role_name(prm->role),
-					     prm->name));
-	}
-	if (large)
-		sl_push(&sl, xstrfmt(".large = 1"));
-	if (!sl.n)
-		sl_push(&sl, xstrfmt("0"));
+	role_inits(&sl, fn, large);
 	put_list(f, 1, 1, "c.a = (struct st_args){ ", &sl, " };");
 	sl_clear(&sl);
 }
