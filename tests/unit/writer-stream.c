@@ -7,7 +7,8 @@
  * records that follow it, once, also when that thread runs concurrently
  * or a signal handler gets there first; a loop of identical
  * collectives costs at most 4 bytes a record, and its repeats are the
- * bytes the codec writes for them.
+ * bytes the codec writes for them; a chunk is never longer than zlib's
+ * full deflate makes it, and timing noise is coded shorter.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "writer/encode.h"
 #include "writer/event.h"
@@ -714,4 +716,116 @@ Test(writer_stream, repeats_write_what_the_codec_writes)
 	cr_expect_eq(memcmp(mb.buf + off, want, len), 0);
 	expect_file(mb.buf, mb.len, ev, N);
 	free(want);
+}
+
+/*
+ * The one chunk a stream of 'n' events 'ev' (one buffer, at level 1)
+ * writes: its method, its record bytes ('*raw', malloc'ed, '*rawlen')
+ * and its payload's length.
+ */
+static int one_chunk(const struct st_event *ev, int n, uint8_t **raw,
+		     size_t *rawlen, size_t *paylen)
+{
+	struct st_stream *s;
+	const uint8_t *c;
+	uLongf got;
+	int i;
+
+	cr_assert_eq(st_stream_new(&s, &sink, 0, 1 << 20, 1), 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+	cr_assert_eq(st_stream_flush(s), 0);
+	st_stream_free(s);
+	cr_assert_eq(mb.nwrites, 2, "%zu writes: header and one chunk",
+		     mb.nwrites);
+	c = mb.buf + mb.ends[0];
+	*rawlen = st_get_le32(c + 8);
+	*paylen = st_get_le32(c + 12);
+	*raw = malloc(*rawlen);
+	cr_assert(*raw);
+	if (c[6] == ST_CHUNK_STORED) {
+		memcpy(*raw, c + ST_CHUNK_HDR_LEN, *rawlen);
+	} else {
+		got = *rawlen;
+		cr_assert_eq(uncompress(*raw, &got, c + ST_CHUNK_HDR_LEN,
+					*paylen), Z_OK);
+		cr_assert_eq(got, *rawlen);
+	}
+	return c[6];
+}
+
+/* zlib's own deflate of 'raw' at level 1, as every chunk once was. */
+static size_t full_deflate(const uint8_t *raw, size_t len)
+{
+	uLongf n = compressBound(len);
+	uint8_t *out = malloc(n);
+
+	cr_assert(out);
+	cr_assert_eq(compress2(out, &n, raw, len, 1), Z_OK);
+	free(out);
+	return n;
+}
+
+/*
+ * A chunk of records whose bytes are timing noise (an allreduce loop's
+ * timestamps, written as general records, not repeats) is Huffman
+ * coded: shorter than full deflating, which finds no strings there.
+ */
+Test(writer_stream, timing_noise_chunk_is_shorter_than_full_deflate)
+{
+	enum { N = 12000 };
+	static struct st_event ev[N];
+	uint64_t seed = 77, t = 1000;
+	size_t rawlen, paylen, full;
+	uint8_t *raw;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = t + 50 + rng_next(&seed) % 101;
+		ev[i].t1 = ev[i].t0 + 250 + rng_next(&seed) % 101;
+		t = ev[i].t1;
+	}
+	cr_assert_eq(one_chunk(ev, N, &raw, &rawlen, &paylen),
+		     ST_CHUNK_DEFLATE);
+	cr_assert_leq(rawlen, 65536, "the probe sees the whole chunk");
+	full = full_deflate(raw, rawlen);
+	cr_expect_lt(paylen, full, "%zu bytes against deflate's %zu", paylen,
+		     full);
+	free(raw);
+}
+
+/*
+ * A chunk whose records repeat a few different texts, strings that
+ * deflate finds, is no longer than full deflating makes it.
+ */
+Test(writer_stream, chunk_of_strings_is_no_longer_than_full_deflate)
+{
+	enum { N = 3000 };
+	static struct st_event ev[N];
+	static const char *const words[] = { "alpha beta gamma delta",
+		"the quick brown fox jumps", "over the lazy dog again",
+		"epsilon zeta eta theta iota" };
+	uint64_t seed = 78;
+	size_t rawlen, paylen, full;
+	uint8_t *raw;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 300;
+		ev[i].text = words[rng_next(&seed) % 4];
+		ev[i].text_len = (uint32_t)strlen(ev[i].text);
+	}
+	cr_assert_eq(one_chunk(ev, N, &raw, &rawlen, &paylen),
+		     ST_CHUNK_DEFLATE);
+	full = full_deflate(raw, rawlen);
+	cr_expect_leq(paylen, full, "%zu bytes against deflate's %zu",
+		      paylen, full);
+	cr_expect_lt(paylen * 4, rawlen, "strings were not matched: %zu of %zu",
+		     paylen, rawlen);
+	free(raw);
 }
