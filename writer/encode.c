@@ -135,7 +135,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 {
 	x->epoch = c->epoch;
 	x->key = key;
-	x->next = key & ST_KEY_FN_SITE;
+	x->next = key & ST_KEY_NEXT;
 	x->gap = x->dur = 0;
 	x->lreq = 0;
 	memcpy(x->v, ctx_empty, sizeof(x->v));
@@ -156,6 +156,7 @@ void st_codec_init(struct st_codec *c)
 	c->epoch = 1;
 	c->prev = &c->start;
 	c->done_fn = ST_DONE_NONE;
+	c->loops = 1;
 }
 
 void st_codec_reset(struct st_codec *c)
@@ -165,7 +166,11 @@ void st_codec_reset(struct st_codec *c)
 	c->done_fn = ST_DONE_NONE;
 	c->last_fn = 0;
 	c->run_left = 0;
+	c->loop_left = 0;
+	c->nloop = 0;
 	c->run_n = c->run_end = NULL;
+	c->loop_n = c->loop_end = NULL;
+	c->loop_two = 0;
 	c->prev = &c->start;
 	c->start.key = c->start.next = 0;
 	/*
@@ -220,10 +225,14 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 
 	tag = ev->kind - 1;
 	p++;
-	/* Spelled out: ST_TAG_RUN, that record's tag otherwise, is taken. */
-	if ((key & ST_KEY_FN_SITE) != c->prev->next ||
+	/*
+	 * Spelled out: ST_TAG_RUN and the loop run tags, those records'
+	 * tags otherwise, are taken.
+	 */
+	if ((key & ST_KEY_FN_SITE) != (c->prev->next & ST_KEY_FN_SITE) ||
 	    (ev->kind == ST_REC_CALL && !mask && !(ev->t0 | ev->t1) &&
-	     !ev->nframes && !ev->text_len)) {
+	     !ev->nframes && !ev->text_len) ||
+	    (ev->kind == ST_REC_START && !(ev->t0 | ev->t1))) {
 		tag |= ST_TAG_FN;
 		p = st_varint_put(p, ev->fn);
 		p = st_varint_put(p, st_zigzag(ev->site -
@@ -317,6 +326,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	struct st_ctx *x = st_ctx_slot(c, key);
 	uint64_t diff = 0, pq, prq, gap, dur, pg, pd;
 	uint8_t *p = *pp;
+	struct st_loop lp;
 	int same;
 
 	/* A slot valid for 'key' implies a valid kind: it was encoded. */
@@ -333,15 +343,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
 		return enc_full(c, pp, limit, ev, token, x, key, 1);
 
-	*p = (uint8_t)(ev->kind - 1);
-	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
-		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, ev->fn);
-		p = st_varint_put(p, st_zigzag(ev->site -
-					       (c->prev->key >> 32)));
-	} else {
-		p++;
-	}
+	p = st_enc_head(c, p, ev->kind, ev->fn, ev->site, key, &lp);
 	same = c->done_fn == ev->fn;
 	gap = ev->t0 - c->last_t1;
 	dur = ev->t1 - ev->t0;
@@ -351,6 +353,8 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	p = st_varint_put(p, st_zigzag(dur - pd));
 	if (unlikely(p > limit))
 		return -ENOBUFS;
+	st_enc_loop(c, p, &lp);
+	c->nloop += lp.n != NULL;
 	x->token = token;
 	c->tok[st_tok_index(token)] = x;
 	x->v[ST_F_SEQ] = ev->seq;
@@ -376,6 +380,7 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	uint8_t *p = *pp, *n = NULL;
 	struct st_ctx *x;
 	struct st_cseq *q;
+	struct st_loop lp = { 0 };
 
 	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
 		/*
@@ -407,7 +412,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 */
 		x = c->tok[st_tok_index(token)];
 		if (!x || x->token != token)
-			x = st_ctx_slot(c, c->prev->next | ST_REC_CALL << 16);
+			x = st_ctx_slot(c, (c->prev->next & ST_KEY_FN_SITE) |
+					       ST_REC_CALL << 16);
 		if (x->token != token || !token || x->epoch != c->epoch ||
 		    (x->key & 0xfffff) != (ST_REC_CALL << 16 | fn) ||
 		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
@@ -416,15 +422,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		    !(t0 | t1) || c->done_fn == fn)
 			return 1;
 		q = st_cseq_slot(c, x->v[ST_F_COMM]);
-		*p = (uint8_t)(ST_REC_CALL - 1);
-		if ((x->key & ST_KEY_FN_SITE) != c->prev->next) {
-			*p |= ST_TAG_FN;
-			p = st_varint_put(p + 1, fn);
-			p = st_varint_put(p, st_zigzag((x->key >> 32) -
-						       (c->prev->key >> 32)));
-		} else {
-			p++;
-		}
+		p = st_enc_head(c, p, ST_REC_CALL, fn, (uint32_t)(x->key >> 32),
+				x->key, &lp);
 	}
 	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
 	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
@@ -433,6 +432,7 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	/* Before the caller publishes the record (see format.h). */
 	if (n)
 		++*n;
+	st_enc_loop(c, p, &lp);
 	c->run_n = n;
 	c->run_end = p;
 	c->run_x = x;
@@ -482,7 +482,7 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	const uint8_t *p = *pp;
 	struct st_ctx *x;
 	unsigned kind, tag, fn, cls, i;
-	int run = 0, valid, same;
+	int run = 0, loop = 0, valid, same;
 	uint32_t m;
 
 	if (c->run_left) {
@@ -490,6 +490,9 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		c->run_left--;
 		tag = ST_REC_CALL - 1;
 		run = 1;
+	} else if (c->loop_left) {
+		c->loop_left--;
+		loop = 1;
 	} else {
 		if (p >= end)
 			return -EBADMSG;
@@ -500,7 +503,27 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 			c->run_left = *p++ - 1u;
 			tag = ST_REC_CALL - 1;
 			run = 1;
+		} else if ((tag & ST_TAG_LOOP_MASK) == ST_TAG_LOOP &&
+			   c->loops) {
+			if (tag != ST_TAG_LOOP_LONG) {
+				c->loop_left = tag / ST_TAG_LOOP_STEP;
+			} else {
+				if (p >= end || !*p)
+					return -EBADMSG;
+				c->loop_left = *p++ - 1u;
+			}
+			loop = 1;
 		}
+	}
+	if (loop) {
+		/*
+		 * A loop run's member: tagged as the kind the previous
+		 * record's successor has, with its fn and site (below).
+		 */
+		kind = (unsigned)(c->prev->next >> 16 & 0xf);
+		if (kind - 1u >= ST_REC_MAX)
+			return -EBADMSG;
+		tag = kind - 1;
 	}
 	kind = (tag & ST_TAG_KIND) + 1;
 	if (run) {

@@ -21,6 +21,11 @@ struct st_event;
 
 /* The fn and site bits of a context key (st_ctx_key()). */
 #define ST_KEY_FN_SITE 0xffffffff0000ffffull
+/*
+ * Its fn, site and kind bits: a successor (struct st_ctx's 'next'), the
+ * record a loop run's member is (writer/format.h).
+ */
+#define ST_KEY_NEXT 0xffffffff000fffffull
 /* Where a done record's ordinal goes in its key (st_rec_key()). */
 #define ST_KEY_ORD_SHIFT 27
 
@@ -38,7 +43,8 @@ struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
 	uint32_t token;		/* the caller's name for v[], 0 when none */
 	uint64_t key;		/* st_ctx_key() */
-	uint64_t next;		/* fn and site of its successor */
+	uint64_t next;		/* kind, fn and site of its successor
+				   (key & ST_KEY_NEXT) */
 	uint64_t gap, dur;	/* the timing of its size class */
 	uint32_t cls;		/* size class of its last record */
 	uint64_t lreq;		/* done records: the codec's last_req after
@@ -68,13 +74,26 @@ struct st_codec {
 	uint16_t last_fn;	/* fn of the previous record */
 	uint8_t v6;		/* reader: a trace of version 7 or older,
 				   decoded by its rules (st_dec_record()) */
+	uint8_t loops;		/* ST_TAG_LOOP starts a loop run: version 9
+				   and later (st_codec_init() sets it) */
 	uint32_t run_left;	/* reader: members of the run still to come */
+	uint32_t loop_left;	/* reader: those of the loop run */
+	uint32_t nloop;		/* writer: loop run members in this chunk
+				   but repeats (they count as repeats) */
 	struct st_ctx *prev;	/* slot of the previous record, or &start */
 	uint8_t *run_n;		/* writer: the open run's count, or NULL */
 	uint8_t *run_end;	/* writer: end of the last repeat */
 	struct st_ctx *run_x;	/* writer: the last repeat's context, */
 	struct st_cseq *run_q;	/* its communicator's slot */
 	uint32_t run_token;	/* and its token */
+	uint8_t *loop_n;	/* writer: the open loop run's count (its tag
+				   or count byte), or NULL */
+	uint8_t loop_max;	/* the count's value when the run is full */
+	uint8_t loop_step;	/* what a member adds to it */
+	uint8_t loop_two;	/* the last two records could have been
+				   members, and neither is */
+	uint8_t *loop_end;	/* writer: end of the last record that was, or
+				   could have been, a loop run's member */
 	struct st_ctx start;	/* 'prev' of a chunk's first record */
 	struct st_ctx *tok[ST_TOK_SLOTS + 1]; /* writer: st_tok_index() */
 	struct st_ctx ctx[ST_CTX_SLOTS];
@@ -128,7 +147,7 @@ static inline struct st_ctx *st_ctx_slot(struct st_codec *c, uint64_t key)
 static inline void st_ctx_follow(struct st_codec *c, struct st_ctx *x,
 				 uint64_t key)
 {
-	c->prev->next = key & ST_KEY_FN_SITE;
+	c->prev->next = key & ST_KEY_NEXT;
 	c->prev = x;
 }
 
@@ -230,6 +249,89 @@ static inline int st_ctx_valid(const struct st_codec *c,
 	return x->epoch == c->epoch && x->key == key;
 }
 
+/* What st_enc_head() found, for st_enc_loop(). */
+struct st_loop {
+	uint8_t *n;		/* the run's count the record is in, or NULL */
+	uint8_t max;		/* a new run's: its count when full */
+	uint8_t loop;		/* the record was, or could have been, a
+				   loop run's member */
+	uint8_t open;		/* it starts a run ('n' already counts it) */
+	uint8_t chain;		/* it follows one that could have been */
+};
+
+/*
+ * The head of a record of 'kind', 'fn', 'site' and context 'key' coded
+ * at 'p' in 'c', whose every field is as predicted and which has
+ * timestamps but no frames or text; returns where its timestamps go.
+ * When it is the record the previous one's successor predicts, kind
+ * included, it is a loop run's member (writer/format.h), and the head
+ * is: nothing, when it joins the open run; when the record before
+ * could have been a member too, a run's tag, which counts up to 7
+ * members (a run that starts there costs what the record's tag would
+ * have), or after a full run the tag and count of one of up to
+ * ST_RUN_MAX; else the record's own tag, as it would be without runs.
+ * Otherwise the tag, with fn and site when the successor does not
+ * predict them.  Nothing in 'c' changes: st_enc_loop() does, once the
+ * record fits.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+st_enc_head(const struct st_codec *c, uint8_t *p, unsigned kind,
+	    unsigned fn, uint32_t site, uint64_t key, struct st_loop *l)
+{
+	const uint64_t next = c->prev->next;
+
+	l->n = NULL;
+	l->open = 0;
+	l->loop = (key & ST_KEY_NEXT) == next;
+	l->chain = l->loop && p == c->loop_end;
+	if (l->chain && (c->loop_n || c->loop_two)) {
+		if (c->loop_n && *c->loop_n != c->loop_max) {
+			l->n = c->loop_n;
+			return p;
+		}
+		l->open = 1;
+		if (!c->loop_n) {
+			*p = ST_TAG_LOOP;
+			l->n = p;
+			l->max = ST_TAG_LOOP_FULL;
+			return p + 1;
+		}
+		p[0] = ST_TAG_LOOP_LONG;
+		p[1] = 1;
+		l->n = p + 1;
+		l->max = ST_RUN_MAX;
+		return p + 2;
+	}
+	*p = (uint8_t)(kind - 1);
+	if (!((key ^ next) & ST_KEY_FN_SITE))
+		return p + 1;
+	*p |= ST_TAG_FN;
+	p = st_varint_put(p + 1, fn);
+	return st_varint_put(p, st_zigzag(site - (c->prev->key >> 32)));
+}
+
+/*
+ * After st_enc_head() the record, ending at 'p', fits: a member that
+ * joins a run counts in it (before the caller publishes the record, as
+ * for runs: format.h), and a record that was or could have been one
+ * opens the way for the next.
+ */
+static inline __attribute__((always_inline)) void
+st_enc_loop(struct st_codec *c, uint8_t *p, const struct st_loop *l)
+{
+	if (!l->loop)
+		return;
+	if (l->open) {
+		c->loop_max = l->max;
+		c->loop_step = l->max == ST_RUN_MAX ? 1 : ST_TAG_LOOP_STEP;
+	} else if (l->n) {
+		*l->n += c->loop_step;
+	}
+	c->loop_two = l->chain;
+	c->loop_n = l->n;
+	c->loop_end = p;
+}
+
 /* Set up 'c' for the first chunk. */
 void st_codec_init(struct st_codec *c);
 
@@ -312,6 +414,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	uint64_t gap, dur, pg, pd;
 	uint8_t *p = *pp;
 	struct st_cseq *q = NULL;
+	struct st_loop lp;
 	int same;
 
 	/*
@@ -336,14 +439,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	}
 	if (st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
 		return 1;
-	*p = (uint8_t)(kind - 1);
-	if ((key & ST_KEY_FN_SITE) != prev->next) {
-		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, fn);
-		p = st_varint_put(p, st_zigzag(site - (prev->key >> 32)));
-	} else {
-		p++;
-	}
+	p = st_enc_head(c, p, kind, fn, site, key, &lp);
 	same = c->done_fn == fn;
 	gap = t0 - c->last_t1;
 	dur = t1 - t0;
@@ -353,6 +449,8 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	p = st_varint_put(p, st_zigzag(dur - pd));
 	if (__builtin_expect(p > limit, 0))
 		return -ENOBUFS;
+	st_enc_loop(c, p, &lp);
+	c->nloop += lp.n != NULL;
 	/*
 	 * The token map serves st_enc_repeat(), which takes only call
 	 * records with a sequence number and without a request: no other
@@ -390,7 +488,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	c->done_fn = kind == ST_REC_DONE ? fn : ST_DONE_NONE;
 	c->done_dur = dur;
 	c->last_t1 = t1;
-	prev->next = key & ST_KEY_FN_SITE;
+	prev->next = key & ST_KEY_NEXT;
 	c->prev = x;
 	c->last_fn = (uint16_t)fn;
 	*pp = p;

@@ -244,7 +244,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 8
+#define ST_FORMAT_VERSION 9
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
@@ -268,6 +268,11 @@
 #define ST_TAG_FRAMES 0x40
 #define ST_TAG_TEXT 0x80
 #define ST_TAG_RUN 0x08
+#define ST_TAG_LOOP 0x09		/* tag & ST_TAG_LOOP_MASK: a loop run */
+#define ST_TAG_LOOP_MASK 0x1f
+#define ST_TAG_LOOP_STEP 0x20		/* a member more, in a short one */
+#define ST_TAG_LOOP_FULL 0xc9		/* a short one of 7 members */
+#define ST_TAG_LOOP_LONG 0xe9		/* a count byte follows */
 #define ST_RUN_MAX 255
 
 #define ST_CTX_BITS 9

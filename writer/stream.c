@@ -22,9 +22,10 @@
  * its records are lost, as the writer was told, and what is in the file
  * still reads as one whole stream.
  *
- * A buffer that holds mostly repeats (st_stream_append_repeat) is coded
- * with less effort: what remains of a repeat is its two timestamp
- * residuals (in a run, format.h), noise that string matching cannot
+ * A buffer that holds mostly repeats (st_stream_append_repeat) and
+ * members of loop runs (a loop's records, each as predicted: format.h)
+ * is coded with less effort: what remains of such a record is its two
+ * timestamp residuals (in a run), noise that string matching cannot
  * shorten.  At level 1, the default, such a buffer is stored as it is:
  * Huffman coding would take a quarter off its 2.2 bytes a record, at
  * some 200 instructions a record, which ranks that keep every core busy
@@ -51,7 +52,8 @@ struct st_buf {
 	uint8_t *raw;		/* chunk header room, records, slack */
 	size_t len;		/* SEALED: bytes of records */
 	uint32_t nrec;		/* SEALED: records */
-	uint32_t nrep;		/* SEALED: of which repeats */
+	uint32_t nrep;		/* SEALED: of which repeats or loop run
+				   members */
 	atomic_int state;
 };
 
@@ -59,7 +61,8 @@ struct st_stream {
 	uint8_t *pos;		/* end of the filling buffer's records */
 	uint8_t *limit;		/* end of the filling buffer proper */
 	uint32_t nrec;		/* records in the filling buffer */
-	uint32_t nrep;		/* of which repeats */
+	uint32_t nrep;		/* of which repeats (and s->codec.nloop
+				   loop run members but repeats) */
 	int cur;		/* index of the filling buffer */
 	int level;		/* zlib level */
 	int strategy;		/* zlib strategy the stream is set to */
@@ -369,7 +372,7 @@ int st_stream_seal(struct st_stream *s)
 		return -EBUSY;
 	b->len = st_stream_buffered(s);
 	b->nrec = s->nrec;
-	b->nrep = s->nrep;
+	b->nrep = s->nrep + s->codec.nloop;
 	atomic_store_explicit(&o->state, BUF_FILLING, memory_order_relaxed);
 	s->cur = !s->cur;
 	reset(s);
@@ -394,7 +397,8 @@ int st_stream_flush(struct st_stream *s)
 			sched_yield();	/* another thread is writing it */
 	}
 	if (len) {
-		r = write_chunk(s, b->raw, len, s->nrec, s->nrep);
+		r = write_chunk(s, b->raw, len, s->nrec,
+				s->nrep + s->codec.nloop);
 		if (r && !rc)
 			rc = r;
 	}

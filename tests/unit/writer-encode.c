@@ -34,6 +34,18 @@ static uint8_t *new_buf(void)
 	return b;
 }
 
+/*
+ * The bytes of a loop run's head that the record just coded at 'q'..'p'
+ * by 'c' begins with: 1 (a run's tag) or 2 (tag and count) when it
+ * starts a run, else 0.
+ */
+static long run_head(const struct st_codec *c, const uint8_t *q,
+		     const uint8_t *p)
+{
+	return c->loop_n && c->loop_n >= q && c->loop_n < p ?
+	       c->loop_n - q + 1 : 0;
+}
+
 /* Decode 'n' records from 'buf'..'end' and compare with 'want'. */
 static void expect_decodes(const uint8_t *buf, const uint8_t *end,
 			   const struct st_event *want, int n)
@@ -216,12 +228,17 @@ Test(writer_encode, halo_loop_costs_tag_and_timestamps)
 							   &ev[it * 5 + i], 0),
 					     0);
 				/*
-				 * Every field as predicted: a tag and two
-				 * timestamp residuals of a byte each.
+				 * Every field as predicted, the record the
+				 * one before predicts: a loop run's member,
+				 * two timestamp residuals of a byte each
+				 * (and where a run of 7 is full, the next
+				 * run's tag and count).
 				 */
 				if (it == 2)
-					cr_expect_eq(p - q, 3, "persistent %d, "
-						     "record %d: %d bytes",
+					cr_expect_eq(p - q,
+						     2 + run_head(&enc, q, p),
+						     "persistent %d, record "
+						     "%d: %d bytes",
 						     persistent, i,
 						     (int)(p - q));
 			}
@@ -288,12 +305,12 @@ Test(writer_encode, token_writes_what_the_full_encoder_writes)
 
 Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 {
-	struct st_event ev[3];
+	struct st_event ev[5];
 	uint8_t *buf = new_buf(), *p = buf, *q;
 	int i;
 
 	st_codec_init(&enc);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		make_allreduce(&ev[i]);
 		ev[i].seq = (uint64_t)i + 10;
 		ev[i].t0 = 1000000 + 400 * (uint64_t)i;
@@ -312,7 +329,22 @@ Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2], 0), 0);
 	/* Now gap and duration are both as predicted. */
 	cr_expect_eq(p - q, 3);
-	expect_decodes(buf, p, ev, 3);
+	cr_expect_eq(q[0], ST_REC_CALL - 1);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[3], 0), 0);
+	/*
+	 * The third record in a row that is the one the record before
+	 * predicts, every field as predicted: a loop run starts, its tag
+	 * for the record's tag.
+	 */
+	cr_expect_eq(p - q, 3);
+	cr_expect_eq(q[0], ST_TAG_LOOP);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[4], 0), 0);
+	/* Which the next joins: its timestamps alone; the tag counts 2. */
+	cr_expect_eq(p - q, 2);
+	cr_expect_eq(q[-3], ST_TAG_LOOP + ST_TAG_LOOP_STEP);
+	expect_decodes(buf, p, ev, 5);
 	free(buf);
 }
 
@@ -646,7 +678,7 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b, *q, *run;
 	struct st_codec ca;
 	struct st_event ev[N];
-	ptrdiff_t two = 0;
+	ptrdiff_t two = 0, three = 0;
 	int i;
 
 	st_codec_init(&ca);
@@ -668,12 +700,25 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 			cr_assert_eq(pa - a, two);
 			cr_expect_eq(memcmp(a, b, (size_t)two), 0);
 		}
+		if (i == 2)
+			three = pb - b;
 	}
-	/* Then a run of N - 2: its tag and count for their N - 2 tags. */
+	/*
+	 * Then a run of N - 2: its tag and count for their N - 2 tags;
+	 * the full encoder codes the first of them with its tag and the
+	 * rest as a loop run, a tag that counts them: as many bytes.
+	 */
 	cr_expect_eq(a[two], ST_TAG_RUN);
 	cr_expect_eq(a[two + 1], N - 2);
-	cr_expect_eq(pa - a, (pb - b) - (N - 2) + 2);
+	cr_expect_eq(b[two], ST_REC_CALL - 1);
+	cr_expect_eq(b[three], ST_TAG_LOOP + (N - 4) * ST_TAG_LOOP_STEP);
+	cr_expect_eq(pa - a, pb - b);
+	cr_expect_eq(memcmp(a + two + 2, b + two + 1,
+			    (size_t)(three - two - 1)), 0);
+	cr_expect_eq(memcmp(a + three + 1, b + three + 1,
+			    (size_t)(pa - a - three - 1)), 0);
 	expect_decodes(a, pa, ev, N);
+	expect_decodes(b, pb, ev, N);
 
 	/* Declines: another token, a sequence number off by one, token 0. */
 	q = pa;
@@ -1072,8 +1117,9 @@ Test(writer_encode, call_sites_and_their_order_are_predicted)
 	enum { IT = 50, PER = 6 };
 	static struct st_event ev[IT * PER];
 	uint8_t *buf = new_buf(), *p = buf, *q;
+	const uint8_t *run = NULL;
 	uint64_t t = 1000;
-	int it, i, n = 0;
+	int it, i, n = 0, run_short = 0;
 
 	for (it = 0; it < IT; it++) {
 		for (i = 0; i < PER; i++) {
@@ -1093,10 +1139,30 @@ Test(writer_encode, call_sites_and_their_order_are_predicted)
 	for (i = 0; i < n; i++) {
 		q = p;
 		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
-		/* The second round learnt what follows the first's end. */
+		/*
+		 * The second round learnt what follows the first's end:
+		 * each record is a loop run's member, but where a run
+		 * with ST_RUN_MAX members is full and the next starts.
+		 */
 		if (i >= 2 * PER)
-			cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
+			cr_expect_eq(p - q, 2 + run_head(&enc, q, p),
+				     "record %d took %d bytes", i,
 				     (int)(p - q));
+		/*
+		 * A run starts only where the one before is full, 7 in
+		 * a tag or ST_RUN_MAX in a count; it counts up to
+		 * ST_RUN_MAX.
+		 */
+		if (i >= 2 * PER && run_head(&enc, q, p)) {
+			cr_expect_eq(run_head(&enc, q, p), 2, "record %d", i);
+			cr_expect(run && *run == (run_short ? ST_TAG_LOOP_FULL
+							    : ST_RUN_MAX),
+				  "record %d", i);
+		}
+		if (run_head(&enc, q, p)) {
+			run = enc.loop_n;
+			run_short = run_head(&enc, q, p) == 1;
+		}
 	}
 	expect_decodes(buf, p, ev, n);
 	free(buf);
@@ -1204,10 +1270,16 @@ Test(writer_encode, completion_records_share_the_call_timestamps)
 		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
 		if (i < PER || i % PER < 2)
 			continue;
-		/* Tag, then gap and duration as predicted. */
-		cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
-			     (int)(p - q));
-		cr_expect(!q[1] && !q[2], "record %d: residuals", i);
+		/*
+		 * Gap and duration as predicted; the Isend's req is not
+		 * (requests count by one, the loop makes four): the first
+		 * two done records cost their tags, the third starts a
+		 * loop run (its tag) and the rest join it.
+		 */
+		cr_expect_eq(p - q, i % PER <= 3 ? 3 : 2,
+			     "record %d took %d bytes", i, (int)(p - q));
+		cr_expect_eq(run_head(&enc, q, p), i % PER == 3);
+		cr_expect(!p[-2] && !p[-1], "record %d: residuals", i);
 	}
 	expect_decodes(buf, p, ev, n);
 	free(buf);
