@@ -1383,3 +1383,202 @@ Test(writer_encode, repeat_finds_its_context_wherever_it_comes)
 	free(a);
 	free(b);
 }
+
+/*
+ * Loop runs (format 9).  The records of a halo-exchange loop, calls,
+ * starts, done records and the Waitall's call record in turn, each the
+ * one its predecessor predicts with every field as predicted, as the
+ * token shortcut codes them (declining until the contexts hold their
+ * tokens): from the second iteration on they form loop runs, 7 members
+ * in a tag and then up to ST_RUN_MAX behind a tag and count, and decode
+ * to the very records, kinds included.
+ */
+Test(writer_encode, loop_runs_of_mixed_records_decode_as_coded)
+{
+	enum { IT = 300, N = IT * 5 };
+	static struct st_event ev[N];
+	uint8_t *b = new_buf(), *p, *q, *first = NULL;
+	int persistent, it, i, n, r, longs;
+
+	for (persistent = 0; persistent < 2; persistent++) {
+		p = b;
+		n = longs = 0;
+		st_codec_init(&enc);
+		for (it = 0; it < IT; it++) {
+			for (i = 0; i < 5; i++, n++) {
+				const struct st_event *e = &ev[n];
+
+				loop_record(&ev[n], it, i, persistent);
+				q = p;
+				r = st_enc_token(&enc, &p, b + BUF, e->kind,
+						 e->fn, e->site, 100 + (uint32_t)i,
+						 e->seq, e->req, e->inst, e->t0,
+						 e->t1);
+				cr_expect_eq(r, it == 0, "iteration %d, record "
+					     "%d: %d", it, i, r);
+				if (r)
+					cr_assert_eq(st_enc_record(&enc, &p,
+								   b + BUF, e,
+								   100 +
+								   (uint32_t)i),
+						     0);
+				if (run_head(&enc, q, p) == 2)
+					longs++;
+				if (run_head(&enc, q, p) && !first)
+					first = q;
+			}
+		}
+		expect_decodes(b, p, ev, N);
+		/*
+		 * Every record from the fourth of the second iteration on
+		 * is one (the first iteration's last record does not
+		 * predict the Irecv yet; the Isend and the first done
+		 * record cost their tags): a run of 7 in its tag, full,
+		 * then runs of up to ST_RUN_MAX.
+		 */
+		cr_expect_eq(enc.nloop, N - 8, "%u members", enc.nloop);
+		cr_expect_eq(*first, ST_TAG_LOOP_FULL);
+		cr_expect_eq(longs, (N - 8 - 7 + ST_RUN_MAX - 1) / ST_RUN_MAX);
+		/* Two residual bytes a member, and the runs' heads. */
+		cr_expect_leq(p - first, 2 * (N - 8) + 1 + 2 * longs);
+		first = NULL;
+	}
+	free(b);
+}
+
+/*
+ * Where a record of the loop is not as predicted (a field differs,
+ * frames, no timestamps, a call out of the loop's order), it is coded
+ * in full and the run ends; the next two records cost their tags and
+ * the third starts a run again.  Everything decodes as it was.
+ */
+Test(writer_encode, loop_run_broken_by_a_record_not_as_predicted)
+{
+	enum { IT = 60, N = IT * 5 + 1 };
+	static struct st_event ev[N];
+	static uint8_t *pos[N + 1];
+	uint8_t *b = new_buf(), *p = b;
+	int it, i, n = 0, brk[4];
+
+	for (it = 0; it < IT; it++) {
+		for (i = 0; i < 5; i++, n++) {
+			loop_record(&ev[n], it, i, 0);
+			/* Timestamps that shift, as a loop's do. */
+			ev[n].t0 += 10 * (uint64_t)(it % 3);
+			ev[n].t1 += 10 * (uint64_t)(it % 3);
+		}
+		if (it == 40) {
+			/* A barrier out of the loop's order. */
+			make_allreduce(&ev[n]);
+			ev[n].fn = 18;
+			ev[n].t0 = ev[n - 1].t1 + 5;
+			ev[n].t1 = ev[n].t0 + 7;
+			brk[3] = n++;
+		}
+	}
+	cr_assert_eq(n, N);
+	ev[brk[0] = 10 * 5 + 1].tag = 9;	/* the Isend's tag */
+	ev[brk[1] = 20 * 5 + 3].nframes = 1;	/* a done record's frames */
+	ev[brk[1]].frames[0] = 0x4000;
+	brk[2] = 30 * 5 + 4;			/* the Waitall, untimed */
+	ev[brk[2]].t0 = ev[brk[2]].t1 = 0;
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++) {
+		pos[i] = p;
+		cr_assert_eq(st_enc_record(&enc, &p, b + BUF, &ev[i], 0), 0);
+	}
+	pos[N] = p;
+	expect_decodes(b, p, ev, N);
+	for (i = 0; i < 4; i++) {
+		n = brk[i];
+		/* In full: its own tag, which says so. */
+		cr_expect((*pos[n] & ST_TAG_LOOP_MASK) != ST_TAG_LOOP &&
+			  (i == 3 ? *pos[n] & ST_TAG_FN :
+			   *pos[n] & (ST_TAG_DIFF | ST_TAG_FRAMES |
+				      ST_TAG_NOTIME)), "break %d: tag %#x",
+			  i, *pos[n]);
+		/*
+		 * Then two tags, then a run (whose tag now counts its
+		 * members), from the record after; after the barrier, the
+		 * record after it, which the barrier's context does not
+		 * predict, spells its fn out first.
+		 */
+		if (i == 3)
+			cr_expect_eq(*pos[++n] & ~ST_TAG_KIND, ST_TAG_FN,
+				     "break %d: %#x", i, *pos[n]);
+		cr_expect_eq(*pos[n + 1] & ~ST_TAG_KIND, 0, "break %d: %#x", i,
+			     *pos[n + 1]);
+		cr_expect_eq(*pos[n + 2] & ~ST_TAG_KIND, 0, "break %d", i);
+		cr_expect_eq(*pos[n + 3] & ST_TAG_LOOP_MASK, ST_TAG_LOOP,
+			     "break %d: %#x", i, *pos[n + 3]);
+		cr_expect_eq(pos[n + 4] - pos[n + 3], 3, "break %d", i);
+	}
+	free(b);
+}
+
+/*
+ * A chunk may end anywhere in a loop run (a fatal signal's flush: the
+ * run's tag or count already says more members than the chunk holds):
+ * every record up to there decodes.  A loop run's tag as a chunk's
+ * first record (no record before to predict one) or a count of 0 is
+ * corrupt, and an untimed start record, whose tag would be a loop
+ * run's, spells its fn out.
+ */
+Test(writer_encode, loop_run_cut_by_the_chunk_end)
+{
+	enum { N = 5 * 80 };
+	static struct st_event ev[N];
+	static uint8_t *pos[N + 1];
+	struct st_event got[2];
+	uint8_t *b = new_buf(), *p = b, *cnt = NULL;
+	const uint8_t *r;
+	int i, k;
+
+	for (i = 0; i < N; i++)
+		loop_record(&ev[i], i / 5, i % 5, 1);
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++) {
+		pos[i] = p;
+		cr_assert_eq(st_enc_record(&enc, &p, b + BUF, &ev[i], 0), 0);
+		if (run_head(&enc, pos[i], p) == 2 && !cnt)
+			cnt = enc.loop_n;
+	}
+	pos[N] = p;
+	for (k = 1; k <= N; k++) {
+		st_codec_init(&dec);
+		r = b;
+		for (i = 0; i < k; i++) {
+			cr_assert_eq(st_dec_record(&dec, &r, pos[k], &got[0]),
+				     0, "cut at %d: record %d", k, i);
+			got[0].thread = ev[i].thread;
+			expect_event_eq(&got[0], &ev[i], i);
+		}
+		cr_expect_eq(r, pos[k], "cut at %d", k);
+	}
+	/* A count of 0. */
+	cr_assert(cnt);
+	*cnt = 0;
+	st_codec_init(&dec);
+	r = b;
+	for (i = 0; r < cnt - 1; i++)
+		cr_assert_eq(st_dec_record(&dec, &r, p, &got[0]), 0);
+	cr_expect_eq(st_dec_record(&dec, &r, p, &got[0]), -EBADMSG);
+	/* First in a chunk. */
+	b[0] = ST_TAG_LOOP;
+	b[1] = b[2] = 0;
+	st_codec_init(&dec);
+	r = b;
+	cr_expect_eq(st_dec_record(&dec, &r, b + 3, &got[0]), -EBADMSG);
+	/* Untimed start records: never a loop run's tag. */
+	st_codec_init(&enc);
+	p = b;
+	for (i = 0; i < 2; i++) {
+		loop_record(&ev[i], 0, 0, 1);
+		ev[i].t0 = ev[i].t1 = 0;
+		pos[i] = p;
+		cr_assert_eq(st_enc_record(&enc, &p, b + BUF, &ev[i], 0), 0);
+		cr_expect_neq(*pos[i] & ST_TAG_LOOP_MASK, ST_TAG_LOOP);
+	}
+	expect_decodes(b, p, ev, 2);
+	free(b);
+}
