@@ -170,7 +170,7 @@ void st_codec_reset(struct st_codec *c)
 	c->nloop = 0;
 	c->run_n = c->run_end = NULL;
 	c->loop_n = c->loop_end = NULL;
-	c->loop_two = 0;
+	c->loop_st = ST_LOOP_NONE;
 	c->prev = &c->start;
 	c->start.key = c->start.next = 0;
 	/*
@@ -326,7 +326,6 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	struct st_ctx *x = st_ctx_slot(c, key);
 	uint64_t diff = 0, pq, prq, gap, dur, pg, pd;
 	uint8_t *p = *pp;
-	struct st_loop lp;
 	int same;
 
 	/* A slot valid for 'key' implies a valid kind: it was encoded. */
@@ -340,10 +339,12 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 					bit == ST_F_REQ ? prq : x->v[bit]);
 	ST_FIELD_LIST(X)
 #undef X
-	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
+	/* So is one without the room st_enc_head() wants. */
+	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1) ||
+		     limit - p < ST_HEAD_ROOM))
 		return enc_full(c, pp, limit, ev, token, x, key, 1);
 
-	p = st_enc_head(c, p, ev->kind, ev->fn, ev->site, key, &lp);
+	p = st_enc_head(c, p, ev->kind, ev->fn, ev->site, key);
 	same = c->done_fn == ev->fn;
 	gap = ev->t0 - c->last_t1;
 	dur = ev->t1 - ev->t0;
@@ -351,10 +352,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	pd = same ? c->done_dur : x->dur;
 	p = st_varint_put(p, st_zigzag(gap - pg));
 	p = st_varint_put(p, st_zigzag(dur - pd));
-	if (unlikely(p > limit))
-		return -ENOBUFS;
-	st_enc_loop(c, p, &lp);
-	c->nloop += lp.n != NULL;
+	c->loop_end = p;
 	x->token = token;
 	c->tok[st_tok_index(token)] = x;
 	x->v[ST_F_SEQ] = ev->seq;
@@ -380,7 +378,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	uint8_t *p = *pp, *n = NULL;
 	struct st_ctx *x;
 	struct st_cseq *q;
-	struct st_loop lp = { 0 };
+	uint32_t nloop = c->nloop;
+	int head = 0;
 
 	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
 		/*
@@ -422,8 +421,13 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		    !(t0 | t1) || c->done_fn == fn)
 			return 1;
 		q = st_cseq_slot(c, x->v[ST_F_COMM]);
+		if (unlikely(limit - p < ST_HEAD_ROOM))
+			return -ENOBUFS;
 		p = st_enc_head(c, p, ST_REC_CALL, fn, (uint32_t)(x->key >> 32),
-				x->key, &lp);
+				x->key);
+		head = 1;
+		/* A repeat counts as one, member or not (writer/stream.c). */
+		c->nloop = nloop;
 	}
 	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
 	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
@@ -432,7 +436,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	/* Before the caller publishes the record (see format.h). */
 	if (n)
 		++*n;
-	st_enc_loop(c, p, &lp);
+	if (head)
+		c->loop_end = p;
 	c->run_n = n;
 	c->run_end = p;
 	c->run_x = x;

@@ -87,13 +87,12 @@ struct st_codec {
 	struct st_cseq *run_q;	/* its communicator's slot */
 	uint32_t run_token;	/* and its token */
 	uint8_t *loop_n;	/* writer: the open loop run's count (its tag
-				   or count byte), or NULL */
+				   or count byte) */
 	uint8_t loop_max;	/* the count's value when the run is full */
 	uint8_t loop_step;	/* what a member adds to it */
-	uint8_t loop_two;	/* the last two records could have been
-				   members, and neither is */
-	uint8_t *loop_end;	/* writer: end of the last record that was, or
-				   could have been, a loop run's member */
+	uint8_t loop_st;	/* ST_LOOP_*, of the record ending at: */
+	uint8_t *loop_end;	/* writer: the end of the last record coded
+				   through st_enc_head() */
 	struct st_ctx start;	/* 'prev' of a chunk's first record */
 	struct st_ctx *tok[ST_TOK_SLOTS + 1]; /* writer: st_tok_index() */
 	struct st_ctx ctx[ST_CTX_SLOTS];
@@ -249,87 +248,82 @@ static inline int st_ctx_valid(const struct st_codec *c,
 	return x->epoch == c->epoch && x->key == key;
 }
 
-/* What st_enc_head() found, for st_enc_loop(). */
-struct st_loop {
-	uint8_t *n;		/* the run's count the record is in, or NULL */
-	uint8_t max;		/* a new run's: its count when full */
-	uint8_t loop;		/* the record was, or could have been, a
-				   loop run's member */
-	uint8_t open;		/* it starts a run ('n' already counts it) */
-	uint8_t chain;		/* it follows one that could have been */
+/* st_codec.loop_st: how the record before stands to loop runs. */
+enum {
+	ST_LOOP_NONE,		/* not a possible member */
+	ST_LOOP_ONE,		/* a possible member, coded with its tag */
+	ST_LOOP_TWO,		/* so were it and the one before */
+	ST_LOOP_IN		/* a member of the open run, loop_n */
 };
+
+/*
+ * The most bytes st_enc_head() and the two timestamp residuals after it
+ * take: tag, fn and site (1 + 3 + 5) or a loop run's tag and count, and
+ * two varints.  Callers check the room first, so that the head can
+ * change the codec's loop run state at once: nothing can fail after.
+ */
+#define ST_HEAD_ROOM 32
 
 /*
  * The head of a record of 'kind', 'fn', 'site' and context 'key' coded
  * at 'p' in 'c', whose every field is as predicted and which has
- * timestamps but no frames or text; returns where its timestamps go.
- * When it is the record the previous one's successor predicts, kind
- * included, it is a loop run's member (writer/format.h), and the head
- * is: nothing, when it joins the open run; when the record before
- * could have been a member too, a run's tag, which counts up to 7
- * members (a run that starts there costs what the record's tag would
- * have), or after a full run the tag and count of one of up to
- * ST_RUN_MAX; else the record's own tag, as it would be without runs.
- * Otherwise the tag, with fn and site when the successor does not
- * predict them.  Nothing in 'c' changes: st_enc_loop() does, once the
- * record fits.
+ * timestamps but no frames or text, with ST_HEAD_ROOM bytes of room;
+ * returns where its timestamps go, after which the caller sets
+ * c->loop_end to the record's end.  When it is the record the previous
+ * one's successor predicts, kind included, it may be a loop run's
+ * member (writer/format.h), and the head is: nothing, when it joins the
+ * open run (counted at once, before the caller publishes the record, as
+ * for runs: format.h); when the two records before could have been
+ * members too, a run's tag, which counts up to 7 members (so the run
+ * costs what the record's tag would have), or after a full run the tag
+ * and count of one of up to ST_RUN_MAX; else the record's own tag, as
+ * it would be without loop runs.  Otherwise the tag, with fn and site
+ * when the successor does not predict them.
  */
 static inline __attribute__((always_inline)) uint8_t *
-st_enc_head(const struct st_codec *c, uint8_t *p, unsigned kind,
-	    unsigned fn, uint32_t site, uint64_t key, struct st_loop *l)
+st_enc_head(struct st_codec *c, uint8_t *p, unsigned kind, unsigned fn,
+	    uint32_t site, uint64_t key)
 {
 	const uint64_t next = c->prev->next;
+	unsigned st;
+	uint8_t *n;
 
-	l->n = NULL;
-	l->open = 0;
-	l->loop = (key & ST_KEY_NEXT) == next;
-	l->chain = l->loop && p == c->loop_end;
-	if (l->chain && (c->loop_n || c->loop_two)) {
-		if (c->loop_n && *c->loop_n != c->loop_max) {
-			l->n = c->loop_n;
-			return p;
+	if ((key & ST_KEY_NEXT) == next) {
+		st = p == c->loop_end ? c->loop_st : ST_LOOP_NONE;
+		if (st == ST_LOOP_IN) {
+			n = c->loop_n;
+			c->nloop++;
+			if (__builtin_expect(*n != c->loop_max, 1)) {
+				*n = (uint8_t)(*n + c->loop_step);
+				return p;
+			}
+			p[0] = ST_TAG_LOOP_LONG;
+			p[1] = 1;
+			c->loop_n = p + 1;
+			c->loop_max = ST_RUN_MAX;
+			c->loop_step = 1;
+			return p + 2;
 		}
-		l->open = 1;
-		if (!c->loop_n) {
+		if (st == ST_LOOP_TWO) {
 			*p = ST_TAG_LOOP;
-			l->n = p;
-			l->max = ST_TAG_LOOP_FULL;
+			c->nloop++;
+			c->loop_n = p;
+			c->loop_max = ST_TAG_LOOP_FULL;
+			c->loop_step = ST_TAG_LOOP_STEP;
+			c->loop_st = ST_LOOP_IN;
 			return p + 1;
 		}
-		p[0] = ST_TAG_LOOP_LONG;
-		p[1] = 1;
-		l->n = p + 1;
-		l->max = ST_RUN_MAX;
-		return p + 2;
+		c->loop_st = (uint8_t)(st + 1);
+		*p = (uint8_t)(kind - 1);
+		return p + 1;
 	}
+	c->loop_st = ST_LOOP_NONE;
 	*p = (uint8_t)(kind - 1);
 	if (!((key ^ next) & ST_KEY_FN_SITE))
 		return p + 1;
 	*p |= ST_TAG_FN;
 	p = st_varint_put(p + 1, fn);
 	return st_varint_put(p, st_zigzag(site - (c->prev->key >> 32)));
-}
-
-/*
- * After st_enc_head() the record, ending at 'p', fits: a member that
- * joins a run counts in it (before the caller publishes the record, as
- * for runs: format.h), and a record that was or could have been one
- * opens the way for the next.
- */
-static inline __attribute__((always_inline)) void
-st_enc_loop(struct st_codec *c, uint8_t *p, const struct st_loop *l)
-{
-	if (!l->loop)
-		return;
-	if (l->open) {
-		c->loop_max = l->max;
-		c->loop_step = l->max == ST_RUN_MAX ? 1 : ST_TAG_LOOP_STEP;
-	} else if (l->n) {
-		*l->n += c->loop_step;
-	}
-	c->loop_two = l->chain;
-	c->loop_n = l->n;
-	c->loop_end = p;
 }
 
 /* Set up 'c' for the first chunk. */
@@ -414,7 +408,6 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	uint64_t gap, dur, pg, pd;
 	uint8_t *p = *pp;
 	struct st_cseq *q = NULL;
-	struct st_loop lp;
 	int same;
 
 	/*
@@ -439,7 +432,9 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	}
 	if (st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
 		return 1;
-	p = st_enc_head(c, p, kind, fn, site, key, &lp);
+	if (__builtin_expect(limit - p < ST_HEAD_ROOM, 0))
+		return -ENOBUFS;
+	p = st_enc_head(c, p, kind, fn, site, key);
 	same = c->done_fn == fn;
 	gap = t0 - c->last_t1;
 	dur = t1 - t0;
@@ -447,10 +442,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	pd = same ? c->done_dur : x->dur;
 	p = st_varint_put(p, st_zigzag(gap - pg));
 	p = st_varint_put(p, st_zigzag(dur - pd));
-	if (__builtin_expect(p > limit, 0))
-		return -ENOBUFS;
-	st_enc_loop(c, p, &lp);
-	c->nloop += lp.n != NULL;
+	c->loop_end = p;
 	/*
 	 * The token map serves st_enc_repeat(), which takes only call
 	 * records with a sequence number and without a request: no other
