@@ -6,7 +6,9 @@
  * timestamps are a gap from the previous record and a duration, each
  * against the last of its context and size class.  A repeated
  * collective thus costs three or five bytes before zlib, whose job is
- * then easy.  The encoder runs on the interposer's hot path: no
+ * then easy, and in a loop, where each record is the one the record
+ * before predicts, runs take the tags away: two bytes a record.  The
+ * encoder runs on the interposer's hot path: no
  * allocation, no system call, one bounds check per record (the caller
  * leaves slack past the limit), and nothing committed until the record
  * is known to fit.

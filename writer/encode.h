@@ -340,7 +340,10 @@ void st_codec_reset(struct st_codec *c);
  * were; or -EINVAL for a record that cannot be encoded (kind out of
  * range, more than ST_MAX_FRAMES frames, text_len without text).
  * 'ev->thread' is not encoded: the chunk says which stream it is.
- * 'token' is stored in the record's context, for st_enc_repeat().
+ * 'token' is stored in the record's context, for st_enc_repeat().  A
+ * record that is exactly what the record before predicts may join a
+ * loop run (writer/format.h), when ST_HEAD_ROOM bytes are left before
+ * 'limit'; nearer, it is coded with its tag.
  */
 int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  const struct st_event *ev, uint32_t token);
@@ -353,13 +356,17 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * few instructions the caller saves by not building a struct st_event;
  * but a repeat that follows a repeat of the same fn joins a run
  * (writer/format.h), which drops its tag byte: a loop's repeated
- * collective costs its two timestamp residuals.  The call site is not
+ * collective costs its two timestamp residuals; and one that follows
+ * another record joins a loop run as st_enc_record() would make it one
+ * (writer/format.h).  The call site is not
  * passed: the context is the one that holds 'token', found through a
  * small map, or else as the one the previous record predicts.  Returns
  * 0; 1 when no context of 'fn' found so holds 'token', when it predicts
  * another 'seq' or counts 'req' or 'inst', or when the record follows a
  * done record of 'fn' (nothing written: encode the full record with
- * st_enc_record()); or -ENOBUFS as st_enc_record().
+ * st_enc_record()); or -ENOBUFS as st_enc_record(), or, unless it joins
+ * or starts a run, when fewer than ST_HEAD_ROOM bytes are left before
+ * 'limit'.
  *
  * A token names a set of field values on the caller's side; any
  * st_enc_record() call stores its 'token' (0 for none) in the context,
@@ -381,7 +388,9 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * the context does not hold 'token' (or 'token' is 0), predicts other
  * counters, or the record has no timestamps (nothing written: encode
  * the full record with st_enc_record(), passing 'token'); or -ENOBUFS
- * as st_enc_record().  Tokens are as for st_enc_repeat().
+ * when fewer than ST_HEAD_ROOM bytes are left before 'limit'.  Like
+ * st_enc_record(), it makes a loop's records loop runs (format.h).
+ * Tokens are as for st_enc_repeat().
  */
 int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 unsigned kind, unsigned fn, uint32_t site, uint32_t token,
