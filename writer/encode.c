@@ -6,7 +6,9 @@
  * timestamps are a gap from the previous record and a duration, each
  * against the last of its context and size class.  A repeated
  * collective thus costs three or five bytes before zlib, whose job is
- * then easy.  The encoder runs on the interposer's hot path: no
+ * then easy, and in a loop, where each record is the one the record
+ * before predicts, runs take the tags away: two bytes a record.  The
+ * encoder runs on the interposer's hot path: no
  * allocation, no system call, one bounds check per record (the caller
  * leaves slack past the limit), and nothing committed until the record
  * is known to fit.
@@ -135,7 +137,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 {
 	x->epoch = c->epoch;
 	x->key = key;
-	x->next = key & ST_KEY_FN_SITE;
+	x->next = key & ST_KEY_NEXT;
 	x->gap = x->dur = 0;
 	x->lreq = 0;
 	memcpy(x->v, ctx_empty, sizeof(x->v));
@@ -156,6 +158,7 @@ void st_codec_init(struct st_codec *c)
 	c->epoch = 1;
 	c->prev = &c->start;
 	c->done_fn = ST_DONE_NONE;
+	c->loops = 1;
 }
 
 void st_codec_reset(struct st_codec *c)
@@ -165,7 +168,11 @@ void st_codec_reset(struct st_codec *c)
 	c->done_fn = ST_DONE_NONE;
 	c->last_fn = 0;
 	c->run_left = 0;
+	c->loop_left = 0;
+	c->nloop = 0;
 	c->run_n = c->run_end = NULL;
+	c->loop_n = c->loop_end = NULL;
+	c->loop_st = ST_LOOP_NONE;
 	c->prev = &c->start;
 	c->start.key = c->start.next = 0;
 	/*
@@ -220,10 +227,14 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 
 	tag = ev->kind - 1;
 	p++;
-	/* Spelled out: ST_TAG_RUN, that record's tag otherwise, is taken. */
-	if ((key & ST_KEY_FN_SITE) != c->prev->next ||
+	/*
+	 * Spelled out: ST_TAG_RUN and the loop run tags, those records'
+	 * tags otherwise, are taken.
+	 */
+	if ((key & ST_KEY_FN_SITE) != (c->prev->next & ST_KEY_FN_SITE) ||
 	    (ev->kind == ST_REC_CALL && !mask && !(ev->t0 | ev->t1) &&
-	     !ev->nframes && !ev->text_len)) {
+	     !ev->nframes && !ev->text_len) ||
+	    (ev->kind == ST_REC_START && !(ev->t0 | ev->t1))) {
 		tag |= ST_TAG_FN;
 		p = st_varint_put(p, ev->fn);
 		p = st_varint_put(p, st_zigzag(ev->site -
@@ -330,18 +341,12 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 					bit == ST_F_REQ ? prq : x->v[bit]);
 	ST_FIELD_LIST(X)
 #undef X
-	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1)))
+	/* So is one without the room st_enc_head() wants. */
+	if (unlikely(diff | ev->nframes | ev->text_len || !(ev->t0 | ev->t1) ||
+		     limit - p < ST_HEAD_ROOM))
 		return enc_full(c, pp, limit, ev, token, x, key, 1);
 
-	*p = (uint8_t)(ev->kind - 1);
-	if ((key & ST_KEY_FN_SITE) != c->prev->next) {
-		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, ev->fn);
-		p = st_varint_put(p, st_zigzag(ev->site -
-					       (c->prev->key >> 32)));
-	} else {
-		p++;
-	}
+	p = st_enc_head(c, p, ev->kind, ev->fn, ev->site, key);
 	same = c->done_fn == ev->fn;
 	gap = ev->t0 - c->last_t1;
 	dur = ev->t1 - ev->t0;
@@ -349,8 +354,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	pd = same ? c->done_dur : x->dur;
 	p = st_varint_put(p, st_zigzag(gap - pg));
 	p = st_varint_put(p, st_zigzag(dur - pd));
-	if (unlikely(p > limit))
-		return -ENOBUFS;
+	c->loop_end = p;
 	x->token = token;
 	c->tok[st_tok_index(token)] = x;
 	x->v[ST_F_SEQ] = ev->seq;
@@ -376,6 +380,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	uint8_t *p = *pp, *n = NULL;
 	struct st_ctx *x;
 	struct st_cseq *q;
+	uint32_t nloop = c->nloop;
+	int head = 0;
 
 	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
 		/*
@@ -407,7 +413,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 */
 		x = c->tok[st_tok_index(token)];
 		if (!x || x->token != token)
-			x = st_ctx_slot(c, c->prev->next | ST_REC_CALL << 16);
+			x = st_ctx_slot(c, (c->prev->next & ST_KEY_FN_SITE) |
+					       ST_REC_CALL << 16);
 		if (x->token != token || !token || x->epoch != c->epoch ||
 		    (x->key & 0xfffff) != (ST_REC_CALL << 16 | fn) ||
 		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
@@ -416,15 +423,13 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		    !(t0 | t1) || c->done_fn == fn)
 			return 1;
 		q = st_cseq_slot(c, x->v[ST_F_COMM]);
-		*p = (uint8_t)(ST_REC_CALL - 1);
-		if ((x->key & ST_KEY_FN_SITE) != c->prev->next) {
-			*p |= ST_TAG_FN;
-			p = st_varint_put(p + 1, fn);
-			p = st_varint_put(p, st_zigzag((x->key >> 32) -
-						       (c->prev->key >> 32)));
-		} else {
-			p++;
-		}
+		if (unlikely(limit - p < ST_HEAD_ROOM))
+			return -ENOBUFS;
+		p = st_enc_head(c, p, ST_REC_CALL, fn, (uint32_t)(x->key >> 32),
+				x->key);
+		head = 1;
+		/* A repeat counts as one, member or not (writer/stream.c). */
+		c->nloop = nloop;
 	}
 	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
 	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));
@@ -433,6 +438,8 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	/* Before the caller publishes the record (see format.h). */
 	if (n)
 		++*n;
+	if (head)
+		c->loop_end = p;
 	c->run_n = n;
 	c->run_end = p;
 	c->run_x = x;
@@ -482,7 +489,7 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 	const uint8_t *p = *pp;
 	struct st_ctx *x;
 	unsigned kind, tag, fn, cls, i;
-	int run = 0, valid, same;
+	int run = 0, loop = 0, valid, same;
 	uint32_t m;
 
 	if (c->run_left) {
@@ -490,6 +497,9 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		c->run_left--;
 		tag = ST_REC_CALL - 1;
 		run = 1;
+	} else if (c->loop_left) {
+		c->loop_left--;
+		loop = 1;
 	} else {
 		if (p >= end)
 			return -EBADMSG;
@@ -500,7 +510,27 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 			c->run_left = *p++ - 1u;
 			tag = ST_REC_CALL - 1;
 			run = 1;
+		} else if ((tag & ST_TAG_LOOP_MASK) == ST_TAG_LOOP &&
+			   c->loops) {
+			if (tag != ST_TAG_LOOP_LONG) {
+				c->loop_left = tag / ST_TAG_LOOP_STEP;
+			} else {
+				if (p >= end || !*p)
+					return -EBADMSG;
+				c->loop_left = *p++ - 1u;
+			}
+			loop = 1;
 		}
+	}
+	if (loop) {
+		/*
+		 * A loop run's member: tagged as the kind the previous
+		 * record's successor has, with its fn and site (below).
+		 */
+		kind = (unsigned)(c->prev->next >> 16 & 0xf);
+		if (kind - 1u >= ST_REC_MAX)
+			return -EBADMSG;
+		tag = kind - 1;
 	}
 	kind = (tag & ST_TAG_KIND) + 1;
 	if (run) {

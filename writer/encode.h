@@ -21,6 +21,11 @@ struct st_event;
 
 /* The fn and site bits of a context key (st_ctx_key()). */
 #define ST_KEY_FN_SITE 0xffffffff0000ffffull
+/*
+ * Its fn, site and kind bits: a successor (struct st_ctx's 'next'), the
+ * record a loop run's member is (writer/format.h).
+ */
+#define ST_KEY_NEXT 0xffffffff000fffffull
 /* Where a done record's ordinal goes in its key (st_rec_key()). */
 #define ST_KEY_ORD_SHIFT 27
 
@@ -38,7 +43,8 @@ struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
 	uint32_t token;		/* the caller's name for v[], 0 when none */
 	uint64_t key;		/* st_ctx_key() */
-	uint64_t next;		/* fn and site of its successor */
+	uint64_t next;		/* kind, fn and site of its successor
+				   (key & ST_KEY_NEXT) */
 	uint64_t gap, dur;	/* the timing of its size class */
 	uint32_t cls;		/* size class of its last record */
 	uint64_t lreq;		/* done records: the codec's last_req after
@@ -68,13 +74,25 @@ struct st_codec {
 	uint16_t last_fn;	/* fn of the previous record */
 	uint8_t v6;		/* reader: a trace of version 7 or older,
 				   decoded by its rules (st_dec_record()) */
+	uint8_t loops;		/* ST_TAG_LOOP starts a loop run: version 9
+				   and later (st_codec_init() sets it) */
 	uint32_t run_left;	/* reader: members of the run still to come */
+	uint32_t loop_left;	/* reader: those of the loop run */
+	uint32_t nloop;		/* writer: loop run members in this chunk
+				   but repeats (they count as repeats) */
 	struct st_ctx *prev;	/* slot of the previous record, or &start */
 	uint8_t *run_n;		/* writer: the open run's count, or NULL */
 	uint8_t *run_end;	/* writer: end of the last repeat */
 	struct st_ctx *run_x;	/* writer: the last repeat's context, */
 	struct st_cseq *run_q;	/* its communicator's slot */
 	uint32_t run_token;	/* and its token */
+	uint8_t *loop_n;	/* writer: the open loop run's count (its tag
+				   or count byte) */
+	uint8_t loop_max;	/* the count's value when the run is full */
+	uint8_t loop_step;	/* what a member adds to it */
+	uint8_t loop_st;	/* ST_LOOP_*, of the record ending at: */
+	uint8_t *loop_end;	/* writer: the end of the last record coded
+				   through st_enc_head() */
 	struct st_ctx start;	/* 'prev' of a chunk's first record */
 	struct st_ctx *tok[ST_TOK_SLOTS + 1]; /* writer: st_tok_index() */
 	struct st_ctx ctx[ST_CTX_SLOTS];
@@ -128,7 +146,7 @@ static inline struct st_ctx *st_ctx_slot(struct st_codec *c, uint64_t key)
 static inline void st_ctx_follow(struct st_codec *c, struct st_ctx *x,
 				 uint64_t key)
 {
-	c->prev->next = key & ST_KEY_FN_SITE;
+	c->prev->next = key & ST_KEY_NEXT;
 	c->prev = x;
 }
 
@@ -230,6 +248,84 @@ static inline int st_ctx_valid(const struct st_codec *c,
 	return x->epoch == c->epoch && x->key == key;
 }
 
+/* st_codec.loop_st: how the record before stands to loop runs. */
+enum {
+	ST_LOOP_NONE,		/* not a possible member */
+	ST_LOOP_ONE,		/* a possible member, coded with its tag */
+	ST_LOOP_TWO,		/* so were it and the one before */
+	ST_LOOP_IN		/* a member of the open run, loop_n */
+};
+
+/*
+ * The most bytes st_enc_head() and the two timestamp residuals after it
+ * take: tag, fn and site (1 + 3 + 5) or a loop run's tag and count, and
+ * two varints.  Callers check the room first, so that the head can
+ * change the codec's loop run state at once: nothing can fail after.
+ */
+#define ST_HEAD_ROOM 32
+
+/*
+ * The head of a record of 'kind', 'fn', 'site' and context 'key' coded
+ * at 'p' in 'c', whose every field is as predicted and which has
+ * timestamps but no frames or text, with ST_HEAD_ROOM bytes of room;
+ * returns where its timestamps go, after which the caller sets
+ * c->loop_end to the record's end.  When it is the record the previous
+ * one's successor predicts, kind included, it may be a loop run's
+ * member (writer/format.h), and the head is: nothing, when it joins the
+ * open run (counted at once, before the caller publishes the record, as
+ * for runs: format.h); when the two records before could have been
+ * members too, a run's tag, which counts up to 7 members (so the run
+ * costs what the record's tag would have), or after a full run the tag
+ * and count of one of up to ST_RUN_MAX; else the record's own tag, as
+ * it would be without loop runs.  Otherwise the tag, with fn and site
+ * when the successor does not predict them.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+st_enc_head(struct st_codec *c, uint8_t *p, unsigned kind, unsigned fn,
+	    uint32_t site, uint64_t key)
+{
+	const uint64_t next = c->prev->next;
+	unsigned st;
+	uint8_t *n;
+
+	if ((key & ST_KEY_NEXT) == next) {
+		st = p == c->loop_end ? c->loop_st : ST_LOOP_NONE;
+		if (st == ST_LOOP_IN) {
+			n = c->loop_n;
+			c->nloop++;
+			if (__builtin_expect(*n != c->loop_max, 1)) {
+				*n = (uint8_t)(*n + c->loop_step);
+				return p;
+			}
+			p[0] = ST_TAG_LOOP_LONG;
+			p[1] = 1;
+			c->loop_n = p + 1;
+			c->loop_max = ST_RUN_MAX;
+			c->loop_step = 1;
+			return p + 2;
+		}
+		if (st == ST_LOOP_TWO) {
+			*p = ST_TAG_LOOP;
+			c->nloop++;
+			c->loop_n = p;
+			c->loop_max = ST_TAG_LOOP_FULL;
+			c->loop_step = ST_TAG_LOOP_STEP;
+			c->loop_st = ST_LOOP_IN;
+			return p + 1;
+		}
+		c->loop_st = (uint8_t)(st + 1);
+		*p = (uint8_t)(kind - 1);
+		return p + 1;
+	}
+	c->loop_st = ST_LOOP_NONE;
+	*p = (uint8_t)(kind - 1);
+	if (!((key ^ next) & ST_KEY_FN_SITE))
+		return p + 1;
+	*p |= ST_TAG_FN;
+	p = st_varint_put(p + 1, fn);
+	return st_varint_put(p, st_zigzag(site - (c->prev->key >> 32)));
+}
+
 /* Set up 'c' for the first chunk. */
 void st_codec_init(struct st_codec *c);
 
@@ -244,7 +340,10 @@ void st_codec_reset(struct st_codec *c);
  * were; or -EINVAL for a record that cannot be encoded (kind out of
  * range, more than ST_MAX_FRAMES frames, text_len without text).
  * 'ev->thread' is not encoded: the chunk says which stream it is.
- * 'token' is stored in the record's context, for st_enc_repeat().
+ * 'token' is stored in the record's context, for st_enc_repeat().  A
+ * record that is exactly what the record before predicts may join a
+ * loop run (writer/format.h), when ST_HEAD_ROOM bytes are left before
+ * 'limit'; nearer, it is coded with its tag.
  */
 int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		  const struct st_event *ev, uint32_t token);
@@ -257,13 +356,17 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * few instructions the caller saves by not building a struct st_event;
  * but a repeat that follows a repeat of the same fn joins a run
  * (writer/format.h), which drops its tag byte: a loop's repeated
- * collective costs its two timestamp residuals.  The call site is not
+ * collective costs its two timestamp residuals; and one that follows
+ * another record joins a loop run as st_enc_record() would make it one
+ * (writer/format.h).  The call site is not
  * passed: the context is the one that holds 'token', found through a
  * small map, or else as the one the previous record predicts.  Returns
  * 0; 1 when no context of 'fn' found so holds 'token', when it predicts
  * another 'seq' or counts 'req' or 'inst', or when the record follows a
  * done record of 'fn' (nothing written: encode the full record with
- * st_enc_record()); or -ENOBUFS as st_enc_record().
+ * st_enc_record()); or -ENOBUFS as st_enc_record(), or, unless it joins
+ * or starts a run, when fewer than ST_HEAD_ROOM bytes are left before
+ * 'limit'.
  *
  * A token names a set of field values on the caller's side; any
  * st_enc_record() call stores its 'token' (0 for none) in the context,
@@ -285,7 +388,9 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
  * the context does not hold 'token' (or 'token' is 0), predicts other
  * counters, or the record has no timestamps (nothing written: encode
  * the full record with st_enc_record(), passing 'token'); or -ENOBUFS
- * as st_enc_record().  Tokens are as for st_enc_repeat().
+ * when fewer than ST_HEAD_ROOM bytes are left before 'limit'.  Like
+ * st_enc_record(), it makes a loop's records loop runs (format.h).
+ * Tokens are as for st_enc_repeat().
  */
 int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 unsigned kind, unsigned fn, uint32_t site, uint32_t token,
@@ -336,14 +441,9 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	}
 	if (st_pred_req(c, kind, x->v[ST_F_REQ], x->lreq) != req)
 		return 1;
-	*p = (uint8_t)(kind - 1);
-	if ((key & ST_KEY_FN_SITE) != prev->next) {
-		*p |= ST_TAG_FN;
-		p = st_varint_put(p + 1, fn);
-		p = st_varint_put(p, st_zigzag(site - (prev->key >> 32)));
-	} else {
-		p++;
-	}
+	if (__builtin_expect(limit - p < ST_HEAD_ROOM, 0))
+		return -ENOBUFS;
+	p = st_enc_head(c, p, kind, fn, site, key);
 	same = c->done_fn == fn;
 	gap = t0 - c->last_t1;
 	dur = t1 - t0;
@@ -351,8 +451,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	pd = same ? c->done_dur : x->dur;
 	p = st_varint_put(p, st_zigzag(gap - pg));
 	p = st_varint_put(p, st_zigzag(dur - pd));
-	if (__builtin_expect(p > limit, 0))
-		return -ENOBUFS;
+	c->loop_end = p;
 	/*
 	 * The token map serves st_enc_repeat(), which takes only call
 	 * records with a sequence number and without a request: no other
@@ -390,7 +489,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	c->done_fn = kind == ST_REC_DONE ? fn : ST_DONE_NONE;
 	c->done_dur = dur;
 	c->last_t1 = t1;
-	prev->next = key & ST_KEY_FN_SITE;
+	prev->next = key & ST_KEY_NEXT;
 	c->prev = x;
 	c->last_fn = (uint16_t)fn;
 	*pp = p;

@@ -108,7 +108,11 @@
  *
  * except the tag ST_TAG_RUN (0x08 alone: a call record without
  * timestamps, fn or differences, which the writer codes with ST_TAG_FN
- * instead), which starts a run:
+ * instead), which starts a run, and since version 9 the eight tags
+ * whose bits 0..4 are ST_TAG_LOOP (0x09: start records without
+ * timestamps or ST_TAG_FN; the writer spells out the fn and site of a
+ * start record without timestamps), which start a loop run (below).
+ * A run:
  *
  *	tag		ST_TAG_RUN
  *	count		1 byte, 1..ST_RUN_MAX: the run's members
@@ -122,6 +126,29 @@
  * their timestamp residuals and nothing else.  A run also ends where
  * its chunk's record count does (the count byte may say more when a
  * fatal signal's flush cut the run short).
+ *
+ * A loop run (version 9):
+ *
+ *	tag		bits 0..4 ST_TAG_LOOP, bits 5..7 k: k + 1 members
+ *			(1..7) when k < 7; when k = 7 (ST_TAG_LOOP_LONG)
+ *	count		1 byte, 1..ST_RUN_MAX: the members
+ *	members		each a gap and a duration (zigzag varints, as above)
+ *
+ * Each member is the record the previous record of the chunk predicts
+ * (below), kind included: one decoded as if its tag were that kind - 1
+ * (the successor's kind, fn and site, every field as predicted, no
+ * frames or text) with those two timestamps.  A member whose previous
+ * record predicts no kind (the chunk's first record) is corrupt.  The
+ * writer makes a record that is exactly that a member when the record
+ * before it is one, or when the two records before it were exactly that
+ * too and each was coded as its bare tag and timestamps: the records of
+ * a loop (a halo exchange's Irecv, Isend, the Waitall's done records
+ * and call record; a Put and its flush) then cost their timestamp
+ * residuals, the run's tag costs what the third record's would have,
+ * and no record costs more than without loop runs.  Any other record
+ * ends the run.  A run of 7 members that goes on is followed by runs
+ * with a count byte.  As for runs, a chunk's record count may end a
+ * loop run before its tag or count says (a fatal signal's flush).
  *
  * A varint is LEB128: 7 bits a byte, low bits first, the high bit set on
  * every byte but the last; at most 10 bytes, and the last byte of a
@@ -147,16 +174,19 @@
  * one completion call completes in turn (the receive and then the send
  * of a halo exchange's Waitall) are predicted apart too:
  *
- *	site << 32 | k << 27 | kind << 16 | fn  A
- * slot not yet filled in this chunk, or filled for another key, is
+ *	site << 32 | k << 27 | kind << 16 | fn
+ *
+ * A slot not yet filled in this chunk, or filled for another key, is
  * empty; a record whose slot is empty fills it, evicting what it held.
  *
- * Fn and site.  A slot also remembers a successor: the fn and site of
- * the record that came after the last record of its context, or its own
- * until one has.  A record's fn and site are predicted as the successor
- * in the slot of the previous record of the chunk (fn 0 and site 0 for
- * the first record): in a loop, where calls follow each other in the
- * same order, neither is coded.
+ * Fn and site.  A slot also remembers a successor: the kind, fn and
+ * site of the record that came after the last record of its context, or
+ * its own until one has.  A record's fn and site are predicted as the
+ * successor's in the slot of the previous record of the chunk (fn 0 and
+ * site 0, and no kind, for the first record): in a loop, where calls
+ * follow each other in the same order, neither is coded.  The kind is
+ * predicted only for a loop run's members: any other record's tag says
+ * its kind.
  *
  * Fields and predictions.  Every field of ST_FIELD_LIST is taken as a
  * 64-bit number (signed fields sign-extended) and predicted from the
@@ -222,8 +252,10 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 8 (this one) added the ordinal of done records to their
- * context, the prediction of their 'req' by the requests made since,
+ * Version 9 (this one) added loop runs, and the kind to the successor
+ * a slot remembers, for them; a file of version 8 or older decodes as
+ * before: ST_TAG_LOOP's tags are records there.  Version 8 added the
+ * ordinal of done records to their context, the prediction of their 'req' by the requests made since,
  * and left the 'seq' of instances uncounted.  Version 7 added the
  * fields 'arg' and 'offset' (one-sided, I/O, partitioned and phase
  * records), window and file records as ST_REC_COMM records, and text in
@@ -244,7 +276,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 8
+#define ST_FORMAT_VERSION 9
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
@@ -268,6 +300,11 @@
 #define ST_TAG_FRAMES 0x40
 #define ST_TAG_TEXT 0x80
 #define ST_TAG_RUN 0x08
+#define ST_TAG_LOOP 0x09		/* tag & ST_TAG_LOOP_MASK: a loop run */
+#define ST_TAG_LOOP_MASK 0x1f
+#define ST_TAG_LOOP_STEP 0x20		/* a member more, in a short one */
+#define ST_TAG_LOOP_FULL 0xc9		/* a short one of 7 members */
+#define ST_TAG_LOOP_LONG 0xe9		/* a count byte follows */
 #define ST_RUN_MAX 255
 
 #define ST_CTX_BITS 9

@@ -34,6 +34,18 @@ static uint8_t *new_buf(void)
 	return b;
 }
 
+/*
+ * The bytes of a loop run's head that the record just coded at 'q'..'p'
+ * by 'c' begins with: 1 (a run's tag) or 2 (tag and count) when it
+ * starts a run, else 0.
+ */
+static long run_head(const struct st_codec *c, const uint8_t *q,
+		     const uint8_t *p)
+{
+	return c->loop_n && c->loop_n >= q && c->loop_n < p ?
+	       c->loop_n - q + 1 : 0;
+}
+
 /* Decode 'n' records from 'buf'..'end' and compare with 'want'. */
 static void expect_decodes(const uint8_t *buf, const uint8_t *end,
 			   const struct st_event *want, int n)
@@ -216,12 +228,17 @@ Test(writer_encode, halo_loop_costs_tag_and_timestamps)
 							   &ev[it * 5 + i], 0),
 					     0);
 				/*
-				 * Every field as predicted: a tag and two
-				 * timestamp residuals of a byte each.
+				 * Every field as predicted, the record the
+				 * one before predicts: a loop run's member,
+				 * two timestamp residuals of a byte each
+				 * (and where a run of 7 is full, the next
+				 * run's tag and count).
 				 */
 				if (it == 2)
-					cr_expect_eq(p - q, 3, "persistent %d, "
-						     "record %d: %d bytes",
+					cr_expect_eq(p - q,
+						     2 + run_head(&enc, q, p),
+						     "persistent %d, record "
+						     "%d: %d bytes",
 						     persistent, i,
 						     (int)(p - q));
 			}
@@ -288,12 +305,12 @@ Test(writer_encode, token_writes_what_the_full_encoder_writes)
 
 Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 {
-	struct st_event ev[3];
+	struct st_event ev[5];
 	uint8_t *buf = new_buf(), *p = buf, *q;
 	int i;
 
 	st_codec_init(&enc);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		make_allreduce(&ev[i]);
 		ev[i].seq = (uint64_t)i + 10;
 		ev[i].t0 = 1000000 + 400 * (uint64_t)i;
@@ -312,7 +329,22 @@ Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[2], 0), 0);
 	/* Now gap and duration are both as predicted. */
 	cr_expect_eq(p - q, 3);
-	expect_decodes(buf, p, ev, 3);
+	cr_expect_eq(q[0], ST_REC_CALL - 1);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[3], 0), 0);
+	/*
+	 * The third record in a row that is the one the record before
+	 * predicts, every field as predicted: a loop run starts, its tag
+	 * for the record's tag.
+	 */
+	cr_expect_eq(p - q, 3);
+	cr_expect_eq(q[0], ST_TAG_LOOP);
+	q = p;
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[4], 0), 0);
+	/* Which the next joins: its timestamps alone; the tag counts 2. */
+	cr_expect_eq(p - q, 2);
+	cr_expect_eq(q[-3], ST_TAG_LOOP + ST_TAG_LOOP_STEP);
+	expect_decodes(buf, p, ev, 5);
 	free(buf);
 }
 
@@ -646,7 +678,7 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b, *q, *run;
 	struct st_codec ca;
 	struct st_event ev[N];
-	ptrdiff_t two = 0;
+	ptrdiff_t two = 0, three = 0;
 	int i;
 
 	st_codec_init(&ca);
@@ -668,12 +700,25 @@ Test(writer_encode, repeat_writes_what_the_full_encoder_writes)
 			cr_assert_eq(pa - a, two);
 			cr_expect_eq(memcmp(a, b, (size_t)two), 0);
 		}
+		if (i == 2)
+			three = pb - b;
 	}
-	/* Then a run of N - 2: its tag and count for their N - 2 tags. */
+	/*
+	 * Then a run of N - 2: its tag and count for their N - 2 tags;
+	 * the full encoder codes the first of them with its tag and the
+	 * rest as a loop run, a tag that counts them: as many bytes.
+	 */
 	cr_expect_eq(a[two], ST_TAG_RUN);
 	cr_expect_eq(a[two + 1], N - 2);
-	cr_expect_eq(pa - a, (pb - b) - (N - 2) + 2);
+	cr_expect_eq(b[two], ST_REC_CALL - 1);
+	cr_expect_eq(b[three], ST_TAG_LOOP + (N - 4) * ST_TAG_LOOP_STEP);
+	cr_expect_eq(pa - a, pb - b);
+	cr_expect_eq(memcmp(a + two + 2, b + two + 1,
+			    (size_t)(three - two - 1)), 0);
+	cr_expect_eq(memcmp(a + three + 1, b + three + 1,
+			    (size_t)(pa - a - three - 1)), 0);
 	expect_decodes(a, pa, ev, N);
+	expect_decodes(b, pb, ev, N);
 
 	/* Declines: another token, a sequence number off by one, token 0. */
 	q = pa;
@@ -1072,8 +1117,9 @@ Test(writer_encode, call_sites_and_their_order_are_predicted)
 	enum { IT = 50, PER = 6 };
 	static struct st_event ev[IT * PER];
 	uint8_t *buf = new_buf(), *p = buf, *q;
+	const uint8_t *run = NULL;
 	uint64_t t = 1000;
-	int it, i, n = 0;
+	int it, i, n = 0, run_short = 0;
 
 	for (it = 0; it < IT; it++) {
 		for (i = 0; i < PER; i++) {
@@ -1093,10 +1139,30 @@ Test(writer_encode, call_sites_and_their_order_are_predicted)
 	for (i = 0; i < n; i++) {
 		q = p;
 		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
-		/* The second round learnt what follows the first's end. */
+		/*
+		 * The second round learnt what follows the first's end:
+		 * each record is a loop run's member, but where a run
+		 * with ST_RUN_MAX members is full and the next starts.
+		 */
 		if (i >= 2 * PER)
-			cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
+			cr_expect_eq(p - q, 2 + run_head(&enc, q, p),
+				     "record %d took %d bytes", i,
 				     (int)(p - q));
+		/*
+		 * A run starts only where the one before is full, 7 in
+		 * a tag or ST_RUN_MAX in a count; it counts up to
+		 * ST_RUN_MAX.
+		 */
+		if (i >= 2 * PER && run_head(&enc, q, p)) {
+			cr_expect_eq(run_head(&enc, q, p), 2, "record %d", i);
+			cr_expect(run && *run == (run_short ? ST_TAG_LOOP_FULL
+							    : ST_RUN_MAX),
+				  "record %d", i);
+		}
+		if (run_head(&enc, q, p)) {
+			run = enc.loop_n;
+			run_short = run_head(&enc, q, p) == 1;
+		}
 	}
 	expect_decodes(buf, p, ev, n);
 	free(buf);
@@ -1204,10 +1270,16 @@ Test(writer_encode, completion_records_share_the_call_timestamps)
 		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 0), 0);
 		if (i < PER || i % PER < 2)
 			continue;
-		/* Tag, then gap and duration as predicted. */
-		cr_expect_eq(p - q, 3, "record %d took %d bytes", i,
-			     (int)(p - q));
-		cr_expect(!q[1] && !q[2], "record %d: residuals", i);
+		/*
+		 * Gap and duration as predicted; the Isend's req is not
+		 * (requests count by one, the loop makes four): the first
+		 * two done records cost their tags, the third starts a
+		 * loop run (its tag) and the rest join it.
+		 */
+		cr_expect_eq(p - q, i % PER <= 3 ? 3 : 2,
+			     "record %d took %d bytes", i, (int)(p - q));
+		cr_expect_eq(run_head(&enc, q, p), i % PER == 3);
+		cr_expect(!p[-2] && !p[-1], "record %d: residuals", i);
 	}
 	expect_decodes(buf, p, ev, n);
 	free(buf);
@@ -1309,5 +1381,204 @@ Test(writer_encode, repeat_finds_its_context_wherever_it_comes)
 	cr_assert_eq(pa - a, pb - b);
 	cr_expect_eq(memcmp(a, b, (size_t)(pb - b)), 0);
 	free(a);
+	free(b);
+}
+
+/*
+ * Loop runs (format 9).  The records of a halo-exchange loop, calls,
+ * starts, done records and the Waitall's call record in turn, each the
+ * one its predecessor predicts with every field as predicted, as the
+ * token shortcut codes them (declining until the contexts hold their
+ * tokens): from the second iteration on they form loop runs, 7 members
+ * in a tag and then up to ST_RUN_MAX behind a tag and count, and decode
+ * to the very records, kinds included.
+ */
+Test(writer_encode, loop_runs_of_mixed_records_decode_as_coded)
+{
+	enum { IT = 300, N = IT * 5 };
+	static struct st_event ev[N];
+	uint8_t *b = new_buf(), *p, *q, *first = NULL;
+	int persistent, it, i, n, r, longs;
+
+	for (persistent = 0; persistent < 2; persistent++) {
+		p = b;
+		n = longs = 0;
+		st_codec_init(&enc);
+		for (it = 0; it < IT; it++) {
+			for (i = 0; i < 5; i++, n++) {
+				const struct st_event *e = &ev[n];
+
+				loop_record(&ev[n], it, i, persistent);
+				q = p;
+				r = st_enc_token(&enc, &p, b + BUF, e->kind,
+						 e->fn, e->site, 100 + (uint32_t)i,
+						 e->seq, e->req, e->inst, e->t0,
+						 e->t1);
+				cr_expect_eq(r, it == 0, "iteration %d, record "
+					     "%d: %d", it, i, r);
+				if (r)
+					cr_assert_eq(st_enc_record(&enc, &p,
+								   b + BUF, e,
+								   100 +
+								   (uint32_t)i),
+						     0);
+				if (run_head(&enc, q, p) == 2)
+					longs++;
+				if (run_head(&enc, q, p) && !first)
+					first = q;
+			}
+		}
+		expect_decodes(b, p, ev, N);
+		/*
+		 * Every record from the fourth of the second iteration on
+		 * is one (the first iteration's last record does not
+		 * predict the Irecv yet; the Isend and the first done
+		 * record cost their tags): a run of 7 in its tag, full,
+		 * then runs of up to ST_RUN_MAX.
+		 */
+		cr_expect_eq(enc.nloop, N - 8, "%u members", enc.nloop);
+		cr_expect_eq(*first, ST_TAG_LOOP_FULL);
+		cr_expect_eq(longs, (N - 8 - 7 + ST_RUN_MAX - 1) / ST_RUN_MAX);
+		/* Two residual bytes a member, and the runs' heads. */
+		cr_expect_leq(p - first, 2 * (N - 8) + 1 + 2 * longs);
+		first = NULL;
+	}
+	free(b);
+}
+
+/*
+ * Where a record of the loop is not as predicted (a field differs,
+ * frames, no timestamps, a call out of the loop's order), it is coded
+ * in full and the run ends; the next two records cost their tags and
+ * the third starts a run again.  Everything decodes as it was.
+ */
+Test(writer_encode, loop_run_broken_by_a_record_not_as_predicted)
+{
+	enum { IT = 60, N = IT * 5 + 1 };
+	static struct st_event ev[N];
+	static uint8_t *pos[N + 1];
+	uint8_t *b = new_buf(), *p = b;
+	int it, i, n = 0, brk[4];
+
+	for (it = 0; it < IT; it++) {
+		for (i = 0; i < 5; i++, n++) {
+			loop_record(&ev[n], it, i, 0);
+			/* Timestamps that shift, as a loop's do. */
+			ev[n].t0 += 10 * (uint64_t)(it % 3);
+			ev[n].t1 += 10 * (uint64_t)(it % 3);
+		}
+		if (it == 40) {
+			/* A barrier out of the loop's order. */
+			make_allreduce(&ev[n]);
+			ev[n].fn = 18;
+			ev[n].t0 = ev[n - 1].t1 + 5;
+			ev[n].t1 = ev[n].t0 + 7;
+			brk[3] = n++;
+		}
+	}
+	cr_assert_eq(n, N);
+	ev[brk[0] = 10 * 5 + 1].tag = 9;	/* the Isend's tag */
+	ev[brk[1] = 20 * 5 + 3].nframes = 1;	/* a done record's frames */
+	ev[brk[1]].frames[0] = 0x4000;
+	brk[2] = 30 * 5 + 4;			/* the Waitall, untimed */
+	ev[brk[2]].t0 = ev[brk[2]].t1 = 0;
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++) {
+		pos[i] = p;
+		cr_assert_eq(st_enc_record(&enc, &p, b + BUF, &ev[i], 0), 0);
+	}
+	pos[N] = p;
+	expect_decodes(b, p, ev, N);
+	for (i = 0; i < 4; i++) {
+		n = brk[i];
+		/* In full: its own tag, which says so. */
+		cr_expect((*pos[n] & ST_TAG_LOOP_MASK) != ST_TAG_LOOP &&
+			  (i == 3 ? *pos[n] & ST_TAG_FN :
+			   *pos[n] & (ST_TAG_DIFF | ST_TAG_FRAMES |
+				      ST_TAG_NOTIME)), "break %d: tag %#x",
+			  i, *pos[n]);
+		/*
+		 * Then two tags, then a run (whose tag now counts its
+		 * members), from the record after; after the barrier, the
+		 * record after it, which the barrier's context does not
+		 * predict, spells its fn out first.
+		 */
+		if (i == 3)
+			cr_expect_eq(*pos[++n] & ~ST_TAG_KIND, ST_TAG_FN,
+				     "break %d: %#x", i, *pos[n]);
+		cr_expect_eq(*pos[n + 1] & ~ST_TAG_KIND, 0, "break %d: %#x", i,
+			     *pos[n + 1]);
+		cr_expect_eq(*pos[n + 2] & ~ST_TAG_KIND, 0, "break %d", i);
+		cr_expect_eq(*pos[n + 3] & ST_TAG_LOOP_MASK, ST_TAG_LOOP,
+			     "break %d: %#x", i, *pos[n + 3]);
+		cr_expect_eq(pos[n + 4] - pos[n + 3], 3, "break %d", i);
+	}
+	free(b);
+}
+
+/*
+ * A chunk may end anywhere in a loop run (a fatal signal's flush: the
+ * run's tag or count already says more members than the chunk holds):
+ * every record up to there decodes.  A loop run's tag as a chunk's
+ * first record (no record before to predict one) or a count of 0 is
+ * corrupt, and an untimed start record, whose tag would be a loop
+ * run's, spells its fn out.
+ */
+Test(writer_encode, loop_run_cut_by_the_chunk_end)
+{
+	enum { N = 5 * 80 };
+	static struct st_event ev[N];
+	static uint8_t *pos[N + 1];
+	struct st_event got[2];
+	uint8_t *b = new_buf(), *p = b, *cnt = NULL;
+	const uint8_t *r;
+	int i, k;
+
+	for (i = 0; i < N; i++)
+		loop_record(&ev[i], i / 5, i % 5, 1);
+	st_codec_init(&enc);
+	for (i = 0; i < N; i++) {
+		pos[i] = p;
+		cr_assert_eq(st_enc_record(&enc, &p, b + BUF, &ev[i], 0), 0);
+		if (run_head(&enc, pos[i], p) == 2 && !cnt)
+			cnt = enc.loop_n;
+	}
+	pos[N] = p;
+	for (k = 1; k <= N; k++) {
+		st_codec_init(&dec);
+		r = b;
+		for (i = 0; i < k; i++) {
+			cr_assert_eq(st_dec_record(&dec, &r, pos[k], &got[0]),
+				     0, "cut at %d: record %d", k, i);
+			got[0].thread = ev[i].thread;
+			expect_event_eq(&got[0], &ev[i], i);
+		}
+		cr_expect_eq(r, pos[k], "cut at %d", k);
+	}
+	/* A count of 0. */
+	cr_assert(cnt);
+	*cnt = 0;
+	st_codec_init(&dec);
+	r = b;
+	for (i = 0; r < cnt - 1; i++)
+		cr_assert_eq(st_dec_record(&dec, &r, p, &got[0]), 0);
+	cr_expect_eq(st_dec_record(&dec, &r, p, &got[0]), -EBADMSG);
+	/* First in a chunk. */
+	b[0] = ST_TAG_LOOP;
+	b[1] = b[2] = 0;
+	st_codec_init(&dec);
+	r = b;
+	cr_expect_eq(st_dec_record(&dec, &r, b + 3, &got[0]), -EBADMSG);
+	/* Untimed start records: never a loop run's tag. */
+	st_codec_init(&enc);
+	p = b;
+	for (i = 0; i < 2; i++) {
+		loop_record(&ev[i], 0, 0, 1);
+		ev[i].t0 = ev[i].t1 = 0;
+		pos[i] = p;
+		cr_assert_eq(st_enc_record(&enc, &p, b + BUF, &ev[i], 0), 0);
+		cr_expect_neq(*pos[i] & ST_TAG_LOOP_MASK, ST_TAG_LOOP);
+	}
+	expect_decodes(b, p, ev, 2);
 	free(b);
 }

@@ -830,3 +830,55 @@ Test(writer_reader, function_id_beyond_the_table_is_corrupt)
 		  st_reader_error(r));
 	st_reader_close(r);
 }
+
+/*
+ * Files of versions 4 to 8 read as before: there, a tag whose low five
+ * bits are those of a loop run's (format 9) is a start record without
+ * timestamps, its fn and site those its predecessor predicts.  The
+ * same chunk in a version 9 file is a loop run whose member's
+ * timestamps are missing: corrupt.
+ */
+Test(writer_reader, version_8_files_read_loop_tags_as_before)
+{
+	/* Start record, untimed, fn 5 and site 0 spelled out; again. */
+	static const uint8_t recs[] = {
+		(ST_REC_START - 1) | ST_TAG_NOTIME | ST_TAG_FN, 5, 0,
+		ST_TAG_LOOP,
+	};
+	struct st_reader *r;
+	struct st_event ev;
+	uint8_t h[ST_FILE_HDR_LEN];
+	char err[256];
+	unsigned version;
+	int i, rc;
+
+	for (version = 8; version <= 9; version++) {
+		mb.len = 0;
+		memcpy(h, ST_FILE_MAGIC, ST_FILE_MAGIC_LEN);
+		st_put_le32(h + 8, version);
+		st_put_le32(h + 12, 0);
+		st_put_le32(h + 16, (uint32_t)crc32(0, h + 8, 8));
+		membuf_write(&mb, h, sizeof(h));
+		put_chunk(0, ST_CHUNK_STORED, sizeof(recs), recs, sizeof(recs),
+			  2);
+		cr_assert_eq(st_reader_open_mem(&r, mb.buf, mb.len, "v", err,
+						sizeof(err)), 0, "%s", err);
+		for (i = 0; (rc = st_reader_next(r, &ev)) == 1; i++) {
+			cr_expect_eq(ev.kind, ST_REC_START);
+			cr_expect_eq(ev.fn, 5);
+			cr_expect_eq(ev.site, 0);
+			cr_expect_eq(ev.t0 | ev.t1, 0);
+		}
+		if (version == 8) {
+			cr_expect_eq(rc, 0, "%s", st_reader_error(r));
+			cr_expect_eq(i, 2);
+		} else {
+			cr_expect_eq(rc, -EBADMSG);
+			cr_expect_eq(i, 1);
+			cr_expect(strstr(st_reader_error(r),
+					 "corrupt record 2 of 2"), "%s",
+				  st_reader_error(r));
+		}
+		st_reader_close(r);
+	}
+}

@@ -186,7 +186,7 @@ Test(writer_stream, full_buffer_gives_enobufs_and_writes_nothing)
 
 Test(writer_stream, identical_records_fill_buffer_to_its_size)
 {
-	enum { N = 10000 };
+	enum { N = 20000 };
 	static struct st_event evs[N];
 	struct st_stream *s;
 	int i, refused = 0, rc;
