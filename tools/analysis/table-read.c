@@ -138,6 +138,11 @@ struct reading {
 	struct st_tmap last_seq; /* this rank: (comm) -> last blocking seq */
 
 	struct st_tmap inst_of;	/* (comm, seq) -> index in 'insts' */
+	/* The instance found or made last, while in flight: the next
+	   member's record most often comes right after. */
+	uint64_t inst_last_comm, inst_last_seq;
+	uint32_t inst_last;
+	int have_inst_last;
 	struct inst *insts;
 	size_t ninsts, alloc_insts;
 	uint32_t inst_free;
@@ -609,6 +614,8 @@ static void inst_drop(struct reading *rd, struct inst *in)
 {
 	uint32_t i = (uint32_t)(in - rd->insts);
 
+	if (rd->have_inst_last && rd->inst_last == i)
+		rd->have_inst_last = 0;
 	st_tmap_del(&rd->inst_of, in->comm, in->seq, 0);
 	in->next_free = rd->inst_free;
 	rd->inst_free = i;
@@ -730,12 +737,18 @@ static int on_coll(struct reading *rd, int rank, const struct st_event *ev,
 	}
 	e0 = st_gclock_err(clk, ev->t0);
 	e1 = st_gclock_err(clk, ev->t1);
-	slot = st_tmap_get(&rd->inst_of, ev->comm, ev->seq, 0);
-	if (slot) {
+	if (rd->have_inst_last && rd->inst_last_comm == ev->comm &&
+	    rd->inst_last_seq == ev->seq) {
+		in = &rd->insts[rd->inst_last];
+	} else if ((slot = st_tmap_get(&rd->inst_of, ev->comm, ev->seq, 0))) {
 		in = &rd->insts[*slot];
 	} else {
 		if (!(in = inst_new(rd, ev->comm, ev->seq, c->size)))
 			return -ENOMEM;
+		rd->inst_last_comm = ev->comm;
+		rd->inst_last_seq = ev->seq;
+		rd->inst_last = (uint32_t)(in - rd->insts);
+		rd->have_inst_last = 1;
 		c->open++;
 		in->fn = ev->fn;
 		in->last_arr = g0;
