@@ -188,6 +188,10 @@ struct st_imb {
 
 	/* second pass */
 	struct itab it;
+	/* The instance made last, kept out of 'it' until another is made
+	   while it is in flight: most complete before the next starts. */
+	struct inst pend;
+	int have_pend;
 	/* Member arrays of completed instances, kept for the next ones. */
 	struct spare *spare;
 	size_t nspare;
@@ -244,6 +248,8 @@ void st_imb_free(struct st_imb *a)
 	for (i = 0; i < a->it.cap; i++)
 		if (a->it.used[i])
 			inst_release(&a->it.v[i]);
+	if (a->have_pend)
+		inst_release(&a->pend);
 	for (i = 0; i < a->nspare; i++) {
 		free(a->spare[i].t);
 		free(a->spare[i].rk);
@@ -397,6 +403,15 @@ static struct inst *inst_find(const struct itab *t, uint64_t comm,
 	return NULL;
 }
 
+/* The instance (comm, seq) in flight, made last or in the table. */
+static struct inst *inst_lookup(struct st_imb *a, uint64_t comm,
+				uint64_t seq)
+{
+	if (a->have_pend && a->pend.comm == comm && a->pend.seq == seq)
+		return &a->pend;
+	return inst_find(&a->it, comm, seq);
+}
+
 static int itab_grow(struct itab *t)
 {
 	struct itab g = { 0 };
@@ -462,15 +477,21 @@ static struct inst *inst_add(struct st_imb *a, uint64_t comm, uint64_t seq,
 			     uint32_t size)
 {
 	struct itab *t = &a->it;
-	struct inst *in;
+	struct inst *in = &a->pend;
 	size_t i;
 
-	if (2 * (t->n + 1) > t->cap && itab_grow(t))
-		return NULL;
-	for (i = inst_home(t, comm, seq); t->used[i];
-	     i = (i + 1) & (t->cap - 1))
-		;
-	in = &t->v[i];
+	/* The one made before, still in flight, goes into the table. */
+	if (a->have_pend) {
+		if (2 * (t->n + 1) > t->cap && itab_grow(t))
+			return NULL;
+		for (i = inst_home(t, a->pend.comm, a->pend.seq); t->used[i];
+		     i = (i + 1) & (t->cap - 1))
+			;
+		t->v[i] = a->pend;
+		t->used[i] = 1;
+		t->n++;
+		a->have_pend = 0;
+	}
 	memset(in, 0, sizeof(*in));
 	if (a->nspare && a->spare[a->nspare - 1].cap >= size) {
 		struct spare *sp = &a->spare[--a->nspare];
@@ -489,8 +510,7 @@ static struct inst *inst_add(struct st_imb *a, uint64_t comm, uint64_t seq,
 			return NULL;
 		}
 	}
-	t->used[i] = 1;
-	t->n++;
+	a->have_pend = 1;
 	in->comm = comm;
 	in->seq = seq;
 	in->size = size;
@@ -504,8 +524,14 @@ static struct inst *inst_add(struct st_imb *a, uint64_t comm, uint64_t seq,
 static void inst_del(struct st_imb *a, struct inst *in)
 {
 	struct itab *t = &a->it;
-	size_t i = (size_t)(in - t->v), j, home;
+	size_t i, j, home;
 
+	if (in == &a->pend) {
+		inst_recycle(a, in);
+		a->have_pend = 0;
+		return;
+	}
+	i = (size_t)(in - t->v);
 	inst_recycle(a, in);
 	t->used[i] = 0;
 	t->n--;
@@ -713,7 +739,7 @@ static void evict_before(struct st_imb *a, uint64_t comm,
 	struct inst *in;
 
 	for (s = c->evict_from; c->open && s < seq; s++) {
-		in = inst_find(&a->it, comm, s);
+		in = inst_lookup(a, comm, s);
 		if (!in)
 			continue;
 		c->open--;
@@ -760,13 +786,13 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 		a->tot.calls_unsynced++;
 		return 0;
 	}
-	in = inst_find(&a->it, comm, seq);
+	in = inst_lookup(a, comm, seq);
 	if (!in) {
 		if (!(in = inst_add(a, comm, seq, c->size)))
 			return -ENOMEM;
 		c->open++;
-		if (a->it.n > a->tot.max_open)
-			a->tot.max_open = a->it.n;
+		if (a->it.n + (size_t)a->have_pend > a->tot.max_open)
+			a->tot.max_open = a->it.n + (size_t)a->have_pend;
 		in->fn = ev->fn;
 		in->low_rank = rank;
 		in->low_site = ev->site;
@@ -819,6 +845,11 @@ void st_imb_finish(struct st_imb *a)
 		a->tot.incomplete++;
 	}
 	a->it.n = 0;
+	if (a->have_pend) {
+		inst_release(&a->pend);
+		a->have_pend = 0;
+		a->tot.incomplete++;
+	}
 	for (i = 0; i < a->ncomms; i++)
 		a->comms[i].open = 0;
 }
@@ -863,7 +894,7 @@ const struct st_imb_totals *st_imb_totals(struct st_imb *a)
 
 size_t st_imb_open(const struct st_imb *a)
 {
-	return a->it.n;
+	return a->it.n + (size_t)a->have_pend;
 }
 
 const struct st_imb_blame *st_imb_blame_all(const struct st_imb *a, int *n)
