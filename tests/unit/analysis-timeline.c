@@ -84,6 +84,58 @@ Test(tools_timeline, global_time_is_exact_and_interpolated)
 	st_gclock_free(c);
 }
 
+/*
+ * The tools compute global time themselves; it must be sync/'s to the
+ * bit (the outputs of report and table are compared byte for byte):
+ * five epochs of varied drift and offset, times before, between, on and
+ * after the anchors.
+ */
+Test(tools_timeline, global_time_is_sync_timelines_to_the_bit)
+{
+	const uint64_t o = 3000000000ull, root = 1000000000ull;
+	static const double slope[] = { 1.3e-5, -7.1e-6, 2.2e-5, 0, -3e-7 };
+	static const double icpt[] = { 123.456, -98765.4321, 1e6 / 3, 0.5,
+				       -1e-3 };
+	struct st_sync_timeline *tl;
+	struct st_sync_record rec;
+	struct st_gclock *c;
+	struct blob_spec b;
+	uint64_t t, x = 88172645463325252ull;
+	uint32_t e;
+	int i, same = 0;
+
+	cr_assert_eq(st_gclock_new(&c, 1), 0);
+	cr_assert_eq(st_sync_timeline_new(&tl), 0);
+	for (e = 0; e < 5; e++) {
+		b = blob_spec(1, 2, e, o, root, slope[e], icpt[e]);
+		b.anchor_ns = 1e9 * e + 333333.3 * e * e;
+		parse_spec(&b, &rec);
+		cr_assert_eq(st_gclock_add(c, &rec), 0);
+		cr_assert_eq(st_sync_timeline_add(tl, &rec), 0);
+		st_sync_record_release(&rec);
+	}
+	for (i = 0; i < 200000; i++) {
+		double g, want;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (i < 10)	/* on the anchors, and 1 ns past */
+			t = o + (uint64_t)(1e9 * (i / 2) +
+					   333333.3 * (i / 2) * (i / 2)) +
+			    (uint64_t)(i % 2);
+		else		/* 1 s before the first to 1 s after */
+			t = o - 1000000000ull + x % 7000000000ull;
+		g = st_gclock_global(c, t);
+		want = st_sync_timeline_global(tl, t);
+		same += !memcmp(&g, &want, sizeof(g));
+	}
+	cr_expect_eq(same, 200000, "%d of 200000 times differ",
+		     200000 - same);
+	st_sync_timeline_free(tl);
+	st_gclock_free(c);
+}
+
 Test(tools_timeline, error_comes_from_the_nearest_epoch)
 {
 	const uint64_t o = 1000;

@@ -3,7 +3,9 @@
  * splitting their time (see tools/analysis/imbalance.h).  An instance in flight
  * keeps its members' global entry and exit times, since a member's
  * waiting ends at the last arrival, known only once every member came;
- * it is freed when complete.  The median clock error comes from a
+ * it is dropped when complete, its arrays kept for the next instance
+ * (no allocation per instance).  Lookups that repeat record after record
+ * (the communicator, the rows of a call site) are cached.  The median clock error comes from a
  * histogram with 64 bins per octave (within 0.6%), clamped to the exact
  * minimum and maximum, so it needs no list of every instance.
  */
@@ -147,6 +149,7 @@ struct inst {
 	double (*t)[2];		/* per member seen: entry, exit */
 	int *rk;		/* per member seen: its rank */
 	uint64_t *cookie;	/* per member seen: st_imb_set_cookie() */
+	uint32_t cap;		/* members the arrays hold */
 };
 
 /* Instances in flight by (comm, seq): open addressing, no tombstones. */
@@ -155,6 +158,16 @@ struct itab {
 	unsigned char *used;
 	size_t cap, n;
 };
+
+/* The member arrays of an instance, for 'cap' members. */
+struct spare {
+	double (*t)[2];
+	int *rk;
+	uint64_t *cookie;
+	uint32_t cap;
+};
+
+#define MAX_SPARE 64
 
 #define HIST_PER_OCT 64
 #define HIST_MIN_LOG2 (-10)
@@ -167,9 +180,36 @@ struct st_imb {
 	struct map comm_of;	/* comm id -> index in 'comms' */
 	struct map rank_last;	/* this rank: comm id -> last blocking seq */
 	struct map site_of;	/* rank << 32 | site -> sym + 1 */
+	/* The last communicator st_imb_scan() saw: its index in 'comms'
+	   and its slot in 'rank_last' (valid until 'rank_last' changes). */
+	uint64_t scan_comm;
+	size_t scan_ci, scan_slot;
+	int scan_valid;
 
 	/* second pass */
 	struct itab it;
+	/* The instance made last, kept out of 'it' until another is made
+	   while it is in flight: most complete before the next starts. */
+	struct inst pend;
+	int have_pend;
+	/* Member arrays of completed instances, kept for the next ones. */
+	struct spare *spare;
+	size_t nspare;
+	/* The last communicator st_imb_add() saw and its index in 'comms'
+	   (an index never changes: communicators are only added). */
+	uint64_t add_comm;
+	size_t add_ci;
+	int add_valid;
+	/* The last instance's row keys and rows, and its clock error's
+	   histogram bin (the same error gives the same bin). */
+	uint64_t last_site_key, last_srow_key;
+	long last_sym;
+	size_t last_frow, last_srow;
+	uint16_t last_fn;
+	int have_last_site, have_last_frow, have_last_srow;
+	double last_err;
+	long last_bin;
+	int have_last_bin;
 	struct st_imb_row *fn_rows, *site_rows;
 	size_t nfn, alloc_fn, nsite, alloc_site;
 	struct map fn_row_of;	/* fn -> index in 'fn_rows' */
@@ -208,6 +248,14 @@ void st_imb_free(struct st_imb *a)
 	for (i = 0; i < a->it.cap; i++)
 		if (a->it.used[i])
 			inst_release(&a->it.v[i]);
+	if (a->have_pend)
+		inst_release(&a->pend);
+	for (i = 0; i < a->nspare; i++) {
+		free(a->spare[i].t);
+		free(a->spare[i].rk);
+		free(a->spare[i].cookie);
+	}
+	free(a->spare);
 	free(a->it.v);
 	free(a->it.used);
 	free(a->comms);
@@ -271,9 +319,18 @@ int st_imb_scan(struct st_imb *a, const struct st_event *ev)
 	if (!ev->comm || (ev->kind != ST_REC_CALL && ev->kind != ST_REC_START &&
 			  ev->kind != ST_REC_DONE && ev->kind != ST_REC_COMM))
 		return 0;
-	if (!(c = comm_get(a, ev->comm, 1)) ||
-	    map_put(&a->rank_last, ev->comm, 0, &last, &added))
-		return -ENOMEM;
+	if (a->scan_valid && a->scan_comm == ev->comm) {
+		c = &a->comms[a->scan_ci];
+		last = &a->rank_last.val[a->scan_slot];
+	} else {
+		if (!(c = comm_get(a, ev->comm, 1)) ||
+		    map_put(&a->rank_last, ev->comm, 0, &last, &added))
+			return -ENOMEM;
+		a->scan_comm = ev->comm;
+		a->scan_ci = (size_t)(c - a->comms);
+		a->scan_slot = (size_t)(last - a->rank_last.val);
+		a->scan_valid = 1;
+	}
 	if (ev->kind == ST_REC_COMM) {
 		if (ev->remote_size)
 			c->inter = 1;
@@ -310,6 +367,7 @@ int st_imb_scan_end(struct st_imb *a, int synced)
 			c->min_last = a->rank_last.val[i];
 	}
 	map_clear(&a->rank_last);
+	a->scan_valid = 0;
 	return 0;
 }
 
@@ -322,6 +380,7 @@ int st_imb_site(struct st_imb *a, int rank, uint32_t site, long sym)
 		    &added))
 		return -ENOMEM;
 	*v = (uint64_t)(sym + 1);
+	a->have_last_site = 0;
 	return 0;
 }
 
@@ -342,6 +401,15 @@ static struct inst *inst_find(const struct itab *t, uint64_t comm,
 		if (t->v[i].comm == comm && t->v[i].seq == seq)
 			return &t->v[i];
 	return NULL;
+}
+
+/* The instance (comm, seq) in flight, made last or in the table. */
+static struct inst *inst_lookup(struct st_imb *a, uint64_t comm,
+				uint64_t seq)
+{
+	if (a->have_pend && a->pend.comm == comm && a->pend.seq == seq)
+		return &a->pend;
+	return inst_find(&a->it, comm, seq);
 }
 
 static int itab_grow(struct itab *t)
@@ -373,41 +441,98 @@ static int itab_grow(struct itab *t)
 	return 0;
 }
 
-/* A new instance (comm, seq), not in the table yet; NULL: no memory. */
-static struct inst *inst_add(struct itab *t, uint64_t comm, uint64_t seq,
+/*
+ * Give the member arrays of 'in' back: kept for a later instance while
+ * there is room, else freed.
+ */
+static void inst_recycle(struct st_imb *a, struct inst *in)
+{
+	struct spare *sp;
+
+	if (in->t && a->nspare < MAX_SPARE) {
+		if (!a->spare &&
+		    !(a->spare = malloc(MAX_SPARE * sizeof(*a->spare)))) {
+			inst_release(in);
+			return;
+		}
+		sp = &a->spare[a->nspare++];
+		sp->t = in->t;
+		sp->rk = in->rk;
+		sp->cookie = in->cookie;
+		sp->cap = in->cap;
+		in->t = NULL;
+		in->rk = NULL;
+		in->cookie = NULL;
+		return;
+	}
+	inst_release(in);
+}
+
+/*
+ * A new instance (comm, seq) of 'size' members, not in the table yet,
+ * with the arrays of a completed one when the last kept fits; NULL: no
+ * memory.
+ */
+static struct inst *inst_add(struct st_imb *a, uint64_t comm, uint64_t seq,
 			     uint32_t size)
 {
-	struct inst *in;
+	struct itab *t = &a->it;
+	struct inst *in = &a->pend;
 	size_t i;
 
-	if (2 * (t->n + 1) > t->cap && itab_grow(t))
-		return NULL;
-	for (i = inst_home(t, comm, seq); t->used[i];
-	     i = (i + 1) & (t->cap - 1))
-		;
-	in = &t->v[i];
-	memset(in, 0, sizeof(*in));
-	in->t = malloc(size * sizeof(*in->t));
-	in->rk = malloc(size * sizeof(*in->rk));
-	in->cookie = malloc(size * sizeof(*in->cookie));
-	if (!in->t || !in->rk || !in->cookie) {
-		inst_release(in);
-		return NULL;
+	/* The one made before, still in flight, goes into the table. */
+	if (a->have_pend) {
+		if (2 * (t->n + 1) > t->cap && itab_grow(t))
+			return NULL;
+		for (i = inst_home(t, a->pend.comm, a->pend.seq); t->used[i];
+		     i = (i + 1) & (t->cap - 1))
+			;
+		t->v[i] = a->pend;
+		t->used[i] = 1;
+		t->n++;
+		a->have_pend = 0;
 	}
-	t->used[i] = 1;
-	t->n++;
+	memset(in, 0, sizeof(*in));
+	if (a->nspare && a->spare[a->nspare - 1].cap >= size) {
+		struct spare *sp = &a->spare[--a->nspare];
+
+		in->t = sp->t;
+		in->rk = sp->rk;
+		in->cookie = sp->cookie;
+		in->cap = sp->cap;
+	} else {
+		in->t = malloc(size * sizeof(*in->t));
+		in->rk = malloc(size * sizeof(*in->rk));
+		in->cookie = malloc(size * sizeof(*in->cookie));
+		in->cap = size;
+		if (!in->t || !in->rk || !in->cookie) {
+			inst_release(in);
+			return NULL;
+		}
+	}
+	a->have_pend = 1;
 	in->comm = comm;
 	in->seq = seq;
 	in->size = size;
 	return in;
 }
 
-/* Free 'in' and close its hole by shifting later entries back. */
-static void inst_del(struct itab *t, struct inst *in)
+/*
+ * Drop 'in' (its arrays kept for the next instance) and close its hole
+ * by shifting later entries back.
+ */
+static void inst_del(struct st_imb *a, struct inst *in)
 {
-	size_t i = (size_t)(in - t->v), j, home;
+	struct itab *t = &a->it;
+	size_t i, j, home;
 
-	inst_release(in);
+	if (in == &a->pend) {
+		inst_recycle(a, in);
+		a->have_pend = 0;
+		return;
+	}
+	i = (size_t)(in - t->v);
+	inst_recycle(a, in);
 	t->used[i] = 0;
 	t->n--;
 	for (j = (i + 1) & (t->cap - 1); t->used[j];
@@ -479,12 +604,19 @@ static void hist_add(struct st_imb *a, double err)
 		a->hist_zero++;
 		return;
 	}
+	if (a->have_last_bin && err == a->last_err) {
+		a->hist[a->last_bin]++;
+		return;
+	}
 	b = (long)floor((log2(err) - HIST_MIN_LOG2) * HIST_PER_OCT);
 	if (b < 0)
 		b = 0;
 	if (b >= HIST_BINS)
 		b = HIST_BINS - 1;
 	a->hist[b]++;
+	a->last_err = err;
+	a->last_bin = b;
+	a->have_last_bin = 1;
 }
 
 /*
@@ -515,7 +647,7 @@ static int complete(struct st_imb *a, struct comm_info *c, struct inst *in)
 	double err_imb = in->e_first_arr + in->e_last_arr;
 	double err_dur = in->e_last_exit + in->e_last_arr, err;
 	struct st_imb_row *fr, *sr;
-	uint64_t *v;
+	uint64_t *v, key;
 	long sym = -1;
 	uint32_t i;
 	int flagged;
@@ -535,17 +667,40 @@ static int complete(struct st_imb *a, struct comm_info *c, struct inst *in)
 	err = err_imb > err_dur ? err_imb : err_dur;
 	hist_add(a, isnan(err_imb) || isnan(err_dur) ? NAN : err);
 
-	v = map_find(&a->site_of, (uint64_t)(uint32_t)in->low_rank << 32 |
-			       in->low_site);
-	if (v)
-		sym = (long)*v - 1;
-	fr = row_get(&a->fn_row_of, &a->fn_rows, &a->nfn, &a->alloc_fn,
-		     in->fn, in->fn, -1);
-	sr = row_get(&a->site_row_of, &a->site_rows, &a->nsite,
-		     &a->alloc_site, (uint64_t)(sym + 1) << 16 | in->fn, in->fn,
-		     sym);
-	if (!fr || !sr)
-		return -ENOMEM;
+	key = (uint64_t)(uint32_t)in->low_rank << 32 | in->low_site;
+	if (a->have_last_site && key == a->last_site_key) {
+		sym = a->last_sym;
+	} else {
+		v = map_find(&a->site_of, key);
+		if (v)
+			sym = (long)*v - 1;
+		a->last_site_key = key;
+		a->last_sym = sym;
+		a->have_last_site = 1;
+	}
+	if (a->have_last_frow && in->fn == a->last_fn) {
+		fr = &a->fn_rows[a->last_frow];
+	} else {
+		fr = row_get(&a->fn_row_of, &a->fn_rows, &a->nfn,
+			     &a->alloc_fn, in->fn, in->fn, -1);
+		if (!fr)
+			return -ENOMEM;
+		a->last_fn = in->fn;
+		a->last_frow = (size_t)(fr - a->fn_rows);
+		a->have_last_frow = 1;
+	}
+	key = (uint64_t)(sym + 1) << 16 | in->fn;
+	if (a->have_last_srow && key == a->last_srow_key) {
+		sr = &a->site_rows[a->last_srow];
+	} else {
+		sr = row_get(&a->site_row_of, &a->site_rows, &a->nsite,
+			     &a->alloc_site, key, in->fn, sym);
+		if (!sr)
+			return -ENOMEM;
+		a->last_srow_key = key;
+		a->last_srow = (size_t)(sr - a->site_rows);
+		a->have_last_srow = 1;
+	}
 	stat_add(&fr->s, flagged, imb, wait, after,
 		 in->last_exit - in->first_exit);
 	stat_add(&sr->s, flagged, imb, wait, after,
@@ -569,7 +724,7 @@ static int complete(struct st_imb *a, struct comm_info *c, struct inst *in)
 		a->hook(a->hook_ctx, &d);
 	}
 	c->open--;
-	inst_del(&a->it, in);
+	inst_del(a, in);
 	return 0;
 }
 
@@ -584,12 +739,12 @@ static void evict_before(struct st_imb *a, uint64_t comm,
 	struct inst *in;
 
 	for (s = c->evict_from; c->open && s < seq; s++) {
-		in = inst_find(&a->it, comm, s);
+		in = inst_lookup(a, comm, s);
 		if (!in)
 			continue;
 		c->open--;
 		a->tot.incomplete++;
-		inst_del(&a->it, in);
+		inst_del(a, in);
 	}
 	if (seq + 1 > c->evict_from)
 		c->evict_from = seq + 1;
@@ -605,7 +760,16 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 
 	if (!is_blocking_coll(ev))
 		return 0;
-	c = comm_get(a, comm, 0);
+	if (a->add_valid && a->add_comm == comm) {
+		c = &a->comms[a->add_ci];
+	} else {
+		c = comm_get(a, comm, 0);
+		if (c) {
+			a->add_comm = comm;
+			a->add_ci = (size_t)(c - a->comms);
+			a->add_valid = 1;
+		}
+	}
 	if (c && c->inter) {
 		a->tot.calls_inter++;
 		return 0;
@@ -622,13 +786,13 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 		a->tot.calls_unsynced++;
 		return 0;
 	}
-	in = inst_find(&a->it, comm, seq);
+	in = inst_lookup(a, comm, seq);
 	if (!in) {
-		if (!(in = inst_add(&a->it, comm, seq, c->size)))
+		if (!(in = inst_add(a, comm, seq, c->size)))
 			return -ENOMEM;
 		c->open++;
-		if (a->it.n > a->tot.max_open)
-			a->tot.max_open = a->it.n;
+		if (a->it.n + (size_t)a->have_pend > a->tot.max_open)
+			a->tot.max_open = a->it.n + (size_t)a->have_pend;
 		in->fn = ev->fn;
 		in->low_rank = rank;
 		in->low_site = ev->site;
@@ -681,6 +845,11 @@ void st_imb_finish(struct st_imb *a)
 		a->tot.incomplete++;
 	}
 	a->it.n = 0;
+	if (a->have_pend) {
+		inst_release(&a->pend);
+		a->have_pend = 0;
+		a->tot.incomplete++;
+	}
 	for (i = 0; i < a->ncomms; i++)
 		a->comms[i].open = 0;
 }
@@ -725,7 +894,7 @@ const struct st_imb_totals *st_imb_totals(struct st_imb *a)
 
 size_t st_imb_open(const struct st_imb *a)
 {
-	return a->it.n;
+	return a->it.n + (size_t)a->have_pend;
 }
 
 const struct st_imb_blame *st_imb_blame_all(const struct st_imb *a, int *n)

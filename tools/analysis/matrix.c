@@ -3,7 +3,8 @@
  * A call that sends to every other member, or to every higher one, adds
  * its bytes to a per-communicator sum for its sender instead of walking
  * the group, so a call costs O(1) whatever the group size; the sums are
- * spread over the pairs once, in st_matrix_finish().
+ * spread over the pairs once, in st_matrix_finish().  The last call's
+ * communicator, sums and member rank are cached: calls come in runs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -91,10 +92,21 @@ static struct acc *acc_get(struct st_matrix *m, const struct st_scan *s,
 	struct acc *a;
 
 	m->tick++;
+	if (m->have_last_acc && ci == m->last_ci) {
+		a = &m->acc[m->last_acc];
+		if (rank < a->first_rank) {
+			a->first_rank = rank;
+			a->first_at = m->tick;
+		}
+		return a;
+	}
 	v = st_u64map_put(&m->acc_of, ci, m->nacc, &added);
 	if (!v)
 		return NULL;
 	if (!added) {
+		m->last_ci = ci;
+		m->last_acc = *v;
+		m->have_last_acc = 1;
 		a = &m->acc[*v];
 		if (rank < a->first_rank) {
 			a->first_rank = rank;
@@ -127,6 +139,9 @@ static struct acc *acc_get(struct st_matrix *m, const struct st_scan *s,
 		st_u64map_del(&m->acc_of, ci);
 		return NULL;
 	}
+	m->last_ci = ci;
+	m->last_acc = m->nacc;
+	m->have_last_acc = 1;
 	m->nacc++;
 	return a;
 }
@@ -145,12 +160,21 @@ static int crank_of(const struct st_scan_comm *c, int rank)
 static int add_coll(struct st_matrix *m, const struct st_scan *s, int rank,
 		    const struct st_event *ev, int bytes_class)
 {
-	const struct st_scan_comm *c = st_scan_comm(s, ev->comm);
+	const struct st_scan_comm *c;
 	int root = -1, me, p;
 	struct acc *a;
 
 	if (bytes_class == ST_BYTES_BARRIER)
 		return 0;
+	if (m->have_last_c && ev->comm == m->last_id) {
+		c = m->last_c;
+	} else {
+		c = st_scan_comm(s, ev->comm);
+		m->last_id = ev->comm;
+		m->last_c = c;
+		m->have_last_c = 1;
+		m->have_last_me = 0;
+	}
 	if (!c || !c->world || bytes_class >= ST_BYTES_NBR_ALLGATHER) {
 		m->coll_unattributed += (double)ev->sbytes;
 		m->coll_unattributed_calls++;
@@ -175,7 +199,12 @@ static int add_coll(struct st_matrix *m, const struct st_scan *s, int rank,
 			put(&m->coll, m->n, rank, root, (double)ev->sbytes);
 		return 0;
 	}
-	me = crank_of(c, rank);
+	if (!m->have_last_me || rank != m->last_rank) {
+		m->last_rank = rank;
+		m->last_me = crank_of(c, rank);
+		m->have_last_me = 1;
+	}
+	me = m->last_me;
 	if (me < 0 || !(a = acc_get(m, s, c, rank)))
 		return me < 0 ? 0 : -ENOMEM;
 	switch (bytes_class) {
@@ -242,6 +271,7 @@ void st_matrix_finish(struct st_matrix *m, const struct st_scan *scan)
 	if (m->nacc > 1)
 		qsort(m->acc, m->nacc, sizeof(*m->acc), cmp_first);
 	st_u64map_clear(&m->acc_of);
+	m->have_last_acc = 0;
 	for (k = 0; k < m->nacc; k++) {
 		const struct acc *a = &m->acc[k];
 		const struct st_scan_comm *c = &scan->comms[a->comm];

@@ -33,6 +33,7 @@
 
 struct st_event;
 struct st_scan;
+struct st_scan_comm;
 
 /* Largest number of ranks a matrix is made for (4 dense n x n arrays). */
 #define ST_MATRIX_MAX_RANKS 4096
@@ -56,6 +57,13 @@ struct st_matrix {
 	struct acc *acc;
 	size_t nacc, alloc_acc;
 	uint64_t tick;			/* additions to 'acc' so far */
+	/* The last call's communicator, its sums and the caller's rank in
+	   it: a run of calls on one communicator looks nothing up. */
+	uint64_t last_id;
+	const struct st_scan_comm *last_c;
+	size_t last_ci, last_acc;
+	int last_rank, last_me;
+	int have_last_c, have_last_acc, have_last_me;
 };
 
 /*

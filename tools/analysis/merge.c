@@ -30,7 +30,8 @@ struct source {
 struct st_merge {
 	struct source **heap;	/* min-heap by (key, rank) */
 	size_t n, alloc;
-	struct source *out;	/* handed out last; read on at the next call */
+	struct source *out;	/* handed out last, still the top of the
+				   heap; read on at the next call */
 	int failed;
 	int raised;		/* the open-file limit was raised */
 };
@@ -134,6 +135,8 @@ int st_merge_add(struct st_merge *m, int rank, const char *path,
 
 	if (err && errlen)
 		*err = '\0';
+	if (m->out)
+		return -EINVAL;
 	if (m->n == m->alloc) {
 		size_t alloc = m->alloc ? 2 * m->alloc : 16;
 		struct source **h = realloc(m->heap, alloc * sizeof(*h));
@@ -172,23 +175,25 @@ int st_merge_next(struct st_merge *m, struct st_merged *out)
 {
 	struct source *s;
 
-	/* Put back the rank handed out last, with its next record. */
+	/*
+	 * The rank handed out last is still at the top of the heap: with
+	 * its next record it sinks to its place, or, done, gives the top
+	 * to the last entry.  (Keys and ranks order the entries totally, so
+	 * the layout of the heap never changes which comes first.)
+	 */
 	if (m->out) {
 		s = m->out;
 		m->out = NULL;
-		if (advance(m, s)) {
-			m->heap[m->n++] = s;
-			sift_up(m, m->n - 1);
-		} else {
+		if (!advance(m, s)) {
 			source_free(s);
+			m->heap[0] = m->heap[--m->n];
 		}
+		if (m->n)
+			sift_down(m, 0);
 	}
 	if (!m->n)
 		return 0;
 	s = m->heap[0];
-	m->heap[0] = m->heap[--m->n];
-	if (m->n)
-		sift_down(m, 0);
 	m->out = s;
 	out->rank = s->rank;
 	out->ev = &s->ev;
@@ -212,9 +217,9 @@ void st_merge_free(struct st_merge *m)
 
 	if (!m)
 		return;
+	/* 'out', when set, is the top of the heap. */
 	for (i = 0; i < m->n; i++)
 		source_free(m->heap[i]);
-	source_free(m->out);
 	free(m->heap);
 	free(m);
 }

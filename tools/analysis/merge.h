@@ -31,7 +31,8 @@ int st_merge_new(struct st_merge **out);
  * other ranks).  The file is opened and its first record read.  Returns
  * 0, or a negative errno with a message in 'err' (at most 'errlen'
  * bytes).  If no descriptor is left, the limit on open files is raised
- * to its maximum once and the open retried.
+ * to its maximum once and the open retried.  Ranks are added before the
+ * first st_merge_next(); after it, -EINVAL.
  */
 int st_merge_add(struct st_merge *m, int rank, const char *path,
 		 const struct st_gclock *clk, char *err, size_t errlen);

@@ -116,6 +116,12 @@ struct st_profile {
 	size_t nsizes, alloc_sizes;
 	struct st_u64map size_of;	/* comm size -> in 'sizes' */
 	struct st_u64map comm_seen;	/* comm id -> 1 */
+	/* The keys of the last call's entries in 'rs_of', 'size_of' and
+	   'comm_seen' and the first two's values: a run of calls from one
+	   site on one communicator looks nothing up. */
+	uint64_t last_rs_key, last_rs, last_size_key, last_size;
+	uint64_t last_comm;
+	int have_last_rs, have_last_size, have_last_comm;
 
 	char **hosts;
 	size_t alloc_hosts;
@@ -143,13 +149,6 @@ static int fn_kind(unsigned fn)
 	const struct st_fn_desc *d = st_fn_desc(fn);
 
 	return d ? d->kind : 0;
-}
-
-static int fn_family(unsigned fn)
-{
-	const struct st_fn_desc *d = st_fn_desc(fn);
-
-	return d ? d->family : 0;
 }
 
 int st_profile_outside_run(unsigned fn)
@@ -216,15 +215,18 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 {
 	struct st_profile_fn *s = &p->fn[ev->fn];
 	uint64_t dt = ev->t1 >= ev->t0 ? ev->t1 - ev->t0 : 0;
-	int fam = fn_family(ev->fn), added;
-	uint64_t *v;
+	const struct st_fn_desc *d = st_fn_desc(ev->fn);
+	int fam = d ? d->family : 0, added;
+	int outside = d && (d->kind == ST_KIND_INIT ||
+			    d->kind == ST_KIND_FINALIZE);
+	uint64_t *v, key;
 
 	if (touch(p, ev->fn))
 		return -ENOMEM;
 	s->calls++;
 	s->time_ns += dt;
 	p->rank_ns[ev->fn] += dt;
-	if (!st_profile_outside_run(ev->fn)) {
+	if (!outside) {
 		p->sum.mpi_ns += dt;
 		p->sum.mpi_calls++;
 	}
@@ -246,40 +248,56 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 			return -ENOMEM;
 	}
 
-	v = st_u64map_put(&p->rs_of, (uint64_t)ev->site << 16 | ev->fn, 0,
-			  &added);
-	if (!v)
-		return -ENOMEM;
-	if (added) {
-		if (GROW(p->rs, p->nrs, p->alloc_rs))
-			return -ENOMEM;
-		*v = p->nrs;
-		p->rs[p->nrs++] = (struct rank_site){ .site = ev->site,
-						      .fn = ev->fn };
-	}
-	p->rs[*v].calls++;
-	p->rs[*v].time_ns += dt;
-
-	if (ev->comm && ev->comm_size && !st_profile_outside_run(ev->fn)) {
-		struct st_profile_size *z;
-
-		v = st_u64map_put(&p->size_of, ev->comm_size, 0, &added);
+	key = (uint64_t)ev->site << 16 | ev->fn;
+	if (!p->have_last_rs || key != p->last_rs_key) {
+		v = st_u64map_put(&p->rs_of, key, 0, &added);
 		if (!v)
 			return -ENOMEM;
 		if (added) {
-			if (GROW(p->sizes, p->nsizes, p->alloc_sizes))
+			if (GROW(p->rs, p->nrs, p->alloc_rs))
 				return -ENOMEM;
-			*v = p->nsizes;
-			p->sizes[p->nsizes++] = (struct st_profile_size){
-				.size = ev->comm_size };
+			*v = p->nrs;
+			p->rs[p->nrs++] = (struct rank_site){
+				.site = ev->site, .fn = ev->fn };
 		}
-		z = &p->sizes[*v];
+		p->last_rs_key = key;
+		p->last_rs = *v;
+		p->have_last_rs = 1;
+	}
+	p->rs[p->last_rs].calls++;
+	p->rs[p->last_rs].time_ns += dt;
+
+	if (ev->comm && ev->comm_size && !outside) {
+		struct st_profile_size *z;
+
+		if (!p->have_last_size || ev->comm_size != p->last_size_key) {
+			v = st_u64map_put(&p->size_of, ev->comm_size, 0,
+					  &added);
+			if (!v)
+				return -ENOMEM;
+			if (added) {
+				if (GROW(p->sizes, p->nsizes, p->alloc_sizes))
+					return -ENOMEM;
+				*v = p->nsizes;
+				p->sizes[p->nsizes++] =
+					(struct st_profile_size){
+						.size = ev->comm_size };
+			}
+			p->last_size_key = ev->comm_size;
+			p->last_size = *v;
+			p->have_last_size = 1;
+		}
+		z = &p->sizes[p->last_size];
 		z->calls++;
 		z->time_ns += dt;
-		if (!st_u64map_put(&p->comm_seen, ev->comm, 1, &added))
-			return -ENOMEM;
-		if (added)
-			z->ncomms++;
+		if (!p->have_last_comm || ev->comm != p->last_comm) {
+			if (!st_u64map_put(&p->comm_seen, ev->comm, 1, &added))
+				return -ENOMEM;
+			if (added)
+				z->ncomms++;
+			p->last_comm = ev->comm;
+			p->have_last_comm = 1;
+		}
 	}
 	return 0;
 }
@@ -562,6 +580,7 @@ static int end_rank(struct st_profile *p, int rank, uint64_t t_start,
 	}
 	p->nrs = p->nsrec = 0;
 	st_u64map_clear(&p->rs_of);
+	p->have_last_rs = 0;
 	st_u64map_clear(&p->srec_of);
 	st_objmap_release(&p->objs);
 
@@ -714,11 +733,12 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 			have_last = 1;
 		}
 		if (ev.kind == ST_REC_CALL) {
-			if (fn_kind(ev.fn) == ST_KIND_INIT) {
+			int kind = fn_kind(ev.fn);
+
+			if (kind == ST_KIND_INIT) {
 				t_start = ev.t1;
 				have_start = 1;
-			} else if (fn_kind(ev.fn) == ST_KIND_FINALIZE &&
-				   !have_end) {
+			} else if (kind == ST_KIND_FINALIZE && !have_end) {
 				t_end = ev.t0;
 				have_end = 1;
 			}
@@ -951,6 +971,7 @@ const struct st_profile_size *st_profile_sizes(struct st_profile *p,
 	if (p->nsizes)
 		qsort(p->sizes, p->nsizes, sizeof(*p->sizes), cmp_size);
 	st_u64map_clear(&p->size_of);
+	p->have_last_size = 0;
 	*n = p->nsizes;
 	return p->sizes;
 }

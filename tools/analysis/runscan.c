@@ -9,6 +9,7 @@
  * places it, so the same line of code is one site on every rank.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,13 @@ static void span(struct st_scan_rank *r, double g)
 		r->g_max = g;
 }
 
+static void warn_probs(int rank, const struct st_gclock_problems *p)
+{
+	if (p->nbad)
+		st_warn("rank %d: %s (n=%d sync record%s ignored)", rank,
+			p->first, p->nbad, p->nbad == 1 ? "" : "s");
+}
+
 static int fn_kind(unsigned fn)
 {
 	const struct st_fn_desc *d = st_fn_desc(fn);
@@ -176,8 +184,33 @@ static int fn_kind(unsigned fn)
 	return d ? d->kind : 0;
 }
 
-/* Read rank 'rank's file.  Returns 0 or -ENOMEM (damage only warns). */
-static int read_rank(struct st_scan *s, int rank)
+/*
+ * Add the sync record 'ev' to 'clk' as st_gclock_load() does, counting
+ * the problems in 'p'.  Returns 0 or -ENOMEM.
+ */
+static int add_sync(struct st_gclock *clk, const struct st_event *ev,
+		    struct st_gclock_problems *p)
+{
+	int bad = st_gclock_add_event(clk, ev, NULL);
+
+	if (bad == -ENOMEM)
+		return bad;
+	if (bad && !p->nbad++)
+		snprintf(p->first, sizeof(p->first),
+			 "the sync record at t0=%" PRIu64 " %s", ev->t0,
+			 bad == -EBADMSG ? "is not a valid sync record" :
+			 "does not follow the earlier ones (rank, origin or "
+			 "epoch)");
+	return 0;
+}
+
+/*
+ * Read rank 'rank's file.  Returns 0 or -ENOMEM (damage only warns).
+ * With 'spans', the clock is read first (one more read of the file), so
+ * that each record's global time is known for the spans; without, it is
+ * built as the sync records come and the spans stay NaN.
+ */
+static int read_rank(struct st_scan *s, int rank, int spans)
 {
 	struct st_scan_rank *r = &s->rank[rank];
 	struct st_gclock_problems probs;
@@ -193,12 +226,14 @@ static int read_rank(struct st_scan *s, int rank)
 
 	if (st_gclock_new(&r->clk, s->nranks > 1 ? rank : -1))
 		return -ENOMEM;
-	rc = st_gclock_load(r->clk, r->path, &probs);
-	if (rc == -ENOMEM)
-		return -ENOMEM;
-	if (probs.nbad)
-		st_warn("rank %d: %s (n=%d sync record%s ignored)", rank,
-			probs.first, probs.nbad, probs.nbad == 1 ? "" : "s");
+	probs.nbad = 0;
+	probs.first[0] = '\0';
+	if (spans) {
+		rc = st_gclock_load(r->clk, r->path, &probs);
+		if (rc == -ENOMEM)
+			return -ENOMEM;
+		warn_probs(rank, &probs);
+	}
 	rc = st_fn_reader_open(&rd, r->path, err, sizeof(err));
 	if (rc) {
 		st_warn("%s", *err ? err : strerror(-rc));
@@ -234,9 +269,14 @@ static int read_rank(struct st_scan *s, int rank)
 			r->nthreads = ev.thread + 1u;
 		if (st_imb_scan(s->imb, &ev))
 			goto oom;
+		if (!spans && ev.kind == ST_REC_SYNC &&
+		    add_sync(r->clk, &ev, &probs))
+			goto oom;
 		if (ev.kind != ST_REC_SITE && ev.kind != ST_REC_OBJECT) {
-			span(r, st_gclock_global(r->clk, ev.t0));
-			span(r, st_gclock_global(r->clk, ev.t1));
+			if (spans) {
+				span(r, st_gclock_global(r->clk, ev.t0));
+				span(r, st_gclock_global(r->clk, ev.t1));
+			}
 			if (!have_last || ev.t1 > t_last) {
 				t_last = ev.t1;
 				have_last = 1;
@@ -287,6 +327,9 @@ static int read_rank(struct st_scan *s, int rank)
 			break;
 		}
 	}
+	/* Where the read of the clock alone would have warned: first. */
+	if (!spans)
+		warn_probs(rank, &probs);
 	if (rc < 0) {
 		const char *msg = st_reader_error(rd);
 
@@ -338,8 +381,9 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt,
 	return rc;
 }
 
-int st_scan_open(struct st_scan **out, const char *path,
-		 const char *addr2line, char *err, size_t errlen)
+static int scan_open(struct st_scan **out, const char *path,
+		     const char *addr2line, char *err, size_t errlen,
+		     int spans)
 {
 	struct st_run *run = NULL;
 	struct st_scan *s;
@@ -401,7 +445,7 @@ int st_scan_open(struct st_scan **out, const char *path,
 		}
 		if (!(sr->path = strdup(p)))
 			goto oom;
-		if (read_rank(s, r) == -ENOMEM)
+		if (read_rank(s, r, spans) == -ENOMEM)
 			goto oom;
 		if (!isnan(sr->g_min) && !(sr->g_min >= s->g_min))
 			s->g_min = sr->g_min;
@@ -425,6 +469,18 @@ oom:
 		st_run_close(run);
 	st_scan_free(s);
 	return -ENOMEM;
+}
+
+int st_scan_open(struct st_scan **out, const char *path,
+		 const char *addr2line, char *err, size_t errlen)
+{
+	return scan_open(out, path, addr2line, err, errlen, 1);
+}
+
+int st_scan_open_nospan(struct st_scan **out, const char *path,
+			const char *addr2line, char *err, size_t errlen)
+{
+	return scan_open(out, path, addr2line, err, errlen, 0);
 }
 
 void st_scan_free(struct st_scan *s)

@@ -102,6 +102,15 @@ struct st_scan {
 int st_scan_open(struct st_scan **out, const char *path,
 		 const char *addr2line, char *err, size_t errlen);
 
+/*
+ * The same, but for a caller that needs no global span: each rank's
+ * 'g_min' and 'g_max' and the run's stay NaN, and each rank file is read
+ * once instead of twice (its clock is built from its sync records as
+ * they come, since no record needs global time before the end).
+ */
+int st_scan_open_nospan(struct st_scan **out, const char *path,
+			const char *addr2line, char *err, size_t errlen);
+
 void st_scan_free(struct st_scan *s);
 
 /* The communicator 'id', or NULL when no member recorded it. */

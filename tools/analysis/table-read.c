@@ -138,6 +138,13 @@ struct reading {
 	struct st_tmap last_seq; /* this rank: (comm) -> last blocking seq */
 
 	struct st_tmap inst_of;	/* (comm, seq) -> index in 'insts' */
+	/* The instance found or made last, while in flight: the next
+	   member's record most often comes right after.  One made last
+	   goes into 'inst_of' only when another is made while it is still
+	   in flight ('inst_unmapped' until then): most complete first. */
+	uint64_t inst_last_comm, inst_last_seq;
+	uint32_t inst_last;
+	int have_inst_last, inst_unmapped;
 	struct inst *insts;
 	size_t ninsts, alloc_insts;
 	uint32_t inst_free;
@@ -609,7 +616,15 @@ static void inst_drop(struct reading *rd, struct inst *in)
 {
 	uint32_t i = (uint32_t)(in - rd->insts);
 
+	if (rd->have_inst_last && rd->inst_last == i) {
+		rd->have_inst_last = 0;
+		if (rd->inst_unmapped) {
+			rd->inst_unmapped = 0;
+			goto unmapped;
+		}
+	}
 	st_tmap_del(&rd->inst_of, in->comm, in->seq, 0);
+unmapped:
 	in->next_free = rd->inst_free;
 	rd->inst_free = i;
 }
@@ -619,7 +634,6 @@ static struct inst *inst_new(struct reading *rd, uint64_t comm, uint64_t seq,
 {
 	double (*t)[2] = NULL;
 	struct inst *in;
-	uint64_t *slot;
 	uint32_t i, cap = 0;
 	int reused = rd->inst_free != NONE;
 
@@ -646,8 +660,7 @@ static struct inst *inst_new(struct reading *rd, uint64_t comm, uint64_t seq,
 		if ((in->t = malloc(size * sizeof(*in->t))))
 			in->t_cap = size;
 	}
-	if (!in->t || st_tmap_put(&rd->inst_of, comm, seq, 0, i, &slot,
-				  NULL)) {
+	if (!in->t) {
 		in->next_free = rd->inst_free;
 		rd->inst_free = i;
 		return NULL;
@@ -656,6 +669,33 @@ static struct inst *inst_new(struct reading *rd, uint64_t comm, uint64_t seq,
 	in->seq = seq;
 	in->size = size;
 	return in;
+}
+
+/* The in-flight instance made last, not in 'inst_of' yet, goes in. */
+static int inst_map_last(struct reading *rd)
+{
+	uint64_t *slot;
+
+	if (!rd->have_inst_last || !rd->inst_unmapped)
+		return 0;
+	if (st_tmap_put(&rd->inst_of, rd->inst_last_comm, rd->inst_last_seq,
+			0, rd->inst_last, &slot, NULL))
+		return -ENOMEM;
+	rd->inst_unmapped = 0;
+	return 0;
+}
+
+/* The instance (comm, seq) in flight, or NULL. */
+static struct inst *inst_find(struct reading *rd, uint64_t comm,
+			      uint64_t seq)
+{
+	uint64_t *slot;
+
+	if (rd->have_inst_last && rd->inst_last_comm == comm &&
+	    rd->inst_last_seq == seq)
+		return &rd->insts[rd->inst_last];
+	slot = st_tmap_get(&rd->inst_of, comm, seq, 0);
+	return slot ? &rd->insts[*slot] : NULL;
 }
 
 static int inst_complete(struct reading *rd, struct inst *in)
@@ -691,15 +731,15 @@ static int inst_complete(struct reading *rd, struct inst *in)
 static void evict_before(struct reading *rd, struct comm_info *c,
 			 uint64_t comm, uint64_t seq)
 {
-	uint64_t s, *slot;
+	struct inst *in;
+	uint64_t s;
 
 	for (s = c->evict_from; c->open && s < seq; s++) {
-		slot = st_tmap_get(&rd->inst_of, comm, s, 0);
-		if (!slot)
+		if (!(in = inst_find(rd, comm, s)))
 			continue;
 		c->open--;
 		rd->m->incomplete++;
-		inst_drop(rd, &rd->insts[*slot]);
+		inst_drop(rd, in);
 	}
 	if (seq + 1 > c->evict_from)
 		c->evict_from = seq + 1;
@@ -712,7 +752,6 @@ static int on_coll(struct reading *rd, int rank, const struct st_event *ev,
 	struct comm_info *c = comm_get(rd, ev->comm, 0);
 	double e0, e1;
 	struct inst *in;
-	uint64_t *slot;
 	int rc;
 
 	if (c && c->inter) {
@@ -730,12 +769,16 @@ static int on_coll(struct reading *rd, int rank, const struct st_event *ev,
 	}
 	e0 = st_gclock_err(clk, ev->t0);
 	e1 = st_gclock_err(clk, ev->t1);
-	slot = st_tmap_get(&rd->inst_of, ev->comm, ev->seq, 0);
-	if (slot) {
-		in = &rd->insts[*slot];
-	} else {
-		if (!(in = inst_new(rd, ev->comm, ev->seq, c->size)))
+	in = inst_find(rd, ev->comm, ev->seq);
+	if (!in) {
+		if (inst_map_last(rd) ||
+		    !(in = inst_new(rd, ev->comm, ev->seq, c->size)))
 			return -ENOMEM;
+		rd->inst_last_comm = ev->comm;
+		rd->inst_last_seq = ev->seq;
+		rd->inst_last = (uint32_t)(in - rd->insts);
+		rd->have_inst_last = 1;
+		rd->inst_unmapped = 1;
 		c->open++;
 		in->fn = ev->fn;
 		in->last_arr = g0;
@@ -1205,7 +1248,8 @@ static int walk(struct reading *rd, struct st_run *run)
 		if (rc)
 			goto out;
 	}
-	rd->m->incomplete += rd->inst_of.n;
+	rd->m->incomplete += rd->inst_of.n +
+			     (size_t)(rd->have_inst_last && rd->inst_unmapped);
 	rd->m->p2p_unmatched += rd->pending + rd->wild_of.n;
 out:
 	st_merge_free(mg);

@@ -229,7 +229,7 @@ struct st_rviews {
 	pthread_t th;
 	int threaded;
 	struct st_scan *s;
-	int rc_open;		/* st_scan_open()'s */
+	int rc_open;		/* st_scan_open_nospan()'s */
 	char err[512];
 	int rc_walk;		/* st_scan_walk()'s, when synced */
 	int rc_mx;		/* st_matrix_init()'s */
@@ -267,9 +267,10 @@ static void *compute(void *arg)
 
 	collecting = v;
 	st_diag_set_warn(no_warning);
-	v->rc_open = st_scan_open(&v->s, v->run,
-				  prog && *prog ? prog : "addr2line", v->err,
-				  sizeof(v->err));
+	/* The views need no global span: one read of each file. */
+	v->rc_open = st_scan_open_nospan(&v->s, v->run,
+					 prog && *prog ? prog : "addr2line",
+					 v->err, sizeof(v->err));
 	st_diag_set_warn(keep_warning);
 	if (v->rc_open == -ENOMEM)
 		die("out of memory");
