@@ -4,12 +4,15 @@
  * 129 after the one wrong line and the synopsis, error() returns -1; st_getopt() is
  * getopt_long(3) (values as "--opt=v" or "--opt v", unique prefixes,
  * options among the operands unless "+") with messages that name the
- * wrong argument; integers and sizes are parsed strictly.
+ * wrong argument; integers and sizes are parsed strictly; die() calls
+ * the hook its thread set (st_on_die()) before it exits.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
@@ -205,4 +208,45 @@ Test(tools_usage, size_suffixes_are_binary)
 	cr_expect_eq(b, 1ULL << 63);
 	cr_expect_eq(st_size_parse("8589934593G", &b), -EINVAL, "> 2^63");
 	cr_expect_eq(st_size_parse("99999999999999999999999", &b), -EINVAL);
+}
+
+/* die()'s hook: a command joins its threads there (st_on_die()). */
+static void hook_exit_7(void *arg)
+{
+	cr_assert_eq(*(int *)arg, 42);
+	_exit(7);
+}
+
+Test(cli_usage, die_calls_the_hook_of_its_thread_first, .exit_code = 7)
+{
+	static int v = 42;
+
+	st_on_die(hook_exit_7, &v);
+	die("with a hook");
+}
+
+static void *die_on_thread(void *arg)
+{
+	(void)arg;
+	die("from another thread");
+}
+
+Test(cli_usage, die_on_another_thread_leaves_the_hook_alone,
+     .exit_code = 1)
+{
+	static int v = 42;
+	pthread_t th;
+
+	st_on_die(hook_exit_7, &v);
+	cr_assert_eq(pthread_create(&th, NULL, die_on_thread, NULL), 0);
+	pthread_join(th, NULL);
+}
+
+Test(cli_usage, die_after_the_hook_is_cleared_exits_1, .exit_code = 1)
+{
+	static int v = 42;
+
+	st_on_die(hook_exit_7, &v);
+	st_on_die(NULL, NULL);
+	die("without a hook");
 }

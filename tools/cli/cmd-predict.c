@@ -1316,6 +1316,7 @@ struct bound {
 	char err[1024];
 	pthread_t th;
 	int threaded;
+	int joined;		/* ran on its thread, which has ended */
 };
 
 static void *bound_pass(void *arg)
@@ -1400,6 +1401,31 @@ static void bound_start(struct bound *b, struct result *res,
 	}
 }
 
+/*
+ * Wait for the bound replays' threads: before the main thread may die,
+ * which a test harness may turn into a jump back (tests/fuzz), with the
+ * threads still reading this call's memory.
+ */
+static void bound_join(struct bound *b)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (b[i].threaded) {
+			pthread_join(b[i].th, NULL);
+			st_pmodel_free(b[i].pm);
+			b[i].pm = NULL;
+			b[i].threaded = 0;
+			b[i].joined = 1;
+		}
+}
+
+/* die()'s hook while the bound replays may run. */
+static void bound_join_hook(void *arg)
+{
+	bound_join(arg);
+}
+
 /* The bound replays' results, in order: low, then high ('model' the
  * main replay's, on 'res->pm', for those that did not run yet). */
 static void bound_finish(struct bound *b, struct result *res,
@@ -1407,11 +1433,9 @@ static void bound_finish(struct bound *b, struct result *res,
 {
 	int i;
 
+	bound_join(b);
 	for (i = 0; i < 2; i++) {
-		if (b[i].threaded) {
-			pthread_join(b[i].th, NULL);
-			st_pmodel_free(b[i].pm);
-		} else {
+		if (!b[i].joined) {
 			b[i].pm = res->pm;
 			b[i].model = *model;
 			bound_pass(&b[i]);
@@ -1510,6 +1534,7 @@ int cmd_predict(int argc, char **argv)
 	if (!res.fn_lo || !res.fn_hi)
 		die("out of memory");
 	memset(bounds, 0, sizeof(bounds));
+	st_on_die(bound_join_hook, bounds);
 	bound_start(bounds, &res, &o, &ropts);
 
 	t0 = now_s();
@@ -1523,6 +1548,7 @@ int cmd_predict(int argc, char **argv)
 		check_missing(res.rp, o.table);
 	check_ranges(res.pm, o.table, res.nranks);
 	bound_finish(bounds, &res, &model);
+	st_on_die(NULL, NULL);
 	{
 		const struct st_replay_stats *s = st_replay_stats(res.rp);
 

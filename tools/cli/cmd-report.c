@@ -955,9 +955,11 @@ int cmd_report(int argc, char **argv)
 			die("%s", *err ? err : strerror_neg(rc));
 	}
 	/* The views read the run on their own meanwhile. */
-	if (rp.phase.mode == ST_PHASE_ALL)
+	if (rp.phase.mode == ST_PHASE_ALL) {
 		views = st_report_views_start(arg,
 					      run ? st_run_nranks(run) : 1);
+		st_on_die(st_report_views_join, views);
+	}
 	if (st_profile_new(&rp.p, run ? st_run_nranks(run) : 1))
 		die("out of memory");
 	st_profile_set_phase(rp.p, &rp.phase);

@@ -227,7 +227,7 @@ static void write_file(const char *path, const struct st_matrix *m,
 struct st_rviews {
 	const char *run;
 	pthread_t th;
-	int threaded;
+	int threaded;		/* 1: on its thread; 2: which ended */
 	struct st_scan *s;
 	int rc_open;		/* st_scan_open_nospan()'s */
 	char err[512];
@@ -327,6 +327,16 @@ struct st_rviews *st_report_views_start(const char *run, int nranks)
 	return v;
 }
 
+void st_report_views_join(void *arg)
+{
+	struct st_rviews *v = arg;
+
+	if (v->threaded == 1) {
+		pthread_join(v->th, NULL);
+		v->threaded = 2;
+	}
+}
+
 int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 			   const char *json)
 {
@@ -334,9 +344,10 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 	struct st_matrix *m = &v->m;
 
 	if (v->threaded)
-		pthread_join(v->th, NULL);
+		st_report_views_join(v);
 	else
 		compute(v);
+	st_on_die(NULL, NULL);	/* cmd-report.c's, for 'v' */
 	s = v->s;
 	if (v->rc_open) {
 		int rc = error("%s", *v->err ? v->err :

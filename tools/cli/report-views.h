@@ -24,5 +24,7 @@ struct st_rviews;
 struct st_rviews *st_report_views_start(const char *run, int nranks);
 int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 			   const char *json);
+/* Wait for the thread of 'v' (a struct st_rviews *), if it has one. */
+void st_report_views_join(void *v);
 
 #endif

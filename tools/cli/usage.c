@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,13 +33,29 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	fprintf(stderr, "synctrace: %s%s\n", prefix, msg);
 }
 
+static void (*die_hook)(void *);
+static void *die_arg;
+static pthread_t die_thread;
+
+void st_on_die(void (*hook)(void *), void *arg)
+{
+	die_hook = hook;
+	die_arg = arg;
+	die_thread = pthread_self();
+}
+
 void die(const char *fmt, ...)
 {
+	void (*hook)(void *) = die_hook;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vreport("fatal: ", fmt, ap);
 	va_end(ap);
+	if (hook && pthread_equal(pthread_self(), die_thread)) {
+		die_hook = NULL;
+		hook(die_arg);
+	}
 	exit(ST_EXIT_FAILURE);
 }
 

@@ -17,6 +17,14 @@
 __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...);
 
+/*
+ * Have die(), called from this thread, call 'hook'('arg') before it
+ * exits: a command that runs threads of its own joins them there, so
+ * none outlives the command (a test harness turns the exit into a jump
+ * back and runs the next command).  NULL: none.
+ */
+void st_on_die(void (*hook)(void *), void *arg);
+
 /* Print "synctrace: error: <msg>" to stderr; returns -1. */
 __attribute__((format(printf, 1, 2)))
 int error(const char *fmt, ...);
