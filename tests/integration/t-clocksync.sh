@@ -13,9 +13,16 @@
 #    uncertainty (the sync's error estimate plus half the check's least
 #    round trip) plus the injected drift over 0.5 s, the time a rank
 #    may be descheduled between sync and check: a 0.5 to 1 s offset not
-#    undone, or refreshed HCA 2 s of 100 ppm off, is far outside;
+#    undone, or refreshed HCA 2 s of 100 ppm off, is far outside.
+#    SKaMPI corrects no drift: its allowance is the drift over the time
+#    from its sync's start to the check's end (the CSV's since_sync_s)
+#    when that is longer, as it is when the check comes late (seconds
+#    late under load: each row's checks wait for the rows before);
 #  - offset-only SKaMPI's residual grows by the injected drift times the
-#    time elapsed, to within what the two checks' uncertainties allow.
+#    time between the two checks, to within what the two checks'
+#    uncertainties allow; a check measures at any moment of its
+#    duration (took_s, seconds under load), so the drift over each
+#    check's duration (at least 0.5 s, as before) is allowed too.
 # These hold on a busy machine, where round trips grow to milliseconds
 # and the residuals with them; how small the residuals are (under 1 us
 # at 0 s and 2 us at 2 s on a quiet machine) is a figure for `make
