@@ -104,6 +104,8 @@ struct opts {
 /* One cell: what a check of a row measured (on rank 0). */
 struct result {
 	double residual_ns, rtt_ns, age_s;
+	double took_s;		/* rank 0: the check's duration, all tries */
+	double since_sync_s;	/* at its end, since the sync began, worst */
 	double est_err_ns, err_ns, slope_err;	/* worst rank, now */
 	int epoch;
 	int tries;		/* checks made; the least RTT one counts */
@@ -752,15 +754,20 @@ static int agree(const struct job *j, int again)
  * undisturbed one (another process took the CPU of one of the ranks for
  * the whole check) cannot resolve the offset; it is repeated up to
  * CHECK_TRIES times in all, and the one with the least round trip
- * counts.  The number of tries goes into the CSV.
+ * counts.  The number of tries goes into the CSV, and when the check
+ * measured: all its ping-pongs lie between 'now' and 'end' on rank 0's
+ * clock (every one is an exchange with rank 0), and no rank's model had
+ * aged more than since_sync_s at its ping-pongs (the time from the
+ * start of its synchronisation to the check's end, worst rank): what an
+ * offset-only model drifts over.
  */
 static void do_check(struct job *j, struct state *st, int ti)
 {
 	struct result *res = &st->res[ti];
 	struct st_sync_estimate e;
-	double mine[3], *all = NULL, resid, rtt, t;
+	double mine[4], *all = NULL, resid, rtt, t;
 	double limit = CHECK_RTT_FACTOR * j->base_rtt_ns + CHECK_RTT_SLACK_NS;
-	uint64_t now = st_mpi_transport_now(&j->t);
+	uint64_t now = st_mpi_transport_now(&j->t), end;
 	struct probe pr;
 	int r, rc, tries = 0, again;
 
@@ -783,24 +790,28 @@ static void do_check(struct job *j, struct state *st, int ti)
 				 rtt > limit);
 	} while (again);
 	st_sync_result(st->s, &e);
-	t = (double)(int64_t)(st_mpi_transport_now(&j->t) -
-			      st_sync_origin(st->s));
+	end = st_mpi_transport_now(&j->t);
+	t = (double)(int64_t)(end - st_sync_origin(st->s));
 	mine[0] = st_sync_estimate_err_at(&e, t);
 	mine[1] = e.err_ns;
 	mine[2] = e.slope_err;
-	if (!j->rank && !(all = malloc((size_t)j->size * 3 * sizeof(*all))))
+	mine[3] = t / 1e9;
+	if (!j->rank && !(all = malloc((size_t)j->size * 4 * sizeof(*all))))
 		fail(j, "gathering results", -ENOMEM);
-	gather(j, mine, 3, all);
+	gather(j, mine, 4, all);
 	if (j->rank)
 		return;
 	res->tries = tries;
 	res->age_s = (double)(int64_t)(now - st->end_ns) / 1e9;
+	res->took_s = (double)(int64_t)(end - now) / 1e9;
 	res->epoch = e.epoch;
 	res->est_err_ns = res->err_ns = res->slope_err = 0;
+	res->since_sync_s = all[3];
 	for (r = 1; r < j->size; r++) {
-		res->est_err_ns = max_nan(res->est_err_ns, all[3 * r]);
-		res->err_ns = max_nan(res->err_ns, all[3 * r + 1]);
-		res->slope_err = max_nan(res->slope_err, all[3 * r + 2]);
+		res->est_err_ns = max_nan(res->est_err_ns, all[4 * r]);
+		res->err_ns = max_nan(res->err_ns, all[4 * r + 1]);
+		res->slope_err = max_nan(res->slope_err, all[4 * r + 2]);
+		res->since_sync_s = fmax(res->since_sync_s, all[4 * r + 3]);
 	}
 	res->done = 1;
 	free(all);
@@ -1208,7 +1219,7 @@ static int write_csv(const struct job *j)
 	}
 	fprintf(f, "method,refresh,refresh_s,t_s,age_s,residual_ns,rtt_ns,"
 		"check_pingpongs,check_tries,ranks,nodes,node_aware,epoch,"
-		"est_err_ns,err_ns,slope_err,sync_ms\n");
+		"est_err_ns,err_ns,slope_err,sync_ms,took_s,since_sync_s\n");
 	for (i = 0; i < j->nstates; i++) {
 		const struct state *st = &j->st[i];
 
@@ -1231,7 +1242,8 @@ static int write_csv(const struct job *j)
 			fprintf(f, "%.1f,", r->err_ns);
 			if (!isnan(r->slope_err))
 				fprintf(f, "%.3g", r->slope_err);
-			fprintf(f, ",%.3f\n", st->sync_ms);
+			fprintf(f, ",%.3f,%.6f,%.6f\n", st->sync_ms, r->took_s,
+				r->since_sync_s);
 		}
 	}
 	if (fclose(f)) {
