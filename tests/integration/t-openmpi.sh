@@ -11,6 +11,7 @@
 # repeat path as under MPICH: callgrind counts the instructions the
 # library adds to a repeated MPI_Allreduce under both (not under SAN).
 # Skipped where Open MPI or its build is missing.
+# time limit: 360
 . "$(dirname "$0")/lib.sh"
 
 OMPIEXEC=${OMPIEXEC:-mpiexec.openmpi}
