@@ -453,6 +453,27 @@ Test(writer_stream, allreduce_loop_at_level_1_costs_at_most_4_bytes)
 	cr_expect_leq(b, 4.0, "%.3f bytes per record at level 1", b);
 }
 
+/*
+ * Records 'ev[0..n-1]' of an allreduce loop from t = 1000 on: each gap
+ * 'gap' + [0, 'gspan'), each duration 'dur' + [0, 'dspan') ns, drawn
+ * from 'seed'.
+ */
+static void jittered_loop(struct st_event *ev, int n, uint64_t seed,
+			  uint64_t gap, uint64_t gspan, uint64_t dur,
+			  uint64_t dspan)
+{
+	uint64_t t = 1000;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = t + gap + rng_next(&seed) % gspan;
+		ev[i].t1 = ev[i].t0 + dur + rng_next(&seed) % dspan;
+		t = ev[i].t1;
+	}
+}
+
 /* Records 'ev[0..n-1]' of a loop, with seq and timestamps moving on. */
 static void loop_events(struct st_event *ev, int n)
 {
@@ -636,18 +657,10 @@ Test(writer_stream, repeats_read_back_as_whole_records)
 {
 	enum { N = 50000 };
 	static struct st_event ev[N];
-	uint64_t seed = 7, t = 1000;
 	size_t hdr;
 	double stored_b, huff_b;
-	int i;
 
-	for (i = 0; i < N; i++) {
-		make_allreduce(&ev[i]);
-		ev[i].seq = (uint64_t)i + 1;
-		ev[i].t0 = t + 30 + rng_next(&seed) % 8;
-		ev[i].t1 = ev[i].t0 + 580 + rng_next(&seed) % 60;
-		t = ev[i].t1;
-	}
+	jittered_loop(ev, N, 7, 30, 8, 580, 60);
 	hdr = mb.len;
 	cr_expect_eq(write_repeats(ev, N, 1), (int)mb.nwrites - 1,
 		     "a chunk of runs was deflated at level 1");
@@ -775,18 +788,10 @@ Test(writer_stream, timing_noise_chunk_is_shorter_than_full_deflate)
 {
 	enum { N = 12000 };
 	static struct st_event ev[N];
-	uint64_t seed = 77, t = 1000;
 	size_t rawlen, paylen, full;
 	uint8_t *raw;
-	int i;
 
-	for (i = 0; i < N; i++) {
-		make_allreduce(&ev[i]);
-		ev[i].seq = (uint64_t)i + 1;
-		ev[i].t0 = t + 50 + rng_next(&seed) % 101;
-		ev[i].t1 = ev[i].t0 + 250 + rng_next(&seed) % 101;
-		t = ev[i].t1;
-	}
+	jittered_loop(ev, N, 77, 50, 101, 250, 101);
 	cr_assert_eq(one_chunk(ev, N, &raw, &rawlen, &paylen),
 		     ST_CHUNK_DEFLATE);
 	cr_assert_leq(rawlen, 65536, "the probe sees the whole chunk");
