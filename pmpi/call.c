@@ -859,8 +859,12 @@ static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 		return;
 	}
 	if (c->fn == ST_FN_MPI_REQUEST_FREE) {
-		st_emit(ev);
+		/* Its record names the request freed, which the tools stop
+		   waiting for (an active one completes unseen). */
 		if (c->nsnap == 1 && c->snap[1] && rc == MPI_SUCCESS)
+			ev->req = c->snap[1];
+		st_emit(ev);
+		if (ev->req)
 			st_req_took(c->snap[0], c->snap[1], &r, 1);
 		return;
 	}

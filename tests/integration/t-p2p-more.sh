@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/integration/t-p2p-more.sh: persistent, partitioned and
 # matched-probe point-to-point calls, Irsend, Ibsend and Isendrecv are
-# traced, and calls to or from MPI_PROC_NULL move no bytes.  apps/p2p-more.c
+# traced, and calls to or from MPI_PROC_NULL move no bytes; a send freed
+# while active is named by its MPI_Request_free record and reported as
+# freed, not pending.  apps/p2p-more.c
 # says what each record must say (EXPECT lines: bytes from its counts,
 # start and done records per instance, sources and tags from statuses);
 # on top of those, every start and done record of a persistent request
@@ -35,4 +37,25 @@ while read -r r q fn; do
 		fn == \"$fn\" && inst >= 1 && inst <= $n" $n
 	expect_count "$csv" "kind == \"done\" && rank == $r && req == $q" $n
 done || exit 1
-note "persistent, partitioned, matched-probe calls and MPI_PROC_NULL"
+
+# A send freed while active (tag 51): the free names its request, and
+# report counts it freed, not pending.
+st_awk "$csv" 'rank == 0 && kind == "call" && fn == "MPI_Isend" &&
+	tag == 51 { print req }' > "$ST_TMP/isend51"
+st_awk "$csv" 'rank == 0 && kind == "call" && fn == "MPI_Request_free" {
+	print req }' > "$ST_TMP/freed"
+for q in $(cat "$ST_TMP/isend51"); do
+	grep -qx "$q" "$ST_TMP/freed" ||
+		fail "no MPI_Request_free record names request $q"
+done
+[ "$(wc -l < "$ST_TMP/isend51")" = 5 ] || fail "not 5 freed sends"
+"$ST_CLI" report "$ST_TMP/trace" > "$ST_TMP/report" 2>&1 ||
+	{ show "$ST_TMP/report"; fail "report failed"; }
+grep -q '^(n=5 operations were freed by MPI_Request_free while active' \
+	"$ST_TMP/report" || { show "$ST_TMP/report"; fail "freed sends not counted"; }
+awk '$1 == "function" && $NF == "pending" { in_ops = 1; next }
+	in_ops && $1 == "MPI_Isend" { seen = 1; if ($NF != "n=0") bad = 1 }
+	in_ops && NF == 0 { in_ops = 0 }
+	END { exit bad || !seen }' "$ST_TMP/report" ||
+	{ show "$ST_TMP/report"; fail "freed sends counted as pending"; }
+note "persistent, partitioned, matched-probe calls, freed sends and MPI_PROC_NULL"

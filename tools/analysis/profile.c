@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/ops.h"
 #include "sync/sync.h"
 #include "tools/analysis/diag.h"
 #include "tools/analysis/fn-names.h"
@@ -235,7 +236,18 @@ static int on_call(struct st_profile *p, const struct st_event *ev)
 		s->sbytes += ev->sbytes;
 		s->rbytes += ev->rbytes;
 	}
-	if (ev->req && fam == ST_FAM_NONBLOCKING) {
+	if (ev->req && ev->fn == ST_FN_MPI_REQUEST_FREE) {
+		/* It names the request it freed: no longer pending. */
+		v = st_u64map_find(&p->req_of, ev->req);
+		if (v) {
+			struct req *q = &p->reqs[*v];
+
+			if (q->active)
+				p->fn[q->fn].freed++;
+			if (free_req(p, ev->req, (size_t)*v))
+				return -ENOMEM;
+		}
+	} else if (ev->req && fam == ST_FAM_NONBLOCKING) {
 		struct req *q = track(p, ev->req, ev->fn, 0);
 
 		if (!q)

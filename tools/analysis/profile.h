@@ -45,6 +45,8 @@ struct st_profile_fn {
 	uint64_t starts;		/* persistent: instances started */
 	uint64_t ops, op_ns, op_min, op_max; /* completed operations */
 	uint64_t pending;		/* started, never seen completed */
+	uint64_t freed;			/* freed by MPI_Request_free while
+					   active: completion unseen */
 };
 
 /* Calls of one function from one place in the code, over all ranks. */

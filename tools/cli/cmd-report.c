@@ -339,12 +339,13 @@ static void print_completions(struct report *rp, uint16_t *ids, size_t n)
 {
 	char nm[32], cn[32], t[32], mean[32], mn[32], mx[32], pend[32];
 	size_t i, w = 8, rows = 0;
+	uint64_t freed = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct st_profile_fn *s = &rp->fn[ids[i]];
 		size_t l = strlen(name_of(ids[i], nm, sizeof(nm)));
 
-		if (!s->ops && !s->pending)
+		if (!s->ops && !s->pending && !s->freed)
 			continue;
 		rows++;
 		if (l > w)
@@ -364,7 +365,8 @@ static void print_completions(struct report *rp, uint16_t *ids, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct st_profile_fn *s = &rp->fn[ids[i]];
 
-		if (!s->ops && !s->pending)
+		freed += s->freed;
+		if (!s->ops && !s->pending && !s->freed)
 			continue;
 		printf("%-*s %10s %10s %10s %10s %10s %8s\n", (int)w,
 		       name_of(ids[i], nm, sizeof(nm)),
@@ -376,6 +378,10 @@ static void print_completions(struct report *rp, uint16_t *ids, size_t n)
 		       st_fmt_ns((double)s->op_max, mx, sizeof(mx)),
 		       fmt_n(s->pending, pend, sizeof(pend)));
 	}
+	if (freed)
+		printf("(n=%" PRIu64 " operations were freed by "
+		       "MPI_Request_free while active: their completion is "
+		       "not seen, and they are not pending)\n", freed);
 	if (rp->sum->unmatched)
 		printf("(n=%" PRIu64 " completions of requests whose start "
 		       "was not traced are left out)\n", rp->sum->unmatched);

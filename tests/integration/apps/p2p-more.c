@@ -287,6 +287,36 @@ static void more_sends(int peer)
 	free(bsend);
 }
 
+/*
+ * Sends freed while active (MPI_Request_free right after MPI_Isend, the
+ * "fire and forget" idiom): each free's record names the request it
+ * freed, which `synctrace report` then counts as freed, not pending.
+ */
+static void freed(int peer)
+{
+	int v[5] = { 0 }, i;
+	MPI_Request q;
+
+	for (i = 0; i < 5; i++) {
+		if (rank == 0) {
+			v[i] = 100 + i;
+			MPI_Isend(&v[i], 1, MPI_INT, peer, 51, MPI_COMM_WORLD,
+				  &q);
+			MPI_Request_free(&q);
+			CHECK(q == MPI_REQUEST_NULL);
+		} else {
+			MPI_Recv(&v[i], 1, MPI_INT, peer, 51, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			CHECK(v[i] == 100 + i);
+		}
+	}
+	/* The sends are complete once the receives are (MPI_Barrier). */
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		expect(5, "MPI_Isend", "tag == 51 && sbytes == %ld && req > 0",
+		       is);
+}
+
 int main(int argc, char **argv)
 {
 	int size, peer, sum = 0;
@@ -305,6 +335,7 @@ int main(int argc, char **argv)
 	matched(peer);
 	proc_null(peer);
 	more_sends(peer);
+	freed(peer);
 	MPI_Allreduce(&errors, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("p2p-more: %s\n", sum ? "ERRORS" : "all ranks ok");
