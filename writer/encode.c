@@ -169,7 +169,6 @@ void st_codec_reset(struct st_codec *c)
 	c->last_fn = 0;
 	c->run_left = 0;
 	c->loop_left = 0;
-	c->nloop = 0;
 	c->run_n = c->run_end = NULL;
 	c->loop_n = c->loop_end = NULL;
 	c->loop_st = ST_LOOP_NONE;
@@ -380,7 +379,6 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	uint8_t *p = *pp, *n = NULL;
 	struct st_ctx *x;
 	struct st_cseq *q;
-	uint32_t nloop = c->nloop;
 	int head = 0;
 
 	if (p == c->run_end && token == c->run_token && fn == c->last_fn) {
@@ -428,8 +426,6 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		p = st_enc_head(c, p, ST_REC_CALL, fn, (uint32_t)(x->key >> 32),
 				x->key);
 		head = 1;
-		/* A repeat counts as one, member or not (writer/stream.c). */
-		c->nloop = nloop;
 	}
 	p = st_varint_put(p, st_zigzag(t0 - c->last_t1 - x->gap));
 	p = st_varint_put(p, st_zigzag(t1 - t0 - x->dur));

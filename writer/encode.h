@@ -78,8 +78,6 @@ struct st_codec {
 				   and later (st_codec_init() sets it) */
 	uint32_t run_left;	/* reader: members of the run still to come */
 	uint32_t loop_left;	/* reader: those of the loop run */
-	uint32_t nloop;		/* writer: loop run members in this chunk
-				   but repeats (they count as repeats) */
 	struct st_ctx *prev;	/* slot of the previous record, or &start */
 	uint8_t *run_n;		/* writer: the open run's count, or NULL */
 	uint8_t *run_end;	/* writer: end of the last repeat */
@@ -292,7 +290,6 @@ st_enc_head(struct st_codec *c, uint8_t *p, unsigned kind, unsigned fn,
 		st = p == c->loop_end ? c->loop_st : ST_LOOP_NONE;
 		if (st == ST_LOOP_IN) {
 			n = c->loop_n;
-			c->nloop++;
 			if (__builtin_expect(*n != c->loop_max, 1)) {
 				*n = (uint8_t)(*n + c->loop_step);
 				return p;
@@ -306,7 +303,6 @@ st_enc_head(struct st_codec *c, uint8_t *p, unsigned kind, unsigned fn,
 		}
 		if (st == ST_LOOP_TWO) {
 			*p = ST_TAG_LOOP;
-			c->nloop++;
 			c->loop_n = p;
 			c->loop_max = ST_TAG_LOOP_FULL;
 			c->loop_step = ST_TAG_LOOP_STEP;

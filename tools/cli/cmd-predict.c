@@ -1315,8 +1315,7 @@ struct bound {
 	int rc;
 	char err[1024];
 	pthread_t th;
-	int threaded;
-	int joined;		/* ran on its thread, which has ended */
+	int threaded;		/* 1: on its thread; 2: which ended */
 };
 
 static void *bound_pass(void *arg)
@@ -1411,12 +1410,11 @@ static void bound_join(struct bound *b)
 	int i;
 
 	for (i = 0; i < 2; i++)
-		if (b[i].threaded) {
+		if (b[i].threaded == 1) {
 			pthread_join(b[i].th, NULL);
 			st_pmodel_free(b[i].pm);
 			b[i].pm = NULL;
-			b[i].threaded = 0;
-			b[i].joined = 1;
+			b[i].threaded = 2;
 		}
 }
 
@@ -1435,7 +1433,7 @@ static void bound_finish(struct bound *b, struct result *res,
 
 	bound_join(b);
 	for (i = 0; i < 2; i++) {
-		if (!b[i].joined) {
+		if (!b[i].threaded) {
 			b[i].pm = res->pm;
 			b[i].model = *model;
 			bound_pass(&b[i]);
