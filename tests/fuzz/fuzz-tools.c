@@ -1,6 +1,8 @@
 /*
  * tests/fuzz/fuzz-tools.c: the commands on a fuzzed rank file.  The
- * input (checksums repaired) becomes rank 0 of a one-rank run, which
+ * input (checksums repaired) becomes rank 0 of a run whose index names
+ * the run and the size its header gives (a one-rank run's file is read
+ * whole; another's as a run whose other ranks left no file), which
  * dump (text, CSV, --header, --sync, --sites), report, table and
  * predict (replay against a small cost table) read in this process.
  * A command's die() ends in exit(), which the link wraps
@@ -80,14 +82,10 @@ static void close_above(int low)
 
 static void setup(void)
 {
-	char path[600];
-
 	setenv("SYNCTRACE_ADDR2LINE", "/nonexistent/addr2line", 1);
 	snprintf(run, sizeof(run), "%s", fuzz_dir());
 	snprintf(table, sizeof(table), "%s/t.json", run);
 	fuzz_write(table, table_json, sizeof(table_json) - 1);
-	snprintf(path, sizeof(path), "%s/synctrace.run", run);
-	fuzz_write(path, "nranks=1\ncmdline=./app\ncomplete=1\n", 34);
 	out_fd = memfd_create("fuzz-out", 0);
 	if (out_fd < 0 || dup2(out_fd, 1) < 0)
 		abort();
@@ -128,6 +126,28 @@ static void run_cmd(int (*cmd)(int, char **), char **argv, int text)
 			}
 }
 
+/*
+ * The run's index, as rank 0 would write it for the file 'r': its run_id
+ * and size (1 when the size is none the index could declare), so that
+ * the commands read the file instead of refusing it as another run's.
+ */
+static void write_index(const struct st_reader *r)
+{
+	const char *id = st_reader_get(r, "run_id");
+	const char *sz = st_reader_get(r, "size");
+	char path[600], text[512];
+	long size = sz ? strtol(sz, NULL, 10) : 1;
+	int n;
+
+	if (size < 1 || size > 64)
+		size = 1;
+	n = snprintf(text, sizeof(text),
+		     "%s%.200s%snranks=%ld\ncmdline=./app\ncomplete=1\n",
+		     id ? "run_id=" : "", id ? id : "", id ? "\n" : "", size);
+	snprintf(path, sizeof(path), "%s/synctrace.run", run);
+	fuzz_write(path, text, (size_t)n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[600];
@@ -159,6 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(buf);
 		return 0;
 	}
+	write_index(r);
 	st_reader_close(r);
 	snprintf(path, sizeof(path), "%s/rank-0.st", run);
 	fuzz_write(path, buf, size);

@@ -12,9 +12,10 @@
 #                  inputs land in $FUZZ_BUILD/crashes/TARGET; prints
 #                  executions and crashes per target
 #
-# Seeds are made here, from a small traced run of tests/integration/apps/
-# halo.c (stored and deflated chunks, sync records) and what the tools
-# make of it, so they follow the format of this build.
+# Seeds are made here, from small traced runs of tests/integration/apps/
+# halo.c on 2 ranks and, for fuzz-tools, on 1 (stored and deflated
+# chunks, sync records) and what the tools make of them, so they follow
+# the format of this build.
 # Environment: BUILD, FUZZ_BUILD, MPIEXEC, SAN, FUZZ_SECONDS.
 
 BUILD=${BUILD:-build}
@@ -41,7 +42,8 @@ for t in $targets; do
 done
 command -v "$MPIEXEC" >/dev/null 2>&1 || die "no $MPIEXEC: run make deps"
 
-# trace DIR LEVEL: a 2-rank halo run traced into DIR at zlib LEVEL.
+# trace DIR LEVEL [NP]: a halo run on NP ranks (2) traced into DIR at
+# zlib LEVEL.
 trace()
 {
 	preload=$top/$BUILD/libsynctrace.so
@@ -55,7 +57,7 @@ trace()
 	esac
 	SYNCTRACE_DIR=$dir SYNCTRACE_LEVEL=$2 SYNCTRACE_BUFFER=16K \
 	SYNCTRACE_SYNC_POINTS=4 LD_PRELOAD=$preload \
-		$MPIEXEC -n 2 "$BUILD/apps/halo" 12 64 4 </dev/null \
+		$MPIEXEC -n "${3:-2}" "$BUILD/apps/halo" 12 64 4 </dev/null \
 		>"$1.log" 2>&1 || { cat "$1.log" >&2; die "cannot trace halo"; }
 	unset ASAN_OPTIONS
 }
@@ -80,6 +82,12 @@ make_seeds()
 		"$BUILD/synctrace" table "$work/run$r" --json \
 			"$seeds/json/run$r.json" >/dev/null 2>&1 ||
 			die "cannot make a table of '$work/run$r'"
+	done
+	# fuzz-tools reads a file as its run's only file: a one-rank run's
+	# is read whole, predict included.
+	for r in 0 6; do
+		trace "$work/one$r" $r 1
+		cp "$work/one$r/rank-0.st" "$seeds/tools/one$r-rank-0"
 	done
 	"$bin/split" "$seeds" "$work"/run0/rank-*.st "$work"/run6/rank-*.st ||
 		die "cannot split the seed traces"
