@@ -77,6 +77,7 @@ APPS = [
     ("transpose", ["50", "128"], "tuning"),
     ("nm-burst", ["300", "65536", "4", "20"], "tuning"),
     ("nm-sweep", ["240", "20"], "tuning"),
+    ("nm-shift", ["600", "6"], "tuning"),
     ("nm-pipe", ["600", "16384", "10", "8"], "held-out"),
     ("nm-wild", ["800", "10"], "held-out"),
     ("nm-overlap", ["300", "262144", "20"], "held-out"),
