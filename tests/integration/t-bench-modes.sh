@@ -8,6 +8,11 @@
 #  - --pair-time gives a pair as many measurements as fit in that time
 #    of its windows, up to 4 times --nrep (in barrier mode, so that
 #    nothing is discarded and the counts are exact);
+#  - with SYNCTRACE_YIELD=1 in its environment the bench makes its
+#    blocking calls as the interposer does in yield mode (the
+#    nonblocking twin, then MPI_Test), as the bench's own MPI calls
+#    traced by the interposer under it show, and says yield=1 in its
+#    headers; without it, no twin is called;
 #  - bad options are usage errors (129) before any job starts.
 # All of it holds however busy the machine is.
 . "$(dirname "$0")/lib.sh"
@@ -87,6 +92,39 @@ else
 		fail "--pair-time: $(summary ptime 2) valid of 16 and no note"; }
 fi
 note "--pair-time: 8 measurements per pair for --nrep 2"
+
+# --- yield mode (SYNCTRACE_YIELD=1) -------------------------------------
+# The bench's own MPI calls, traced by the interposer under it (an
+# mpiexec that preloads it): in yield mode each measured MPI_Allreduce
+# and MPI_Send is its twin, MPI_Iallreduce and MPI_Isend, then MPI_Test.
+cat > "$ST_TMP/mpx.sh" <<EOF
+#!/bin/sh
+exec env LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="\$YTRACE" "$MPIEXEC" "\$@"
+EOF
+chmod +x "$ST_TMP/mpx.sh"
+for y in 0 1; do
+	YTRACE=$ST_TMP/ytrace$y SYNCTRACE_YIELD=$y \
+		"$ST_CLI" bench -o "$ST_TMP/yield$y" --mpiexec "$ST_TMP/mpx.sh" \
+		--ops allreduce,pingpong --sizes 8 --nrep 3 < /dev/null \
+		> "$ST_TMP/yield$y.out" 2> "$ST_TMP/yield$y.err"
+	echo $? > "$ST_TMP/yield$y.rc"
+	expect_rc "$ST_TMP/yield$y" 0
+	dump_csv "$ST_TMP/ytrace$y" "$ST_TMP/ytrace$y.csv"
+	st_awk "$ST_TMP/ytrace$y.csv" 'kind == "call" { n[fn]++ }
+		END { print n["MPI_Iallreduce"] + 0, n["MPI_Isend"] + 0,
+		      n["MPI_Test"] + 0 }' > "$ST_TMP/ytrace$y.n"
+done
+read -r ia is it < "$ST_TMP/ytrace1.n"
+{ [ "$ia" -ge 6 ] && [ "$is" -ge 6 ] && [ "$it" -ge 12 ]; } ||
+	{ show "$ST_TMP/ytrace1.n"
+	  fail "yield mode: the measured calls were not made as twins"; }
+[ "$(cut -d' ' -f1,2 "$ST_TMP/ytrace0.n")" = "0 0" ] ||
+	{ show "$ST_TMP/ytrace0.n"; fail "twins called without yield mode"; }
+"$ST_CLI" dump --header "$ST_TMP/yield1" > "$ST_TMP/yield1.hdr" ||
+	fail "synctrace dump --header failed"
+grep -q '^config=.* yield=1' "$ST_TMP/yield1.hdr" ||
+	{ show "$ST_TMP/yield1.hdr"; fail "yield mode not in the headers"; }
+note "SYNCTRACE_YIELD=1: twin + MPI_Test ($ia MPI_Iallreduce, $is MPI_Isend)"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \

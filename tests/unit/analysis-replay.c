@@ -172,6 +172,7 @@ struct consts {
 	int net;		/* the network model: 'nm' */
 	struct st_replay_msg nm;
 	double rndv_from;	/* messages this large wait; 0: none */
+	double sr_local, sr_xfer;	/* MPI_Sendrecv's own, when > 0 */
 };
 
 static double c_coll(void *ctx, unsigned fn, long p, double d)
@@ -192,6 +193,10 @@ static int c_p2p(void *ctx, unsigned fn, double bytes, double *local,
 		return -1;
 	*local = c->local + c->per_byte * bytes;
 	*xfer = c->xfer;
+	if (fn == ST_FN_MPI_SENDRECV && c->sr_xfer > 0) {
+		*local = c->sr_local;
+		*xfer = c->sr_xfer;
+	}
 	return 0;
 }
 
@@ -1396,6 +1401,88 @@ Test(tools_replay, rendezvous_send_waits_for_its_receive)
 	/* A synchronous send is a rendezvous at any size. */
 	late_pair(&net_c, ST_FN_MPI_SSEND, 64, 0, 5000, &p0, &p1);
 	cr_expect_float_eq(p0, 5030, 1e-9);
+}
+
+/*
+ * Rank 0 computes 'w0' and sends 'bytes' to rank 1, which computes 'w1'
+ * and receives them: by MPI_Send and MPI_Recv, or (sr) by MPI_Sendrecv
+ * with the other half MPI_PROC_NULL, as the ends of a non-periodic
+ * shift have it.
+ */
+static void shift_end(const struct consts *c, int sr, uint64_t bytes,
+		      uint64_t w0, uint64_t w1, double *p0, double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], w0);
+	e = s_p2p(&s[0], sr ? ST_FN_MPI_SENDRECV : ST_FN_MPI_SEND, 1, 0,
+		  bytes, 1);
+	if (sr) {
+		e->peer2 = ST_RANK_PROC_NULL;
+		e->tag2 = 0;
+	}
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], w1);
+	e = s_p2p(&s[1], sr ? ST_FN_MPI_SENDRECV : ST_FN_MPI_RECV,
+		  sr ? ST_RANK_PROC_NULL : 0, 0, bytes, 1);
+	if (sr) {
+		e->sbytes = 0;
+		e->rbytes = bytes;
+		e->peer2 = 0;
+		e->tag2 = 0;
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, half_null_sendrecv_moves_one_message)
+{
+	struct consts c = model_c, n = net_c;
+	double a0, a1, b0, b1;
+
+	/*
+	 * MPI_Sendrecv's row (local 7, transfer 300) is two messages
+	 * crossing; with one half MPI_PROC_NULL a single one moves, costed
+	 * as MPI_Send and MPI_Recv: sent at 5, received at 100 + 5.
+	 */
+	c.sr_local = 7;
+	c.sr_xfer = 300;
+	shift_end(&c, 1, 8, 0, 0, &a0, &a1);
+	shift_end(&c, 0, 8, 0, 0, &b0, &b1);
+	cr_expect_float_eq(a0, 5, 1e-9);
+	cr_expect_float_eq(a1, 105, 1e-9);
+	cr_expect_float_eq(a0, b0, 1e-9);
+	cr_expect_float_eq(a1, b1, 1e-9);
+	/* The receive late: it takes the message on its post + 5. */
+	shift_end(&c, 1, 8, 0, 1000, &a0, &a1);
+	cr_expect_float_eq(a1, 1005, 1e-9);
+	/* Under the network model, eager and rendezvous, as the pair. */
+	n.sr_local = 7;
+	n.sr_xfer = 300;
+	shift_end(&n, 1, 64, 0, 0, &a0, &a1);
+	shift_end(&n, 0, 64, 0, 0, &b0, &b1);
+	cr_expect_float_eq(a0, 10, 1e-9);
+	cr_expect_float_eq(a1, 100, 1e-9);
+	cr_expect_float_eq(a1, b1, 1e-9);
+	shift_end(&n, 1, 4096, 0, 5000, &a0, &a1);
+	shift_end(&n, 0, 4096, 0, 5000, &b0, &b1);
+	cr_expect_float_eq(a0, 5030, 1e-9);
+	cr_expect_float_eq(a0, b0, 1e-9);
+	cr_expect_float_eq(a1, b1, 1e-9);
+	/* A model without MPI_Send's cost keeps MPI_Sendrecv's row. */
+	c.missing = ST_FN_MPI_SEND;
+	shift_end(&c, 1, 8, 0, 0, &a0, &a1);
+	cr_expect_float_eq(a0, 7, 1e-9);
 }
 
 /* Both ranks start a transfer of 'bytes', compute 3000, then wait. */

@@ -93,7 +93,13 @@ int st_like_map(const struct st_event *ev, uint64_t *size)
 			return ST_MICRO_PINGPONG;
 		case ST_BYTES_SENDRECV:
 		case ST_BYTES_SENDRECV_REPLACE:
-			return ST_MICRO_SENDRECV;
+			/*
+			 * From MPI_PROC_NULL: one message, which the replay
+			 * costs as a send (the ends of a shift); the other
+			 * side's receive half is the -2 above.
+			 */
+			return ev->peer2 == ST_RANK_PROC_NULL ?
+			       ST_MICRO_PINGPONG : ST_MICRO_SENDRECV;
 		default:
 			return -1;
 		}

@@ -538,6 +538,63 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 	post_recv(r, k[0], k[1], k[2], &v);
 }
 
+/*
+ * Call 'x' of 'u' sends 'bytes' to 'peer', 'tag', costed as blocking
+ * send 'fn' (x->fn, or MPI_Send for the one half of an MPI_Sendrecv
+ * whose other half is MPI_PROC_NULL) at 't' along 'cp0'.
+ */
+static void send_call(struct st_replay *r, struct unit *u,
+		      const struct rrec *x, unsigned fn, int32_t peer,
+		      int32_t tag, uint64_t bytes, double meas,
+		      struct cpv cp0, double t)
+{
+	double ls = 0, xs = 0, done;
+	struct st_replay_msg nm;
+	int rv, src;
+
+	if (st_rp_msg_cost(r, fn, (double)bytes, &nm)) {
+		rv = nm.rendezvous || is_sync_send(fn);
+		st_rp_op_begin(u, x, 0, SRC_MODEL);
+		done = do_send(r, u, x->comm, peer, tag, rv,
+			       rv ? st_rp_w_unit(u) : WNONE, 0,
+			       (double)bytes, cp0, t,
+			       st_rp_gtime(r, u->rank, x->t1), &nm);
+		if (!rv) {
+			u->op_busy = done - t;
+			u->op_T = done;
+			u->op_cp = cp_add(cp0, done - t);
+		}
+		return;
+	}
+	src = st_rp_p2p_cost(r, fn, (double)bytes, meas, &ls, &xs);
+	st_rp_op_begin(u, x, ls, src);
+	do_send(r, u, x->comm, peer, tag, is_sync_send(fn),
+		is_sync_send(fn) ? st_rp_w_unit(u) : WNONE, xs,
+		(double)bytes, cp0, t, st_rp_gtime(r, u->rank, x->t1), NULL);
+}
+
+/* Call 'x' of 'u' receives from 'peer', 'tag', costed as 'fn'. */
+static void recv_call(struct st_replay *r, struct unit *u,
+		      const struct rrec *x, unsigned fn, int32_t peer,
+		      int32_t tag, struct cpv cp0, double t)
+{
+	/* Its cost comes with the message it matches. */
+	st_rp_op_begin(u, x, 0, SRC_MODEL);
+	st_rp_op_receives(r, u, x);
+	st_rp_do_recv(r, u->rank, x->comm, peer, tag, M_RECV,
+		      st_rp_w_unit(u), fn, cp0, t);
+}
+
+/* Whether the model costs point-to-point function 'fn' (a table of
+ * application traces may have MPI_Sendrecv's row and not MPI_Send's). */
+static int has_p2p(const struct st_replay *r, unsigned fn, uint64_t bytes)
+{
+	double local = 0, xfer = 0;
+
+	return r->model.p2p &&
+	       !r->model.p2p(r->model.ctx, fn, (double)bytes, &local, &xfer);
+}
+
 /* Blocking point-to-point call 'x' of 'u'. */
 void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 {
@@ -545,9 +602,7 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 	double ls = 0, xs = 0;
 	int bytes = r->fbytes[x->fn], src = SRC_LOCAL;
 	struct cpv cp0 = u->cp;
-	double t = u->now, done;
-	struct st_replay_msg nm;
-	int rv;
+	double t = u->now;
 
 	switch (bytes) {
 	case ST_BYTES_SEND:
@@ -555,38 +610,15 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 			st_rp_op_begin(u, x, meas, SRC_LOCAL);
 			return;
 		}
-		if (st_rp_msg_cost(r, x->fn, (double)x->sbytes, &nm)) {
-			rv = nm.rendezvous || is_sync_send(x->fn);
-			st_rp_op_begin(u, x, 0, SRC_MODEL);
-			done = do_send(r, u, x->comm, x->peer, x->tag, rv,
-				       rv ? st_rp_w_unit(u) : WNONE, 0,
-				       (double)x->sbytes, cp0, t,
-				       st_rp_gtime(r, u->rank, x->t1), &nm);
-			if (!rv) {
-				u->op_busy = done - t;
-				u->op_T = done;
-				u->op_cp = cp_add(cp0, done - t);
-			}
-			return;
-		}
-		src = st_rp_p2p_cost(r, x->fn, (double)x->sbytes, meas, &ls,
-				     &xs);
-		st_rp_op_begin(u, x, ls, src);
-		do_send(r, u, x->comm, x->peer, x->tag, is_sync_send(x->fn),
-			is_sync_send(x->fn) ? st_rp_w_unit(u) : WNONE, xs,
-			(double)x->sbytes, cp0, t,
-			st_rp_gtime(r, u->rank, x->t1), NULL);
+		send_call(r, u, x, x->fn, x->peer, x->tag, x->sbytes, meas,
+			  cp0, t);
 		return;
 	case ST_BYTES_RECV:
 		if (!peer_ok(x->peer)) {
 			st_rp_op_begin(u, x, meas, SRC_LOCAL);
 			return;
 		}
-		/* Its cost comes with the message it matches. */
-		st_rp_op_begin(u, x, 0, SRC_MODEL);
-		st_rp_op_receives(r, u, x);
-		st_rp_do_recv(r, u->rank, x->comm, x->peer, x->tag, M_RECV,
-			      st_rp_w_unit(u), x->fn, cp0, t);
+		recv_call(r, u, x, x->fn, x->peer, x->tag, cp0, t);
 		return;
 	case ST_BYTES_SENDRECV:
 	case ST_BYTES_SENDRECV_REPLACE:
@@ -594,18 +626,34 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 			st_rp_op_begin(u, x, meas, SRC_LOCAL);
 			return;
 		}
+		/*
+		 * One half MPI_PROC_NULL (the ends of a non-periodic shift):
+		 * one message moves, as with MPI_Send or MPI_Recv; the
+		 * MPI_Sendrecv row measures two crossing at once (1.46 us
+		 * against a ping-pong's 1.23 at 1 KiB in shared memory).
+		 */
+		if (!peer_ok(x->peer2)) {
+			send_call(r, u, x, has_p2p(r, ST_FN_MPI_SEND, x->sbytes) ?
+				  ST_FN_MPI_SEND : x->fn, x->peer, x->tag,
+				  x->sbytes, meas, cp0, t);
+			return;
+		}
+		if (!peer_ok(x->peer)) {
+			recv_call(r, u, x, has_p2p(r, ST_FN_MPI_RECV, x->rbytes) ?
+				  ST_FN_MPI_RECV : x->fn, x->peer2, x->tag2,
+				  cp0, t);
+			return;
+		}
 		/* One cost for both halves, as the table measures it. */
 		src = st_rp_p2p_cost(r, x->fn, (double)(x->sbytes > x->rbytes ?
 						  x->sbytes : x->rbytes),
 			       meas, &ls, &xs);
 		st_rp_op_begin(u, x, ls, src);
-		if (peer_ok(x->peer))
-			do_send(r, u, x->comm, x->peer, x->tag, 0, WNONE, xs,
-				(double)x->sbytes, cp0, t,
-				st_rp_gtime(r, u->rank, x->t1), NULL);
-		if (peer_ok(x->peer2))
-			st_rp_do_recv(r, u->rank, x->comm, x->peer2, x->tag2,
-				      M_RECV, st_rp_w_unit(u), x->fn, cp0, t);
+		do_send(r, u, x->comm, x->peer, x->tag, 0, WNONE, xs,
+			(double)x->sbytes, cp0, t,
+			st_rp_gtime(r, u->rank, x->t1), NULL);
+		st_rp_do_recv(r, u->rank, x->comm, x->peer2, x->tag2, M_RECV,
+			      st_rp_w_unit(u), x->fn, cp0, t);
 		return;
 	default:
 		/* MPI_Probe waits for the envelope; MPI_Iprobe is local. */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,10 +153,44 @@ static inline uint64_t now(const struct st_micro_ctx *c)
 		s->t1[k] = now(c); \
 	} while (0)
 
+/*
+ * Yield mode (c->yield, SYNCTRACE_YIELD=1 in the benchmark's
+ * environment): a blocking call is made as the interposer makes it in a
+ * traced run with SYNCTRACE_YIELD=1 (pmpi/hooks.h, ST_YIELDABLE): its
+ * nonblocking twin, then MPI_Test with sched_yield() between tests,
+ * so that the table holds what those calls cost where the application
+ * runs in yield mode.  Calls without a twin there (MPI_Sendrecv,
+ * MPI_Waitall) are made as they are.
+ */
+static int yield_wait(int rc, MPI_Request *req, MPI_Status *st)
+{
+	int flag = 0;
+
+	if (rc != MPI_SUCCESS)
+		return rc;
+	for (;;) {
+		rc = MPI_Test(req, &flag, st);
+		if (rc != MPI_SUCCESS || flag)
+			return rc;
+		sched_yield();
+	}
+}
+
+/* Call 'k': 'blocking', or in yield mode 'twin' (storing its request
+ * in 'yreq') completed by yield_wait() with status 'st'. */
+#define YTIMED(k, blocking, twin, st) \
+	do { \
+		if (c->yield) \
+			TIMED(k, yield_wait((twin), &yreq, (st))); \
+		else \
+			TIMED(k, blocking); \
+	} while (0)
+
 static void p2p(struct st_micro_ctx *c, int op, int n,
 		struct st_micro_stamps *s)
 {
 	MPI_Status st[2];
+	MPI_Request yreq;
 	int got, k;
 
 	if (c->partner < 0)
@@ -168,16 +203,28 @@ static void p2p(struct st_micro_ctx *c, int op, int n,
 				      &st[0]));
 	} else if (c->rank % 2 == 0) {
 		s->ncalls = 2;
-		TIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
-				  TAG_PINGPONG, c->comm));
-		TIMED(1, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
-				  TAG_PINGPONG, c->comm, &st[1]));
+		YTIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
+				   TAG_PINGPONG, c->comm),
+		       MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
+				 TAG_PINGPONG, c->comm, &yreq),
+		       MPI_STATUS_IGNORE);
+		YTIMED(1, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
+				   TAG_PINGPONG, c->comm, &st[1]),
+		       MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner,
+				 TAG_PINGPONG, c->comm, &yreq),
+		       &st[1]);
 	} else {
 		s->ncalls = 2;
-		TIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
-				  TAG_PINGPONG, c->comm, &st[0]));
-		TIMED(1, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
-				  TAG_PINGPONG, c->comm));
+		YTIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
+				   TAG_PINGPONG, c->comm, &st[0]),
+		       MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner,
+				 TAG_PINGPONG, c->comm, &yreq),
+		       &st[0]);
+		YTIMED(1, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
+				   TAG_PINGPONG, c->comm),
+		       MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
+				 TAG_PINGPONG, c->comm, &yreq),
+		       MPI_STATUS_IGNORE);
 	}
 	/* After the last clock read: bytes as the status says. */
 	for (k = 0; k < 2 && k < s->ncalls; k++) {
@@ -230,6 +277,7 @@ static void burst(struct st_micro_ctx *c, int k, int n,
 static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 {
 	MPI_Status st;
+	MPI_Request yreq;
 	uint64_t t;
 	int got;
 
@@ -237,8 +285,11 @@ static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 		return;
 	s->ncalls = 1;
 	if (c->rank % 2 == 0) {
-		TIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner, TAG_LATE,
-				  c->comm));
+		YTIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner, TAG_LATE,
+				   c->comm),
+		       MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner, TAG_LATE,
+				 c->comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		return;
 	}
 	s->delay_ns = (uint64_t)ST_MICRO_LATE_NS(n);
@@ -246,8 +297,11 @@ static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 	while (now(c) - t < s->delay_ns)
 		;
 	s->delay_ns = now(c) - t;
-	TIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner, TAG_LATE,
-			  c->comm, &st));
+	YTIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner, TAG_LATE,
+			   c->comm, &st),
+	       MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner, TAG_LATE, c->comm,
+			 &yreq),
+	       &st);
 	if (MPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS &&
 	    got != MPI_UNDEFINED)
 		s->rbytes[0] = got;
@@ -257,6 +311,7 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		   struct st_micro_stamps *s)
 {
 	int n = (int)nbytes, i;
+	MPI_Request yreq;
 	char *sb = c->sbuf, *rb = c->rbuf;
 	MPI_Comm comm = c->comm;
 
@@ -271,70 +326,121 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 	}
 	switch (op) {
 	case ST_MICRO_ALLGATHER:
-		TIMED(0, MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE,
-				       comm));
+		YTIMED(0, MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE,
+				       comm),
+		       MPI_Iallgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE,
+				       comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_ALLGATHERV:
-		TIMED(0, MPI_Allgatherv(sb, n, MPI_BYTE, rb, c->rcounts,
-					c->rdispls, MPI_BYTE, comm));
+		YTIMED(0, MPI_Allgatherv(sb, n, MPI_BYTE, rb, c->rcounts,
+					c->rdispls, MPI_BYTE, comm),
+		       MPI_Iallgatherv(sb, n, MPI_BYTE, rb, c->rcounts,
+					c->rdispls, MPI_BYTE, comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_ALLREDUCE:
-		TIMED(0, MPI_Allreduce(sb, rb, n, MPI_UINT8_T, MPI_SUM,
-				       comm));
+		YTIMED(0, MPI_Allreduce(sb, rb, n, MPI_UINT8_T, MPI_SUM,
+				       comm),
+		       MPI_Iallreduce(sb, rb, n, MPI_UINT8_T, MPI_SUM,
+				       comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_ALLTOALL:
-		TIMED(0, MPI_Alltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, comm));
+		YTIMED(0, MPI_Alltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, comm),
+		       MPI_Ialltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, comm,
+				     &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_ALLTOALLV:
-		TIMED(0, MPI_Alltoallv(sb, c->scounts, c->sdispls, MPI_BYTE,
+		YTIMED(0, MPI_Alltoallv(sb, c->scounts, c->sdispls, MPI_BYTE,
 				       rb, c->rcounts, c->rdispls, MPI_BYTE,
-				       comm));
+				       comm),
+		       MPI_Ialltoallv(sb, c->scounts, c->sdispls, MPI_BYTE,
+				       rb, c->rcounts, c->rdispls, MPI_BYTE,
+				       comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_ALLTOALLW:
 		/* Displacements in bytes, which they are for MPI_BYTE. */
-		TIMED(0, MPI_Alltoallw(sb, c->scounts, c->sdispls, c->types,
+		YTIMED(0, MPI_Alltoallw(sb, c->scounts, c->sdispls, c->types,
 				       rb, c->rcounts, c->rdispls, c->types,
-				       comm));
+				       comm),
+		       MPI_Ialltoallw(sb, c->scounts, c->sdispls, c->types,
+				       rb, c->rcounts, c->rdispls, c->types,
+				       comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_BARRIER:
-		TIMED(0, MPI_Barrier(comm));
+		YTIMED(0, MPI_Barrier(comm),
+		       MPI_Ibarrier(comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_BCAST:
-		TIMED(0, MPI_Bcast(c->rank ? rb : sb, n, MPI_BYTE, 0, comm));
+		YTIMED(0, MPI_Bcast(c->rank ? rb : sb, n, MPI_BYTE, 0, comm),
+		       MPI_Ibcast(c->rank ? rb : sb, n, MPI_BYTE, 0, comm,
+				  &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_EXSCAN:
-		TIMED(0, MPI_Exscan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm));
+		YTIMED(0, MPI_Exscan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm),
+		       MPI_Iexscan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm,
+				   &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_GATHER:
-		TIMED(0, MPI_Gather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
-				    comm));
+		YTIMED(0, MPI_Gather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
+				    comm),
+		       MPI_Igather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
+				    comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_GATHERV:
-		TIMED(0, MPI_Gatherv(sb, n, MPI_BYTE, rb, c->rcounts,
-				     c->rdispls, MPI_BYTE, 0, comm));
+		YTIMED(0, MPI_Gatherv(sb, n, MPI_BYTE, rb, c->rcounts,
+				     c->rdispls, MPI_BYTE, 0, comm),
+		       MPI_Igatherv(sb, n, MPI_BYTE, rb, c->rcounts,
+				     c->rdispls, MPI_BYTE, 0, comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_REDUCE:
-		TIMED(0, MPI_Reduce(sb, rb, n, MPI_UINT8_T, MPI_SUM, 0,
-				    comm));
+		YTIMED(0, MPI_Reduce(sb, rb, n, MPI_UINT8_T, MPI_SUM, 0,
+				    comm),
+		       MPI_Ireduce(sb, rb, n, MPI_UINT8_T, MPI_SUM, 0,
+				    comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_REDUCE_SCATTER:
-		TIMED(0, MPI_Reduce_scatter(sb, rb, c->rcounts, MPI_UINT8_T,
-					    MPI_SUM, comm));
+		YTIMED(0, MPI_Reduce_scatter(sb, rb, c->rcounts, MPI_UINT8_T,
+					    MPI_SUM, comm),
+		       MPI_Ireduce_scatter(sb, rb, c->rcounts, MPI_UINT8_T,
+					    MPI_SUM, comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_REDUCE_SCATTER_BLOCK:
-		TIMED(0, MPI_Reduce_scatter_block(sb, rb, n, MPI_UINT8_T,
-						  MPI_SUM, comm));
+		YTIMED(0, MPI_Reduce_scatter_block(sb, rb, n, MPI_UINT8_T,
+						  MPI_SUM, comm),
+		       MPI_Ireduce_scatter_block(sb, rb, n, MPI_UINT8_T,
+						  MPI_SUM, comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_SCAN:
-		TIMED(0, MPI_Scan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm));
+		YTIMED(0, MPI_Scan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm),
+		       MPI_Iscan(sb, rb, n, MPI_UINT8_T, MPI_SUM, comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_SCATTER:
-		TIMED(0, MPI_Scatter(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
-				     comm));
+		YTIMED(0, MPI_Scatter(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
+				     comm),
+		       MPI_Iscatter(sb, n, MPI_BYTE, rb, n, MPI_BYTE, 0,
+				     comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_SCATTERV:
-		TIMED(0, MPI_Scatterv(sb, c->scounts, c->sdispls, MPI_BYTE,
-				      rb, n, MPI_BYTE, 0, comm));
+		YTIMED(0, MPI_Scatterv(sb, c->scounts, c->sdispls, MPI_BYTE,
+				      rb, n, MPI_BYTE, 0, comm),
+		       MPI_Iscatterv(sb, c->scounts, c->sdispls, MPI_BYTE,
+				      rb, n, MPI_BYTE, 0, comm, &yreq),
+		       MPI_STATUS_IGNORE);
 		break;
 	case ST_MICRO_PINGPONG:
 	case ST_MICRO_SENDRECV:

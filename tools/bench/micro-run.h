@@ -54,6 +54,8 @@ struct st_micro_ctx {
 	MPI_Datatype *types;	/* MPI_BYTE, 'size' entries */
 	size_t prepared_n;	/* the size the arrays hold, SIZE_MAX none */
 	unsigned fresh;		/* st_micro_fresh()'s calls */
+	int yield;		/* blocking calls as twin + test + yield
+				   (SYNCTRACE_YIELD=1, micro-run.c) */
 };
 
 /*

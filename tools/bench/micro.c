@@ -769,6 +769,19 @@ static void find_hosts(struct job *j)
 		j->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/*
+ * Whether SYNCTRACE_YIELD=1 is in the environment: then the blocking
+ * calls are measured as a traced run in yield mode makes them (their
+ * nonblocking twin, tested with sched_yield() in between; micro-run.c),
+ * for the table of a target whose applications run so.
+ */
+static int yield_mode(void)
+{
+	const char *y = getenv("SYNCTRACE_YIELD");
+
+	return y && !strcmp(y, "1");
+}
+
 /* The clock, as clockcheck's: skew from SYNCTRACE_CLOCK_SKEW. */
 static int setup_clock(struct job *j)
 {
@@ -1619,9 +1632,10 @@ static int open_trace(struct job *j)
 	snprintf(refresh, sizeof(refresh), "%g", o->refresh_s);
 	snprintf(config, sizeof(config), "bench=micro sync=%s nrep=%d "
 		 "seed=%s window_factor=%s min_window_ns=%s refresh_s=%s"
-		 "%s%s", sync, o->nrep, seed, factor, minw, refresh,
+		 "%s%s%s", sync, o->nrep, seed, factor, minw, refresh,
 		 o->pair_time_ns > 0 ? " pair_time_ns=" : "",
-		 o->pair_time_ns > 0 ? ptime : "");
+		 o->pair_time_ns > 0 ? ptime : "",
+		 yield_mode() ? " yield=1" : "");
 	note[0] = '\0';
 	if (j->skew_spec[0])
 		snprintf(note, sizeof(note), "(distorted by "
@@ -1781,6 +1795,8 @@ int st_bench_micro(int argc, char **argv)
 		fail(j, "MPI_Comm_dup", -EIO);
 	rc = st_micro_ctx_init(&j->mc, j->bench, &j->t, j->o.ops,
 			       j->o.sizes[j->o.nsizes - 1]);
+	/* Blocking calls as a traced run in yield mode makes them. */
+	j->mc.yield = yield_mode();
 	ok = !rc;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {

@@ -5,7 +5,12 @@ For each validation app, on 2 ranks:
   1. trace it in shared memory (the source trace; SYNCTRACE_YIELD=1, so
      waiting ranks do not slow the one computing, see docs/prediction.md);
   2. per target, measure its costs there with `synctrace bench --like`
-     and make the table (`synctrace table --json`);
+     and make the table (`synctrace table --json`); for "shm", the bench
+     with SYNCTRACE_YIELD=1 when the shm runs have it: it then makes its
+     blocking calls as the traced runs' interposer does (the nonblocking
+     twin, tested with sched_yield() in between), which costs more than
+     the blocking call itself (an 8 B MPI_Allreduce on 2 ranks: about
+     1.1 us after the last arrival against 0.55 us spinning);
   3. run it, traced, on the target: what it really takes there (the
      measured run time, MPI_Init exit to MPI_Finalize entry, and the
      time per MPI function);
@@ -13,8 +18,9 @@ For each validation app, on 2 ranks:
      (`synctrace predict --validate --json`) and compare.
 Targets: "shm", this machine's shared memory (the same machine), the
 app run as the source traces are, with SYNCTRACE_YIELD=1 (each prediction
-compared with another such run); "shm-spin", the same machine and the
-same table, but the app run as MPICH runs it, its waiting ranks spinning;
+compared with another such run); "shm-spin", the same machine, but the
+app run as MPICH runs it, its waiting ranks spinning (its table from a
+bench run so too);
 and "tcp", this machine with MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp: every
 message through the TCP stack.  On a machine shared with other jobs,
 even niced ones, a yielding rank hands its CPU to them for a time slice
@@ -71,6 +77,7 @@ APPS = [
     ("transpose", ["50", "128"], "tuning"),
     ("nm-burst", ["300", "65536", "4", "20"], "tuning"),
     ("nm-sweep", ["240", "20"], "tuning"),
+    ("nm-shift", ["600", "6"], "tuning"),
     ("nm-pipe", ["600", "16384", "10", "8"], "held-out"),
     ("nm-wild", ["800", "10"], "held-out"),
     ("nm-overlap", ["300", "262144", "20"], "held-out"),
@@ -80,10 +87,11 @@ APPS = [
 ]
 
 # "table": the target whose bench table predicts this one (the same
-# place, measured once).
+# place, measured once): shm-spin's is shm's when the shm runs spin too
+# (--shm-yield 0), else its own (table_of()).
 TARGETS = {
     "shm": {"env": {}, "genv": []},
-    "shm-spin": {"env": {}, "genv": [], "table": "shm"},
+    "shm-spin": {"env": {}, "genv": []},
     "tcp": {"env": {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp"},
             "genv": ["-genv", "MPIR_CVAR_NOLOCAL", "1",
                      "-genv", "UCX_TLS", "tcp"]},
@@ -197,11 +205,17 @@ class Runner:
                         out + ".log", env=env, timeout=300, rundir=out)
 
     def bench(self, like, target, out, nrep):
+        """The table's bench on 'target'; "shm" waits as its runs do
+        (SYNCTRACE_YIELD=1 with --shm-yield 1: the bench then makes its
+        blocking calls as the interposer does in yield mode)."""
         argv = [self.cli, "bench", "--like", like, "--nrep", str(nrep),
                 "-o", out]
         if TARGETS[target]["genv"]:
             argv += ["--"] + TARGETS[target]["genv"]
-        return self.run(argv, out + ".log", timeout=900, rundir=out)
+        env = {"SYNCTRACE_YIELD": "1"} if target == "shm" and \
+            self.shm_yield else None
+        return self.run(argv, out + ".log", env=env, timeout=900,
+                        rundir=out)
 
     def table(self, bench, out):
         return self.run([self.cli, "table", "--json", out, bench],
@@ -218,7 +232,14 @@ class Runner:
             return json.load(f)
 
 
+SHM_YIELD = [1]
+
+
 def table_of(t):
+    """The target whose table predicts 't': shm-spin's own unless the
+    shm runs spin as it does (--shm-yield 0)."""
+    if t == "shm-spin" and not SHM_YIELD[0]:
+        return "shm"
     return TARGETS[t].get("table", t)
 
 
@@ -314,6 +335,7 @@ def main():
         work = tempfile.mkdtemp(prefix="predict-validate-")
     rn = Runner(build, mpiexec, work, not o.no_lock)
     rn.shm_yield = o.shm_yield
+    SHM_YIELD[0] = o.shm_yield
     smpi = None
     if not o.no_smpi and shutil.which("smpicc") and shutil.which("smpirun"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
