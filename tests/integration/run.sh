@@ -11,7 +11,7 @@
 # Environment: BUILD, SAN, MPIEXEC are passed on to the tests (see
 # lib.sh); TEST_TIMEOUT is the limit per test in seconds (default 120).
 # A test whose work grows with the machine's load more than the others'
-# (callgrind) says so in a line "# time limit: N" (seconds), which
+# (callgrind, thousands of collectives of busy-polling ranks) says so in a line "# time limit: N" (seconds), which
 # raises the limit for it alone.
 
 limit=${TEST_TIMEOUT:-120}

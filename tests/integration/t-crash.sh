@@ -8,6 +8,11 @@
 # status must be the untraced one, up to the SIGKILL Hydra sends the
 # other rank (the library may catch a signal to flush, but must not
 # swallow it).
+# Its 7 jobs make up to 3000 collectives each with two busy-polling ranks, so
+# beside other busy processes every collective waits for a time slice:
+# 4 s on an idle machine, 25-51 s beside two CPU hogs, over 120 s at a
+# load of 4.6 once.
+# time limit: 360
 . "$(dirname "$0")/lib.sh"
 
 need_app crash
