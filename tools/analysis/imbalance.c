@@ -286,6 +286,11 @@ static int is_blocking_coll(const struct st_event *ev)
 	return st_fn_group_coll(ev->fn) != ST_GC_NONE;
 }
 
+int st_imb_wants(const struct st_event *ev)
+{
+	return is_blocking_coll(ev);
+}
+
 static struct comm_info *comm_get(struct st_imb *a, uint64_t id, int create)
 {
 	uint64_t *v;

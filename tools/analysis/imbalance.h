@@ -112,6 +112,13 @@ int st_imb_site(struct st_imb *a, int rank, uint32_t site, long sym);
 int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 	       double g0, double g1, double err0, double err1);
 
+/*
+ * Non-zero when st_imb_add() would use 'ev' (a CALL of a blocking
+ * collective with a communicator and a sequence number); the others it
+ * ignores, so a walk may hand over these alone.
+ */
+int st_imb_wants(const struct st_event *ev);
+
 /* End of the second pass: instances still in flight are incomplete. */
 void st_imb_finish(struct st_imb *a);
 

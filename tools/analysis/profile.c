@@ -1057,6 +1057,25 @@ oom:
 	return -ENOMEM;
 }
 
+void st_profile_coll_begin(struct st_profile *p)
+{
+	st_imb_set_hook(p->imb, on_instance, p);
+}
+
+int st_profile_coll_add(struct st_profile *p, int rank,
+			const struct st_event *ev, double g0, double g1)
+{
+	const struct st_gclock *c = p->clk[rank];
+
+	return st_imb_add(p->imb, rank, ev, g0, g1, st_gclock_err(c, ev->t0),
+			  st_gclock_err(c, ev->t1)) ? -ENOMEM : 0;
+}
+
+void st_profile_coll_end(struct st_profile *p)
+{
+	st_imb_finish(p->imb);
+}
+
 struct st_imb *st_profile_imb(struct st_profile *p)
 {
 	return p->imb;
