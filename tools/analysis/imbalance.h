@@ -117,7 +117,7 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
  * collective with a communicator and a sequence number); the others it
  * ignores, so a walk may hand over these alone.
  */
-int st_imb_wants(const struct st_event *ev);
+int st_imb_wants(const struct st_imb *a, const struct st_event *ev);
 
 /* End of the second pass: instances still in flight are incomplete. */
 void st_imb_finish(struct st_imb *a);

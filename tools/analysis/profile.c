@@ -1063,12 +1063,13 @@ void st_profile_coll_begin(struct st_profile *p)
 }
 
 int st_profile_coll_add(struct st_profile *p, int rank,
-			const struct st_event *ev, double g0, double g1)
+			const struct st_event *ev, double g0)
 {
 	const struct st_gclock *c = p->clk[rank];
 
-	return st_imb_add(p->imb, rank, ev, g0, g1, st_gclock_err(c, ev->t0),
-			  st_gclock_err(c, ev->t1)) ? -ENOMEM : 0;
+	return st_imb_add(p->imb, rank, ev, g0, st_gclock_global(c, ev->t1),
+			  st_gclock_err(c, ev->t0), st_gclock_err(c, ev->t1)) ?
+	       -ENOMEM : 0;
 }
 
 void st_profile_coll_end(struct st_profile *p)

@@ -162,13 +162,14 @@ int st_profile_collectives(struct st_profile *p, char *err, size_t errlen);
  * The same from a walk in global time made elsewhere (report's views
  * walk the run once for both): st_profile_coll_begin(), then each CALL
  * record 'ev' of rank 'rank' that st_imb_wants(), in the walk's order,
- * with its global entry and exit 'g0', 'g1' (the errors come from the
- * rank's clock read here, the same as the walk's), then
- * st_profile_coll_end().  st_profile_coll_add() returns 0 or -ENOMEM.
+ * with its global entry time 'g0' (its exit's global time and the
+ * errors come from the rank's clock read here, the same as the walk's),
+ * then st_profile_coll_end().  st_profile_coll_add() returns 0 or
+ * -ENOMEM.
  */
 void st_profile_coll_begin(struct st_profile *p);
 int st_profile_coll_add(struct st_profile *p, int rank,
-			const struct st_event *ev, double g0, double g1);
+			const struct st_event *ev, double g0);
 void st_profile_coll_end(struct st_profile *p);
 
 /* The analysis st_profile_collectives() filled. */

@@ -263,7 +263,7 @@ struct coll_rec {
 	uint16_t fn;
 	uint32_t site;
 	uint64_t comm, seq, t0, t1;
-	double g0, g1;
+	double g0;		/* the exit's is computed by the report */
 };
 
 #define BLOCK_RECS 2048		/* records handed over at a time */
@@ -339,7 +339,6 @@ static int stream_put(struct stream *st, const struct st_merged *x)
 	c->t0 = x->ev->t0;
 	c->t1 = x->ev->t1;
 	c->g0 = x->g0;
-	c->g1 = x->g1;
 	if (++st->fill == BLOCK_RECS)
 		stream_push(st);
 	return 0;
@@ -390,10 +389,12 @@ static int stream_walk(struct st_rviews *v, struct sweep_ctx *sc)
 			return rc;
 		}
 	}
+	/* The matrix needs no time; the report computes the exits. */
+	st_merge_skip_g1(m);
 	while (!rc && st_merge_next(m, &x) > 0) {
 		if (sc && (rc = walk_mx(sc, &x)))
 			break;
-		if (st_imb_wants(x.ev) && stream_put(&v->st, &x))
+		if (st_imb_wants(s->imb, x.ev) && stream_put(&v->st, &x))
 			rc = -ENOMEM;
 	}
 	st_merge_free(m);
@@ -541,8 +542,7 @@ int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
 			ev.seq = b[i].seq;
 			ev.t0 = b[i].t0;
 			ev.t1 = b[i].t1;
-			rc = st_profile_coll_add(p, b[i].rank, &ev, b[i].g0,
-						 b[i].g1);
+			rc = st_profile_coll_add(p, b[i].rank, &ev, b[i].g0);
 		}
 		pthread_mutex_lock(&st->mu);
 		st->tail++;
