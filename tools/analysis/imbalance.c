@@ -177,6 +177,7 @@ struct spare {
 struct st_imb {
 	/* Per function id: a blocking collective (st_fn_group_coll()). */
 	uint8_t gc[ST_FN_COUNT];
+	int scanless;			/* st_imb_scanless() */
 	/* first pass */
 	struct comm_info *comms;
 	size_t ncomms, alloc_comms;
@@ -227,6 +228,13 @@ struct st_imb {
 	void *hook_ctx;
 };
 
+static _Thread_local int scanless;
+
+void st_imb_scanless(int on)
+{
+	scanless = on;
+}
+
 struct st_imb *st_imb_new(void)
 {
 	struct st_imb *a = calloc(1, sizeof(struct st_imb));
@@ -234,6 +242,7 @@ struct st_imb *st_imb_new(void)
 
 	if (!a)
 		return NULL;
+	a->scanless = scanless;
 	for (fn = 0; fn < ST_FN_COUNT; fn++)
 		a->gc[fn] = st_fn_group_coll(fn) != ST_GC_NONE;
 	return a;
@@ -333,6 +342,8 @@ int st_imb_scan(struct st_imb *a, const struct st_event *ev)
 	uint64_t *last;
 	int added;
 
+	if (a->scanless)
+		return 0;
 	if (!ev->comm || (ev->kind != ST_REC_CALL && ev->kind != ST_REC_START &&
 			  ev->kind != ST_REC_DONE && ev->kind != ST_REC_COMM))
 		return 0;
@@ -369,6 +380,8 @@ int st_imb_scan_end(struct st_imb *a, int synced)
 {
 	size_t i;
 
+	if (a->scanless)
+		return 0;
 	for (i = 0; i < a->rank_last.cap; i++) {
 		struct comm_info *c;
 
@@ -393,6 +406,8 @@ int st_imb_site(struct st_imb *a, int rank, uint32_t site, long sym)
 	uint64_t *v;
 	int added;
 
+	if (a->scanless)
+		return 0;
 	if (map_put(&a->site_of, (uint64_t)(uint32_t)rank << 32 | site, 0, &v,
 		    &added))
 		return -ENOMEM;

@@ -83,6 +83,15 @@ struct st_imb_totals {
 
 /* A new analysis, or NULL when out of memory. */
 struct st_imb *st_imb_new(void);
+
+/*
+ * With 'on', the analyses the calling thread makes from now on
+ * (st_imb_new()) skip the first pass: st_imb_scan(), st_imb_scan_end()
+ * and st_imb_site() do nothing on them, and they find no instance.  For
+ * a reader of the run whose collectives are analysed elsewhere (report's
+ * views hand their walk over to the report's own analysis).
+ */
+void st_imb_scanless(int on);
 void st_imb_free(struct st_imb *a);
 
 /*

@@ -429,10 +429,13 @@ static void *compute(void *arg)
 
 	collecting = v;
 	st_diag_set_warn(no_warning);
+	/* Streaming, the scan's analysis of collectives is the report's. */
+	st_imb_scanless(v->streams);
 	/* The views need no global span: one read of each file. */
 	v->rc_open = st_scan_open_nospan(&v->s, v->run,
 					 prog && *prog ? prog : "addr2line",
 					 v->err, sizeof(v->err));
+	st_imb_scanless(0);
 	st_diag_set_warn(keep_warning);
 	if (v->rc_open == -ENOMEM)
 		die("out of memory");
