@@ -255,19 +255,23 @@ static void write_file(const char *path, const struct st_matrix *m,
  * them.
  */
 /*
- * A record of the walk the report's collective sections need: a CALL of
- * a blocking collective (st_imb_wants()) with its global times.
+ * A record of the walk handed over: what the report's collective
+ * sections (CALLs of blocking collectives, st_imb_wants()) and the
+ * matrices (CALLs and STARTs, st_matrix_add()) read of it, and its
+ * global entry time.
  */
 struct coll_rec {
 	int32_t rank;
+	uint8_t kind;
 	uint16_t fn;
 	uint32_t site;
-	uint64_t comm, seq, t0, t1;
+	int32_t root, peer;
+	uint64_t comm, seq, t0, t1, sbytes, rbytes;
 	double g0;		/* the exit's is computed by the report */
 };
 
 #define BLOCK_RECS 2048		/* records handed over at a time */
-#define NBLOCKS 8		/* blocks in flight: 1 MiB */
+#define NBLOCKS 8		/* blocks in flight: 1.25 MiB */
 
 /*
  * The walk's records on their way from the views' thread to the report:
@@ -282,6 +286,9 @@ struct stream {
 	int done;		/* no more come */
 	int gone;		/* the report takes none (more) */
 	int walked;		/* the walk began */
+	int mx;			/* the matrices are counted as records are
+				   taken (by the taker) */
+	int taken;		/* the report took the records */
 	int rc;			/* it could not start: why */
 	char err[512];
 	size_t fill;		/* records in blk[head % NBLOCKS] */
@@ -332,16 +339,30 @@ static int stream_put(struct stream *st, const struct st_merged *x)
 	}
 	c = &b[st->fill];
 	c->rank = x->rank;
+	c->kind = x->ev->kind;
 	c->fn = x->ev->fn;
 	c->site = x->ev->site;
+	c->root = x->ev->root;
+	c->peer = x->ev->peer;
 	c->comm = x->ev->comm;
 	c->seq = x->ev->seq;
 	c->t0 = x->ev->t0;
 	c->t1 = x->ev->t1;
+	c->sbytes = x->ev->sbytes;
+	c->rbytes = x->ev->rbytes;
 	c->g0 = x->g0;
 	if (++st->fill == BLOCK_RECS)
 		stream_push(st);
 	return 0;
+}
+
+/* No more records (again: no harm). */
+static void stream_close(struct stream *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->done = 1;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
 }
 
 /* No more records: 'rc' and 'err' say why none came, if so. */
@@ -357,12 +378,13 @@ static void stream_end(struct stream *st, int rc, const char *err)
 }
 
 /*
- * st_scan_walk() for the report: the matrix as it goes ('sc', or NULL),
- * and the records the report's collective sections need handed over
- * instead of the scan's own analysis of collectives (the report's is
- * the same, its call sites aside).
+ * st_scan_walk() for the report: the records the report's collective
+ * sections need handed over instead of the scan's own analysis of
+ * collectives (the report's is the same, its call sites aside); with
+ * 'fold', the records the matrices count too, which the taker counts
+ * (stream_take()), on the other core.
  */
-static int stream_walk(struct st_rviews *v, struct sweep_ctx *sc)
+static int stream_walk(struct st_rviews *v, int fold)
 {
 	struct st_scan *s = v->s;
 	struct st_merge *m;
@@ -391,10 +413,12 @@ static int stream_walk(struct st_rviews *v, struct sweep_ctx *sc)
 	}
 	/* The matrix needs no time; the report computes the exits. */
 	st_merge_skip_g1(m);
+	v->st.mx = fold;
 	while (!rc && st_merge_next(m, &x) > 0) {
-		if (sc && (rc = walk_mx(sc, &x)))
-			break;
-		if (st_imb_wants(s->imb, x.ev) && stream_put(&v->st, &x))
+		if ((fold ? x.ev->kind == ST_REC_CALL ||
+			    x.ev->kind == ST_REC_START :
+			    st_imb_wants(s->imb, x.ev)) &&
+		    stream_put(&v->st, &x))
 			rc = -ENOMEM;
 	}
 	st_merge_free(m);
@@ -450,11 +474,13 @@ static void *compute(void *arg)
 	   fewer. */
 	fold = !v->rc_mx && v->s->nsynced && walk_sees_all(v->s);
 	if (v->s->nsynced) {
-		v->rc_walk = v->streams ? stream_walk(v, fold ? &sc : NULL) :
+		v->rc_walk = v->streams ? stream_walk(v, fold) :
 			     st_scan_walk(v->s, fold ? walk_mx : NULL, &sc);
 		if (v->rc_walk == -ENOMEM)
 			die("out of memory");
 	}
+	if (v->streams)
+		stream_close(&v->st);
 	v->walk_warn = v->warn.n;
 	if (fold && v->rc_walk) {
 		/* The walk stopped: the sweep counts afresh. */
@@ -463,19 +489,16 @@ static void *compute(void *arg)
 			die("out of memory");
 		fold = 0;
 	}
-	if (!v->rc_mx) {
+	/* Counted by the taker of the records, it finishes them. */
+	if (!v->rc_mx && !v->st.mx) {
 		if (!fold &&
 		    st_scan_sweep(v->s, sweep_mx, &sc) == -ENOMEM)
 			die("out of memory");
 		st_matrix_finish(&v->m, v->s);
 	}
 out:
-	if (v->streams) {
-		pthread_mutex_lock(&v->st.mu);
-		v->st.done = 1;
-		pthread_cond_broadcast(&v->st.cv);
-		pthread_mutex_unlock(&v->st.mu);
-	}
+	if (v->streams)
+		stream_close(&v->st);
 	st_diag_set_warn(NULL);
 	collecting = NULL;
 	return NULL;
@@ -513,21 +536,26 @@ int st_report_views_streams(const struct st_rviews *v)
 	return v && v->streams;
 }
 
-int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
-				char *err, size_t errlen)
+/*
+ * Take the records the views' walk hands over: count them into the
+ * matrices when the walk folds them in, and into the collective
+ * sections of 'p' (NULL: not).  Returns 0, -ENOMEM, the walk's error
+ * with a message in 'err', or 1 when there was no walk.
+ */
+static int stream_take(struct st_rviews *v, struct st_profile *p, char *err,
+		       size_t errlen)
 {
 	struct stream *st = &v->st;
 	struct st_event ev;
 	size_t i, n;
-	int rc = 0;
+	int rc = 0, mx;
 
 	*err = '\0';
-	if (!v->streams)
-		return 1;
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = ST_REC_CALL;
-	st_profile_coll_begin(p);
+	if (p)
+		st_profile_coll_begin(p);
 	pthread_mutex_lock(&st->mu);
+	st->taken = 1;
 	for (;;) {
 		const struct coll_rec *b;
 
@@ -537,15 +565,25 @@ int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
 			break;
 		b = st->blk[st->tail % NBLOCKS];
 		n = st->len[st->tail % NBLOCKS];
+		mx = st->mx;
 		pthread_mutex_unlock(&st->mu);
 		for (i = 0; !rc && i < n; i++) {
+			ev.kind = b[i].kind;
 			ev.fn = b[i].fn;
 			ev.site = b[i].site;
+			ev.root = b[i].root;
+			ev.peer = b[i].peer;
 			ev.comm = b[i].comm;
 			ev.seq = b[i].seq;
 			ev.t0 = b[i].t0;
 			ev.t1 = b[i].t1;
-			rc = st_profile_coll_add(p, b[i].rank, &ev, b[i].g0);
+			ev.sbytes = b[i].sbytes;
+			ev.rbytes = b[i].rbytes;
+			if (mx && st_matrix_add(&v->m, v->s, b[i].rank, &ev))
+				rc = -ENOMEM;
+			else if (p && st_imb_wants(v->s->imb, &ev))
+				rc = st_profile_coll_add(p, b[i].rank, &ev,
+							 b[i].g0);
 		}
 		pthread_mutex_lock(&st->mu);
 		st->tail++;
@@ -563,9 +601,17 @@ int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
 		return 1;
 	}
 	pthread_mutex_unlock(&st->mu);
-	if (!rc)
+	if (!rc && p)
 		st_profile_coll_end(p);
 	return rc;
+}
+
+int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
+				char *err, size_t errlen)
+{
+	if (!v->streams)
+		return 1;
+	return stream_take(v, p, err, errlen);
 }
 
 void st_report_views_join(void *arg)
@@ -606,10 +652,19 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 	const struct st_imb *imb;
 	struct st_symtab *syms;
 
+	if (v->streams && !v->st.taken) {
+		/* The report took none: the matrices need them. */
+		char err[512];
+
+		if (stream_take(v, NULL, err, sizeof(err)) == -ENOMEM)
+			die("out of memory");
+	}
 	if (v->threaded)
 		st_report_views_join(v);
 	else
 		compute(v);
+	if (v->streams && v->st.mx)
+		st_matrix_finish(m, v->s);
 	st_on_die(NULL, NULL);	/* cmd-report.c's, for 'v' */
 	s = v->s;
 	if (v->rc_open) {
