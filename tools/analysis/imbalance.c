@@ -177,7 +177,6 @@ struct spare {
 struct st_imb {
 	/* Per function id: a blocking collective (st_fn_group_coll()). */
 	uint8_t gc[ST_FN_COUNT];
-	int scanless;			/* st_imb_scanless() */
 	/* first pass */
 	struct comm_info *comms;
 	size_t ncomms, alloc_comms;
@@ -228,13 +227,6 @@ struct st_imb {
 	void *hook_ctx;
 };
 
-static _Thread_local int scanless;
-
-void st_imb_scanless(int on)
-{
-	scanless = on;
-}
-
 struct st_imb *st_imb_new(void)
 {
 	struct st_imb *a = calloc(1, sizeof(struct st_imb));
@@ -242,7 +234,6 @@ struct st_imb *st_imb_new(void)
 
 	if (!a)
 		return NULL;
-	a->scanless = scanless;
 	for (fn = 0; fn < ST_FN_COUNT; fn++)
 		a->gc[fn] = st_fn_group_coll(fn) != ST_GC_NONE;
 	return a;
@@ -312,6 +303,21 @@ int st_imb_wants(const struct st_imb *a, const struct st_event *ev)
 	return is_blocking_coll(a, ev);
 }
 
+void st_imb_take_scan(struct st_imb *dst, struct st_imb *src)
+{
+	free(dst->comms);
+	map_free(&dst->comm_of);
+	dst->comms = src->comms;
+	dst->ncomms = src->ncomms;
+	dst->alloc_comms = src->alloc_comms;
+	dst->comm_of = src->comm_of;
+	dst->scan_valid = dst->add_valid = 0;
+	src->comms = NULL;
+	src->ncomms = src->alloc_comms = 0;
+	memset(&src->comm_of, 0, sizeof(src->comm_of));
+	src->scan_valid = src->add_valid = 0;
+}
+
 static struct comm_info *comm_get(struct st_imb *a, uint64_t id, int create)
 {
 	uint64_t *v;
@@ -342,8 +348,6 @@ int st_imb_scan(struct st_imb *a, const struct st_event *ev)
 	uint64_t *last;
 	int added;
 
-	if (a->scanless)
-		return 0;
 	if (!ev->comm || (ev->kind != ST_REC_CALL && ev->kind != ST_REC_START &&
 			  ev->kind != ST_REC_DONE && ev->kind != ST_REC_COMM))
 		return 0;
@@ -380,8 +384,6 @@ int st_imb_scan_end(struct st_imb *a, int synced)
 {
 	size_t i;
 
-	if (a->scanless)
-		return 0;
 	for (i = 0; i < a->rank_last.cap; i++) {
 		struct comm_info *c;
 
@@ -406,8 +408,6 @@ int st_imb_site(struct st_imb *a, int rank, uint32_t site, long sym)
 	uint64_t *v;
 	int added;
 
-	if (a->scanless)
-		return 0;
 	if (map_put(&a->site_of, (uint64_t)(uint32_t)rank << 32 | site, 0, &v,
 		    &added))
 		return -ENOMEM;

@@ -85,13 +85,12 @@ struct st_imb_totals {
 struct st_imb *st_imb_new(void);
 
 /*
- * With 'on', the analyses the calling thread makes from now on
- * (st_imb_new()) skip the first pass: st_imb_scan(), st_imb_scan_end()
- * and st_imb_site() do nothing on them, and they find no instance.  For
- * a reader of the run whose collectives are analysed elsewhere (report's
- * views hand their walk over to the report's own analysis).
+ * Give 'dst' what the first pass of 'src' learnt of the communicators
+ * (the same records scanned in the same order would teach it the same),
+ * in place of its own; 'src' keeps none.  Its call sites (st_imb_site())
+ * stay each one's own.
  */
-void st_imb_scanless(int on);
+void st_imb_take_scan(struct st_imb *dst, struct st_imb *src);
 void st_imb_free(struct st_imb *a);
 
 /*

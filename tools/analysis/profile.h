@@ -168,6 +168,17 @@ int st_profile_collectives(struct st_profile *p, char *err, size_t errlen);
  * -ENOMEM.
  */
 void st_profile_coll_begin(struct st_profile *p);
+
+/*
+ * Without --phase: st_profile_read_rank() leaves out the first pass of
+ * the analysis of collectives (tools/analysis/imbalance.h), which comes
+ * from elsewhere (st_imb_take_scan() into st_profile_imb(): a scan of
+ * the same records) or from st_profile_imb_scan(), which reads every
+ * rank read again for it (0 or -ENOMEM).  Either before
+ * st_profile_collectives() or st_profile_coll_begin().
+ */
+void st_profile_imb_scan_later(struct st_profile *p);
+int st_profile_imb_scan(struct st_profile *p);
 int st_profile_coll_add(struct st_profile *p, int rank,
 			const struct st_event *ev, double g0);
 void st_profile_coll_end(struct st_profile *p);

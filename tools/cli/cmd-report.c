@@ -974,6 +974,10 @@ int cmd_report(int argc, char **argv)
 	if (st_profile_new(&rp.p, run ? st_run_nranks(run) : 1))
 		die("out of memory");
 	st_profile_set_phase(rp.p, &rp.phase);
+	/* The views' scan makes the first pass of the collectives' analysis
+	   for the report, on their core. */
+	if (st_report_views_streams(views))
+		st_profile_imb_scan_later(rp.p);
 	rp.sum = st_profile_sum(rp.p);
 	rp.fn = st_profile_fns(rp.p);
 	rp.syms = st_profile_symtab(rp.p);

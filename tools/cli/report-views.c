@@ -453,13 +453,10 @@ static void *compute(void *arg)
 
 	collecting = v;
 	st_diag_set_warn(no_warning);
-	/* Streaming, the scan's analysis of collectives is the report's. */
-	st_imb_scanless(v->streams);
 	/* The views need no global span: one read of each file. */
 	v->rc_open = st_scan_open_nospan(&v->s, v->run,
 					 prog && *prog ? prog : "addr2line",
 					 v->err, sizeof(v->err));
-	st_imb_scanless(0);
 	st_diag_set_warn(keep_warning);
 	if (v->rc_open == -ENOMEM)
 		die("out of memory");
@@ -552,10 +549,22 @@ static int stream_take(struct st_rviews *v, struct st_profile *p, char *err,
 
 	*err = '\0';
 	memset(&ev, 0, sizeof(ev));
+	pthread_mutex_lock(&st->mu);
+	st->taken = 1;
+	while (st->tail == st->head && !st->done)
+		pthread_cond_wait(&st->cv, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+	/*
+	 * The views' scan is over: the first pass of the report's analysis
+	 * of collectives is the one it made (else the report makes it).
+	 */
+	if (p && !v->rc_open)
+		st_imb_take_scan(st_profile_imb(p), v->s->imb);
+	else if (p && st_profile_imb_scan(p))
+		return -ENOMEM;
 	if (p)
 		st_profile_coll_begin(p);
 	pthread_mutex_lock(&st->mu);
-	st->taken = 1;
 	for (;;) {
 		const struct coll_rec *b;
 

@@ -5,6 +5,8 @@
 #ifndef ST_TOOLS_CLI_REPORT_VIEWS_H
 #define ST_TOOLS_CLI_REPORT_VIEWS_H
 
+#include <stddef.h>
+
 /*
  * Print the verdict, the ranks table and the communication matrices of
  * run 'run' to stdout ('top' pairs of each matrix, 0: all), and write
@@ -39,6 +41,9 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
  */
 int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
 				char *err, size_t errlen);
+
+/* Non-zero when the views' walk will serve the report so (NULL: 0). */
+int st_report_views_streams(const struct st_rviews *v);
 /* Wait for the thread of 'v' (a struct st_rviews *), if it has one. */
 void st_report_views_join(void *v);
 
