@@ -291,7 +291,16 @@ struct stream {
 	int taken;		/* the report took the records */
 	int rc;			/* it could not start: why */
 	char err[512];
-	size_t fill;		/* records in blk[head % NBLOCKS] */
+};
+
+/*
+ * The walk's end of the hand-over, on its thread's stack: what changes
+ * with each record stays off the cache lines the taker reads.
+ */
+struct putter {
+	struct stream *st;
+	struct coll_rec *cur;	/* blk[head % NBLOCKS], NULL: not chosen */
+	size_t fill;		/* records in it */
 };
 
 struct st_rviews {
@@ -313,31 +322,39 @@ struct st_rviews {
 static _Thread_local struct st_rviews *collecting;
 
 /* Hand block 'st->head' over (when it holds any), wait for room. */
-static void stream_push(struct stream *st)
+static void stream_push(struct putter *pp)
 {
+	struct stream *st = pp->st;
+
 	pthread_mutex_lock(&st->mu);
-	if (st->fill && !st->gone) {
-		st->len[st->head % NBLOCKS] = st->fill;
+	if (pp->fill && !st->gone) {
+		st->len[st->head % NBLOCKS] = pp->fill;
 		st->head++;
 		pthread_cond_broadcast(&st->cv);
 	}
-	st->fill = 0;
+	pp->fill = 0;
+	pp->cur = NULL;
 	while (!st->gone && st->head - st->tail >= NBLOCKS)
 		pthread_cond_wait(&st->cv, &st->mu);
 	pthread_mutex_unlock(&st->mu);
 }
 
-static int stream_put(struct stream *st, const struct st_merged *x)
+static int stream_put(struct putter *pp, const struct st_merged *x)
 {
-	struct coll_rec *b = st->blk[st->head % NBLOCKS], *c;
+	struct stream *st = pp->st;
+	struct coll_rec *c;
 
-	if (!b) {
-		b = malloc(BLOCK_RECS * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		st->blk[st->head % NBLOCKS] = b;
+	if (!pp->cur) {
+		/* 'head' changes on this thread only. */
+		pp->cur = st->blk[st->head % NBLOCKS];
+		if (!pp->cur) {
+			pp->cur = malloc(BLOCK_RECS * sizeof(*pp->cur));
+			if (!pp->cur)
+				return -ENOMEM;
+			st->blk[st->head % NBLOCKS] = pp->cur;
+		}
 	}
-	c = &b[st->fill];
+	c = &pp->cur[pp->fill];
 	c->rank = x->rank;
 	c->kind = x->ev->kind;
 	c->fn = x->ev->fn;
@@ -351,8 +368,8 @@ static int stream_put(struct stream *st, const struct st_merged *x)
 	c->sbytes = x->ev->sbytes;
 	c->rbytes = x->ev->rbytes;
 	c->g0 = x->g0;
-	if (++st->fill == BLOCK_RECS)
-		stream_push(st);
+	if (++pp->fill == BLOCK_RECS)
+		stream_push(pp);
 	return 0;
 }
 
@@ -366,9 +383,11 @@ static void stream_close(struct stream *st)
 }
 
 /* No more records: 'rc' and 'err' say why none came, if so. */
-static void stream_end(struct stream *st, int rc, const char *err)
+static void stream_end(struct putter *pp, int rc, const char *err)
 {
-	stream_push(st);
+	struct stream *st = pp->st;
+
+	stream_push(pp);
 	pthread_mutex_lock(&st->mu);
 	st->rc = rc;
 	snprintf(st->err, sizeof(st->err), "%s", err);
@@ -387,6 +406,7 @@ static void stream_end(struct stream *st, int rc, const char *err)
 static int stream_walk(struct st_rviews *v, int fold)
 {
 	struct st_scan *s = v->s;
+	struct putter pp = { &v->st, NULL, 0 };
 	struct st_merge *m;
 	struct st_merged x;
 	char err[512];
@@ -406,7 +426,7 @@ static int stream_walk(struct st_rviews *v, int fold)
 				st_warn("%s", *err ? err : strerror(-rc));
 			st_merge_free(m);
 			if (rc != -ENOMEM)
-				stream_end(&v->st, rc, *err ? err :
+				stream_end(&pp, rc, *err ? err :
 					   strerror(-rc));
 			return rc;
 		}
@@ -418,11 +438,11 @@ static int stream_walk(struct st_rviews *v, int fold)
 		if ((fold ? x.ev->kind == ST_REC_CALL ||
 			    x.ev->kind == ST_REC_START :
 			    st_imb_wants(s->imb, x.ev)) &&
-		    stream_put(&v->st, &x))
+		    stream_put(&pp, &x))
 			rc = -ENOMEM;
 	}
 	st_merge_free(m);
-	stream_end(&v->st, 0, "");
+	stream_end(&pp, 0, "");
 	return rc;
 }
 
@@ -543,6 +563,9 @@ static int stream_take(struct st_rviews *v, struct st_profile *p, char *err,
 		       size_t errlen)
 {
 	struct stream *st = &v->st;
+	struct st_matrix *m = &v->m;
+	const struct st_imb *wants;
+	struct st_scan *s;
 	struct st_event ev;
 	size_t i, n;
 	int rc = 0, mx;
@@ -564,6 +587,9 @@ static int stream_take(struct st_rviews *v, struct st_profile *p, char *err,
 		return -ENOMEM;
 	if (p)
 		st_profile_coll_begin(p);
+	/* Read once: the records come one by one. */
+	s = v->s;
+	wants = s ? s->imb : NULL;
 	pthread_mutex_lock(&st->mu);
 	for (;;) {
 		const struct coll_rec *b;
@@ -588,9 +614,9 @@ static int stream_take(struct st_rviews *v, struct st_profile *p, char *err,
 			ev.t1 = b[i].t1;
 			ev.sbytes = b[i].sbytes;
 			ev.rbytes = b[i].rbytes;
-			if (mx && st_matrix_add(&v->m, v->s, b[i].rank, &ev))
+			if (mx && st_matrix_add(m, s, b[i].rank, &ev))
 				rc = -ENOMEM;
-			else if (p && st_imb_wants(v->s->imb, &ev))
+			else if (p && st_imb_wants(wants, &ev))
 				rc = st_profile_coll_add(p, b[i].rank, &ev,
 							 b[i].g0);
 		}
