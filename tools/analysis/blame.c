@@ -17,13 +17,18 @@
 
 void st_blame_find(const struct st_scan *s, struct st_blame *b)
 {
+	st_blame_find_imb(s->imb, b);
+}
+
+void st_blame_find_imb(const struct st_imb *imb, struct st_blame *b)
+{
 	const struct st_imb_row *rows, *best = NULL;
 	size_t i, n;
 	int r;
 
 	b->found = 0;
 	b->row = NULL;
-	rows = st_imb_by_site(s->imb, &n);
+	rows = st_imb_by_site(imb, &n);
 	for (i = 0; i < n; i++)
 		if (rows[i].s.n && rows[i].s.wait_ns > 0 &&
 		    (!best || rows[i].s.wait_ns > best->s.wait_ns))
@@ -49,7 +54,16 @@ void st_blame_find(const struct st_scan *s, struct st_blame *b)
 char *st_blame_verdict(const struct st_scan *s, const struct st_blame *b,
 		       char *buf, size_t len)
 {
-	char nm[32], site[256], x[32], y[32];
+	char site[256];
+
+	return st_blame_verdict_at(b, b->found ? st_scan_site_label(s,
+			b->row->sym, site, sizeof(site)) : "", buf, len);
+}
+
+char *st_blame_verdict_at(const struct st_blame *b, const char *site,
+			  char *buf, size_t len)
+{
+	char nm[32], x[32], y[32];
 
 	if (!b->found) {
 		snprintf(buf, len, "no rank to blame: no collective call site "
@@ -60,8 +74,7 @@ char *st_blame_verdict(const struct st_scan *s, const struct st_blame *b,
 		 "(n=%" PRIu64 " instances) and causes %.0f %% of its waiting "
 		 "(%s of %s)", b->rank, b->last_pct,
 		 st_fn_name(b->row->fn, nm, sizeof(nm)),
-		 st_scan_site_label(s, b->row->sym, site, sizeof(site)),
-		 b->row->s.n, b->caused_pct,
+		 site, b->row->s.n, b->caused_pct,
 		 st_fmt_ns(b->caused_ns, x, sizeof(x)),
 		 st_fmt_ns(b->row->s.wait_ns, y, sizeof(y)));
 	return buf;

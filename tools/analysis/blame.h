@@ -26,8 +26,13 @@ struct st_blame {
 	double caused_pct;	/* of the row's waiting */
 };
 
+struct st_imb;
+
 /* Fill '*b' from the walked scan 's'. */
 void st_blame_find(const struct st_scan *s, struct st_blame *b);
+
+/* The same from the analysis 'imb' (the scan's, or another walk's). */
+void st_blame_find_imb(const struct st_imb *imb, struct st_blame *b);
 
 /*
  * The verdict as one line into 'buf': "rank 1 arrives last in 97 % of
@@ -36,6 +41,10 @@ void st_blame_find(const struct st_scan *s, struct st_blame *b);
  */
 char *st_blame_verdict(const struct st_scan *s, const struct st_blame *b,
 		       char *buf, size_t len);
+
+/* The same with the row's call site given as 'site' ("jacobi.c:101"). */
+char *st_blame_verdict_at(const struct st_blame *b, const char *site,
+			  char *buf, size_t len);
 
 /*
  * When the ranks outnumbered a host's cores, the warning line into

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/ops.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/imbalance.h"
 #include "writer/event.h"
@@ -174,6 +175,8 @@ struct spare {
 #define HIST_BINS (54 * HIST_PER_OCT)
 
 struct st_imb {
+	/* Per function id: a blocking collective (st_fn_group_coll()). */
+	uint8_t gc[ST_FN_COUNT];
 	/* first pass */
 	struct comm_info *comms;
 	size_t ncomms, alloc_comms;
@@ -226,7 +229,14 @@ struct st_imb {
 
 struct st_imb *st_imb_new(void)
 {
-	return calloc(1, sizeof(struct st_imb));
+	struct st_imb *a = calloc(1, sizeof(struct st_imb));
+	unsigned fn;
+
+	if (!a)
+		return NULL;
+	for (fn = 0; fn < ST_FN_COUNT; fn++)
+		a->gc[fn] = st_fn_group_coll(fn) != ST_GC_NONE;
+	return a;
 }
 
 static void inst_release(struct inst *in)
@@ -279,11 +289,33 @@ void st_imb_free(struct st_imb *a)
  * a sequence number: the collective chapter's, and those over a window
  * or a file (st_fn_group_coll()).
  */
-static int is_blocking_coll(const struct st_event *ev)
+static int is_blocking_coll(const struct st_imb *a, const struct st_event *ev)
 {
 	if (ev->kind != ST_REC_CALL || !ev->comm || !ev->seq)
 		return 0;
-	return st_fn_group_coll(ev->fn) != ST_GC_NONE;
+	/* st_fn_group_coll(ev->fn) != ST_GC_NONE, looked up. */
+	return ev->fn < ST_FN_COUNT ? a->gc[ev->fn] :
+	       st_fn_group_coll(ev->fn) != ST_GC_NONE;
+}
+
+int st_imb_wants(const struct st_imb *a, const struct st_event *ev)
+{
+	return is_blocking_coll(a, ev);
+}
+
+void st_imb_take_scan(struct st_imb *dst, struct st_imb *src)
+{
+	free(dst->comms);
+	map_free(&dst->comm_of);
+	dst->comms = src->comms;
+	dst->ncomms = src->ncomms;
+	dst->alloc_comms = src->alloc_comms;
+	dst->comm_of = src->comm_of;
+	dst->scan_valid = dst->add_valid = 0;
+	src->comms = NULL;
+	src->ncomms = src->alloc_comms = 0;
+	memset(&src->comm_of, 0, sizeof(src->comm_of));
+	src->scan_valid = src->add_valid = 0;
 }
 
 static struct comm_info *comm_get(struct st_imb *a, uint64_t id, int create)
@@ -337,7 +369,7 @@ int st_imb_scan(struct st_imb *a, const struct st_event *ev)
 		if (ev->comm_size)
 			c->size = ev->comm_size;
 	}
-	if (is_blocking_coll(ev)) {
+	if (is_blocking_coll(a, ev)) {
 		if (ev->comm_size && !c->size)
 			c->size = ev->comm_size;
 		if (ev->root == ST_RANK_ROOT || ev->root == ST_RANK_PROC_NULL)
@@ -758,7 +790,7 @@ int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 	uint64_t comm = ev->comm, seq = ev->seq;
 	int rc;
 
-	if (!is_blocking_coll(ev))
+	if (!is_blocking_coll(a, ev))
 		return 0;
 	if (a->add_valid && a->add_comm == comm) {
 		c = &a->comms[a->add_ci];
@@ -919,7 +951,7 @@ int st_imb_expected(const struct st_imb *a, const struct st_event *ev)
 	const struct comm_info *c;
 	uint64_t *v;
 
-	if (!is_blocking_coll(ev) || !(v = map_find(&a->comm_of, ev->comm)))
+	if (!is_blocking_coll(a, ev) || !(v = map_find(&a->comm_of, ev->comm)))
 		return 0;
 	c = &a->comms[*v];
 	return !c->inter && c->size >= 2 && c->present >= (int)c->size &&

@@ -83,6 +83,14 @@ struct st_imb_totals {
 
 /* A new analysis, or NULL when out of memory. */
 struct st_imb *st_imb_new(void);
+
+/*
+ * Give 'dst' what the first pass of 'src' learnt of the communicators
+ * (the same records scanned in the same order would teach it the same),
+ * in place of its own; 'src' keeps none.  Its call sites (st_imb_site())
+ * stay each one's own.
+ */
+void st_imb_take_scan(struct st_imb *dst, struct st_imb *src);
 void st_imb_free(struct st_imb *a);
 
 /*
@@ -111,6 +119,13 @@ int st_imb_site(struct st_imb *a, int rank, uint32_t site, long sym);
  */
 int st_imb_add(struct st_imb *a, int rank, const struct st_event *ev,
 	       double g0, double g1, double err0, double err1);
+
+/*
+ * Non-zero when st_imb_add() would use 'ev' (a CALL of a blocking
+ * collective with a communicator and a sequence number); the others it
+ * ignores, so a walk may hand over these alone.
+ */
+int st_imb_wants(const struct st_imb *a, const struct st_event *ev);
 
 /* End of the second pass: instances still in flight are incomplete. */
 void st_imb_finish(struct st_imb *a);

@@ -28,6 +28,8 @@ struct fn_row {
 };
 
 struct st_io {
+	/* Per function id: of kind file or I/O, which on_call() counts. */
+	uint8_t rel[ST_FN_COUNT];
 	struct st_io_file *f;
 	struct file_priv *fp;
 	size_t nf, af, afp;
@@ -49,7 +51,16 @@ static uint64_t mix(uint64_t comm, uint64_t seq)
 
 struct st_io *st_io_new(void)
 {
-	return calloc(1, sizeof(struct st_io));
+	struct st_io *a = calloc(1, sizeof(struct st_io));
+	const struct st_fn_desc *d;
+	unsigned fn;
+
+	if (!a)
+		return NULL;
+	for (fn = 0; fn < ST_FN_COUNT; fn++)
+		a->rel[fn] = (d = st_fn_desc(fn)) &&
+			     (d->kind == ST_KIND_FILE || d->kind == ST_KIND_IO);
+	return a;
 }
 
 void st_io_free(struct st_io *a)
@@ -221,6 +232,8 @@ int st_io_add(struct st_io *a, int rank, const struct st_event *ev, int in)
 			return on_comm(a, ev, in);
 		return 0;
 	case ST_REC_CALL:
+		if (ev->fn < ST_FN_COUNT && !a->rel[ev->fn])
+			return 0;
 		return on_call(a, ev, in);
 	case ST_REC_DONE:
 		/* A nonblocking read learns its bytes at completion. */

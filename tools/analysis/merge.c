@@ -34,6 +34,7 @@ struct st_merge {
 				   heap; read on at the next call */
 	int failed;
 	int raised;		/* the open-file limit was raised */
+	int skip_g1;		/* st_merge_skip_g1() */
 };
 
 int st_merge_new(struct st_merge **out)
@@ -199,11 +200,16 @@ int st_merge_next(struct st_merge *m, struct st_merged *out)
 	out->ev = &s->ev;
 	if (timed(s->ev.kind)) {
 		out->g0 = s->g0;
-		out->g1 = global_of(s, s->ev.t1);
+		out->g1 = m->skip_g1 ? NAN : global_of(s, s->ev.t1);
 	} else {
 		out->g0 = out->g1 = NAN;
 	}
 	return 1;
+}
+
+void st_merge_skip_g1(struct st_merge *m)
+{
+	m->skip_g1 = 1;
 }
 
 int st_merge_failed(const struct st_merge *m)

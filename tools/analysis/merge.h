@@ -47,6 +47,13 @@ int st_merge_add(struct st_merge *m, int rank, const char *path,
  */
 int st_merge_next(struct st_merge *m, struct st_merged *out);
 
+/*
+ * From now on st_merge_next() leaves 'g1' NaN: a walk that needs the
+ * exit time of a few records only computes it for them
+ * (st_gclock_global() of the rank's clock and 'ev->t1': the same value).
+ */
+void st_merge_skip_g1(struct st_merge *m);
+
 /* Number of ranks whose file ended on an error instead of its end. */
 int st_merge_failed(const struct st_merge *m);
 

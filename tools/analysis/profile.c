@@ -83,6 +83,7 @@ struct site_rec {
 struct st_profile {
 	struct st_profile_sum sum;
 	int table_warned;
+	int imb_scan_later;	/* st_profile_imb_scan_later() */
 	int *missing;			/* [sum.expected] */
 
 	struct st_profile_fn *fn;	/* [NFN] */
@@ -722,7 +723,8 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 
 		if (in < 0)
 			goto oom;
-		if ((in || (ev.kind != ST_REC_CALL &&
+		if (!p->imb_scan_later &&
+		    (in || (ev.kind != ST_REC_CALL &&
 			    ev.kind != ST_REC_START &&
 			    ev.kind != ST_REC_DONE)) &&
 		    st_imb_scan(p->imb, &ev))
@@ -815,7 +817,8 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 	st_io_end_rank(p->io);
 	if (st_gclock_epochs(clk))
 		p->sum.nsynced++;
-	if (st_imb_scan_end(p->imb, st_gclock_epochs(clk) > 0))
+	if (!p->imb_scan_later &&
+	    st_imb_scan_end(p->imb, st_gclock_epochs(clk) > 0))
 		goto oom;
 	if (!p->first) {
 		p->first = r;
@@ -1055,6 +1058,58 @@ oom:
 	st_merge_free(m);
 	st_phase_tracker_release(&trk);
 	return -ENOMEM;
+}
+
+void st_profile_imb_scan_later(struct st_profile *p)
+{
+	p->imb_scan_later = 1;
+}
+
+int st_profile_imb_scan(struct st_profile *p)
+{
+	struct st_reader *r;
+	struct st_event ev;
+	int rank, rc;
+
+	for (rank = 0; rank < p->sum.expected; rank++) {
+		if (!p->path[rank])
+			continue;
+		rc = st_fn_reader_open(&r, p->path[rank], NULL, 0);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc)
+			continue;
+		while ((rc = st_reader_next(r, &ev)) > 0)
+			if (st_imb_scan(p->imb, &ev)) {
+				st_reader_close(r);
+				return -ENOMEM;
+			}
+		st_reader_close(r);
+		if (st_imb_scan_end(p->imb,
+				    st_gclock_epochs(p->clk[rank]) > 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void st_profile_coll_begin(struct st_profile *p)
+{
+	st_imb_set_hook(p->imb, on_instance, p);
+}
+
+int st_profile_coll_add(struct st_profile *p, int rank,
+			const struct st_event *ev, double g0)
+{
+	const struct st_gclock *c = p->clk[rank];
+
+	return st_imb_add(p->imb, rank, ev, g0, st_gclock_global(c, ev->t1),
+			  st_gclock_err(c, ev->t0), st_gclock_err(c, ev->t1)) ?
+	       -ENOMEM : 0;
+}
+
+void st_profile_coll_end(struct st_profile *p)
+{
+	st_imb_finish(p->imb);
 }
 
 struct st_imb *st_profile_imb(struct st_profile *p)

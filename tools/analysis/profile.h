@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct st_event;
 struct st_imb;
 struct st_io;
 struct st_phase_sel;
@@ -156,6 +157,31 @@ const char *st_profile_sync_method(const struct st_profile *p);
  * instances it is in could never complete).
  */
 int st_profile_collectives(struct st_profile *p, char *err, size_t errlen);
+
+/*
+ * The same from a walk in global time made elsewhere (report's views
+ * walk the run once for both): st_profile_coll_begin(), then each CALL
+ * record 'ev' of rank 'rank' that st_imb_wants(), in the walk's order,
+ * with its global entry time 'g0' (its exit's global time and the
+ * errors come from the rank's clock read here, the same as the walk's),
+ * then st_profile_coll_end().  st_profile_coll_add() returns 0 or
+ * -ENOMEM.
+ */
+void st_profile_coll_begin(struct st_profile *p);
+
+/*
+ * Without --phase: st_profile_read_rank() leaves out the first pass of
+ * the analysis of collectives (tools/analysis/imbalance.h), which comes
+ * from elsewhere (st_imb_take_scan() into st_profile_imb(): a scan of
+ * the same records) or from st_profile_imb_scan(), which reads every
+ * rank read again for it (0 or -ENOMEM).  Either before
+ * st_profile_collectives() or st_profile_coll_begin().
+ */
+void st_profile_imb_scan_later(struct st_profile *p);
+int st_profile_imb_scan(struct st_profile *p);
+int st_profile_coll_add(struct st_profile *p, int rank,
+			const struct st_event *ev, double g0);
+void st_profile_coll_end(struct st_profile *p);
 
 /* The analysis st_profile_collectives() filled. */
 struct st_imb *st_profile_imb(struct st_profile *p);

@@ -41,6 +41,9 @@ struct fn_row {
 };
 
 struct st_rma {
+	/* Per function id: a call on_call() may count (is_ctor(), or of
+	   kind window or RMA); the others it passes over. */
+	uint8_t rel[ST_FN_COUNT];
 	struct st_rma_win *w;
 	struct win_priv *wp;
 	struct open_state *os;	/* this rank's, by window */
@@ -71,7 +74,16 @@ static uint64_t mix(uint64_t comm, uint64_t seq)
 
 struct st_rma *st_rma_new(void)
 {
-	return calloc(1, sizeof(struct st_rma));
+	struct st_rma *a = calloc(1, sizeof(struct st_rma));
+	const struct st_fn_desc *d;
+	unsigned fn;
+
+	if (!a)
+		return NULL;
+	for (fn = 0; fn < ST_FN_COUNT; fn++)
+		a->rel[fn] = (d = st_fn_desc(fn)) &&
+			     (d->kind == ST_KIND_WIN || d->kind == ST_KIND_RMA);
+	return a;
 }
 
 void st_rma_free(struct st_rma *a)
@@ -357,7 +369,8 @@ int st_rma_add(struct st_rma *a, int rank, const struct st_event *ev,
 			return on_comm(a, ev, in);
 		return 0;
 	}
-	if (ev->kind == ST_REC_CALL)
+	if (ev->kind == ST_REC_CALL &&
+	    (ev->fn >= ST_FN_COUNT || a->rel[ev->fn]))
 		return on_call(a, ev, in);
 	return 0;
 }

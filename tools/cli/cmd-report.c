@@ -75,6 +75,7 @@ struct report {
 	long top;			/* --top */
 	const char *matrix_csv, *matrix_json;	/* --matrix-csv, -json */
 	struct st_phase_sel phase;	/* --phase */
+	struct st_rviews *views;	/* without --phase */
 };
 
 /* "12.3%" of 'part' in 'whole', or "-" when there is no whole. */
@@ -554,7 +555,11 @@ static void print_collectives(struct report *rp)
 		printf(": no clock synchronisation in this trace.\n");
 		return;
 	}
-	rc = st_profile_collectives(rp->p, err, sizeof(err));
+	/* From the views' walk of the run, else from a walk of its own. */
+	rc = rp->views ? st_report_views_collectives(rp->views, rp->p, err,
+						     sizeof(err)) : 1;
+	if (rc == 1)
+		rc = st_profile_collectives(rp->p, err, sizeof(err));
 	if (rc == -ENOMEM)
 		die("out of memory");
 	if (rc) {
@@ -969,6 +974,10 @@ int cmd_report(int argc, char **argv)
 	if (st_profile_new(&rp.p, run ? st_run_nranks(run) : 1))
 		die("out of memory");
 	st_profile_set_phase(rp.p, &rp.phase);
+	/* The views' scan makes the first pass of the collectives' analysis
+	   for the report, on their core. */
+	if (st_report_views_streams(views))
+		st_profile_imb_scan_later(rp.p);
 	rp.sum = st_profile_sum(rp.p);
 	rp.fn = st_profile_fns(rp.p);
 	rp.syms = st_profile_symtab(rp.p);
@@ -1014,6 +1023,7 @@ int cmd_report(int argc, char **argv)
 	}
 	sort_ids(&rp, ids, nids, cmp_fn_time);
 
+	rp.views = views;
 	print_summary(&rp, arg, run);
 	print_functions(&rp, ids, nids);
 	print_bytes(&rp, ids, nids);
@@ -1028,7 +1038,7 @@ int cmd_report(int argc, char **argv)
 		       "communication matrices cover the whole\nrun: left "
 		       "out with --phase.)\n");
 	else if (st_report_views_finish(views, rp.top, rp.matrix_csv,
-					rp.matrix_json))
+					rp.matrix_json, rp.p))
 		failed = 1;
 	if (fflush(stdout) || ferror(stdout))
 		die("cannot write the output: %s", strerror(errno));

@@ -9,9 +9,10 @@
  * the run on its own, on a second core while the report reads it for
  * its other sections (the matrices come from the walk in global time
  * when every rank has global time, else from one more read rank by
- * rank).
- * TODO: fold this read into the report's own once cmd-report.c is split
- * into sections; it waits so as not to collide with that split.
+ * rank).  On that core their walk also hands the report the records
+ * its collective sections need (CALLs of blocking collectives, with
+ * their global times), so the run is walked in global time once, not
+ * twice, and the imbalance by rank comes from the report's analysis.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,10 +29,13 @@
 #include "tools/analysis/imbalance.h"
 #include "tools/analysis/matrix.h"
 #include "tools/analysis/merge.h"
+#include "tools/analysis/profile.h"
 #include "tools/analysis/runscan.h"
+#include "tools/analysis/symbols.h"
 #include "tools/analysis/timeline.h"
 #include "tools/cli/report-views.h"
 #include "tools/cli/usage.h"
+#include "writer/event.h"
 
 #define MAX_RANK_ROWS 64	/* more ranks: the top by waiting caused */
 #define WIDTH 100		/* lines are kept within this many columns */
@@ -90,14 +94,40 @@ static void print_wrapped(const char *lead, const char *text)
 	putchar('\n');
 }
 
-static void print_verdict(const struct st_scan *s)
+/* st_scan_site_label() of symbol 'sym' of 'syms'. */
+static char *site_label(struct st_symtab *syms, long sym, char *buf,
+			size_t len)
+{
+	const struct st_sym *y = sym >= 0 ? st_symtab_get(syms, sym) : NULL;
+	const char *slash;
+
+	if (!y) {
+		snprintf(buf, len, "?");
+	} else if (y->file && y->line) {
+		slash = strrchr(y->file, '/');
+		snprintf(buf, len, "%s:%u", slash ? slash + 1 : y->file,
+			 y->line);
+	} else {
+		st_sym_format(y, 1, buf, len);
+	}
+	return buf;
+}
+
+/*
+ * The verdict from 'imb' and its call sites in 'syms': the scan's own,
+ * or the report's when the views handed it their walk.
+ */
+static void print_verdict(const struct st_scan *s, const struct st_imb *imb,
+			  struct st_symtab *syms)
 {
 	struct st_blame b;
-	char line[1024];
+	char line[1024], site[256];
 
-	st_blame_find(s, &b);
+	st_blame_find_imb(imb, &b);
 	print_wrapped("\nImbalance by rank:",
-		      st_blame_verdict(s, &b, line, sizeof(line)));
+		      st_blame_verdict_at(&b, b.found ? site_label(syms,
+					  b.row->sym, site, sizeof(site)) :
+					  "", line, sizeof(line)));
 	if (st_blame_oversubscribed(s, line, sizeof(line)))
 		print_wrapped("note:", line);
 }
@@ -118,14 +148,14 @@ static int cmp_caused(const void *a, const void *b, void *ctx)
 	return x - y;
 }
 
-static void print_ranks(const struct st_scan *s)
+static void print_ranks(const struct st_scan *s, const struct st_imb *imb)
 {
 	const struct st_imb_blame *bl;
 	struct st_imb_blame *all;
 	char a[32], b[32], c[32], d[32], pct[16], h[64];
 	int nbl, r, n = 0, *order;
 
-	bl = st_imb_blame_all(s->imb, &nbl);
+	bl = st_imb_blame_all(imb, &nbl);
 	all = calloc((size_t)s->nranks, sizeof(*all));
 	order = malloc((size_t)s->nranks * sizeof(*order));
 	if (!all || !order)
@@ -224,10 +254,61 @@ static void write_file(const char *path, const struct st_matrix *m,
  * and sweep are kept to be given where the report would have given
  * them.
  */
+/*
+ * A record of the walk handed over: what the report's collective
+ * sections (CALLs of blocking collectives, st_imb_wants()) and the
+ * matrices (CALLs and STARTs, st_matrix_add()) read of it, and its
+ * global entry time.
+ */
+struct coll_rec {
+	int32_t rank;
+	uint8_t kind;
+	uint16_t fn;
+	uint32_t site;
+	int32_t root, peer;
+	uint64_t comm, seq, t0, t1, sbytes, rbytes;
+	double g0;		/* the exit's is computed by the report */
+};
+
+#define BLOCK_RECS 2048		/* records handed over at a time */
+#define NBLOCKS 8		/* blocks in flight: 1.25 MiB */
+
+/*
+ * The walk's records on their way from the views' thread to the report:
+ * blocks filled by the one and emptied by the other, in order.
+ */
+struct stream {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct coll_rec *blk[NBLOCKS];
+	size_t len[NBLOCKS];
+	uint64_t head, tail;	/* blocks handed over, blocks taken */
+	int done;		/* no more come */
+	int gone;		/* the report takes none (more) */
+	int walked;		/* the walk began */
+	int mx;			/* the matrices are counted as records are
+				   taken (by the taker) */
+	int taken;		/* the report took the records */
+	int rc;			/* it could not start: why */
+	char err[512];
+};
+
+/*
+ * The walk's end of the hand-over, on its thread's stack: what changes
+ * with each record stays off the cache lines the taker reads.
+ */
+struct putter {
+	struct stream *st;
+	struct coll_rec *cur;	/* blk[head % NBLOCKS], NULL: not chosen */
+	size_t fill;		/* records in it */
+};
+
 struct st_rviews {
 	const char *run;
 	pthread_t th;
 	int threaded;		/* 1: on its thread; 2: which ended */
+	int streams;		/* the walk feeds the report's sections */
+	struct stream st;
 	struct st_scan *s;
 	int rc_open;		/* st_scan_open_nospan()'s */
 	char err[512];
@@ -239,6 +320,131 @@ struct st_rviews {
 };
 
 static _Thread_local struct st_rviews *collecting;
+
+/* Hand block 'st->head' over (when it holds any), wait for room. */
+static void stream_push(struct putter *pp)
+{
+	struct stream *st = pp->st;
+
+	pthread_mutex_lock(&st->mu);
+	if (pp->fill && !st->gone) {
+		st->len[st->head % NBLOCKS] = pp->fill;
+		st->head++;
+		pthread_cond_broadcast(&st->cv);
+	}
+	pp->fill = 0;
+	pp->cur = NULL;
+	while (!st->gone && st->head - st->tail >= NBLOCKS)
+		pthread_cond_wait(&st->cv, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+}
+
+static int stream_put(struct putter *pp, const struct st_merged *x)
+{
+	struct stream *st = pp->st;
+	struct coll_rec *c;
+
+	if (!pp->cur) {
+		/* 'head' changes on this thread only. */
+		pp->cur = st->blk[st->head % NBLOCKS];
+		if (!pp->cur) {
+			pp->cur = malloc(BLOCK_RECS * sizeof(*pp->cur));
+			if (!pp->cur)
+				return -ENOMEM;
+			st->blk[st->head % NBLOCKS] = pp->cur;
+		}
+	}
+	c = &pp->cur[pp->fill];
+	c->rank = x->rank;
+	c->kind = x->ev->kind;
+	c->fn = x->ev->fn;
+	c->site = x->ev->site;
+	c->root = x->ev->root;
+	c->peer = x->ev->peer;
+	c->comm = x->ev->comm;
+	c->seq = x->ev->seq;
+	c->t0 = x->ev->t0;
+	c->t1 = x->ev->t1;
+	c->sbytes = x->ev->sbytes;
+	c->rbytes = x->ev->rbytes;
+	c->g0 = x->g0;
+	if (++pp->fill == BLOCK_RECS)
+		stream_push(pp);
+	return 0;
+}
+
+/* No more records (again: no harm). */
+static void stream_close(struct stream *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->done = 1;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* No more records: 'rc' and 'err' say why none came, if so. */
+static void stream_end(struct putter *pp, int rc, const char *err)
+{
+	struct stream *st = pp->st;
+
+	stream_push(pp);
+	pthread_mutex_lock(&st->mu);
+	st->rc = rc;
+	snprintf(st->err, sizeof(st->err), "%s", err);
+	st->done = 1;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+}
+
+/*
+ * st_scan_walk() for the report: the records the report's collective
+ * sections need handed over instead of the scan's own analysis of
+ * collectives (the report's is the same, its call sites aside); with
+ * 'fold', the records the matrices count too, which the taker counts
+ * (stream_take()), on the other core.
+ */
+static int stream_walk(struct st_rviews *v, int fold)
+{
+	struct st_scan *s = v->s;
+	struct putter pp = { &v->st, NULL, 0 };
+	struct st_merge *m;
+	struct st_merged x;
+	char err[512];
+	int r, rc = 0;
+
+	if (st_merge_new(&m))
+		return -ENOMEM;
+	v->st.walked = 1;
+	for (r = 0; r < s->nranks; r++) {
+		struct st_scan_rank *sr = &s->rank[r];
+
+		if (!sr->read || !st_gclock_epochs(sr->clk))
+			continue;
+		rc = st_merge_add(m, r, sr->path, sr->clk, err, sizeof(err));
+		if (rc) {
+			if (rc != -ENOMEM)
+				st_warn("%s", *err ? err : strerror(-rc));
+			st_merge_free(m);
+			if (rc != -ENOMEM)
+				stream_end(&pp, rc, *err ? err :
+					   strerror(-rc));
+			return rc;
+		}
+	}
+	/* The matrix needs no time; the report computes the exits. */
+	st_merge_skip_g1(m);
+	v->st.mx = fold;
+	while (!rc && st_merge_next(m, &x) > 0) {
+		if ((fold ? x.ev->kind == ST_REC_CALL ||
+			    x.ev->kind == ST_REC_START :
+			    st_imb_wants(s->imb, x.ev)) &&
+		    stream_put(&pp, &x))
+			rc = -ENOMEM;
+	}
+	st_merge_free(m);
+	stream_end(&pp, 0, "");
+	return rc;
+}
 
 /* A warning of the walk or the sweep, kept for later. */
 static void keep_warning(const char *msg)
@@ -285,10 +491,13 @@ static void *compute(void *arg)
 	   fewer. */
 	fold = !v->rc_mx && v->s->nsynced && walk_sees_all(v->s);
 	if (v->s->nsynced) {
-		v->rc_walk = st_scan_walk(v->s, fold ? walk_mx : NULL, &sc);
+		v->rc_walk = v->streams ? stream_walk(v, fold) :
+			     st_scan_walk(v->s, fold ? walk_mx : NULL, &sc);
 		if (v->rc_walk == -ENOMEM)
 			die("out of memory");
 	}
+	if (v->streams)
+		stream_close(&v->st);
 	v->walk_warn = v->warn.n;
 	if (fold && v->rc_walk) {
 		/* The walk stopped: the sweep counts afresh. */
@@ -297,13 +506,16 @@ static void *compute(void *arg)
 			die("out of memory");
 		fold = 0;
 	}
-	if (!v->rc_mx) {
+	/* Counted by the taker of the records, it finishes them. */
+	if (!v->rc_mx && !v->st.mx) {
 		if (!fold &&
 		    st_scan_sweep(v->s, sweep_mx, &sc) == -ENOMEM)
 			die("out of memory");
 		st_matrix_finish(&v->m, v->s);
 	}
 out:
+	if (v->streams)
+		stream_close(&v->st);
 	st_diag_set_warn(NULL);
 	collecting = NULL;
 	return NULL;
@@ -322,9 +534,119 @@ struct st_rviews *st_report_views_start(const char *run, int nranks)
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
 	    !getrlimit(RLIMIT_NOFILE, &rl) &&
 	    (rl.rlim_max == RLIM_INFINITY ||
-	     rl.rlim_max >= 2 * (rlim_t)nranks + 64))
+	     rl.rlim_max >= 2 * (rlim_t)nranks + 64)) {
+		pthread_mutex_init(&v->st.mu, NULL);
+		pthread_cond_init(&v->st.cv, NULL);
+		v->streams = 1;
 		v->threaded = !pthread_create(&v->th, NULL, compute, v);
+		if (!v->threaded) {
+			v->streams = 0;
+			pthread_cond_destroy(&v->st.cv);
+			pthread_mutex_destroy(&v->st.mu);
+		}
+	}
 	return v;
+}
+
+int st_report_views_streams(const struct st_rviews *v)
+{
+	return v && v->streams;
+}
+
+/*
+ * Take the records the views' walk hands over: count them into the
+ * matrices when the walk folds them in, and into the collective
+ * sections of 'p' (NULL: not).  Returns 0, -ENOMEM, the walk's error
+ * with a message in 'err', or 1 when there was no walk.
+ */
+static int stream_take(struct st_rviews *v, struct st_profile *p, char *err,
+		       size_t errlen)
+{
+	struct stream *st = &v->st;
+	struct st_matrix *m = &v->m;
+	const struct st_imb *wants;
+	struct st_scan *s;
+	struct st_event ev;
+	size_t i, n;
+	int rc = 0, mx;
+
+	*err = '\0';
+	memset(&ev, 0, sizeof(ev));
+	pthread_mutex_lock(&st->mu);
+	st->taken = 1;
+	while (st->tail == st->head && !st->done)
+		pthread_cond_wait(&st->cv, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+	/*
+	 * The views' scan is over: the first pass of the report's analysis
+	 * of collectives is the one it made (else the report makes it).
+	 */
+	if (p && !v->rc_open)
+		st_imb_take_scan(st_profile_imb(p), v->s->imb);
+	else if (p && st_profile_imb_scan(p))
+		return -ENOMEM;
+	if (p)
+		st_profile_coll_begin(p);
+	/* Read once: the records come one by one. */
+	s = v->s;
+	wants = s ? s->imb : NULL;
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		const struct coll_rec *b;
+
+		while (st->tail == st->head && !st->done)
+			pthread_cond_wait(&st->cv, &st->mu);
+		if (st->tail == st->head)
+			break;
+		b = st->blk[st->tail % NBLOCKS];
+		n = st->len[st->tail % NBLOCKS];
+		mx = st->mx;
+		pthread_mutex_unlock(&st->mu);
+		for (i = 0; !rc && i < n; i++) {
+			ev.kind = b[i].kind;
+			ev.fn = b[i].fn;
+			ev.site = b[i].site;
+			ev.root = b[i].root;
+			ev.peer = b[i].peer;
+			ev.comm = b[i].comm;
+			ev.seq = b[i].seq;
+			ev.t0 = b[i].t0;
+			ev.t1 = b[i].t1;
+			ev.sbytes = b[i].sbytes;
+			ev.rbytes = b[i].rbytes;
+			if (mx && st_matrix_add(m, s, b[i].rank, &ev))
+				rc = -ENOMEM;
+			else if (p && st_imb_wants(wants, &ev))
+				rc = st_profile_coll_add(p, b[i].rank, &ev,
+							 b[i].g0);
+		}
+		pthread_mutex_lock(&st->mu);
+		st->tail++;
+		pthread_cond_broadcast(&st->cv);
+		if (rc)
+			break;
+	}
+	if (!rc && st->rc) {
+		rc = st->rc;
+		snprintf(err, errlen, "%s", st->err);
+	}
+	/* No walk (the views could not read the run): the report's own. */
+	if (!rc && !st->walked) {
+		pthread_mutex_unlock(&st->mu);
+		return 1;
+	}
+	pthread_mutex_unlock(&st->mu);
+	if (!rc && p)
+		st_profile_coll_end(p);
+	return rc;
+}
+
+int st_report_views_collectives(struct st_rviews *v, struct st_profile *p,
+				char *err, size_t errlen)
+{
+	if (!v->streams)
+		return 1;
+	return stream_take(v, p, err, errlen);
 }
 
 void st_report_views_join(void *arg)
@@ -332,39 +654,74 @@ void st_report_views_join(void *arg)
 	struct st_rviews *v = arg;
 
 	if (v->threaded == 1) {
+		if (v->streams) {
+			/* What the report did not take is not waited for. */
+			pthread_mutex_lock(&v->st.mu);
+			v->st.gone = 1;
+			pthread_cond_broadcast(&v->st.cv);
+			pthread_mutex_unlock(&v->st.mu);
+		}
 		pthread_join(v->th, NULL);
 		v->threaded = 2;
 	}
 }
 
+static void free_views(struct st_rviews *v)
+{
+	size_t i;
+
+	if (v->streams) {
+		for (i = 0; i < NBLOCKS; i++)
+			free(v->st.blk[i]);
+		pthread_cond_destroy(&v->st.cv);
+		pthread_mutex_destroy(&v->st.mu);
+	}
+	free(v);
+}
+
 int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
-			   const char *json)
+			   const char *json, struct st_profile *p)
 {
 	struct st_scan *s;
 	struct st_matrix *m = &v->m;
+	const struct st_imb *imb;
+	struct st_symtab *syms;
 
+	if (v->streams && !v->st.taken) {
+		/* The report took none: the matrices need them. */
+		char err[512];
+
+		if (stream_take(v, NULL, err, sizeof(err)) == -ENOMEM)
+			die("out of memory");
+	}
 	if (v->threaded)
 		st_report_views_join(v);
 	else
 		compute(v);
+	if (v->streams && v->st.mx)
+		st_matrix_finish(m, v->s);
 	st_on_die(NULL, NULL);	/* cmd-report.c's, for 'v' */
 	s = v->s;
 	if (v->rc_open) {
 		int rc = error("%s", *v->err ? v->err :
 			       strerror_neg(v->rc_open));
 
-		free(v);
+		free_views(v);
 		return rc;
 	}
+	/* The report's analysis of collectives is the scan's, from the
+	   walk they shared. */
+	imb = v->streams ? st_profile_imb(p) : s->imb;
+	syms = v->streams ? st_profile_symtab(p) : s->syms;
 	give_warnings(v, 0, v->walk_warn);
 	if (s->nsynced) {
 		if (!v->rc_walk)
-			print_verdict(s);
+			print_verdict(s, imb, syms);
 	} else {
 		printf("\nImbalance by rank: no clock synchronisation in this "
 		       "trace.\n");
 	}
-	print_ranks(s);
+	print_ranks(s, imb);
 	if (v->rc_mx) {
 		printf("\nWho talks to whom: not counted (more than %d ranks)"
 		       "\n", ST_MATRIX_MAX_RANKS);
@@ -374,7 +731,7 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 		give_warnings(v, v->walk_warn, v->warn.n);
 		st_scan_free(s);
 		free(v->warn.text);
-		free(v);
+		free_views(v);
 		return 0;
 	}
 	give_warnings(v, v->walk_warn, v->warn.n);
@@ -398,7 +755,7 @@ int st_report_views_finish(struct st_rviews *v, long top, const char *csv,
 	st_matrix_release(m);
 	st_scan_free(s);
 	free(v->warn.text);
-	free(v);
+	free_views(v);
 	return 0;
 }
 
