@@ -117,10 +117,28 @@ static void inst_complete(struct st_replay *r, uint32_t ii)
 				      cp_add(cp, c));
 		}
 	}
-	st_rp_map_del(&r->inst_of, in->comm, in->seq, in->inst);
+	if (ii == r->inst_last)
+		r->inst_last = NIL;
+	else
+		st_rp_map_del(&r->inst_of, in->comm, in->seq, in->inst);
 	in->members = r->inst_free;
 	r->inst_free = ii;
 	r->live_insts--;
+}
+
+uint32_t st_rp_inst_find(const struct st_replay *r, uint64_t comm,
+			 uint64_t seq, uint64_t inst)
+{
+	const uint32_t *v;
+
+	if (r->inst_last != NIL) {
+		const struct inst *in = &r->insts[r->inst_last];
+
+		if (in->comm == comm && in->seq == seq && in->inst == inst)
+			return r->inst_last;
+	}
+	v = st_rp_map_get(&r->inst_of, comm, seq, inst);
+	return v ? *v : NIL;
 }
 
 /*
@@ -132,14 +150,23 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       struct cpv cp, double meas)
 {
 	const struct comminfo *ci = st_rp_comm_info(r, rank, x->comm);
-	uint32_t *v = st_rp_map_get(&r->inst_of, x->comm, seq, x->inst);
+	uint32_t ii = st_rp_inst_find(r, x->comm, seq, x->inst), m;
 	double c;
 	int32_t rin = ci ? ci->rin : rank;
 	struct inst *in;
-	uint32_t ii, m;
 	int is_root;
 
-	if (!v) {
+	if (ii == NIL) {
+		/* The last one made goes into the map: it is still live. */
+		if (r->inst_last != NIL) {
+			in = &r->insts[r->inst_last];
+			if (st_rp_map_put(&r->inst_of, in->comm, in->seq,
+					  in->inst, r->inst_last)) {
+				st_rp_oom(r);
+				return;
+			}
+			r->inst_last = NIL;
+		}
 		if (r->inst_free != NIL) {
 			ii = r->inst_free;
 			r->inst_free = r->insts[ii].members;
@@ -148,10 +175,7 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 				return;
 			ii = (uint32_t)r->ninsts++;
 		}
-		if (st_rp_map_put(&r->inst_of, x->comm, seq, x->inst, ii)) {
-			st_rp_oom(r);
-			return;
-		}
+		r->inst_last = ii;
 		in = &r->insts[ii];
 		memset(in, 0, sizeof(*in));
 		in->comm = x->comm;
@@ -172,7 +196,6 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		in->members = NIL;
 		r->live_insts++;
 	} else {
-		ii = *v;
 		in = &r->insts[ii];
 	}
 	in->arrived++;

@@ -123,6 +123,9 @@ struct unit {
 	   and local time the open span began. */
 	struct st_phase_pos ph;
 	int op_in, span_open;
+	/* The call site its last call counted in (NIL: none). */
+	uint32_t site_idx, site_site;
+	uint16_t site_fn;
 	double span_pred;
 	uint64_t span_local;
 };
@@ -136,6 +139,8 @@ struct rank {
 	uint64_t init_t1;
 	struct st_replay_rank res;
 	double ph_pred, ph_meas;	/* time in the selected phases */
+	uint64_t ci_comm;		/* the communicator found last */
+	uint32_t ci_idx;		/* its index in 'cis' (NIL: none) */
 };
 
 /* A collective instance still waiting for members. */
@@ -250,6 +255,8 @@ struct st_replay {
 	struct inst *insts;
 	size_t ninsts, ainsts;
 	uint32_t inst_free;
+	uint32_t inst_last;		/* the live instance made last, not
+					   in 'inst_of' (NIL: none) */
 	struct memb *membs;
 	size_t nmembs, amembs;
 	uint32_t memb_free;
@@ -409,6 +416,10 @@ int st_rp_icall_cost(struct st_replay *r, const struct rrec *x,
 void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       const struct rrec *x, uint64_t seq, double arr,
 		       struct cpv cp, double meas);
+
+/* The live instance (comm, seq, inst), or NIL. */
+uint32_t st_rp_inst_find(const struct st_replay *r, uint64_t comm,
+			 uint64_t seq, uint64_t inst);
 
 /*
  * The network model's costs of a message of 'bytes' sent by 'fn' into

@@ -152,6 +152,7 @@ static struct unit *unit_of(struct st_replay *r, struct rank *rk,
 	u->thread = thread;
 	u->cp.rank = rank;
 	u->state = U_READY;
+	u->site_idx = NIL;
 	st_phase_pos_init(&r->opts.phase, &u->ph);
 	r->units[r->nunits++] = u;
 	rk->units[thread] = u;
@@ -362,12 +363,24 @@ static int unit_next(struct st_replay *r, struct unit *u, struct rrec *x)
 
 /* Per-call statistics. */
 
-static int note_site(struct st_replay *r, const struct unit *u, double dt)
+static int note_site(struct st_replay *r, struct unit *u, double dt)
 {
-	uint32_t *v = st_rp_map_get(&r->site_of, (uint64_t)u->rank, u->op_site,
-				    u->op_fn);
+	uint32_t *v;
 	struct st_replay_site *s;
 
+	if (r->opts.no_sites)
+		return 0;
+	/* Sites stay where they are once made: the unit's last one. */
+	if (u->site_idx != NIL && u->site_site == u->op_site &&
+	    u->site_fn == u->op_fn) {
+		s = &r->sites[u->site_idx];
+		s->calls++;
+		s->pred_ns += dt;
+		s->meas_ns += u->op_meas;
+		return 0;
+	}
+	v = st_rp_map_get(&r->site_of, (uint64_t)u->rank, u->op_site,
+			  u->op_fn);
 	if (!v) {
 		if (GROW(r, r->sites, r->asites, r->nsites))
 			return r->rc;
@@ -380,6 +393,9 @@ static int note_site(struct st_replay *r, const struct unit *u, double dt)
 				  u->op_fn);
 		r->nsites++;
 	}
+	u->site_idx = *v;
+	u->site_site = u->op_site;
+	u->site_fn = u->op_fn;
 	s = &r->sites[*v];
 	s->calls++;
 	s->pred_ns += dt;
@@ -624,9 +640,18 @@ static void req_release(struct st_replay *r, uint32_t qi)
 const struct comminfo *st_rp_comm_info(const struct st_replay *r, int rank,
 				       uint64_t comm)
 {
-	uint32_t *v = st_rp_map_get(&r->comm_of, (uint64_t)rank, comm, 0);
+	struct rank *rk = &r->ranks[rank];
+	uint32_t *v;
 
-	return v ? &r->cis[*v] : NULL;
+	/* Entries stay where they are once made: the last one found. */
+	if (rk->ci_idx != NIL && rk->ci_comm == comm)
+		return &r->cis[rk->ci_idx];
+	v = st_rp_map_get(&r->comm_of, (uint64_t)rank, comm, 0);
+	if (!v)
+		return NULL;
+	rk->ci_comm = comm;
+	rk->ci_idx = *v;
+	return &r->cis[*v];
 }
 
 static int on_comm(struct st_replay *r, int rank, const struct rrec *x)
@@ -1249,7 +1274,7 @@ static size_t unstick(struct st_replay *r)
 static int stuck(struct st_replay *r)
 {
 	char nm[32], nm2[32];
-	uint32_t *v;
+	uint32_t ii;
 	size_t i, k;
 
 	for (i = 0; i < r->nunits; i++) {
@@ -1258,7 +1283,7 @@ static int stuck(struct st_replay *r)
 		if (u->state != U_BLOCKED)
 			continue;
 		if (u->op_coll &&
-		    (v = st_rp_map_get(&r->inst_of, u->op_comm, u->op_seq, 0)))
+		    (ii = st_rp_inst_find(r, u->op_comm, u->op_seq, 0)) != NIL)
 			return fail(r, -EBADMSG, "replay stuck: rank %d waits "
 				    "in %s on communicator 0x%llx (call %llu), "
 				    "which only %d of its %d members reach",
@@ -1266,18 +1291,17 @@ static int stuck(struct st_replay *r)
 				    sizeof(nm)),
 				    (unsigned long long)u->op_comm,
 				    (unsigned long long)u->op_seq,
-				    r->insts[*v].arrived,
-				    r->insts[*v].expected);
+				    r->insts[ii].arrived,
+				    r->insts[ii].expected);
 		/* A Wait: for which operation? */
 		for (k = 0; k < r->nreqs; k++) {
 			const struct req *q = &r->reqs[k];
 
 			if (q->waiter != u->idx || q->state == Q_FREE)
 				continue;
-			v = q->is_coll ? st_rp_map_get(&r->inst_of, q->comm,
-						       q->seq, q->inst) :
-			    NULL;
-			if (v)
+			ii = q->is_coll ? st_rp_inst_find(r, q->comm, q->seq,
+							  q->inst) : NIL;
+			if (ii != NIL)
 				return fail(r, -EBADMSG, "replay stuck: rank "
 					    "%d waits in %s for %s (request "
 					    "%llu) on communicator 0x%llx "
@@ -1290,8 +1314,8 @@ static int stuck(struct st_replay *r)
 					    (unsigned long long)q->id,
 					    (unsigned long long)q->comm,
 					    (unsigned long long)q->seq,
-					    r->insts[*v].arrived,
-					    r->insts[*v].expected);
+					    r->insts[ii].arrived,
+					    r->insts[ii].expected);
 			return fail(r, -EBADMSG, "replay stuck: rank %d waits "
 				    "in %s for %s (request %llu), which "
 				    "nothing in the traces completes", u->rank,
@@ -1311,6 +1335,7 @@ void st_replay_opts_init(struct st_replay_opts *o)
 	o->compute_scale = 1.0;
 	o->phase.mode = ST_PHASE_ALL;
 	o->phase.value = 0;
+	o->no_sites = 0;
 }
 
 const char *st_replay_waits_for(unsigned fn)
@@ -1399,6 +1424,9 @@ int st_replay_new(struct st_replay **out, int nranks,
 		r->fbytes[fn] = (uint8_t)d->bytes;
 	}
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
+	r->inst_last = NIL;
+	for (fn = 0; fn < (unsigned)nranks; fn++)
+		r->ranks[fn].ci_idx = NIL;
 	r->req_free = r->pend_free = NIL;
 	r->stats.end_rank = -1;
 	*out = r;

@@ -1325,10 +1325,12 @@ static void *bound_pass(void *arg)
 	const struct st_replay_fn *f;
 	struct st_replay *rp;
 	struct rsrc *srcs = calloc((size_t)res->nranks, sizeof(*srcs));
+	struct st_replay_opts ro = *b->ro;
 	size_t n, i;
 	int r;
 
-	if (!srcs || st_replay_new(&rp, res->nranks, &b->model, b->ro))
+	ro.no_sites = 1;	/* only the run time and the functions' */
+	if (!srcs || st_replay_new(&rp, res->nranks, &b->model, &ro))
 		die("out of memory");
 	st_pmodel_bound(b->pm, b->side);
 	for (r = 0; r < res->nranks; r++) {
