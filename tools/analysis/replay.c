@@ -322,8 +322,8 @@ static int read_one(struct st_replay *r, int rank, struct unit *want,
 		return 2;
 	}
 	r->stats.records++;
-	if (ev.kind == ST_REC_CALL && ev.fn < ST_FN_COUNT &&
-	    r->fkind[ev.fn] == ST_KIND_INIT && !rk->init_known) {
+	if (!rk->init_known && ev.kind == ST_REC_CALL &&
+	    ev.fn < ST_FN_COUNT && r->fkind[ev.fn] == ST_KIND_INIT) {
 		rk->init_known = 1;
 		rk->init_t1 = ev.t1;
 		rk->main_thread = ev.thread;
@@ -440,14 +440,14 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	if (tail > 0) {
 		u->op_T += tail;
 		u->op_busy += tail;
-		u->op_cp = cp_add(u->op_cp, tail);
+		u->op_cp.comm += tail;
 	}
 	dt = u->op_T - u->op_entry;
 	wait = dt - u->op_busy;
 	if (wait < 0)
 		wait = 0;
 	u->now = u->op_T;
-	u->cp = u->op_cp;
+	cp_set(&u->cp, &u->op_cp);
 	r->stats.calls++;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
@@ -481,23 +481,28 @@ void st_rp_op_begin(struct unit *u, const struct rrec *x, double busy,
 	u->op_meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
 	u->op_busy = busy;
 	u->op_T = u->now + busy;
-	u->op_cp = cp_add(u->cp, busy);
+	cp_set(&u->op_cp, &u->cp);
+	u->op_cp.comm += busy;
 	u->op_nwait = 0;
 	u->op_src = src;
 	u->op_coll = 0;
 	u->op_tail = 0;
 	u->op_gm = -INFINITY;
 	u->last_entry = u->now;
-	u->last_cp = u->cp;
+	cp_set(&u->last_cp, &u->cp);
 }
 
-/* A result for unit 'u': done at 'T' along 'cp'. */
+/* A result for unit 'u': done at 'T' along '*cp'. */
 static void unit_result(struct st_replay *r, struct unit *u, double T,
-			struct cpv cp)
+			const struct cpv *cp)
 {
 	if (T > u->op_T) {
+		/* cp_on(), field by field (see struct cpv). */
 		u->op_T = T;
-		u->op_cp = cp_on(cp, u->rank);
+		u->op_cp.comp = cp->comp;
+		u->op_cp.hops = cp->hops + (cp->rank != u->rank);
+		u->op_cp.comm = cp->comm;
+		u->op_cp.rank = u->rank;
 	}
 	if (--u->op_nwait > 0 || u->running || u->state != U_BLOCKED)
 		return;
@@ -547,7 +552,7 @@ void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		cp = q->cp;
 		op_learn(u, q);
 		req_release(r, qi);
-		unit_result(r, u, T, cp);
+		unit_result(r, u, T, &cp);
 	}
 }
 
@@ -566,12 +571,18 @@ int32_t st_rp_w_req(struct st_replay *r, uint32_t qi)
 	return -2 - (int32_t)qi;
 }
 
-void st_rp_resolve(struct st_replay *r, int32_t w, double T, struct cpv cp)
+void st_rp_resolve_p(struct st_replay *r, int32_t w, double T,
+		     const struct cpv *cp)
 {
 	if (w >= 0)
 		unit_result(r, r->units[w], T, cp);
 	else if (w != WNONE)
-		st_rp_req_result(r, (uint32_t)(-2 - w), T, cp);
+		st_rp_req_result(r, (uint32_t)(-2 - w), T, *cp);
+}
+
+void st_rp_resolve(struct st_replay *r, int32_t w, double T, struct cpv cp)
+{
+	st_rp_resolve_p(r, w, T, &cp);
 }
 
 /* Requests. */
@@ -731,7 +742,7 @@ static void call_nonblocking(struct st_replay *r, struct unit *u,
 	}
 	r->reqs[qi].T = t;
 	r->reqs[qi].cp = cp0;
-	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), x, x->seq, t, cp0,
+	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), x, x->seq, t, &cp0,
 			  meas);
 }
 
@@ -773,7 +784,8 @@ static void on_start(struct st_replay *r, struct unit *u, const struct rrec *x)
 	}
 	q->seq = x->seq;
 	q->inst = x->inst;
-	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), &y, x->seq, t, cp, 0);
+	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), &y, x->seq, t, &cp,
+			  0);
 }
 
 /* A Wait/Test call of 'u' that completed the DONE records before it. */
@@ -846,7 +858,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			op_learn(u, q);
 			req_release(r, qi);
 			u->op_nwait++;
-			unit_result(r, u, T, cp);
+			unit_result(r, u, T, &cp);
 		} else {
 			q->waiter = u->idx;
 			u->op_nwait++;
@@ -872,9 +884,10 @@ static void call_complete(struct st_replay *r, struct unit *u,
 static void call_coll(struct st_replay *r, struct unit *u, const struct rrec *x)
 {
 	double meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
-	struct cpv cp0 = u->cp;
+	struct cpv cp0;
 	double t = u->now;
 
+	cp_set(&cp0, &u->cp);
 	if (!x->comm || !x->seq || x->rc) {
 		st_rp_op_begin(u, x, meas, SRC_LOCAL);
 		return;
@@ -883,7 +896,8 @@ static void call_coll(struct st_replay *r, struct unit *u, const struct rrec *x)
 	u->op_coll = 1;
 	u->op_comm = x->comm;
 	u->op_seq = x->seq;
-	st_rp_coll_arrive(r, u->rank, st_rp_w_unit(u), x, x->seq, t, cp0, meas);
+	st_rp_coll_arrive(r, u->rank, st_rp_w_unit(u), x, x->seq, t, &cp0,
+			  meas);
 }
 
 /* Synctrace's own work inside [lo, hi), local ns. */
@@ -1016,7 +1030,8 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 	if (kind == ST_KIND_INIT)
 		return 0;
 	was_in = u->ph.in;
-	in = st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL, x->fn, x->arg);
+	in = !phased || st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL,
+				      x->fn, x->arg);
 	marker = phased && st_phase_marker(x->fn);
 	compute(r, u, x->t0, was_in);
 	u->last_exit = x->t1;
@@ -1180,7 +1195,8 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		if (x.kind == ST_REC_CALL)
 			u->op_nwait = -1;	/* no op yet */
 		rc = on_record(r, u, &x);
-		free(x.group);
+		if (x.group)
+			free(x.group);
 		if (rc)
 			break;
 		if (x.kind != ST_REC_CALL || u->op_nwait < 0 || u->finalized ||

@@ -324,7 +324,9 @@ static int go_own(struct st_tee *t, int rank, struct cons *cs,
 /*
  * Move reader 'cs' of rank 'rank' to its next chunk: 1, or the stream's
  * end (0 or its error), or 2 when it was let go (its own stream open).
+ * Once a chunk: out of st_tee_next()'s way.
  */
+__attribute__((noinline))
 static int advance(struct st_tee *t, int rank, struct cons *cs,
 		   struct st_event *ev, char *err, size_t errlen)
 {
@@ -437,6 +439,12 @@ int st_tee_next(struct st_tee *t, int reader, int rank, struct st_event *ev,
 		return rc;
 	}
 	x = &cs->cur->recs[cs->pos++];
+	/* Written on another core, most likely: ask for the next ones. */
+	if (cs->pos + 3 < cs->cur->n) {
+		__builtin_prefetch((const char *)(x + 4));
+		__builtin_prefetch((const char *)(x + 4) + 64);
+		__builtin_prefetch((const char *)(x + 4) + 128);
+	}
 	b = cs->cur->bytes + x->off;
 	memcpy(ev, x->head, HEAD);
 	nf = ev->nframes < ST_MAX_FRAMES ? ev->nframes : ST_MAX_FRAMES;
