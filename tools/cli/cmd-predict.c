@@ -695,6 +695,7 @@ struct result {
 	double meas_max, meas_mean;
 	struct st_tee *tee;		/* the ranks decoded once for the
 					   three replays, or NULL */
+	pthread_t main_th;		/* the prediction's replay's */
 };
 
 /* "table row's 95 % CI" or, with no level given, without it. */
@@ -1573,8 +1574,12 @@ static void bound_join_hook(void *arg)
 {
 	struct bound *b = arg;
 
-	/* The main replay reads no more: the bounds need not wait for it. */
-	if (b[0].res && b[0].res->tee)
+	/*
+	 * The main replay reads no more: the bounds need not wait for it
+	 * (only its own thread may say so).
+	 */
+	if (b[0].res && b[0].res->tee &&
+	    pthread_equal(pthread_self(), b[0].res->main_th))
 		st_tee_close(b[0].res->tee, 0);
 	bound_join(b);
 }
@@ -1621,6 +1626,7 @@ int cmd_predict(int argc, char **argv)
 
 	parse_options(&o, argc, argv);
 	res.o = &o;
+	res.main_th = pthread_self();
 	if (stat(o.run, &sb))
 		die("cannot open '%s': %s", o.run, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
