@@ -83,6 +83,7 @@ static void inst_complete(struct st_replay *r, uint32_t ii)
 {
 	struct inst *in = &r->insts[ii];
 	double c = st_rp_inst_cost(r, in, -1);
+	struct cpv cp;
 	uint32_t m, next;
 	size_t n = 0, i;
 
@@ -94,12 +95,13 @@ static void inst_complete(struct st_replay *r, uint32_t ii)
 		}
 		qsort(r->scan_buf, n, sizeof(*r->scan_buf), cmp_rin);
 	}
+	cp_set(&cp, &in->maxcp);
+	cp.comm += c;
 	for (m = in->members; m != NIL; m = next) {
 		next = r->membs[m].next;
 		if (in->cls != C_SCAN) {
 			note_src(r, r->membs[m].w, in->cost_src, c);
-			st_rp_resolve(r, r->membs[m].w, in->maxT + c,
-				      cp_add(in->maxcp, c));
+			st_rp_resolve_p(r, r->membs[m].w, in->maxT + c, &cp);
 		}
 		memb_drop(r, m);
 	}
@@ -117,29 +119,57 @@ static void inst_complete(struct st_replay *r, uint32_t ii)
 				      cp_add(cp, c));
 		}
 	}
-	st_rp_map_del(&r->inst_of, in->comm, in->seq, in->inst);
+	if (ii == r->inst_last)
+		r->inst_last = NIL;
+	else
+		st_rp_map_del(&r->inst_of, in->comm, in->seq, in->inst);
 	in->members = r->inst_free;
 	r->inst_free = ii;
 	r->live_insts--;
 }
 
+uint32_t st_rp_inst_find(const struct st_replay *r, uint64_t comm,
+			 uint64_t seq, uint64_t inst)
+{
+	const uint32_t *v;
+
+	if (r->inst_last != NIL) {
+		const struct inst *in = &r->insts[r->inst_last];
+
+		if (in->comm == comm && in->seq == seq && in->inst == inst)
+			return r->inst_last;
+	}
+	v = st_rp_map_get(&r->inst_of, comm, seq, inst);
+	return v ? *v : NIL;
+}
+
 /*
  * Member 'w' (rank 'rank', its record 'x') arrives at collective instance
- * (x->comm, seq) at 'arr' along 'cp'; 'meas' is its measured duration.
+ * (x->comm, seq) at 'arr' along '*cp'; 'meas' is its measured duration.
  */
 void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       const struct rrec *x, uint64_t seq, double arr,
-		       struct cpv cp, double meas)
+		       const struct cpv *cp, double meas)
 {
+	struct cpv t;
 	const struct comminfo *ci = st_rp_comm_info(r, rank, x->comm);
-	uint32_t *v = st_rp_map_get(&r->inst_of, x->comm, seq, x->inst);
+	uint32_t ii = st_rp_inst_find(r, x->comm, seq, x->inst), m;
 	double c;
 	int32_t rin = ci ? ci->rin : rank;
 	struct inst *in;
-	uint32_t ii, m;
 	int is_root;
 
-	if (!v) {
+	if (ii == NIL) {
+		/* The last one made goes into the map: it is still live. */
+		if (r->inst_last != NIL) {
+			in = &r->insts[r->inst_last];
+			if (st_rp_map_put(&r->inst_of, in->comm, in->seq,
+					  in->inst, r->inst_last)) {
+				st_rp_oom(r);
+				return;
+			}
+			r->inst_last = NIL;
+		}
 		if (r->inst_free != NIL) {
 			ii = r->inst_free;
 			r->inst_free = r->insts[ii].members;
@@ -148,16 +178,13 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 				return;
 			ii = (uint32_t)r->ninsts++;
 		}
-		if (st_rp_map_put(&r->inst_of, x->comm, seq, x->inst, ii)) {
-			st_rp_oom(r);
-			return;
-		}
+		r->inst_last = ii;
 		in = &r->insts[ii];
-		memset(in, 0, sizeof(*in));
-		in->comm = x->comm;
-		in->seq = seq;
-		in->inst = x->inst;
-		in->fn = x->fn;
+		/* Not memset(): its 'rep stos' is slow to start. */
+		*in = (struct inst){ .comm = x->comm, .seq = seq,
+				     .inst = x->inst, .fn = x->fn,
+				     .maxT = -DBL_MAX, .meas_min = DBL_MAX,
+				     .members = NIL };
 		in->expected = (int32_t)x->comm_size +
 			       (int32_t)(ci ? ci->remote : 0);
 		if (in->expected < 1)
@@ -167,12 +194,8 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 			  (uint8_t)coll_class(r->fbytes[x->fn]);
 		if (r->fkind[x->fn] == ST_KIND_COMM)
 			in->cls = C_ALL;
-		in->maxT = -DBL_MAX;
-		in->meas_min = DBL_MAX;
-		in->members = NIL;
 		r->live_insts++;
 	} else {
-		ii = *v;
 		in = &r->insts[ii];
 	}
 	in->arrived++;
@@ -182,7 +205,7 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		in->meas_min = meas;
 	if (arr > in->maxT) {
 		in->maxT = arr;
-		in->maxcp = cp;
+		cp_set(&in->maxcp, cp);
 	}
 	is_root = x->root >= 0 && x->root == rin;
 	if (in->cls == C_BCAST && is_root) {
@@ -190,38 +213,50 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		c = st_rp_inst_cost(r, in, meas);
 		in->root_in = 1;
 		in->rootT = arr;
-		in->rootcp = cp;
+		cp_set(&in->rootcp, cp);
 		note_src(r, w, in->cost_src, c);
-		st_rp_resolve(r, w, arr + c, cp_add(cp, c));
+		cp_set(&t, cp);
+		t.comm += c;
+		st_rp_resolve_p(r, w, arr + c, &t);
 		while ((m = in->members) != NIL) {
 			struct memb *mb = &r->membs[m];
 			int late = mb->arr > arr;
 
 			in->members = mb->next;
 			note_src(r, mb->w, in->cost_src, c);
-			st_rp_resolve(r, mb->w, (late ? mb->arr : arr) + c,
-				      cp_add(late ? mb->cp : cp, c));
+			cp_set(&t, late ? &mb->cp : cp);
+			t.comm += c;
+			st_rp_resolve_p(r, mb->w, (late ? mb->arr : arr) + c,
+					&t);
 			memb_drop(r, m);
 		}
 	} else if (in->cls == C_BCAST && in->root_in) {
 		c = st_rp_inst_cost(r, in, in->root_meas);
 		note_src(r, w, in->cost_src, c);
-		if (arr > in->rootT)
-			st_rp_resolve(r, w, arr + c, cp_add(cp, c));
-		else
-			st_rp_resolve(r, w, in->rootT + c,
-				      cp_add(in->rootcp, c));
+		cp_set(&t, arr > in->rootT ? cp : &in->rootcp);
+		t.comm += c;
+		st_rp_resolve_p(r, w, (arr > in->rootT ? arr : in->rootT) + c,
+				&t);
 	} else if (in->cls == C_GATHER && !is_root) {
 		int src;
 
 		c = st_rp_send_part(r, in, (double)x->sbytes, meas, &src);
 		note_src(r, w, src, c);
-		st_rp_resolve(r, w, arr + c, cp_add(cp, c));
+		cp_set(&t, cp);
+		t.comm += c;
+		st_rp_resolve_p(r, w, arr + c, &t);
 	} else {
+		struct memb *mb;
+
 		if ((m = memb_new(r)) == NIL)
 			return;
-		r->membs[m] = (struct memb){ in->members, w, rin, arr, cp };
 		in = &r->insts[ii];
+		mb = &r->membs[m];
+		mb->next = in->members;
+		mb->w = w;
+		mb->rin = rin;
+		mb->arr = arr;
+		cp_set(&mb->cp, cp);
 		in->members = m;
 	}
 	if (in->arrived >= in->expected)

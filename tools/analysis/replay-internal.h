@@ -32,12 +32,27 @@
 #define NIL UINT32_MAX
 #define WNONE INT32_MIN		/* no waiter */
 
-/* A critical-path vector: the chain of dependencies ending at a time. */
+/*
+ * A critical-path vector: the chain of dependencies ending at a time.
+ * The hot paths copy it with cp_set(), field by field: a whole-struct
+ * copy moves 16 bytes at a time, and such a load stalls when it spans
+ * fields just stored one by one (store forwarding fails); fields of one
+ * type are not next to each other, so no copy is merged into one.
+ */
 struct cpv {
-	double comp, comm;
+	double comp;
 	uint64_t hops;
+	double comm;
 	int32_t rank;		/* where the chain ends now */
 };
+
+static inline void cp_set(struct cpv *d, const struct cpv *s)
+{
+	d->comp = s->comp;
+	d->hops = s->hops;
+	d->comm = s->comm;
+	d->rank = s->rank;
+}
 
 /* A record, as much of it as the replay needs. */
 struct rrec {
@@ -123,6 +138,9 @@ struct unit {
 	   and local time the open span began. */
 	struct st_phase_pos ph;
 	int op_in, span_open;
+	/* The call site its last call counted in (NIL: none). */
+	uint32_t site_idx, site_site;
+	uint16_t site_fn;
 	double span_pred;
 	uint64_t span_local;
 };
@@ -136,6 +154,8 @@ struct rank {
 	uint64_t init_t1;
 	struct st_replay_rank res;
 	double ph_pred, ph_meas;	/* time in the selected phases */
+	uint64_t ci_comm;		/* the communicator found last */
+	uint32_t ci_idx;		/* its index in 'cis' (NIL: none) */
 };
 
 /* A collective instance still waiting for members. */
@@ -250,6 +270,8 @@ struct st_replay {
 	struct inst *insts;
 	size_t ninsts, ainsts;
 	uint32_t inst_free;
+	uint32_t inst_last;		/* the live instance made last, not
+					   in 'inst_of' (NIL: none) */
 	struct memb *membs;
 	size_t nmembs, amembs;
 	uint32_t memb_free;
@@ -367,6 +389,10 @@ int32_t st_rp_w_req(struct st_replay *r, uint32_t qi);
 /* Waiter 'w' has a result: done at 'T' along 'cp'. */
 void st_rp_resolve(struct st_replay *r, int32_t w, double T, struct cpv cp);
 
+/* The same, along '*cp' (see struct cpv). */
+void st_rp_resolve_p(struct st_replay *r, int32_t w, double T,
+		     const struct cpv *cp);
+
 /* The operation of request 'qi' has a result at 'T' along 'cp'. */
 void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		      struct cpv cp);
@@ -404,11 +430,15 @@ int st_rp_icall_cost(struct st_replay *r, const struct rrec *x,
 
 /*
  * Member 'w' (rank 'rank', its record 'x') arrives at collective instance
- * (x->comm, 'seq') at 'arr' along 'cp'; 'meas' is its measured duration.
+ * (x->comm, 'seq') at 'arr' along '*cp'; 'meas' is its measured duration.
  */
 void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       const struct rrec *x, uint64_t seq, double arr,
-		       struct cpv cp, double meas);
+		       const struct cpv *cp, double meas);
+
+/* The live instance (comm, seq, inst), or NIL. */
+uint32_t st_rp_inst_find(const struct st_replay *r, uint64_t comm,
+			 uint64_t seq, uint64_t inst);
 
 /*
  * The network model's costs of a message of 'bytes' sent by 'fn' into

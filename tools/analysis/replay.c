@@ -152,6 +152,7 @@ static struct unit *unit_of(struct st_replay *r, struct rank *rk,
 	u->thread = thread;
 	u->cp.rank = rank;
 	u->state = U_READY;
+	u->site_idx = NIL;
 	st_phase_pos_init(&r->opts.phase, &u->ph);
 	r->units[r->nunits++] = u;
 	rk->units[thread] = u;
@@ -321,8 +322,8 @@ static int read_one(struct st_replay *r, int rank, struct unit *want,
 		return 2;
 	}
 	r->stats.records++;
-	if (ev.kind == ST_REC_CALL && ev.fn < ST_FN_COUNT &&
-	    r->fkind[ev.fn] == ST_KIND_INIT && !rk->init_known) {
+	if (!rk->init_known && ev.kind == ST_REC_CALL &&
+	    ev.fn < ST_FN_COUNT && r->fkind[ev.fn] == ST_KIND_INIT) {
 		rk->init_known = 1;
 		rk->init_t1 = ev.t1;
 		rk->main_thread = ev.thread;
@@ -362,12 +363,24 @@ static int unit_next(struct st_replay *r, struct unit *u, struct rrec *x)
 
 /* Per-call statistics. */
 
-static int note_site(struct st_replay *r, const struct unit *u, double dt)
+static int note_site(struct st_replay *r, struct unit *u, double dt)
 {
-	uint32_t *v = st_rp_map_get(&r->site_of, (uint64_t)u->rank, u->op_site,
-				    u->op_fn);
+	uint32_t *v;
 	struct st_replay_site *s;
 
+	if (r->opts.no_sites)
+		return 0;
+	/* Sites stay where they are once made: the unit's last one. */
+	if (u->site_idx != NIL && u->site_site == u->op_site &&
+	    u->site_fn == u->op_fn) {
+		s = &r->sites[u->site_idx];
+		s->calls++;
+		s->pred_ns += dt;
+		s->meas_ns += u->op_meas;
+		return 0;
+	}
+	v = st_rp_map_get(&r->site_of, (uint64_t)u->rank, u->op_site,
+			  u->op_fn);
 	if (!v) {
 		if (GROW(r, r->sites, r->asites, r->nsites))
 			return r->rc;
@@ -380,6 +393,9 @@ static int note_site(struct st_replay *r, const struct unit *u, double dt)
 				  u->op_fn);
 		r->nsites++;
 	}
+	u->site_idx = *v;
+	u->site_site = u->op_site;
+	u->site_fn = u->op_fn;
 	s = &r->sites[*v];
 	s->calls++;
 	s->pred_ns += dt;
@@ -424,14 +440,14 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	if (tail > 0) {
 		u->op_T += tail;
 		u->op_busy += tail;
-		u->op_cp = cp_add(u->op_cp, tail);
+		u->op_cp.comm += tail;
 	}
 	dt = u->op_T - u->op_entry;
 	wait = dt - u->op_busy;
 	if (wait < 0)
 		wait = 0;
 	u->now = u->op_T;
-	u->cp = u->op_cp;
+	cp_set(&u->cp, &u->op_cp);
 	r->stats.calls++;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
@@ -465,23 +481,28 @@ void st_rp_op_begin(struct unit *u, const struct rrec *x, double busy,
 	u->op_meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
 	u->op_busy = busy;
 	u->op_T = u->now + busy;
-	u->op_cp = cp_add(u->cp, busy);
+	cp_set(&u->op_cp, &u->cp);
+	u->op_cp.comm += busy;
 	u->op_nwait = 0;
 	u->op_src = src;
 	u->op_coll = 0;
 	u->op_tail = 0;
 	u->op_gm = -INFINITY;
 	u->last_entry = u->now;
-	u->last_cp = u->cp;
+	cp_set(&u->last_cp, &u->cp);
 }
 
-/* A result for unit 'u': done at 'T' along 'cp'. */
+/* A result for unit 'u': done at 'T' along '*cp'. */
 static void unit_result(struct st_replay *r, struct unit *u, double T,
-			struct cpv cp)
+			const struct cpv *cp)
 {
 	if (T > u->op_T) {
+		/* cp_on(), field by field (see struct cpv). */
 		u->op_T = T;
-		u->op_cp = cp_on(cp, u->rank);
+		u->op_cp.comp = cp->comp;
+		u->op_cp.hops = cp->hops + (cp->rank != u->rank);
+		u->op_cp.comm = cp->comm;
+		u->op_cp.rank = u->rank;
 	}
 	if (--u->op_nwait > 0 || u->running || u->state != U_BLOCKED)
 		return;
@@ -531,7 +552,7 @@ void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		cp = q->cp;
 		op_learn(u, q);
 		req_release(r, qi);
-		unit_result(r, u, T, cp);
+		unit_result(r, u, T, &cp);
 	}
 }
 
@@ -550,12 +571,18 @@ int32_t st_rp_w_req(struct st_replay *r, uint32_t qi)
 	return -2 - (int32_t)qi;
 }
 
-void st_rp_resolve(struct st_replay *r, int32_t w, double T, struct cpv cp)
+void st_rp_resolve_p(struct st_replay *r, int32_t w, double T,
+		     const struct cpv *cp)
 {
 	if (w >= 0)
 		unit_result(r, r->units[w], T, cp);
 	else if (w != WNONE)
-		st_rp_req_result(r, (uint32_t)(-2 - w), T, cp);
+		st_rp_req_result(r, (uint32_t)(-2 - w), T, *cp);
+}
+
+void st_rp_resolve(struct st_replay *r, int32_t w, double T, struct cpv cp)
+{
+	st_rp_resolve_p(r, w, T, &cp);
 }
 
 /* Requests. */
@@ -624,9 +651,18 @@ static void req_release(struct st_replay *r, uint32_t qi)
 const struct comminfo *st_rp_comm_info(const struct st_replay *r, int rank,
 				       uint64_t comm)
 {
-	uint32_t *v = st_rp_map_get(&r->comm_of, (uint64_t)rank, comm, 0);
+	struct rank *rk = &r->ranks[rank];
+	uint32_t *v;
 
-	return v ? &r->cis[*v] : NULL;
+	/* Entries stay where they are once made: the last one found. */
+	if (rk->ci_idx != NIL && rk->ci_comm == comm)
+		return &r->cis[rk->ci_idx];
+	v = st_rp_map_get(&r->comm_of, (uint64_t)rank, comm, 0);
+	if (!v)
+		return NULL;
+	rk->ci_comm = comm;
+	rk->ci_idx = *v;
+	return &r->cis[*v];
 }
 
 static int on_comm(struct st_replay *r, int rank, const struct rrec *x)
@@ -706,7 +742,7 @@ static void call_nonblocking(struct st_replay *r, struct unit *u,
 	}
 	r->reqs[qi].T = t;
 	r->reqs[qi].cp = cp0;
-	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), x, x->seq, t, cp0,
+	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), x, x->seq, t, &cp0,
 			  meas);
 }
 
@@ -748,7 +784,8 @@ static void on_start(struct st_replay *r, struct unit *u, const struct rrec *x)
 	}
 	q->seq = x->seq;
 	q->inst = x->inst;
-	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), &y, x->seq, t, cp, 0);
+	st_rp_coll_arrive(r, u->rank, st_rp_w_req(r, qi), &y, x->seq, t, &cp,
+			  0);
 }
 
 /* A Wait/Test call of 'u' that completed the DONE records before it. */
@@ -821,7 +858,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			op_learn(u, q);
 			req_release(r, qi);
 			u->op_nwait++;
-			unit_result(r, u, T, cp);
+			unit_result(r, u, T, &cp);
 		} else {
 			q->waiter = u->idx;
 			u->op_nwait++;
@@ -847,9 +884,10 @@ static void call_complete(struct st_replay *r, struct unit *u,
 static void call_coll(struct st_replay *r, struct unit *u, const struct rrec *x)
 {
 	double meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
-	struct cpv cp0 = u->cp;
+	struct cpv cp0;
 	double t = u->now;
 
+	cp_set(&cp0, &u->cp);
 	if (!x->comm || !x->seq || x->rc) {
 		st_rp_op_begin(u, x, meas, SRC_LOCAL);
 		return;
@@ -858,7 +896,8 @@ static void call_coll(struct st_replay *r, struct unit *u, const struct rrec *x)
 	u->op_coll = 1;
 	u->op_comm = x->comm;
 	u->op_seq = x->seq;
-	st_rp_coll_arrive(r, u->rank, st_rp_w_unit(u), x, x->seq, t, cp0, meas);
+	st_rp_coll_arrive(r, u->rank, st_rp_w_unit(u), x, x->seq, t, &cp0,
+			  meas);
 }
 
 /* Synctrace's own work inside [lo, hi), local ns. */
@@ -991,7 +1030,8 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 	if (kind == ST_KIND_INIT)
 		return 0;
 	was_in = u->ph.in;
-	in = st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL, x->fn, x->arg);
+	in = !phased || st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL,
+				      x->fn, x->arg);
 	marker = phased && st_phase_marker(x->fn);
 	compute(r, u, x->t0, was_in);
 	u->last_exit = x->t1;
@@ -1155,7 +1195,8 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		if (x.kind == ST_REC_CALL)
 			u->op_nwait = -1;	/* no op yet */
 		rc = on_record(r, u, &x);
-		free(x.group);
+		if (x.group)
+			free(x.group);
 		if (rc)
 			break;
 		if (x.kind != ST_REC_CALL || u->op_nwait < 0 || u->finalized ||
@@ -1249,7 +1290,7 @@ static size_t unstick(struct st_replay *r)
 static int stuck(struct st_replay *r)
 {
 	char nm[32], nm2[32];
-	uint32_t *v;
+	uint32_t ii;
 	size_t i, k;
 
 	for (i = 0; i < r->nunits; i++) {
@@ -1258,7 +1299,7 @@ static int stuck(struct st_replay *r)
 		if (u->state != U_BLOCKED)
 			continue;
 		if (u->op_coll &&
-		    (v = st_rp_map_get(&r->inst_of, u->op_comm, u->op_seq, 0)))
+		    (ii = st_rp_inst_find(r, u->op_comm, u->op_seq, 0)) != NIL)
 			return fail(r, -EBADMSG, "replay stuck: rank %d waits "
 				    "in %s on communicator 0x%llx (call %llu), "
 				    "which only %d of its %d members reach",
@@ -1266,18 +1307,17 @@ static int stuck(struct st_replay *r)
 				    sizeof(nm)),
 				    (unsigned long long)u->op_comm,
 				    (unsigned long long)u->op_seq,
-				    r->insts[*v].arrived,
-				    r->insts[*v].expected);
+				    r->insts[ii].arrived,
+				    r->insts[ii].expected);
 		/* A Wait: for which operation? */
 		for (k = 0; k < r->nreqs; k++) {
 			const struct req *q = &r->reqs[k];
 
 			if (q->waiter != u->idx || q->state == Q_FREE)
 				continue;
-			v = q->is_coll ? st_rp_map_get(&r->inst_of, q->comm,
-						       q->seq, q->inst) :
-			    NULL;
-			if (v)
+			ii = q->is_coll ? st_rp_inst_find(r, q->comm, q->seq,
+							  q->inst) : NIL;
+			if (ii != NIL)
 				return fail(r, -EBADMSG, "replay stuck: rank "
 					    "%d waits in %s for %s (request "
 					    "%llu) on communicator 0x%llx "
@@ -1290,8 +1330,8 @@ static int stuck(struct st_replay *r)
 					    (unsigned long long)q->id,
 					    (unsigned long long)q->comm,
 					    (unsigned long long)q->seq,
-					    r->insts[*v].arrived,
-					    r->insts[*v].expected);
+					    r->insts[ii].arrived,
+					    r->insts[ii].expected);
 			return fail(r, -EBADMSG, "replay stuck: rank %d waits "
 				    "in %s for %s (request %llu), which "
 				    "nothing in the traces completes", u->rank,
@@ -1311,6 +1351,7 @@ void st_replay_opts_init(struct st_replay_opts *o)
 	o->compute_scale = 1.0;
 	o->phase.mode = ST_PHASE_ALL;
 	o->phase.value = 0;
+	o->no_sites = 0;
 }
 
 const char *st_replay_waits_for(unsigned fn)
@@ -1399,6 +1440,9 @@ int st_replay_new(struct st_replay **out, int nranks,
 		r->fbytes[fn] = (uint8_t)d->bytes;
 	}
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
+	r->inst_last = NIL;
+	for (fn = 0; fn < (unsigned)nranks; fn++)
+		r->ranks[fn].ci_idx = NIL;
 	r->req_free = r->pend_free = NIL;
 	r->stats.end_rank = -1;
 	*out = r;

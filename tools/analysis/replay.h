@@ -211,9 +211,11 @@ struct st_replay_opts {
 	 * them (see struct st_replay_rank).
 	 */
 	struct st_phase_sel phase;
+	/* Non-zero: no results per call site (st_replay_sites() has none). */
+	int no_sites;
 };
 
-/* Defaults: compute_scale 1, the whole run. */
+/* Defaults: compute_scale 1, the whole run, call sites counted. */
 void st_replay_opts_init(struct st_replay_opts *o);
 
 /*

@@ -37,6 +37,7 @@
 #include "tools/analysis/symbols.h"
 #include "tools/cli/synctrace.h"
 #include "tools/analysis/table.h"
+#include "tools/analysis/tee.h"
 #include "tools/analysis/timeline.h"
 #include "tools/cli/usage.h"
 #include "writer/event.h"
@@ -144,6 +145,15 @@ struct popts {
 	int median;		/* what auto chose */
 	long top;
 };
+
+/*
+ * The tee (tools/analysis/tee.h) of the three replays: up to this many
+ * ranks, records in its chunks, and how long a replay waits for one
+ * far behind before that one reads alone.
+ */
+#define TEE_MAX_RANKS 1024
+#define TEE_BUDGET ((size_t)1 << 15)
+#define TEE_WAIT_MS 500
 
 /* One rank's file, read as the replay asks. */
 struct rsrc {
@@ -353,7 +363,8 @@ static void close_source(struct rsrc *s)
 	st_gclock_free(s->clk);
 }
 
-static int src_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
+/* The next record of 's', its errors said in 'err'. */
+static int src_read(void *ctx, struct st_event *ev, char *err, size_t errlen)
 {
 	struct rsrc *s = ctx;
 	int rc = st_reader_next(s->r, ev);
@@ -375,13 +386,120 @@ static int src_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
 			 s->rank);
 		return -EBADMSG;
 	}
-	/* A record that does not fit leaves the epochs as they were. */
+	return rc;
+}
+
+/* A record that does not fit leaves the epochs as they were. */
+static int src_clock(struct st_gclock *clk, int rc, const struct st_event *ev,
+		     char *err, size_t errlen)
+{
 	if (rc > 0 && ev->kind == ST_REC_SYNC &&
-	    st_gclock_add_event(s->clk, ev, NULL) == -ENOMEM) {
+	    st_gclock_add_event(clk, ev, NULL) == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	return rc;
+}
+
+static int src_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
+{
+	struct rsrc *s = ctx;
+
+	return src_clock(s->clk, src_read(s, ev, err, errlen), ev, err, errlen);
+}
+
+/*
+ * The tee's streams: rank files (struct rsrc without its clock), opened
+ * again for a replay the tee let go.
+ */
+struct tee_ctx {
+	struct st_run *run;
+};
+
+static void *tee_open(void *ctx, int rank, char *err, size_t errlen)
+{
+	struct tee_ctx *tc = ctx;
+	struct rsrc *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->path = st_run_rank_path(tc->run, rank);
+	s->rank = rank;
+	rc = st_fn_reader_open(&s->r, s->path, err, errlen);
+	if (rc) {
+		if (!*err)
+			snprintf(err, errlen, "cannot open '%s': %s", s->path,
+				 strerror_neg(rc));
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void tee_close(void *ctx, void *h)
+{
+	struct rsrc *s = h;
+
+	(void)ctx;
+	st_reader_close(s->r);
+	free(s);
+}
+
+/* Replay 'reader''s source of rank 'rank' through the tee. */
+struct tsrc {
+	struct st_tee *tee;
+	int reader, rank;
+	struct st_gclock *clk;
+};
+
+static int tsrc_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
+{
+	struct tsrc *s = ctx;
+
+	return src_clock(s->clk, st_tee_next(s->tee, s->reader, s->rank, ev,
+					     err, errlen), ev, err, errlen);
+}
+
+static double tsrc_global(void *ctx, uint64_t t_ns)
+{
+	const struct tsrc *s = ctx;
+
+	return st_gclock_global(s->clk, t_ns);
+}
+
+/* Reader 'reader''s sources of every rank into replay 'rp'. */
+static struct tsrc *tsrc_set(struct st_tee *tee, int nranks, int reader,
+			     struct st_replay *rp)
+{
+	struct tsrc *v = calloc((size_t)nranks, sizeof(*v));
+	int r;
+
+	if (!v)
+		die("out of memory");
+	for (r = 0; r < nranks; r++) {
+		struct st_replay_source src = { &v[r], tsrc_next,
+						tsrc_global };
+
+		v[r].tee = tee;
+		v[r].reader = reader;
+		v[r].rank = r;
+		if (st_gclock_new(&v[r].clk, r))
+			die("out of memory");
+		st_replay_set_source(rp, r, &src);
+	}
+	return v;
+}
+
+static void tsrc_free(struct tsrc *v, int n)
+{
+	int r;
+
+	for (r = 0; v && r < n; r++)
+		st_gclock_free(v[r].clk);
+	free(v);
 }
 
 /* Global time of the rank's local 't_ns' by the epochs read so far. */
@@ -575,6 +693,9 @@ struct result {
 	double *fn_lo, *fn_hi;		/* [ST_FN_COUNT], per function */
 	double mean_ns, min_ns;
 	double meas_max, meas_mean;
+	struct st_tee *tee;		/* the ranks decoded once for the
+					   three replays, or NULL */
+	pthread_t main_th;		/* the prediction's replay's */
 };
 
 /* "table row's 95 % CI" or, with no level given, without it. */
@@ -1316,6 +1437,7 @@ struct bound {
 	char err[1024];
 	pthread_t th;
 	int threaded;		/* 1: on its thread; 2: which ended */
+	int reader;		/* its reader of res->tee (0: none) */
 };
 
 static void *bound_pass(void *arg)
@@ -1324,21 +1446,33 @@ static void *bound_pass(void *arg)
 	struct result *res = b->res;
 	const struct st_replay_fn *f;
 	struct st_replay *rp;
-	struct rsrc *srcs = calloc((size_t)res->nranks, sizeof(*srcs));
+	struct rsrc *srcs = NULL;
+	struct tsrc *ts = NULL;
+	struct st_replay_opts ro = *b->ro;
 	size_t n, i;
 	int r;
 
-	if (!srcs || st_replay_new(&rp, res->nranks, &b->model, b->ro))
+	ro.no_sites = 1;	/* only the run time and the functions' */
+	if (st_replay_new(&rp, res->nranks, &b->model, &ro))
 		die("out of memory");
 	st_pmodel_bound(b->pm, b->side);
-	for (r = 0; r < res->nranks; r++) {
-		struct st_replay_source src = { &srcs[r], src_next,
-						src_global };
+	if (b->reader) {
+		ts = tsrc_set(res->tee, res->nranks, b->reader, rp);
+	} else {
+		srcs = calloc((size_t)res->nranks, sizeof(*srcs));
+		if (!srcs)
+			die("out of memory");
+		for (r = 0; r < res->nranks; r++) {
+			struct st_replay_source src = { &srcs[r], src_next,
+							src_global };
 
-		open_source(&srcs[r], res->run, r, res->nranks);
-		st_replay_set_source(rp, r, &src);
+			open_source(&srcs[r], res->run, r, res->nranks);
+			st_replay_set_source(rp, r, &src);
+		}
 	}
 	b->rc = st_replay_run(rp, b->err, sizeof(b->err));
+	if (b->reader)
+		st_tee_close(res->tee, b->reader);
 	if (b->rc == -ENOMEM)
 		die("out of memory");
 	if (!b->rc) {
@@ -1348,9 +1482,10 @@ static void *bound_pass(void *arg)
 			if (f[i].fn < ST_FN_COUNT)
 				b->fn_ns[f[i].fn] = f[i].pred_ns;
 	}
-	for (r = 0; r < res->nranks; r++)
+	for (r = 0; srcs && r < res->nranks; r++)
 		close_source(&srcs[r]);
 	free(srcs);
+	tsrc_free(ts, res->nranks);
 	st_replay_free(rp);
 	st_pmodel_bound(b->pm, 0);
 	return NULL;
@@ -1364,16 +1499,11 @@ static void *bound_pass(void *arg)
  */
 static void bound_start(struct bound *b, struct result *res,
 			const struct popts *o,
-			const struct st_replay_opts *ro)
+			const struct st_replay_opts *ro, int par)
 {
-	struct rlimit rl;
 	char err[1024];
-	int i, rc, par;
+	int i, rc;
 
-	par = sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
-	      !getrlimit(RLIMIT_NOFILE, &rl) &&
-	      (rl.rlim_cur == RLIM_INFINITY ||
-	       rl.rlim_cur >= 3 * (rlim_t)res->nranks + 64);
 	for (i = 0; i < 2; i++) {
 		b[i].res = res;
 		b[i].ro = ro;
@@ -1391,13 +1521,34 @@ static void bound_start(struct bound *b, struct result *res,
 		}
 		st_pmodel_formula_only(b[i].pm, o->formula);
 		configure(b[i].pm, o, res->first, &b[i].model);
+		b[i].reader = res->tee ? i + 1 : 0;
 		b[i].threaded = !pthread_create(&b[i].th, NULL, bound_pass,
 						&b[i]);
 		if (!b[i].threaded) {
 			st_pmodel_free(b[i].pm);
 			b[i].pm = NULL;
+			b[i].reader = 0;
 		}
 	}
+	/* The tee's readers of the bounds that run later, by themselves. */
+	for (i = 0; res->tee && i < 2; i++)
+		if (!b[i].threaded)
+			st_tee_close(res->tee, i + 1);
+}
+
+/*
+ * Whether the bound replays run beside the main one: a core to spare,
+ * and open files for three replays' (the tee's own, and those of
+ * replays it lets go).
+ */
+static int bound_par(const struct result *res)
+{
+	struct rlimit rl;
+
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	       !getrlimit(RLIMIT_NOFILE, &rl) &&
+	       (rl.rlim_cur == RLIM_INFINITY ||
+		rl.rlim_cur >= 3 * (rlim_t)res->nranks + 64);
 }
 
 /*
@@ -1421,7 +1572,16 @@ static void bound_join(struct bound *b)
 /* die()'s hook while the bound replays may run. */
 static void bound_join_hook(void *arg)
 {
-	bound_join(arg);
+	struct bound *b = arg;
+
+	/*
+	 * The main replay reads no more: the bounds need not wait for it
+	 * (only its own thread may say so).
+	 */
+	if (b[0].res && b[0].res->tee &&
+	    pthread_equal(pthread_self(), b[0].res->main_th))
+		st_tee_close(b[0].res->tee, 0);
+	bound_join(b);
 }
 
 /* The bound replays' results, in order: low, then high ('model' the
@@ -1456,14 +1616,17 @@ int cmd_predict(int argc, char **argv)
 	struct bound bounds[2];
 	struct sites st = { 0 };
 	struct rsrc *srcs;
+	struct tsrc *ts = NULL;
+	struct tee_ctx tc;
 	struct popts o;
 	struct stat sb;
 	char err[1024];
 	double t0;
-	int r, rc;
+	int r, rc, par;
 
 	parse_options(&o, argc, argv);
 	res.o = &o;
+	res.main_th = pthread_self();
 	if (stat(o.run, &sb))
 		die("cannot open '%s': %s", o.run, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
@@ -1503,8 +1666,6 @@ int cmd_predict(int argc, char **argv)
 		die("out of memory");
 	res.st = &st;
 	for (r = 0; r < res.nranks; r++) {
-		struct st_replay_source src = { &srcs[r], src_next,
-						src_global };
 		const char *fnt;
 
 		st_objmap_init(&st.objs[r]);
@@ -1518,7 +1679,34 @@ int cmd_predict(int argc, char **argv)
 		if (!r)
 			res.trace_mpi = st_reader_get(srcs[r].r,
 						      "mpi_library");
-		st_replay_set_source(res.rp, r, &src);
+	}
+	/*
+	 * With the bounds on threads, the three replays read the ranks
+	 * through a tee: each record decoded once.
+	 */
+	par = bound_par(&res);
+	if (par && res.nranks <= TEE_MAX_RANKS) {
+		struct st_tee_stream ss = { &tc, src_read, tee_open,
+					    tee_close };
+		void **h = malloc((size_t)res.nranks * sizeof(*h));
+
+		tc.run = res.run;
+		if (!h)
+			die("out of memory");
+		for (r = 0; r < res.nranks; r++)
+			h[r] = &srcs[r];
+		if (st_tee_new(&res.tee, res.nranks, 3, &ss, h, TEE_BUDGET,
+			       TEE_WAIT_MS))
+			die("out of memory");
+		free(h);
+		ts = tsrc_set(res.tee, res.nranks, 0, res.rp);
+	} else {
+		for (r = 0; r < res.nranks; r++) {
+			struct st_replay_source src = { &srcs[r], src_next,
+							src_global };
+
+			st_replay_set_source(res.rp, r, &src);
+		}
 	}
 	if (res.trace_mpi && st_pmodel_mpi_library(res.pm) &&
 	    strcmp(res.trace_mpi, st_pmodel_mpi_library(res.pm)))
@@ -1533,7 +1721,7 @@ int cmd_predict(int argc, char **argv)
 		die("out of memory");
 	memset(bounds, 0, sizeof(bounds));
 	st_on_die(bound_join_hook, bounds);
-	bound_start(bounds, &res, &o, &ropts);
+	bound_start(bounds, &res, &o, &ropts, par);
 
 	t0 = now_s();
 	rc = st_replay_run(res.rp, err, sizeof(err));
@@ -1547,6 +1735,9 @@ int cmd_predict(int argc, char **argv)
 	check_ranges(res.pm, o.table, res.nranks);
 	bound_finish(bounds, &res, &model);
 	st_on_die(NULL, NULL);
+	st_tee_free(res.tee);
+	res.tee = NULL;
+	tsrc_free(ts, res.nranks);
 	{
 		const struct st_replay_stats *s = st_replay_stats(res.rp);
 
