@@ -5,7 +5,10 @@ For each validation app, on 2 ranks:
   1. trace it in shared memory (the source trace; SYNCTRACE_YIELD=1, so
      waiting ranks do not slow the one computing, see docs/prediction.md);
   2. per target, measure its costs there with `synctrace bench --like`
-     and make the table (`synctrace table --json`); for "shm", the bench
+     (--bench-runs K launches of --nrep measurements, 5 by default: one
+     launch's 8 B MPI_Allreduce moved by up to 1.6 times from the next
+     one's, docs/validation.md) and make the table from them pooled
+     (`synctrace table --json`); for "shm", the bench
      with SYNCTRACE_YIELD=1 when the shm runs have it: it then makes its
      blocking calls as the traced runs' interposer does (the nonblocking
      twin, tested with sched_yield() in between), which costs more than
@@ -44,10 +47,12 @@ out of the medians and named at the end.
 Every timed step runs under `flock /tmp/synctrace-timing.lock`, and the
 load average is recorded beside it: on a shared machine the figures
 depend on what else runs.  The run takes a few minutes
-(215 s with --reps 7 --nrep 30 on 2 loaded CPUs).
+(215 s with --reps 7 --nrep 30 on 2 loaded CPUs; at a load of about
+2.5, 55 s with one bench launch per table and no SMPI, 117 s with 5).
 
-Usage: predict-validate.py [--reps N] [--nrep N] [--apps A,B]
-                           [--targets shm,shm-spin,tcp] [--shm-yield 0|1]
+Usage: predict-validate.py [--reps N] [--nrep N] [--bench-runs K]
+                           [--apps A,B] [--targets shm,shm-spin,tcp]
+                           [--shm-yield 0|1]
                            [--no-smpi] [--keep DIR] [--json FILE] [--no-lock]
 Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich).
 Exit status: 0 when every held-out figure meets its target, 1 when one
@@ -142,13 +147,15 @@ class Runner:
         self.shm_yield = True
 
     def run(self, argv, log, env=None, timed=True, timeout=900, tries=3,
-            rundir=None):
+            rundir=None, done=None):
         """Run argv (under the timing lock when timed), output to log.
         With 'rundir', the run directory it writes: removed before each
-        try, and a try that times out once the directory is complete
-        counts (a job over UCX's TCP transport now and then hangs in
-        MPI_Finalize).  A command still running at its time limit is
-        ended with its whole process group."""
+        try, and a try that times out once the directory 'done' (by
+        default 'rundir'; a bench with --runs: its last run-N) is
+        complete counts (a job over UCX's TCP transport now and then
+        hangs in MPI_Finalize).  A command still running at its time
+        limit is ended with its whole process group."""
+        done = done or rundir
         e = dict(os.environ)
         e.pop("LD_PRELOAD", None)
         if env:
@@ -164,8 +171,8 @@ class Runner:
                                       stderr=subprocess.STDOUT, env=e,
                                       stdin=subprocess.DEVNULL,
                                       start_new_session=True)
-                rc = self.wait(pr, timeout, rundir)
-            if rc == 0 or (rc == -1 and rundir and complete(rundir)):
+                rc = self.wait(pr, timeout, done)
+            if rc == 0 or (rc == -1 and done and complete(done)):
                 return True
             say("'%s' failed (try %d), see %s" % (" ".join(argv[:4]), t + 1,
                                                   log))
@@ -204,18 +211,22 @@ class Runner:
                          "-n", "2", os.path.join(self.apps, app)] + args,
                         out + ".log", env=env, timeout=300, rundir=out)
 
-    def bench(self, like, target, out, nrep):
-        """The table's bench on 'target'; "shm" waits as its runs do
-        (SYNCTRACE_YIELD=1 with --shm-yield 1: the bench then makes its
-        blocking calls as the interposer does in yield mode)."""
+    def bench(self, like, target, out, nrep, runs=1):
+        """The table's bench on 'target', 'runs' launches of 'nrep'
+        measurements; "shm" waits as its runs do (SYNCTRACE_YIELD=1
+        with --shm-yield 1: the bench then makes its blocking calls as
+        the interposer does in yield mode)."""
         argv = [self.cli, "bench", "--like", like, "--nrep", str(nrep),
                 "-o", out]
+        if runs > 1:
+            argv += ["--runs", str(runs)]
         if TARGETS[target]["genv"]:
             argv += ["--"] + TARGETS[target]["genv"]
         env = {"SYNCTRACE_YIELD": "1"} if target == "shm" and \
             self.shm_yield else None
         return self.run(argv, out + ".log", env=env, timeout=900,
-                        rundir=out)
+                        rundir=out, done=os.path.join(out, "run-%d" % runs)
+                        if runs > 1 else out)
 
     def table(self, bench, out):
         return self.run([self.cli, "table", "--json", out, bench],
@@ -298,6 +309,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--nrep", type=int, default=30)
+    ap.add_argument("--bench-runs", type=int, default=5,
+                    help="launches of each table's bench (bench --runs), "
+                    "pooled by synctrace table: a small collective's "
+                    "cost moves from launch to launch (default 5)")
     ap.add_argument("--apps", default="")
     ap.add_argument("--targets", default="shm,shm-spin,tcp")
     ap.add_argument("--shm-yield", type=int, default=1,
@@ -312,6 +327,8 @@ def main():
                     "predict-validate.py --no-lock ...), or the figures "
                     "are for a look only, not to report")
     o = ap.parse_args()
+    if o.bench_runs < 1 or o.nrep < 1 or o.reps < 1:
+        ap.error("--reps, --nrep and --bench-runs take a count >= 1")
 
     build = os.environ.get("BUILD", "build")
     if not os.path.isabs(build):
@@ -363,10 +380,13 @@ def main():
         for t in benched:
             b = os.path.join(work, "bench-%s-%s" % (app, t))
             tj = b + ".json"
-            if o.keep and os.path.exists(tj) and complete(b):
+            # Kept: a complete bench (with --runs, its last launch).
+            if o.keep and os.path.exists(tj) and complete(
+                    b if o.bench_runs == 1 else
+                    os.path.join(b, "run-%d" % o.bench_runs)):
                 continue
             if not rn.bench(os.path.join(work, "%s-shm-1" % app), t, b,
-                            o.nrep):
+                            o.nrep, o.bench_runs):
                 die("bench --like %s on %s failed, see %s.log" % (app, t, b))
             if not rn.table(b, tj):
                 die("table of %s failed, see %s.log" % (b, tj))
@@ -474,7 +494,8 @@ def main():
     # The report.
     print()
     print("Prediction from the shared-memory trace and the target's "
-          "`bench --like` table,")
+          "`bench --like` table (%d launch%s of %d),"
+          % (o.bench_runs, "" if o.bench_runs == 1 else "es", o.nrep))
     print("against the app run on the target (medians of %d runs; load "
           "average %.1f to %.1f"
           % (o.reps, min(rn.loads or [0]), max(rn.loads or [0])))
@@ -554,6 +575,7 @@ def main():
     if o.json:
         with open(o.json, "w") as f:
             json.dump({"results": results, "loads": rn.loads,
+                       "bench_runs": o.bench_runs, "nrep": o.nrep,
                        "skipped": skipped}, f, indent=1)
     if not o.keep:
         shutil.rmtree(work, ignore_errors=True)
