@@ -541,7 +541,13 @@ long st_scan_site(const struct st_scan *s, int rank, uint32_t site)
 char *st_scan_site_label(const struct st_scan *s, long sym, char *buf,
 			 size_t len)
 {
-	const struct st_sym *y = sym >= 0 ? st_symtab_get(s->syms, sym) : NULL;
+	return st_sym_site_label(s->syms, sym, buf, len);
+}
+
+char *st_sym_site_label(struct st_symtab *syms, long sym, char *buf,
+			size_t len)
+{
+	const struct st_sym *y = sym >= 0 ? st_symtab_get(syms, sym) : NULL;
 	const char *slash;
 
 	if (!y) {

@@ -136,6 +136,10 @@ long st_scan_site(const struct st_scan *s, int rank, uint32_t site);
 char *st_scan_site_label(const struct st_scan *s, long sym, char *buf,
 			 size_t len);
 
+/* st_scan_site_label() of symbol 'sym' of the table 'syms'. */
+char *st_sym_site_label(struct st_symtab *syms, long sym, char *buf,
+			size_t len);
+
 /*
  * Called by st_scan_walk() for every record of every rank with global
  * time, in global entry time order (st_merge_next()), just before the

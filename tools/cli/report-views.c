@@ -94,25 +94,6 @@ static void print_wrapped(const char *lead, const char *text)
 	putchar('\n');
 }
 
-/* st_scan_site_label() of symbol 'sym' of 'syms'. */
-static char *site_label(struct st_symtab *syms, long sym, char *buf,
-			size_t len)
-{
-	const struct st_sym *y = sym >= 0 ? st_symtab_get(syms, sym) : NULL;
-	const char *slash;
-
-	if (!y) {
-		snprintf(buf, len, "?");
-	} else if (y->file && y->line) {
-		slash = strrchr(y->file, '/');
-		snprintf(buf, len, "%s:%u", slash ? slash + 1 : y->file,
-			 y->line);
-	} else {
-		st_sym_format(y, 1, buf, len);
-	}
-	return buf;
-}
-
 /*
  * The verdict from 'imb' and its call sites in 'syms': the scan's own,
  * or the report's when the views handed it their walk.
@@ -124,10 +105,11 @@ static void print_verdict(const struct st_scan *s, const struct st_imb *imb,
 	char line[1024], site[256];
 
 	st_blame_find_imb(imb, &b);
+	if (b.found)
+		st_sym_site_label(syms, b.row->sym, site, sizeof(site));
 	print_wrapped("\nImbalance by rank:",
-		      st_blame_verdict_at(&b, b.found ? site_label(syms,
-					  b.row->sym, site, sizeof(site)) :
-					  "", line, sizeof(line)));
+		      st_blame_verdict_at(&b, b.found ? site : "", line,
+					  sizeof(line)));
 	if (st_blame_oversubscribed(s, line, sizeof(line)))
 		print_wrapped("note:", line);
 }
