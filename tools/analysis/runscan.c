@@ -562,21 +562,21 @@ char *st_sym_site_label(struct st_symtab *syms, long sym, char *buf,
 	return buf;
 }
 
-int st_scan_walk(struct st_scan *s, st_scan_walk_fn *fn, void *ctx)
+int st_scan_merge(const struct st_scan *s, struct st_merge **out, char *err,
+		  size_t errlen)
 {
 	struct st_merge *m;
-	struct st_merged x;
-	char err[512];
-	int r, rc = 0;
+	int r, rc;
 
+	*err = 0;
 	if (st_merge_new(&m))
 		return -ENOMEM;
 	for (r = 0; r < s->nranks; r++) {
-		struct st_scan_rank *sr = &s->rank[r];
+		const struct st_scan_rank *sr = &s->rank[r];
 
 		if (!sr->read || !st_gclock_epochs(sr->clk))
 			continue;
-		rc = st_merge_add(m, r, sr->path, sr->clk, err, sizeof(err));
+		rc = st_merge_add(m, r, sr->path, sr->clk, err, errlen);
 		if (rc) {
 			if (rc != -ENOMEM)
 				st_warn("%s", *err ? err : strerror(-rc));
@@ -584,6 +584,19 @@ int st_scan_walk(struct st_scan *s, st_scan_walk_fn *fn, void *ctx)
 			return rc;
 		}
 	}
+	*out = m;
+	return 0;
+}
+
+int st_scan_walk(struct st_scan *s, st_scan_walk_fn *fn, void *ctx)
+{
+	struct st_merge *m;
+	struct st_merged x;
+	char err[512];
+	int rc;
+
+	if ((rc = st_scan_merge(s, &m, err, sizeof(err))))
+		return rc;
 	while (!rc && st_merge_next(m, &x) > 0) {
 		const struct st_gclock *c = s->rank[x.rank].clk;
 

@@ -24,6 +24,7 @@
 struct st_event;
 struct st_gclock;
 struct st_imb;
+struct st_merge;
 struct st_merged;
 struct st_symtab;
 
@@ -135,6 +136,14 @@ long st_scan_site(const struct st_scan *s, int rank, uint32_t site);
  */
 char *st_scan_site_label(const struct st_scan *s, long sym, char *buf,
 			 size_t len);
+
+/*
+ * A merge in global time ('*out', tools/analysis/merge.h) of every rank
+ * of 's' that was read and has a clock.  Returns 0, or -ENOMEM, or
+ * another negative errno, warned of, with its message in 'err'.
+ */
+int st_scan_merge(const struct st_scan *s, struct st_merge **out, char *err,
+		  size_t errlen);
 
 /* st_scan_site_label() of symbol 'sym' of the table 'syms'. */
 char *st_sym_site_label(struct st_symtab *syms, long sym, char *buf,

@@ -392,26 +392,13 @@ static int stream_walk(struct st_rviews *v, int fold)
 	struct st_merge *m;
 	struct st_merged x;
 	char err[512];
-	int r, rc = 0;
+	int rc;
 
-	if (st_merge_new(&m))
-		return -ENOMEM;
 	v->st.walked = 1;
-	for (r = 0; r < s->nranks; r++) {
-		struct st_scan_rank *sr = &s->rank[r];
-
-		if (!sr->read || !st_gclock_epochs(sr->clk))
-			continue;
-		rc = st_merge_add(m, r, sr->path, sr->clk, err, sizeof(err));
-		if (rc) {
-			if (rc != -ENOMEM)
-				st_warn("%s", *err ? err : strerror(-rc));
-			st_merge_free(m);
-			if (rc != -ENOMEM)
-				stream_end(&pp, rc, *err ? err :
-					   strerror(-rc));
-			return rc;
-		}
+	if ((rc = st_scan_merge(s, &m, err, sizeof(err)))) {
+		if (rc != -ENOMEM)
+			stream_end(&pp, rc, *err ? err : strerror(-rc));
+		return rc;
 	}
 	/* The matrix needs no time; the report computes the exits. */
 	st_merge_skip_g1(m);
