@@ -33,6 +33,16 @@ const struct st_fn_desc *st_fn_desc(unsigned fn)
 	return &fn_table[fn];
 }
 
+void st_fn_kinds(unsigned char *rel, int k1, int k2)
+{
+	const struct st_fn_desc *d;
+	unsigned fn;
+
+	for (fn = 0; fn < ST_FN_COUNT; fn++)
+		rel[fn] = (d = st_fn_desc(fn)) &&
+			  (d->kind == k1 || d->kind == k2);
+}
+
 const char *st_fn_name(unsigned fn, char *buf, size_t len)
 {
 	const struct st_fn_desc *d = st_fn_desc(fn);

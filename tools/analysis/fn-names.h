@@ -24,6 +24,12 @@ unsigned st_fn_count(void);
 const struct st_fn_desc *st_fn_desc(unsigned fn);
 
 /*
+ * rel[fn] = 1 for every function id of kind 'k1' or 'k2' (enum
+ * st_fn_kind), 0 for the others: 'rel' has st_fn_count() entries.
+ */
+void st_fn_kinds(unsigned char *rel, int k1, int k2);
+
+/*
  * Name of function id 'fn'; for an unknown id, "fn#<id>" written to
  * 'buf' (at least 16 bytes), which is returned.
  */

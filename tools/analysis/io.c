@@ -52,14 +52,10 @@ static uint64_t mix(uint64_t comm, uint64_t seq)
 struct st_io *st_io_new(void)
 {
 	struct st_io *a = calloc(1, sizeof(struct st_io));
-	const struct st_fn_desc *d;
-	unsigned fn;
 
 	if (!a)
 		return NULL;
-	for (fn = 0; fn < ST_FN_COUNT; fn++)
-		a->rel[fn] = (d = st_fn_desc(fn)) &&
-			     (d->kind == ST_KIND_FILE || d->kind == ST_KIND_IO);
+	st_fn_kinds(a->rel, ST_KIND_FILE, ST_KIND_IO);
 	return a;
 }
 

@@ -75,14 +75,10 @@ static uint64_t mix(uint64_t comm, uint64_t seq)
 struct st_rma *st_rma_new(void)
 {
 	struct st_rma *a = calloc(1, sizeof(struct st_rma));
-	const struct st_fn_desc *d;
-	unsigned fn;
 
 	if (!a)
 		return NULL;
-	for (fn = 0; fn < ST_FN_COUNT; fn++)
-		a->rel[fn] = (d = st_fn_desc(fn)) &&
-			     (d->kind == ST_KIND_WIN || d->kind == ST_KIND_RMA);
+	st_fn_kinds(a->rel, ST_KIND_WIN, ST_KIND_RMA);
 	return a;
 }
 
