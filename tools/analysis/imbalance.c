@@ -293,9 +293,9 @@ static int is_blocking_coll(const struct st_imb *a, const struct st_event *ev)
 {
 	if (ev->kind != ST_REC_CALL || !ev->comm || !ev->seq)
 		return 0;
-	/* st_fn_group_coll(ev->fn) != ST_GC_NONE, looked up. */
-	return ev->fn < ST_FN_COUNT ? a->gc[ev->fn] :
-	       st_fn_group_coll(ev->fn) != ST_GC_NONE;
+	/* st_fn_group_coll(ev->fn) != ST_GC_NONE, looked up (an unknown
+	   id is none). */
+	return ev->fn < ST_FN_COUNT && a->gc[ev->fn];
 }
 
 int st_imb_wants(const struct st_imb *a, const struct st_event *ev)
