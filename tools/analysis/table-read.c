@@ -104,7 +104,7 @@ struct endpoint {
 struct burst {
 	double first_a, err_a, recv_e, err_e;
 	uint64_t bytes;
-	int k, send_rank, recv_rank, send_done, recv_done;
+	int k, send_rank, recv_rank, send_done, recv_done, done;
 };
 
 /* The two queues of a channel: indices into 'eps', NONE when empty. */
@@ -993,9 +993,14 @@ static struct burst *burst_get(struct reading *rd, uint64_t seq, int create)
  * A record of a bench's burst: an MPI_Isend or MPI_Irecv with its tag,
  * or an MPI_Waitall of a measurement that has them.  Once both ranks'
  * MPI_Waitall are in, the sample: from the first MPI_Isend's entry to
- * the receiver's MPI_Waitall exit, p = the messages.  The slots of
- * finished measurements are not reused (a bench run holds a few
- * thousand), and are freed with the reading.
+ * the receiver's MPI_Waitall exit, p = the messages.  The records come
+ * in global entry order, so the receiver's MPI_Waitall (its receives
+ * are posted first) may come before the sender's first MPI_Isend: when
+ * the receiver is early, or its global clock runs behind the sender's
+ * (a residual offset of microseconds over TCP).  It is kept all the
+ * same; the sample is made by whichever MPI_Waitall comes last.  The
+ * slots of finished measurements are not reused (a bench run holds a
+ * few thousand), and are freed with the reading.
  */
 static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		    double g0, double g1)
@@ -1006,7 +1011,7 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 
 	if (ev->fn == ST_FN_MPI_WAITALL) {
 		b = burst_get(rd, ev->seq, 0);
-		if (!b || b->k <= 0)
+		if (!b || b->done)
 			return 0;
 		if (rank == b->recv_rank) {
 			b->recv_e = g1;
@@ -1015,25 +1020,25 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		} else if (rank == b->send_rank) {
 			b->send_done = 1;
 		}
-		if (!b->recv_done || !b->send_done)
+		if (!b->recv_done || !b->send_done || b->k <= 0)
 			return 0;
-		b->k = -b->k;	/* done */
+		b->done = 1;
 		cost = b->recv_e - b->first_a;
 		if (ev->seq <= rd->first_upto)
 			return st_table_add_first(rd->t, ST_TABLE_BURST,
 						  ST_FN_MPI_ISEND,
-						  ST_FN_MPI_IRECV, -b->k,
+						  ST_FN_MPI_IRECV, b->k,
 						  (double)b->bytes, rd->run,
 						  cost);
 		return st_table_add(rd->t, ST_TABLE_BURST, ST_FN_MPI_ISEND,
-				    ST_FN_MPI_IRECV, -b->k, (double)b->bytes,
+				    ST_FN_MPI_IRECV, b->k, (double)b->bytes,
 				    rd->run, cost, 0, cost,
 				    b->send_rank == b->recv_rank ? 0 :
 				    b->err_a + b->err_e);
 	}
 	if (!(b = burst_get(rd, ev->seq, 1)))
 		return -ENOMEM;
-	if (b->k < 0)
+	if (b->done)
 		return 0;
 	if (ev->fn == ST_FN_MPI_IRECV) {
 		b->recv_rank = rank;
