@@ -513,7 +513,9 @@ Test(tools_table_out, launches_agree_or_are_marked)
 		}
 	cr_assert_eq(st_table_finish(t), 0);
 	s = written(st_table_write_text, t, &m);
-	cr_expect(strstr(s, "sd: launch-to-launch\nspread"), "%s", s);
+	cr_expect(strstr(s, "sd: launch-to-launch spread"), "%s", s);
+	cr_expect(strstr(s, "with 2 or more runs, widened to hold their "
+			 "spread"), "%s", s);
 	cr_expect_eq(count(s, "%?\n"), 1, "only Scan is marked:\n%s", s);
 	cr_expect(strstr(s, "\n?: the launches disagree too much to resolve "
 			 "a difference of 5% between two\n"), "%s", s);

@@ -488,7 +488,9 @@ static void html_head(FILE *f, const struct st_table *t,
 		"time; a point-to-point transfer's: from the later of the "
 		"send's and the receive's entry to the receive's exit.  "
 		"Points: group medians after Tukey's fences (k=%g) with "
-		"their %g%% confidence intervals from order statistics.  "
+		"their %g%% confidence intervals from order statistics "
+		"(with 2 or more runs widened to hold the launches' "
+		"spread, see the group table).  "
 		"Lines: T(p, d) = a + b f(p) + c g(p) d fitted to the medians "
 		"by weighted least squares.</td></tr>\n</table>\n",
 		st_table_opts(t)->tukey_k, 100 * st_table_opts(t)->ci_level);

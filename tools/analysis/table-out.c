@@ -172,7 +172,10 @@ static void print_provenance(FILE *f, const struct st_table *t,
 	snprintf(buf, sizeof(buf), "samples grouped by (operation, p "
 		 "processes, d bytes)%s; each group's median %s with its "
 		 "%g%% confidence interval from order statistics (none for "
-		 "n < 6 at 95%%); formulas fitted to the group medians by "
+		 "n < 6 at 95%%), in a group of 2 or more runs widened to "
+		 "hold the launch-to-launch spread (union with mean +- "
+		 "t(runs-1) sd/sqrt(runs) of the logs of its per-run "
+		 "medians); formulas fitted to the group medians by "
 		 "weighted least squares (weights 1/se^2 of the medians), "
 		 "terms chosen by cross-validation and a misfit test; "
 		 "adj R^2 of the medians, unweighted; coefficients +- their "
@@ -452,8 +455,9 @@ static void print_groups(FILE *f, const struct st_table *t)
 
 	fprintf(f, "\nGroup medians: cost of one operation, median of the "
 		"samples kept by the fences, its %g%%\nconfidence interval "
-		"(n/a for n < 6); runs: runs with samples in the group; "
-		"sd: launch-to-launch\nspread, the standard deviation of "
+		"(n/a for n < 6; with 2 or more runs, widened to hold "
+		"their spread);\nruns: runs with samples in the group; "
+		"sd: launch-to-launch spread, the standard deviation\nof "
 		"the per-run medians (of their logarithms).\n\n",
 		100 * o->ci_level);
 	for (i = 0; i < st_table_nops(t); i++)
@@ -958,7 +962,11 @@ static int json_meta(json_t *doc, const struct st_table *t,
 	rc |= st_jset(meta, "statistic", st_jstr("median"));
 	rc |= st_jset(meta, "ci_level", st_jnum(o->ci_level));
 	rc |= st_jset(meta, "ci_method", st_jstr("order statistics (exact "
-					"binomial for n <= 1000)"));
+		"binomial for n <= 1000); a group of 2 or more runs "
+		"(ci_launches true): the union of that interval and exp(mean "
+		"+- t(runs - 1, (1 + ci_level) / 2) sd / sqrt(runs)) of the "
+		"logarithms of its per-run medians, which holds the "
+		"launch-to-launch spread"));
 	rc |= st_jset(meta, "tukey_k", st_jnum(o->tukey_k));
 	rc |= st_jset(meta, "bins_per_octave", jint(o->bins_per_octave));
 	rc |= st_jset(meta, "time_unit", st_jstr("ns"));
@@ -1109,6 +1117,7 @@ static json_t *json_group(const struct st_table_group *g)
 	rc |= st_jset(x, "max_ns", st_jnum(g->s.max));
 	rc |= st_jset(x, "wait_ns", st_jnum(g->wait_ns));
 	rc |= st_jset(x, "runs", jint((long long)g->nruns));
+	rc |= st_jset(x, "ci_launches", jbool(g->ci_launches));
 	rc |= st_jset(x, "run_spread", st_jnum(g->run_spread));
 	rc |= st_jset(x, "run_medians_ns", a = json_array());
 	for (i = 0; a && i < g->nruns; i++)

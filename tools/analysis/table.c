@@ -1041,6 +1041,54 @@ static void launch_spread(const struct st_table *t, struct st_table_group *g,
 		g->run_sd = g->resolvable = NAN;
 }
 
+/*
+ * A group pooled from 2 or more launches: its median's interval must
+ * hold the launch-to-launch spread, which the order statistics of the
+ * pooled samples ignore (their interval narrows as 1/sqrt(samples)
+ * while the launches' level moves).  With the launch as the unit of
+ * replication, as in a cluster-level (two-stage) analysis of a
+ * random-effects model (Kalibera and Jones, "Rigorous benchmarking in
+ * reasonable time", ISMM 2013; Georges et al., OOPSLA 2007): the mean
+ * of the logarithms of the K per-run medians +- t(K - 1, (1 + level) /
+ * 2) times their standard deviation / sqrt(K).  Each per-run median
+ * carries its own sampling error as well as the launch's offset, so
+ * that one spread holds both.  The group's interval is the union of
+ * this one and the order statistics' (never narrower than one launch's
+ * worth of samples claims, and it holds the pooled median), and its
+ * standard error the larger of the two.  Groups without an interval
+ * (n too small for the level) keep none.  'tmp' holds nruns values.
+ */
+static void launch_ci(const struct st_table *t, struct st_table_group *g,
+		      double *tmp)
+{
+	struct st_summary *s = &g->s;
+	double mean, sd, q, half, lo, hi, z;
+	size_t i;
+
+	g->ci_launches = 0;
+	if (g->nruns < 2 || !s->ci_ok)
+		return;
+	for (i = 0; i < g->nruns; i++)
+		tmp[i] = log(fmax(g->run_med[i], t->o.sigma_min_ns));
+	if (st_stats_mean_sd(tmp, g->nruns, &mean, &sd) ||
+	    st_stats_t_quantile(0.5 * (1 + t->o.ci_level),
+				(double)(g->nruns - 1), &q) ||
+	    st_stats_normal_quantile(0.5 * (1 + t->o.ci_level), &z))
+		return;
+	half = q * sd / sqrt((double)g->nruns);
+	lo = exp(mean - half);
+	hi = exp(mean + half);
+	g->ci_launches = 1;
+	if (lo < s->ci_lo)
+		s->ci_lo = lo;
+	if (hi > s->ci_hi)
+		s->ci_hi = hi;
+	/* The launch mean's standard error, on the linear scale. */
+	z = 0.5 * (hi - lo) / q;
+	if (z > s->se_median)
+		s->se_median = z;
+}
+
 /* Index of 'r' in the ascending 'runs' [n], or where it would go. */
 static size_t run_pos(const uint32_t *runs, size_t n, uint32_t r)
 {
@@ -1314,6 +1362,7 @@ static int summarise_hist(const struct st_table *t, struct st_table_group *g,
 	if (!(tmp = malloc((g->nruns + 1) * sizeof(*tmp))))
 		goto out;
 	launch_spread(t, g, tmp);
+	launch_ci(t, g, tmp);
 	free(tmp);
 	rc = 0;
 out:
@@ -1389,6 +1438,7 @@ static int summarise(const struct st_table *t, struct st_table_group *g,
 	if (!(tmp = malloc((g->nruns + 1) * sizeof(*tmp))))
 		return -ENOMEM;
 	launch_spread(t, g, tmp);
+	launch_ci(t, g, tmp);
 	free(tmp);
 	return 0;
 }

@@ -179,6 +179,16 @@ struct st_table_group {
 	 */
 	double run_sd;
 	double resolvable;
+	/*
+	 * 1 when the median's interval (s.ci_lo, s.ci_hi, s.se_median)
+	 * holds the launch-to-launch spread: a group of 2 or more runs
+	 * with an order-statistics interval gets the union of that one
+	 * and mean +- t(nruns - 1) sd / sqrt(nruns) of the logarithms of
+	 * its per-run medians (s.ci_coverage and the ranks stay the
+	 * order statistics').  0: order statistics of the samples alone
+	 * (one run, or no interval).
+	 */
+	int ci_launches;
 	/* The first instance of the group in each run (its first call
 	   there), set by st_table_finish(): */
 	size_t first_n;		/* runs that gave one */
