@@ -1062,7 +1062,7 @@ static void launch_ci(const struct st_table *t, struct st_table_group *g,
 		      double *tmp)
 {
 	struct st_summary *s = &g->s;
-	double mean, sd, q, half, lo, hi, z;
+	double mean, sd, q, half, lo, hi, se;
 	size_t i;
 
 	g->ci_launches = 0;
@@ -1072,8 +1072,7 @@ static void launch_ci(const struct st_table *t, struct st_table_group *g,
 		tmp[i] = log(fmax(g->run_med[i], t->o.sigma_min_ns));
 	if (st_stats_mean_sd(tmp, g->nruns, &mean, &sd) ||
 	    st_stats_t_quantile(0.5 * (1 + t->o.ci_level),
-				(double)(g->nruns - 1), &q) ||
-	    st_stats_normal_quantile(0.5 * (1 + t->o.ci_level), &z))
+				(double)(g->nruns - 1), &q))
 		return;
 	half = q * sd / sqrt((double)g->nruns);
 	lo = exp(mean - half);
@@ -1084,9 +1083,9 @@ static void launch_ci(const struct st_table *t, struct st_table_group *g,
 	if (hi > s->ci_hi)
 		s->ci_hi = hi;
 	/* The launch mean's standard error, on the linear scale. */
-	z = 0.5 * (hi - lo) / q;
-	if (z > s->se_median)
-		s->se_median = z;
+	se = 0.5 * (hi - lo) / q;
+	if (se > s->se_median)
+		s->se_median = se;
 }
 
 /* Index of 'r' in the ascending 'runs' [n], or where it would go. */
