@@ -113,6 +113,18 @@ FN_SHARE = 0.10
 COVER_TARGET = 0.9
 
 
+def cover_index(n):
+    """The index, in n sorted calibration values, of the one that covers
+    a new value with probability at least COVER_TARGET when the new one
+    is exchangeable with them: the ceil((n + 1) * COVER_TARGET)-th
+    smallest (split conformal prediction: Vovk, Gammerman and Shafer,
+    "Algorithmic Learning in a Random World", 2005; Lei et al., JASA
+    2018), the largest when n is too small for that.  The 9-in-10 of
+    the n values alone (ceil(n * 0.9)-th) covers a new one less often
+    than it says, by up to 1 / (n + 1)."""
+    return min(n - 1, max(0, math.ceil((n + 1) * COVER_TARGET) - 1))
+
+
 def complete(rundir):
     """Whether run directory 'rundir' says complete=1."""
     try:
@@ -257,8 +269,9 @@ def table_of(t):
 def calibrate_x(results, target):
     """X, the compute's share of the model error on 'target': how far
     the compute on the critical path of the target's run moved from the
-    source trace's, run by run, on the tuning apps: the 9-in-10 largest
-    relative difference, at least DEFAULT_X.  The replay keeps the
+    source trace's, run by run, on the tuning apps: the relative
+    difference that covers 9 in 10 (cover_index()), at least
+    DEFAULT_X.  The replay keeps the
     source's compute, and a run on the target computes as fast or as
     slow as that run does."""
     d = sorted(abs(t / s - 1) for r in results
@@ -266,12 +279,13 @@ def calibrate_x(results, target):
                for s, t in zip(r["compute_src"], r["compute_tgt"]) if s > 0)
     if not d:
         return DEFAULT_X
-    return max(DEFAULT_X, d[max(0, math.ceil(COVER_TARGET * len(d)) - 1)])
+    return max(DEFAULT_X, d[cover_index(len(d))])
 
 
 def calibrate_c(results, x, target):
-    """The C that would have put 9 in 10 of the tuning runs' measured run
-    times on 'target' inside their intervals (given X = 'x'), at least
+    """The C that would have put the tuning runs' measured run times on
+    'target' inside their intervals (given X = 'x') with the coverage of
+    cover_index(), at least
     DEFAULT_C.  Per target: the model errs more on one network than on
     another, and one C for all would let the worst widen every
     interval."""
@@ -289,7 +303,7 @@ def calibrate_c(results, x, target):
     if not need:
         return DEFAULT_C
     need.sort()
-    k = max(0, math.ceil(COVER_TARGET * len(need)) - 1)
+    k = cover_index(len(need))
     return max(DEFAULT_C, need[k])
 
 
