@@ -948,6 +948,9 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	nm->gap_ns = st_pmodel_gap(m, fn, bytes);
 	nm->rendezvous = st_pmodel_rendezvous(m, bytes);
 	nm->share = nm->rendezvous ? st_pmodel_share(m, fn, bytes) : 0;
+	/* Between nonblocking calls: the burst of one message. */
+	nm->xfer_nb_ns = n->burst && n->has_k1 ?
+			 row_eval(m, n->burst, 1, bytes) : 0;
 	return 0;
 }
 

@@ -103,7 +103,10 @@ void st_pmodel_send_start_fallback(struct st_pmodel *m, int on);
  *  - rndv_send_ns: its "send-rendezvous" row, else C(d);
  *  - gap_ns: st_pmodel_gap();
  *  - rendezvous: st_pmodel_rendezvous();
- *  - share: st_pmodel_share() for a rendezvous message, else 0.
+ *  - share: st_pmodel_share() for a rendezvous message, else 0;
+ *  - xfer_nb_ns: the burst row's cost of one message (K = 1: its
+ *    "burst" row, Isend and Irecv then MPI_Waitall), the transfer
+ *    between nonblocking calls; 0 (C(d) then) without that group.
  * A table with none of the model's rows gives the costs of 'p2p' (a
  * send busy C(d), a receive C(d) after the later of its post and the
  * send) and no gap: the replay is then what it was without the model.

@@ -156,6 +156,17 @@ static int waiter_rank(const struct st_replay *r, int32_t w)
 }
 
 /*
+ * The transfer of message 'm' to receive 'v': between nonblocking
+ * calls (a send that set 'xfer_nb_ns', a receive completed by a Wait or
+ * Test) the burst of one message's, else the ping-pong's.
+ */
+static double xfer_to(const struct st_replay_msg *m, const struct msg *v)
+{
+	return m->xfer_nb_ns > 0 && v->w < 0 && v->w != WNONE ?
+	       m->xfer_nb_ns : m->xfer_ns;
+}
+
+/*
  * Whether rank 'rank' is inside an MPI call at 't': one of its units is
  * blocked in a call it entered by then.
  */
@@ -224,7 +235,7 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		tr = w0 + m->late_ns;
 		ts = w0 + m->rndv_send_ns;
 	} else {
-		tr = w0 + m->xfer_ns;
+		tr = w0 + xfer_to(m, v);
 		ts = tr - (m->late_ns > m->rndv_send_ns ?
 			   m->late_ns - m->rndv_send_ns : 0);
 		if (ts < w0)
@@ -339,7 +350,7 @@ static void match_net(struct st_replay *r, const struct msg *s,
 			w0 = *in;
 		if (in)
 			*in = w0 + m->gap_ns;
-		tr = w0 + m->xfer_ns;
+		tr = w0 + xfer_to(m, v);
 		cpr = cp_add(s->cp, tr - s->t);
 		if (v->t + m->late_ns > tr) {
 			tr = v->t + m->late_ns;
@@ -554,6 +565,7 @@ static void send_call(struct st_replay *r, struct unit *u,
 
 	if (st_rp_msg_cost(r, fn, (double)bytes, &nm)) {
 		rv = nm.rendezvous || is_sync_send(fn);
+		nm.xfer_nb_ns = 0;	/* a blocking send: the ping-pong's */
 		st_rp_op_begin(u, x, 0, SRC_MODEL);
 		done = do_send(r, u, x->comm, peer, tag, rv,
 			       rv ? st_rp_w_unit(u) : WNONE, 0,
