@@ -185,6 +185,34 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
 }
 
 /*
+ * A transfer from 'src' to 'dst' whose turn is 'w0' and that shares
+ * the ports of the other direction (the sender's in-port, the
+ * receiver's out-port) as far as 'm->share' says: its turn, held up by
+ * share x the time those ports are still busy; they are held until at
+ * least its turn + share x gap.
+ */
+static double share_ports(struct st_replay *r, const struct st_replay_msg *m,
+			  int src, int dst, double w0)
+{
+	double x = -INFINITY;
+
+	if (!(m->share > 0))
+		return w0;
+	if (src >= 0)
+		x = r->in_free[src];
+	if (dst >= 0 && r->out_free[dst] > x)
+		x = r->out_free[dst];
+	if (x > w0)
+		w0 += m->share * (x - w0);
+	x = w0 + m->share * m->gap_ns;
+	if (src >= 0 && r->in_free[src] < x)
+		r->in_free[src] = x;
+	if (dst >= 0 && r->out_free[dst] < x)
+		r->out_free[dst] = x;
+	return w0;
+}
+
+/*
  * Rendezvous transfer of send 's' and receive 'v' starts at 'start'
  * (both sides posted and in MPI), takes its turns at the ports, and
  * completes both sides.
@@ -211,22 +239,7 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		w0 = r->out_free[s->src];
 	if (in && *in > w0)
 		w0 = *in;
-	if (m->share > 0) {
-		/* The other direction's ports, as far as they are shared. */
-		double x = -INFINITY;
-
-		if (s->src >= 0)
-			x = r->in_free[s->src];
-		if (dst >= 0 && r->out_free[dst] > x)
-			x = r->out_free[dst];
-		if (x > w0)
-			w0 += m->share * (x - w0);
-		x = w0 + m->share * m->gap_ns;
-		if (s->src >= 0 && r->in_free[s->src] < x)
-			r->in_free[s->src] = x;
-		if (dst >= 0 && r->out_free[dst] < x)
-			r->out_free[dst] = x;
-	}
+	w0 = share_ports(r, m, s->src, dst, w0);
 	if (s->src >= 0)
 		r->out_free[s->src] = w0 + m->gap_ns;
 	if (in)
@@ -348,6 +361,7 @@ static void match_net(struct st_replay *r, const struct msg *s,
 		w0 = s->w0;
 		if (in && *in > w0)
 			w0 = *in;
+		w0 = share_ports(r, m, s->src, dst, w0);
 		if (in)
 			*in = w0 + m->gap_ns;
 		tr = w0 + xfer_to(m, v);
