@@ -366,7 +366,10 @@ Test(tools_predict, model_network_rows)
 	cr_expect_float_eq(nm.late_ns, 200, 1e-9);
 	cr_expect_float_eq(nm.gap_ns, 200, 1e-9);
 	cr_expect_eq(nm.rendezvous, 0);
+	/* Between nonblocking calls: the burst of one, B(1). */
+	cr_expect_float_eq(nm.xfer_nb_ns, 1500, 1e-9);
 	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+	cr_expect_float_eq(nm.xfer_nb_ns, 33000, 1e-9);
 	cr_expect_eq(nm.rendezvous, 1);
 	cr_expect_float_eq(nm.rndv_send_ns, 30000, 1e-9);
 	cr_expect_float_eq(nm.late_ns, 31000, 1e-9);
@@ -381,9 +384,9 @@ Test(tools_predict, model_network_rows)
 	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1024), 1, 1e-9);
 	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1 << 20), 0,
 			   1e-9);
-	/* An eager message shares nothing. */
+	/* An eager message shares as much (1 at 1 KiB). */
 	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
-	cr_expect_float_eq(nm.share, 0, 1e-9);
+	cr_expect_float_eq(nm.share, 1, 1e-9);
 	/* Starting a send: the call row at its size. */
 	cr_expect_float_eq(st_pmodel_p2p_inject(m, ST_FN_MPI_ISEND, 1024),
 			   400, 1e-9);
@@ -435,6 +438,7 @@ Test(tools_predict, model_without_network_rows_costs_as_before)
 	cr_expect_float_eq(nm.late_ns, 1050, 1e-9);
 	cr_expect_float_eq(nm.rndv_send_ns, 1050, 1e-9);
 	cr_expect_float_eq(nm.gap_ns, 0, 1e-9);
+	cr_expect_float_eq(nm.xfer_nb_ns, 0, 1e-9);	/* xfer_ns */
 	cr_expect_eq(nm.rendezvous, 0);
 	/* A collective row is no point-to-point row. */
 	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_ALLREDUCE, 100, &nm), 0);

@@ -947,7 +947,10 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	nm->rndv_send_ns = n->rndv ? row_eval(m, n->rndv, 2, bytes) : c;
 	nm->gap_ns = st_pmodel_gap(m, fn, bytes);
 	nm->rendezvous = st_pmodel_rendezvous(m, bytes);
-	nm->share = nm->rendezvous ? st_pmodel_share(m, fn, bytes) : 0;
+	nm->share = st_pmodel_share(m, fn, bytes);
+	/* Between nonblocking calls: the burst of one message. */
+	nm->xfer_nb_ns = n->burst && n->has_k1 ?
+			 row_eval(m, n->burst, 1, bytes) : 0;
 	return 0;
 }
 
@@ -979,7 +982,7 @@ void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len)
 		k += (size_t)snprintf(buf + k, len - k, " %.0f B (eager up to "
 				      "%.0f B)", n->rndv_min, n->eager_max > 0 ?
 				      n->eager_max : 0);
-	if (n->rndv && k < len)
+	if (k < len)
 		snprintf(buf + k, len - k, ", %s", n->sendrecv ?
 			 "the two directions' sharing from MPI_Sendrecv" :
 			 "directions apart (no MPI_Sendrecv row)");

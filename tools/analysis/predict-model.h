@@ -103,7 +103,10 @@ void st_pmodel_send_start_fallback(struct st_pmodel *m, int on);
  *  - rndv_send_ns: its "send-rendezvous" row, else C(d);
  *  - gap_ns: st_pmodel_gap();
  *  - rendezvous: st_pmodel_rendezvous();
- *  - share: st_pmodel_share() for a rendezvous message, else 0.
+ *  - share: st_pmodel_share(), eager or rendezvous;
+ *  - xfer_nb_ns: the burst row's cost of one message (K = 1: its
+ *    "burst" row, Isend and Irecv then MPI_Waitall), the transfer
+ *    between nonblocking calls; 0 (C(d) then) without that group.
  * A table with none of the model's rows gives the costs of 'p2p' (a
  * send busy C(d), a receive C(d) after the later of its post and the
  * send) and no gap: the replay is then what it was without the model.
@@ -128,13 +131,14 @@ void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len);
 double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes);
 
 /*
- * How much a rendezvous transfer of 'bytes' holds the ports of the other
- * direction too (st_replay_msg.share): (S(d) - C(d)) / g(d), S the
- * table's MPI_Sendrecv row (a message each way at once), C the
- * point-to-point row of 'fn', g st_pmodel_gap(), kept within 0..1.
- * Where both ranks' processors move the data (TCP) a message each way
- * costs about one gap more than one alone; where the receiver alone
- * copies (shared memory) about the same.  0 when the MPI_Sendrecv row
+ * How much a transfer of 'bytes' holds the ports of the other direction
+ * too (st_replay_msg.share): (S(d) - C(d)) / g(d), S the table's
+ * MPI_Sendrecv row (a message each way at once), C the point-to-point
+ * row of 'fn', g st_pmodel_gap(), kept within 0..1.  Where both ranks'
+ * processors move the data (TCP) a message each way costs about one gap
+ * more than one alone; where the receiver alone copies a large message
+ * (shared memory) about the same; small messages in shared memory a gap
+ * more again (512 B: 1.84 against 1.04 us, gap 0.29).  0 when the MPI_Sendrecv row
  * was not measured on both sides of 'bytes' (or at it), without a gap,
  * and when S is not measurably more than C: S at the low end of its
  * row's confidence intervals no more than C at the high end of its.

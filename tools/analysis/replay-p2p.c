@@ -156,6 +156,17 @@ static int waiter_rank(const struct st_replay *r, int32_t w)
 }
 
 /*
+ * The transfer of message 'm' to receive 'v': between nonblocking
+ * calls (a send that set 'xfer_nb_ns', a receive completed by a Wait or
+ * Test) the burst of one message's, else the ping-pong's.
+ */
+static double xfer_to(const struct st_replay_msg *m, const struct msg *v)
+{
+	return m->xfer_nb_ns > 0 && v->w < 0 && v->w != WNONE ?
+	       m->xfer_nb_ns : m->xfer_ns;
+}
+
+/*
  * Whether rank 'rank' is inside an MPI call at 't': one of its units is
  * blocked in a call it entered by then.
  */
@@ -171,6 +182,34 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * A transfer from 'src' to 'dst' whose turn is 'w0' and that shares
+ * the ports of the other direction (the sender's in-port, the
+ * receiver's out-port) as far as 'm->share' says: its turn, held up by
+ * share x the time those ports are still busy; they are held until at
+ * least its turn + share x gap.
+ */
+static double share_ports(struct st_replay *r, const struct st_replay_msg *m,
+			  int src, int dst, double w0)
+{
+	double x = -INFINITY;
+
+	if (!(m->share > 0))
+		return w0;
+	if (src >= 0)
+		x = r->in_free[src];
+	if (dst >= 0 && r->out_free[dst] > x)
+		x = r->out_free[dst];
+	if (x > w0)
+		w0 += m->share * (x - w0);
+	x = w0 + m->share * m->gap_ns;
+	if (src >= 0 && r->in_free[src] < x)
+		r->in_free[src] = x;
+	if (dst >= 0 && r->out_free[dst] < x)
+		r->out_free[dst] = x;
+	return w0;
 }
 
 /*
@@ -200,22 +239,7 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		w0 = r->out_free[s->src];
 	if (in && *in > w0)
 		w0 = *in;
-	if (m->share > 0) {
-		/* The other direction's ports, as far as they are shared. */
-		double x = -INFINITY;
-
-		if (s->src >= 0)
-			x = r->in_free[s->src];
-		if (dst >= 0 && r->out_free[dst] > x)
-			x = r->out_free[dst];
-		if (x > w0)
-			w0 += m->share * (x - w0);
-		x = w0 + m->share * m->gap_ns;
-		if (s->src >= 0 && r->in_free[s->src] < x)
-			r->in_free[s->src] = x;
-		if (dst >= 0 && r->out_free[dst] < x)
-			r->out_free[dst] = x;
-	}
+	w0 = share_ports(r, m, s->src, dst, w0);
 	if (s->src >= 0)
 		r->out_free[s->src] = w0 + m->gap_ns;
 	if (in)
@@ -224,7 +248,7 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		tr = w0 + m->late_ns;
 		ts = w0 + m->rndv_send_ns;
 	} else {
-		tr = w0 + m->xfer_ns;
+		tr = w0 + xfer_to(m, v);
 		ts = tr - (m->late_ns > m->rndv_send_ns ?
 			   m->late_ns - m->rndv_send_ns : 0);
 		if (ts < w0)
@@ -337,9 +361,10 @@ static void match_net(struct st_replay *r, const struct msg *s,
 		w0 = s->w0;
 		if (in && *in > w0)
 			w0 = *in;
+		w0 = share_ports(r, m, s->src, dst, w0);
 		if (in)
 			*in = w0 + m->gap_ns;
-		tr = w0 + m->xfer_ns;
+		tr = w0 + xfer_to(m, v);
 		cpr = cp_add(s->cp, tr - s->t);
 		if (v->t + m->late_ns > tr) {
 			tr = v->t + m->late_ns;
@@ -554,6 +579,7 @@ static void send_call(struct st_replay *r, struct unit *u,
 
 	if (st_rp_msg_cost(r, fn, (double)bytes, &nm)) {
 		rv = nm.rendezvous || is_sync_send(fn);
+		nm.xfer_nb_ns = 0;	/* a blocking send: the ping-pong's */
 		st_rp_op_begin(u, x, 0, SRC_MODEL);
 		done = do_send(r, u, x->comm, peer, tag, rv,
 			       rv ? st_rp_w_unit(u) : WNONE, 0,

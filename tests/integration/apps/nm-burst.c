@@ -2,12 +2,17 @@
  * nm-burst.c: concurrent messages to one peer.  Each step both ranks
  * start K messages of B bytes to each other at once (K MPI_Irecv, K
  * MPI_Isend, one MPI_Waitall), then compute.  A network-model
- * validation app (tools/scripts/predict-validate.py).
- * Usage: nm-burst [steps] [bytes] [K] [work]
+ * validation app (tools/scripts/predict-validate.py).  The send buffers
+ * are calloc'd and only their first byte is written each step (most of
+ * their pages are the kernel's zero page, cheap to copy from), unless
+ * 'write' is 1: then the messages are written whole before they are
+ * sent, as data an application computed is.
+ * Usage: nm-burst [steps] [bytes] [K] [work] [write]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nm-work.h"
 
@@ -17,6 +22,7 @@ int main(int argc, char **argv)
 	int bytes = argc > 2 ? atoi(argv[2]) : 65536;
 	int k = argc > 3 ? atoi(argv[3]) : 4;
 	int reps = argc > 4 ? atoi(argv[4]) : 20;
+	int write = argc > 5 ? atoi(argv[5]) : 0;
 	int rank, size, peer, s, i;
 	MPI_Request rq[64];
 	MPI_Status st[64];
@@ -37,6 +43,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < k; i++)
 			MPI_Irecv(rb + (size_t)i * bytes, bytes, MPI_BYTE, peer,
 				  i, MPI_COMM_WORLD, &rq[i]);
+		if (write)
+			memset(sb, s, (size_t)k * (size_t)bytes);
 		for (i = 0; i < k; i++) {
 			sb[(size_t)i * bytes] = (char)s;
 			MPI_Isend(sb + (size_t)i * bytes, bytes, MPI_BYTE,
