@@ -2,11 +2,11 @@
  * nm-burst.c: concurrent messages to one peer.  Each step both ranks
  * start K messages of B bytes to each other at once (K MPI_Irecv, K
  * MPI_Isend, one MPI_Waitall), then compute.  A network-model
- * validation app (tools/scripts/predict-validate.py).  The send buffers
- * are calloc'd and only their first byte is written each step (most of
- * their pages are the kernel's zero page, cheap to copy from), unless
- * 'write' is 1: then the messages are written whole before they are
- * sent, as data an application computed is.
+ * validation app (tools/scripts/predict-validate.py).  The messages are
+ * written whole before they are sent, as data an application computed
+ * is (nm_fill()); with 'write' 0 only their first byte is, and most of
+ * the calloc'd send buffers' pages stay the kernel's zero page, cheap
+ * to copy from (the form of the validations before 2026-11-26 11:00).
  * Usage: nm-burst [steps] [bytes] [K] [work] [write]
  */
 #include <mpi.h>
@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	int bytes = argc > 2 ? atoi(argv[2]) : 65536;
 	int k = argc > 3 ? atoi(argv[3]) : 4;
 	int reps = argc > 4 ? atoi(argv[4]) : 20;
-	int write = argc > 5 ? atoi(argv[5]) : 0;
+	int write = argc > 5 ? atoi(argv[5]) : 1;
 	int rank, size, peer, s, i;
 	MPI_Request rq[64];
 	MPI_Status st[64];
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 			MPI_Irecv(rb + (size_t)i * bytes, bytes, MPI_BYTE, peer,
 				  i, MPI_COMM_WORLD, &rq[i]);
 		if (write)
-			memset(sb, s, (size_t)k * (size_t)bytes);
+			nm_fill(sb, (size_t)k * (size_t)bytes, s);
 		for (i = 0; i < k; i++) {
 			sb[(size_t)i * bytes] = (char)s;
 			MPI_Isend(sb + (size_t)i * bytes, bytes, MPI_BYTE,

@@ -37,13 +37,14 @@ int main(int argc, char **argv)
 		for (i = 0; i < 4; i++)
 			MPI_Irecv(rb + (size_t)i * bytes, bytes, MPI_BYTE, peer,
 				  i, MPI_COMM_WORLD, &rq[i]);
+		nm_fill(sb, 4 * (size_t)bytes, s);
 		for (i = 0; i < 4; i++)
 			MPI_Isend(sb + (size_t)i * bytes, bytes, MPI_BYTE,
 				  peer, i, MPI_COMM_WORLD, &rq[4 + i]);
 		MPI_Waitall(8, rq, st);
 		sum += nm_work(a, 4096, reps) + rb[0];
 		if (s % 4 == 3) {
-			ta[0] = (char)s;
+			nm_fill(ta, (size_t)size * 32768, s);
 			MPI_Alltoall(ta, 32768, MPI_BYTE, tb, 32768, MPI_BYTE,
 				     MPI_COMM_WORLD);
 		}

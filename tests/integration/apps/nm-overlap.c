@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	peer = rank ^ 1;
 	for (s = 0; s < steps && peer < size; s++) {
 		MPI_Irecv(rb, bytes, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &rq[0]);
-		sb[0] = (char)s;
+		nm_fill(sb, (size_t)bytes, s);
 		MPI_Isend(sb, bytes, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &rq[1]);
 		sum += nm_work(a, 4096, reps);
 		MPI_Waitall(2, rq, st);

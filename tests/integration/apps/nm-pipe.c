@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	for (c = 0; c < chunks; c++) {
 		if (rank == 0) {
 			sum += nm_work(a, 4096, reps);
-			buf[0] = (char)c;
+			nm_fill(buf, (size_t)bytes, c);
 			MPI_Send(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
 			if (c % every == every - 1)
 				MPI_Recv(&ack, 1, MPI_INT, 1, 1,

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	for (s = 0; s < steps; s++) {
 		n = sizes[s % 3];
 		sum += nm_work(a, 4096, reps);
-		sb[0] = (char)s;
+		nm_fill(sb, (size_t)n, s);
 		MPI_Sendrecv(sb, n, MPI_BYTE, right, 0, rb, n, MPI_BYTE, left,
 			     0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		sum += nm_work(a, 4096, rank % 2 ? reps / 2 : reps) + rb[0];

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		n = sizes[s % 6];
 		sum += nm_work(a, 4096, reps);
 		if (rank == 0) {
-			buf[0] = (char)s;
+			nm_fill(buf, (size_t)n, s);
 			MPI_Send(buf, n, MPI_BYTE, 1, s, MPI_COMM_WORLD);
 			MPI_Recv(buf, n, MPI_BYTE, 1, s, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
