@@ -808,19 +808,6 @@ static void done(struct st_call *c, uint64_t at, uint64_t id,
 	st_emit(&ev);
 }
 
-void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
-{
-	uint64_t *snap;
-
-	c->nsnap = 0;
-	c->stneed = 0;
-	if (n <= 0 || !requests || !(snap = st_snap_buf(2 * n)))
-		return;
-	c->stneed = st_req_snapshot(requests, n, snap);
-	c->snap = snap;
-	c->nsnap = n;
-}
-
 static const MPI_Status *status_at(const struct st_call *c, int i)
 {
 	const struct st_args *a = &c->a;
@@ -1329,28 +1316,6 @@ void st_leave(struct st_call *c, int rc)
 	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns)
 		st_flush_due(ev.t1);
 	st_tls.guard = 0;
-}
-
-MPI_Status *st_status(struct st_call *c, MPI_Status *status)
-{
-	return status == MPI_STATUS_IGNORE ? &c->status : status;
-}
-
-MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses)
-{
-	if (statuses == MPI_STATUSES_IGNORE && n >= 0 && n <= ST_MAX_STATUSES)
-		return c->statuses;
-	return statuses;
-}
-
-MPI_Status *st_snap_status(struct st_call *c, MPI_Status *status)
-{
-	return c->stneed ? st_status(c, status) : status;
-}
-
-MPI_Status *st_snap_statuses(struct st_call *c, int n, MPI_Status *statuses)
-{
-	return c->stneed ? st_statuses(c, n, statuses) : statuses;
 }
 
 int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)
