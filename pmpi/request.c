@@ -288,13 +288,26 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 {
 	int recv;
 
-	/* One request not of the ring, as a Wait's: the lookup alone. */
-	if (n == 1 && !st_mt && !builtin(reqs[0])) {
-		if (reqs[0] == MPI_REQUEST_NULL) {
+	/* One request, as a Wait's: the lookup alone. */
+	if (n == 1 && !st_mt) {
+		MPI_Request h = reqs[0];
+		uint64_t at;
+
+		if (!builtin(h)) {
+			if (h == MPI_REQUEST_NULL) {
+				snap[0] = snap[1] = 0;
+				return 0;
+			}
+			return snap_one(h, snap);
+		}
+		at = ring_next(h, head);
+		if (at == tail) {
 			snap[0] = snap[1] = 0;
 			return 0;
 		}
-		return snap_one(reqs[0], snap);
+		snap[0] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)] | AT_RING;
+		snap[1] = ring[at & (RING - 1)].r.id;
+		return ring[at & (RING - 1)].r.recv;
 	}
 	acquire();
 	recv = snapshot(reqs, n, snap);
