@@ -242,7 +242,8 @@ snap_one(MPI_Request h, uint64_t *snap)
 	return s->r.recv;
 }
 
-static int snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+static __attribute__((noinline)) int snapshot(const MPI_Request *reqs,
+					       int n, uint64_t *snap)
 {
 	/* Where the last match of each builtin handle was, in this array. */
 	MPI_Request seen_h[8];
@@ -284,12 +285,24 @@ static int snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 	return recv;
 }
 
-int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
+						  int n, uint64_t *snap)
 {
 	int recv;
 
+	acquire();
+	recv = snapshot(reqs, n, snap);
+	release();
+	return recv;
+}
+
+/* Out of line but for one request without MPI_THREAD_MULTIPLE. */
+int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+{
+	if (st_mt)
+		return snapshot_mt(reqs, n, snap);
 	/* One request, as a Wait's: the lookup alone. */
-	if (n == 1 && !st_mt) {
+	if (n == 1) {
 		MPI_Request h = reqs[0];
 		uint64_t at;
 
@@ -309,10 +322,7 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 		snap[1] = ring[at & (RING - 1)].r.id;
 		return ring[at & (RING - 1)].r.recv;
 	}
-	acquire();
-	recv = snapshot(reqs, n, snap);
-	release();
-	return recv;
+	return snapshot(reqs, n, snap);
 }
 
 int st_req_find(MPI_Request h, struct st_req *out)
