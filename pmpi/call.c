@@ -808,19 +808,6 @@ static void done(struct st_call *c, uint64_t at, uint64_t id,
 	st_emit(&ev);
 }
 
-void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
-{
-	uint64_t *snap;
-
-	c->nsnap = 0;
-	c->stneed = 0;
-	if (n <= 0 || !requests || !(snap = st_snap_buf(2 * n)))
-		return;
-	c->stneed = st_req_snapshot(requests, n, snap);
-	c->snap = snap;
-	c->nsnap = n;
-}
-
 static const MPI_Status *status_at(const struct st_call *c, int i)
 {
 	const struct st_args *a = &c->a;
@@ -1204,6 +1191,46 @@ static void start_batch(const struct st_call *c, uint32_t site, uint64_t t0,
 		batch_flush(c, &b);
 }
 
+/* The site of a completion call from 'ra' not in the cache: look it up. */
+static __attribute__((noinline)) uint32_t csite_fill(void *ra)
+{
+	uint32_t site = st_site_get(ra);
+	struct st_csite *cs;
+
+	if (st_from_fortran(ra))
+		return site;
+	if (!st_tls.csite) {
+		st_tls.csite = calloc(1u << ST_CSITE_BITS,
+				      sizeof(*st_tls.csite));
+		if (!st_tls.csite)
+			return site;
+	}
+	cs = &st_tls.csite[((uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u) >>
+			   (64 - ST_CSITE_BITS)];
+	cs->ra = ra;
+	cs->site = site;
+	return site;
+}
+
+/*
+ * st_site_get() of a completion call from 'ra', from this thread's
+ * cache of completion sites (struct st_csite): a site's id never
+ * changes once made.
+ */
+static inline __attribute__((always_inline)) uint32_t
+complete_site(void *ra)
+{
+	struct st_csite *cs = st_tls.csite;
+
+	if (__builtin_expect(cs != NULL, 1)) {
+		cs += ((uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u) >>
+		      (64 - ST_CSITE_BITS);
+		if (__builtin_expect(cs->ra == ra, 1))
+			return cs->site;
+	}
+	return csite_fill(ra);
+}
+
 /*
  * The completion calls of loops (Wait, Waitall, Test, Testall, Start,
  * Startall) when they succeeded: their records without building what
@@ -1226,7 +1253,7 @@ static int complete_ok(struct st_call *c)
 			return 0;
 		if (!*a->flag) {
 			/* Polling, not a record. */
-			st_site_get(c->ra);
+			complete_site(c->ra);
 			return 1;
 		}
 		break;
@@ -1240,7 +1267,7 @@ static int complete_ok(struct st_call *c)
 	}
 	t0 = st_clock_ns(c->t0);
 	t1 = st_clock_ns(c->t1);
-	site = st_site_get(c->ra);
+	site = complete_site(c->ra);
 	if (c->fn == ST_FN_MPI_START || c->fn == ST_FN_MPI_STARTALL) {
 		if (!st_mt)
 			start_batch(c, site, t0, t1);
@@ -1329,28 +1356,6 @@ void st_leave(struct st_call *c, int rc)
 	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns)
 		st_flush_due(ev.t1);
 	st_tls.guard = 0;
-}
-
-MPI_Status *st_status(struct st_call *c, MPI_Status *status)
-{
-	return status == MPI_STATUS_IGNORE ? &c->status : status;
-}
-
-MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses)
-{
-	if (statuses == MPI_STATUSES_IGNORE && n >= 0 && n <= ST_MAX_STATUSES)
-		return c->statuses;
-	return statuses;
-}
-
-MPI_Status *st_snap_status(struct st_call *c, MPI_Status *status)
-{
-	return c->stneed ? st_status(c, status) : status;
-}
-
-MPI_Status *st_snap_statuses(struct st_call *c, int n, MPI_Status *statuses)
-{
-	return c->stneed ? st_statuses(c, n, statuses) : statuses;
 }
 
 int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)

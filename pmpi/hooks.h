@@ -122,6 +122,8 @@ extern const char *const st_gen_fortran_libs[];
 
 /* Statuses a completion call can substitute without allocating. */
 #define ST_MAX_STATUSES 64
+/* Requests a completion call snapshots into its own st_call. */
+#define ST_SNAP_CALL 8
 
 /*
  * The arguments of a call, by role (wrappers.def names the roles).  The
@@ -208,7 +210,9 @@ struct st_call {
 	MPI_Status status;	/* substituted for MPI_STATUS_IGNORE */
 	int nsnap;		/* completion calls: requests snapshotted */
 	int stneed;		/* completion calls: a receive among them */
-	uint64_t *snap;		/* their ids (0 = untracked), thread-owned */
+	uint64_t *snap;		/* their ids (0 = untracked): snapbuf, or
+				   thread-owned for more than ST_SNAP_CALL */
+	uint64_t snapbuf[2 * ST_SNAP_CALL];
 	MPI_Status statuses[ST_MAX_STATUSES];
 };
 
@@ -366,7 +370,29 @@ int st_leave_key(struct st_call *c, int rc);
  */
 int st_leave_rma_key(struct st_call *c, int rc);
 
-void st_complete_pre(struct st_call *c, int n, const MPI_Request *requests);
+/* pmpi/request.c, pmpi/runtime.c: see pmpi/internal.h. */
+int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
+uint64_t *st_snap_buf(int n);
+
+/*
+ * Before a completion call: snapshot its 'n' requests (c->snap,
+ * c->nsnap), and note whether a receive is among them (c->stneed).
+ * Inline, with the snapshot in 'c' for up to ST_SNAP_CALL requests.
+ */
+static inline __attribute__((always_inline)) void
+st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
+{
+	uint64_t *snap = c->snapbuf;
+
+	c->nsnap = 0;
+	c->stneed = 0;
+	if (n <= 0 || !requests ||
+	    (n > ST_SNAP_CALL && !(snap = st_snap_buf(2 * n))))
+		return;
+	c->stneed = st_req_snapshot(requests, n, snap);
+	c->snap = snap;
+	c->nsnap = n;
+}
 void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);
 void st_win_free_pre(struct st_call *c, const MPI_Win *win);
 void st_file_close_pre(struct st_call *c, const MPI_File *fh);
@@ -376,16 +402,36 @@ void st_init_post(struct st_call *c, int rc);
 void st_finalize_pre(struct st_call *c, int fn, void *ra);
 void st_finalize_post(struct st_call *c, int rc);
 
-MPI_Status *st_status(struct st_call *c, MPI_Status *status);
-MPI_Status *st_statuses(struct st_call *c, int n, MPI_Status *statuses);
+static inline MPI_Status *st_status(struct st_call *c, MPI_Status *status)
+{
+	return status == MPI_STATUS_IGNORE ? &c->status : status;
+}
+
+static inline MPI_Status *st_statuses(struct st_call *c, int n,
+				      MPI_Status *statuses)
+{
+	if (statuses == MPI_STATUSES_IGNORE && n >= 0 &&
+	    n <= ST_MAX_STATUSES)
+		return c->statuses;
+	return statuses;
+}
 
 /*
  * The same for completion calls, after st_complete_pre(): only when a
  * receive is among their requests is a status wanted, and MPI spared
  * filling in one the application does not read.
  */
-MPI_Status *st_snap_status(struct st_call *c, MPI_Status *status);
-MPI_Status *st_snap_statuses(struct st_call *c, int n, MPI_Status *statuses);
+static inline MPI_Status *st_snap_status(struct st_call *c,
+					 MPI_Status *status)
+{
+	return c->stneed ? st_status(c, status) : status;
+}
+
+static inline MPI_Status *st_snap_statuses(struct st_call *c, int n,
+					   MPI_Status *statuses)
+{
+	return c->stneed ? st_statuses(c, n, statuses) : statuses;
+}
 
 /*
  * Yield mode.  'blocking' and 'nonblocking' are the call and its

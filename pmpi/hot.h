@@ -158,6 +158,17 @@ struct st_rfast {
 #define ST_RFAST_BITS 5		/* 2^ST_RFAST_BITS slots a thread */
 
 /*
+ * A completion call site's id (st_site_get()), so that Wait, Test and
+ * Start from the same site look it up once; never for a call through
+ * the Fortran bindings, whose site is the caller's frame.
+ */
+struct st_csite {
+	void *ra;		/* call site; NULL: empty */
+	uint32_t site;
+};
+#define ST_CSITE_BITS 5		/* 2^ST_CSITE_BITS slots a thread */
+
+/*
  * Per-thread state.  Initial-exec TLS: the library is loaded at start-up,
  * so a thread-local access is one %fs-relative load, not a call.
  */
@@ -171,6 +182,7 @@ struct st_tls {
 	atomic_int *busy;	/* its flag: an append or flush is under way */
 	struct st_fast *fast;	/* the repeat cache; NULL until used */
 	struct st_rfast *rfast;	/* the one-sided one; NULL until used */
+	struct st_csite *csite;	/* completion sites; NULL until used */
 };
 #define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
 extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;

@@ -101,14 +101,29 @@ static void drop(struct slot *s)
 	dead++;
 }
 
-uint64_t st_req_add(MPI_Request h, struct st_req *r)
+/*
+ * Where st_req_snapshot() says a request is kept: the slot's address,
+ * bit 0 set for an entry of the ring.
+ */
+#define AT_RING 1u
+
+static struct slot *at_slot(uint64_t at)
+{
+	return (struct slot *)(uintptr_t)(at & ~(uint64_t)AT_RING);
+}
+
+static int at_ring(uint64_t at)
+{
+	return (int)(at & AT_RING);
+}
+
+static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
+						   struct st_req *r)
 {
 	struct slot *s, *free_slot = NULL;
 	unsigned i, n;
 	uint64_t id = 0;
 
-	if (h == MPI_REQUEST_NULL)
-		return 0;
 	acquire();
 	if (builtin(h) && !r->persistent) {
 		if (tail - head < RING) {
@@ -166,29 +181,85 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	return id;
 }
 
-int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+/*
+ * The common case without MPI_THREAD_MULTIPLE, in a leaf function: a
+ * builtin handle's request joins the ring; any other goes to its
+ * handle's first slot when that is free, or dead with a free one after
+ * it (no stale entry of the handle can be further on), which is how a
+ * loop that reuses its handles finds it.  Else add_slow(), which
+ * probes.
+ */
+uint64_t st_req_add(MPI_Request h, struct st_req *r)
+{
+	struct slot *s;
+	unsigned i;
+	uint64_t id;
+
+	if (h == MPI_REQUEST_NULL)
+		return 0;
+	if (__builtin_expect(st_mt, 0))
+		return add_slow(h, r);
+	if (builtin(h)) {
+		if (r->persistent || tail - head >= RING)
+			return add_slow(h, r);
+		s = &ring[tail & (RING - 1)];
+		tail++;
+	} else {
+		if (live >= CAP / 2 || (!live && dead > CAP / 4))
+			return add_slow(h, r);
+		i = hash(h);
+		s = &table[i];
+		if (s->state == 1) {
+			if (table[(i + 1) & (CAP - 1)].state != 0)
+				return add_slow(h, r);
+			dead--;
+		} else if (s->state != 0) {
+			return add_slow(h, r);
+		}
+		live++;
+	}
+	id = next_id++;
+	r->id = id;
+	r->inst = 0;
+	s->state = 2;
+	s->h = h;
+	s->r = *r;
+	return id;
+}
+
+/* One request of st_req_snapshot(), not of the ring. */
+static inline __attribute__((always_inline)) int
+snap_one(MPI_Request h, uint64_t *snap)
+{
+	struct slot *s = find(h);
+
+	if (!s) {
+		snap[0] = snap[1] = 0;
+		return 0;
+	}
+	snap[0] = (uint64_t)(uintptr_t)s;
+	snap[1] = s->r.id;
+	return s->r.recv;
+}
+
+static __attribute__((noinline)) int snapshot(const MPI_Request *reqs,
+					       int n, uint64_t *snap)
 {
 	/* Where the last match of each builtin handle was, in this array. */
 	MPI_Request seen_h[8];
 	uint64_t seen_at[8];
 	int nseen = 0, recv = 0, i, j;
-	struct slot *s;
 
-	acquire();
 	for (i = 0; i < n; i++) {
 		MPI_Request h = reqs[i];
 		uint64_t from = head, at;
 
-		snap[2 * i] = 0;
-		snap[2 * i + 1] = 0;
-		if (h == MPI_REQUEST_NULL)
+		if (h == MPI_REQUEST_NULL) {
+			snap[2 * i] = snap[2 * i + 1] = 0;
 			continue;
+		}
 		if (!builtin(h)) {
-			if ((s = find(h))) {
-				snap[2 * i] = (uint64_t)(uintptr_t)s;
-				snap[2 * i + 1] = s->r.id;
-				recv |= s->r.recv;
-			}
+			recv |= snap_one(h, &snap[2 * i]);
 			continue;
 		}
 		for (j = 0; j < nseen && seen_h[j] != h; j++)
@@ -196,9 +267,12 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 		if (j < nseen)
 			from = seen_at[j] + 1;
 		at = ring_next(h, from);
-		if (at == tail)
+		if (at == tail) {
+			snap[2 * i] = snap[2 * i + 1] = 0;
 			continue;
-		snap[2 * i] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)];
+		}
+		snap[2 * i] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)] |
+			      AT_RING;
 		snap[2 * i + 1] = ring[at & (RING - 1)].r.id;
 		recv |= ring[at & (RING - 1)].r.recv;
 		if (j < nseen) {
@@ -208,8 +282,47 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 			seen_at[nseen++] = at;
 		}
 	}
+	return recv;
+}
+
+static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
+						  int n, uint64_t *snap)
+{
+	int recv;
+
+	acquire();
+	recv = snapshot(reqs, n, snap);
 	release();
 	return recv;
+}
+
+/* Out of line but for one request without MPI_THREAD_MULTIPLE. */
+int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
+{
+	if (st_mt)
+		return snapshot_mt(reqs, n, snap);
+	/* One request, as a Wait's: the lookup alone. */
+	if (n == 1) {
+		MPI_Request h = reqs[0];
+		uint64_t at;
+
+		if (!builtin(h)) {
+			if (h == MPI_REQUEST_NULL) {
+				snap[0] = snap[1] = 0;
+				return 0;
+			}
+			return snap_one(h, snap);
+		}
+		at = ring_next(h, head);
+		if (at == tail) {
+			snap[0] = snap[1] = 0;
+			return 0;
+		}
+		snap[0] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)] | AT_RING;
+		snap[1] = ring[at & (RING - 1)].r.id;
+		return ring[at & (RING - 1)].r.recv;
+	}
+	return snapshot(reqs, n, snap);
 }
 
 int st_req_find(MPI_Request h, struct st_req *out)
@@ -271,7 +384,7 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		int drop_persistent)
 {
-	struct slot *s = (struct slot *)(uintptr_t)at;
+	struct slot *s = at_slot(at);
 	int found = 0;
 
 	if (!s)
@@ -281,7 +394,7 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 	if (s->state == 2 && s->r.id == id) {
 		*out = s->r;
 		found = 1;
-		if (s >= ring && s < ring + RING)
+		if (at_ring(at))
 			ring_drop((uint64_t)(s - ring));
 		else if (!s->r.persistent || drop_persistent)
 			drop(s);
@@ -292,12 +405,12 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 
 struct st_req *st_req_took_ref(uint64_t at, uint64_t id)
 {
-	struct slot *s = (struct slot *)(uintptr_t)at;
+	struct slot *s = at_slot(at);
 
 	/* Still the request snapshotted: ids are never reused. */
 	if (!s || s->state != 2 || s->r.id != id)
 		return NULL;
-	if (s >= ring && s < ring + RING)
+	if (at_ring(at))
 		ring_drop((uint64_t)(s - ring));
 	else if (!s->r.persistent)
 		drop(s);
@@ -316,7 +429,7 @@ struct st_req *st_req_start_ref(MPI_Request h)
 
 void st_req_note(uint64_t at, const struct st_req *r)
 {
-	struct slot *s = (struct slot *)(uintptr_t)at;
+	struct slot *s = at_slot(at);
 
 	acquire();
 	if (s && s->state == 2 && s->r.id == r->id) {
