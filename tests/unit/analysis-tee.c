@@ -198,7 +198,8 @@ static void run_readers(struct st_tee *t, int step)
 static struct st_tee *tee_make(struct fake_ctx *c, struct fake *f,
 			       size_t budget, long wait_ms)
 {
-	struct st_tee_stream s = { c, fake_next, fake_open, fake_close };
+	struct st_tee_stream s = { c, fake_next, fake_open, fake_close,
+				   0, NULL };
 	void *h[NRANKS];
 	struct st_tee *t;
 	int r;
@@ -288,7 +289,8 @@ Test(analysis_tee, closed_readers_are_not_waited_for)
 Test(analysis_tee, refuses_a_budget_below_four_records_a_rank)
 {
 	struct fake_ctx c = { .opens = 0 };
-	struct st_tee_stream s = { &c, fake_next, fake_open, fake_close };
+	struct st_tee_stream s = { &c, fake_next, fake_open, fake_close,
+				   0, NULL };
 	struct fake f[NRANKS];
 	void *h[NRANKS] = { &f[0], &f[1], &f[2] };
 	struct st_tee *t;
