@@ -46,6 +46,14 @@ struct cpv {
 	int32_t rank;		/* where the chain ends now */
 };
 
+static inline void cp_zero(struct cpv *d)
+{
+	d->comp = 0;
+	d->hops = 0;
+	d->comm = 0;
+	d->rank = 0;
+}
+
 static inline void cp_set(struct cpv *d, const struct cpv *s)
 {
 	d->comp = s->comp;

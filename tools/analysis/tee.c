@@ -52,9 +52,10 @@ struct chunk {
 	int end, end_rc;		/* the stream ends after it */
 	char *end_msg;			/* end_rc < 0: its message */
 	struct trec *recs;		/* [csize], those kept whole */
-	unsigned char *slots;		/* with conv: [csize] of rec_size */
-	uint8_t *took;			/* with conv: [csize], 1 when in
-					   'slots', 0 when in 'recs' */
+	uint32_t *fidx;			/* [csize]: where those kept whole
+					   are among the records */
+	unsigned char *slots;		/* with conv: [csize] of rec_size,
+					   the others' */
 	unsigned char *bytes;
 	size_t nbytes, abytes;
 };
@@ -69,6 +70,9 @@ struct cons {
 	struct chunk *cur;		/* NULL before its first chunk */
 	size_t pos;			/* next record in 'cur' */
 	size_t fpos;			/* next of its records kept whole */
+	size_t fnext;			/* its place in 'cur' (SIZE_MAX:
+					   none): the reader needs no line
+					   of the chunk but the record's */
 	uint64_t nread;			/* records it got */
 	int gone;			/* let go, or closed: holds no refs
 					   but its 'cur' */
@@ -153,7 +157,7 @@ static void chunk_free(struct chunk *k)
 	free(k->end_msg);
 	free(k->recs);
 	free(k->slots);
-	free(k->took);
+	free(k->fidx);
 	free(k->bytes);
 	free(k);
 }
@@ -215,6 +219,7 @@ static int put(struct chunk *k, const struct st_event *ev)
 	x->text_len = ev->text_len;
 	x->has_text = ev->text != NULL;
 	x->off = k->nbytes;
+	k->fidx[k->nfull] = (uint32_t)k->n;
 	if (nf)
 		memcpy(k->bytes + k->nbytes, ev->frames, nf * sizeof(uint64_t));
 	if (ev->text_len)
@@ -243,13 +248,10 @@ static void fill(struct st_tee *t, struct trank *tr, struct chunk *k)
 		rc = t->s.next(tr->h, &tr->ev, tr->msg, sizeof(tr->msg));
 		if (rc <= 0)
 			break;
-		if (t->s.conv) {
-			k->took[k->n] = t->s.conv(t->s.ctx, k->slots + k->n *
-						  t->s.rec_size, &tr->ev) != 0;
-			if (k->took[k->n]) {
-				k->n++;
-				continue;
-			}
+		if (t->s.conv && t->s.conv(t->s.ctx, k->slots + k->n *
+					   t->s.rec_size, &tr->ev)) {
+			k->n++;
+			continue;
 		}
 		if (put(k, &tr->ev)) {
 			rc = -ENOMEM;
@@ -279,13 +281,13 @@ static struct chunk *chunk_get(struct st_tee *t, struct trank *tr)
 	if (!k)
 		return NULL;
 	k->recs = malloc(t->csize * sizeof(*k->recs));
+	k->fidx = malloc(t->csize * sizeof(*k->fidx));
 	if (t->s.conv) {
 		/* Records of 64 or 128 bytes on their own cache lines. */
 		k->slots = aligned_alloc(64, (t->csize * t->s.rec_size + 63) /
 					 64 * 64);
-		k->took = malloc(t->csize);
 	}
-	if (!k->recs || (t->s.conv && (!k->slots || !k->took))) {
+	if (!k->recs || !k->fidx || (t->s.conv && !k->slots)) {
 		chunk_free(k);
 		return NULL;
 	}
@@ -386,6 +388,7 @@ static int advance(struct st_tee *t, int rank, struct cons *cs,
 			cs->cur = k;
 			cs->pos = 0;
 			cs->fpos = 0;
+			cs->fnext = k->nfull ? k->fidx[0] : SIZE_MAX;
 			pthread_mutex_unlock(&tr->mu);
 			return 1;
 		}
@@ -472,7 +475,7 @@ static inline int get(struct st_tee *t, struct cons *cs, int rank,
 	k = cs->cur;
 	pos = cs->pos++;
 	cs->nread++;
-	if (k->took && k->took[pos]) {
+	if (pos != cs->fnext) {
 		const unsigned char *p = k->slots + pos * t->s.rec_size;
 
 		/* Written on another core, most likely: ask for the next. */
@@ -484,6 +487,7 @@ static inline int get(struct st_tee *t, struct cons *cs, int rank,
 		return 1;
 	}
 	x = &k->recs[cs->fpos++];
+	cs->fnext = cs->fpos < k->nfull ? k->fidx[cs->fpos] : SIZE_MAX;
 	if (cs->fpos + 3 < k->nfull) {
 		__builtin_prefetch((const char *)(x + 4));
 		__builtin_prefetch((const char *)(x + 4) + 64);
