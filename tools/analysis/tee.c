@@ -4,7 +4,9 @@
  * with the number of readers still to read it ('refs'); a reader holds
  * the chunk it reads ('cur') and reads inside it without the lock.  A
  * chunk whose refs reach 0 leaves the list once it is the oldest, for
- * the rank's pool.
+ * the rank's pool.  With 'conv', a chunk holds the records it took in
+ * the caller's form ('slots', read in place: the only lines another
+ * core wrote that a reader loads per record), the others whole.
  */
 #include <errno.h>
 #include <pthread.h>
