@@ -238,7 +238,8 @@ static int replay_m(struct script *s, int n, const struct st_replay_model *m,
 	cr_assert_eq(st_replay_new(out, n, m, &o), 0);
 	for (r = 0; r < n; r++) {
 		struct st_replay_source src = { &s[r], s_next,
-						global ? s_global : NULL, NULL };
+						global ? s_global : NULL,
+						NULL };
 
 		s[r].next = 0;
 		cr_assert_eq(st_replay_set_source(*out, r, &src), 0);

@@ -54,8 +54,8 @@ struct chunk {
 	int end, end_rc;		/* the stream ends after it */
 	char *end_msg;			/* end_rc < 0: its message */
 	struct trec *recs;		/* [csize], those kept whole */
-	uint32_t *fidx;			/* [csize]: where those kept whole
-					   are among the records */
+	uint32_t *fidx;			/* [csize]: the places of those
+					   kept whole among the records */
 	unsigned char *slots;		/* with conv: [csize] of rec_size,
 					   the others' */
 	unsigned char *bytes;
