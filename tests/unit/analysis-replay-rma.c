@@ -128,7 +128,7 @@ static double c_coll(void *ctx, unsigned fn, long p, double d)
 
 static struct st_replay *run(struct script *s, int global, const char *phase)
 {
-	struct st_replay_model m = { NULL, c_coll, NULL, NULL, NULL, NULL };
+	struct st_replay_model m = { NULL, c_coll, NULL, NULL, NULL, NULL, 0 };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 	char err[256];
@@ -140,7 +140,8 @@ static struct st_replay *run(struct script *s, int global, const char *phase)
 	cr_assert_eq(st_replay_new(&rp, 2, &m, &o), 0);
 	for (r = 0; r < 2; r++) {
 		struct st_replay_source src = { &s[r], s_next,
-						global ? s_global : NULL };
+						global ? s_global : NULL,
+						NULL };
 
 		s[r].next = 0;
 		cr_assert_eq(st_replay_set_source(rp, r, &src), 0);

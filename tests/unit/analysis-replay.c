@@ -238,7 +238,8 @@ static int replay_m(struct script *s, int n, const struct st_replay_model *m,
 	cr_assert_eq(st_replay_new(out, n, m, &o), 0);
 	for (r = 0; r < n; r++) {
 		struct st_replay_source src = { &s[r], s_next,
-						global ? s_global : NULL };
+						global ? s_global : NULL,
+						NULL };
 
 		s[r].next = 0;
 		cr_assert_eq(st_replay_set_source(*out, r, &src), 0);
@@ -252,7 +253,7 @@ static int replay_g(struct script *s, int n, const struct consts *c,
 		    char *err, size_t errlen)
 {
 	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject,
-				     NULL, c_msg };
+				     NULL, c_msg, 0 };
 
 	return replay_m(s, n, &m, scale, global, out, err, errlen);
 }
@@ -749,7 +750,7 @@ Test(tools_replay, first_call_is_charged_once_per_key)
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL };
+				     NULL, 0 };
 	const struct st_replay_fn *fn;
 	struct script s[2];
 	struct st_replay *rp;
@@ -796,13 +797,117 @@ Test(tools_replay, first_call_is_charged_once_per_key)
 	free_scripts(s, 2);
 }
 
+/* c_coll(), counted, with 'd' in the answer (its key is seen). */
+static int colls_asked;
+
+static double c_coll_counted(void *ctx, unsigned fn, long p, double d)
+{
+	colls_asked++;
+	return c_coll(ctx, fn, p, d) + d / 8;
+}
+
+/*
+ * A source of records in the replay's own form (st_replay_rec_make()),
+ * as predict's tee gives them: each record made into a slot, the
+ * events it declines whole.
+ */
+struct rsrc {
+	struct script *s;
+	uint64_t slot[16];
+};
+
+static int s_next_x(void *ctx, struct st_event *ev, char *err,
+		    size_t errlen)
+{
+	return s_next(((struct rsrc *)ctx)->s, ev, err, errlen);
+}
+
+static int s_next_rec(void *ctx, const void **rec, struct st_event *ev,
+		      char *err, size_t errlen)
+{
+	struct rsrc *x = ctx;
+	int rc = s_next_x(x, ev, err, errlen);
+
+	cr_assert_eq(st_replay_rec_size(), sizeof(x->slot));
+	if (rc <= 0)
+		return rc;
+	if (st_replay_rec_make(x->slot, ev)) {
+		/* The event is gone: only the slot holds the record. */
+		memset(ev, 0xa5, sizeof(*ev));
+		*rec = x->slot;
+		return 1;
+	}
+	return 2;
+}
+
+Test(tools_replay, records_in_the_replays_form_replay_as_events)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 1000, .other = 3000 };
+	struct st_replay_model m = { &f, c_coll_counted, c_p2p, NULL,
+				     c_coll_first, NULL, 0 };
+	struct script s[2];
+	struct rsrc x[2];
+	struct st_replay *rp;
+	struct st_replay_opts o;
+	char err[256];
+	double want[2], path;
+	uint64_t recs;
+	int r, pure;
+
+	three_allreduces(s);
+	colls_asked = 0;
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	/* 100 + (51 + 1000) + 10 + 51 + 10 + (58 + 3000) + 10. */
+	want[0] = PRED(rp, 0);
+	want[1] = PRED(rp, 1);
+	cr_expect_float_eq(want[0], 4290, 1e-9);
+	path = st_replay_stats(rp)->path.comm_ns;
+	recs = st_replay_stats(rp)->records;
+	/* Every member asks until the cost is known: 3 instances. */
+	cr_assert_eq(colls_asked, 3);
+	st_replay_free(rp);
+	/*
+	 * From slots: the same; with a pure model, its answer kept for
+	 * the second 8 B instance (asked twice, not three times), its
+	 * first-call excess not charged again.
+	 */
+	for (pure = 0; pure < 2; pure++) {
+		m.coll_pure = pure;
+		colls_asked = 0;
+		f.asked = 0;
+		st_replay_opts_init(&o);
+		cr_assert_eq(st_replay_new(&rp, 2, &m, &o), 0);
+		for (r = 0; r < 2; r++) {
+			struct st_replay_source src = { &x[r], s_next_x,
+							NULL, s_next_rec };
+
+			x[r].s = &s[r];
+			s[r].next = 0;
+			cr_assert_eq(st_replay_set_source(rp, r, &src), 0);
+		}
+		cr_assert_eq(st_replay_run(rp, err, sizeof(err)), 0, "%s",
+			     err);
+		cr_expect_float_eq(PRED(rp, 0), want[0], 1e-9);
+		cr_expect_float_eq(PRED(rp, 1), want[1], 1e-9);
+		cr_expect_float_eq(st_replay_stats(rp)->path.comm_ns, path,
+				   1e-9);
+		cr_expect_eq(st_replay_stats(rp)->records, recs);
+		cr_assert_eq(colls_asked, pure ? 2 : 3);
+		cr_assert_eq(f.asked, 2);
+		st_replay_free(rp);
+	}
+	free_scripts(s, 2);
+}
+
 Test(tools_replay, first_call_is_not_charged_to_measured_costs)
 {
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100,
 				   .missing = ST_FN_MPI_ALLREDUCE },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL };
+				     NULL, 0 };
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
@@ -822,7 +927,7 @@ Test(tools_replay, first_call_excess_reaches_every_member)
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL };
+				     NULL, 0 };
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
@@ -1760,7 +1865,7 @@ Test(tools_replay, finalize_that_never_returned_ends_at_its_mark)
 Test(tools_replay, missing_rank_stream_is_an_error)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
-				     NULL, NULL };
+				     NULL, NULL, 0 };
 	struct st_replay_source src;
 	struct st_replay *rp;
 	struct script s[1];
@@ -1769,7 +1874,7 @@ Test(tools_replay, missing_rank_stream_is_an_error)
 	s_init(&s[0], 0, 2, 0);
 	s_finalize(&s[0]);
 	cr_assert_eq(st_replay_new(&rp, 2, &m, NULL), 0);
-	src = (struct st_replay_source){ &s[0], s_next, NULL };
+	src = (struct st_replay_source){ &s[0], s_next, NULL, NULL };
 	st_replay_set_source(rp, 0, &src);
 	cr_expect_eq(st_replay_run(rp, err, sizeof(err)), -EBADMSG);
 	cr_expect(strstr(err, "rank 1's trace has no MPI_Init"), "%s", err);
@@ -1825,7 +1930,7 @@ Test(tools_replay, unmatched_receive_does_not_hang)
 Test(tools_replay, bad_arguments)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
-				     NULL, NULL };
+				     NULL, NULL, 0 };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 
@@ -1987,7 +2092,7 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL };
+				     NULL, 0 };
 	struct file_src fs[NR];
 	struct st_replay *rp;
 	const struct st_replay_stats *st;
@@ -2017,7 +2122,8 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 
 	cr_assert_eq(st_replay_new(&rp, NR, &m, NULL), 0);
 	for (r = 0; r < NR; r++) {
-		struct st_replay_source src = { &fs[r], file_next, NULL };
+		struct st_replay_source src = { &fs[r], file_next, NULL,
+						NULL };
 
 		snprintf(path, sizeof(path), "%s/rank-%d.st", dir, r);
 		cr_assert_eq(st_reader_open(&fs[r].r, path, err, sizeof(err)),

@@ -5,7 +5,9 @@
  * error with its message: readers on threads of their own in different
  * orders over the ranks, with a budget so small that they wait for each
  * other; a reader far behind is let go and reads the rank again on its
- * own, past what it read; a closed reader is not waited for.
+ * own, past what it read; a closed reader is not waited for.  With a
+ * converter ('conv'), the records it takes are read in place in the
+ * caller's form, the others (and a let-go reader's) whole.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -93,6 +95,31 @@ static void fake_close(void *ctx, void *h)
 	free(h);
 }
 
+/* The caller's form of a record (conv_mode): odd kinds only. */
+struct slot {
+	uint64_t t0, comm;
+	uint16_t fn, kind;
+	uint32_t thread;
+};
+
+static int conv_mode;
+
+static int fake_conv(void *ctx, void *slot, const struct st_event *ev)
+{
+	struct slot *x = slot;
+
+	(void)ctx;
+	cr_assert_eq((uintptr_t)slot % 8, 0, "slot not aligned");
+	if (ev->kind % 2 == 0)
+		return 0;
+	x->t0 = ev->t0;
+	x->comm = ev->comm;
+	x->fn = ev->fn;
+	x->kind = ev->kind;
+	x->thread = ev->thread;
+	return 1;
+}
+
 /* Reader 'reader''s record 'i' of 'rank' is the stream's. */
 static void check_rec(int reader, int rank, int i, const struct st_event *ev)
 {
@@ -133,8 +160,39 @@ static int read_some(struct st_tee *t, int reader, int rank, int *pos, int n)
 	int rc;
 
 	while (n-- > 0) {
+		const void *rec = NULL;
+
 		err[0] = '\0';
-		rc = st_tee_next(t, reader, rank, &ev, err, sizeof(err));
+		if (conv_mode) {
+			rc = st_tee_get(t, reader, rank, &rec, &ev, err,
+					sizeof(err));
+			if (rc == 1) {
+				const struct slot *x = rec;
+				struct st_event want;
+
+				expect_rec(rank, *pos, &want);
+				cr_assert(want.kind % 2 == 1 &&
+					  x->t0 == want.t0 &&
+					  x->comm == want.comm &&
+					  x->fn == want.fn &&
+					  x->kind == want.kind &&
+					  x->thread == want.thread,
+					  "reader %d rank %d record %d: slot",
+					  reader, rank, *pos);
+				(*pos)++;
+				continue;
+			}
+			/* Whole: one conv declined, unless let go. */
+			cr_assert(rc != 2 || *pos % 7 % 2 == 0 ||
+				  st_tee_let_go(t) > 0,
+				  "reader %d rank %d record %d: not in place",
+				  reader, rank, *pos);
+			if (rc == 2)
+				rc = 1;
+		} else {
+			rc = st_tee_next(t, reader, rank, &ev, err,
+					 sizeof(err));
+		}
 		if (*pos == NREC) {
 			if (rank == 2) {
 				cr_assert_eq(rc, -EBADMSG);
@@ -198,7 +256,9 @@ static void run_readers(struct st_tee *t, int step)
 static struct st_tee *tee_make(struct fake_ctx *c, struct fake *f,
 			       size_t budget, long wait_ms)
 {
-	struct st_tee_stream s = { c, fake_next, fake_open, fake_close };
+	struct st_tee_stream s = { c, fake_next, fake_open, fake_close,
+				   conv_mode ? sizeof(struct slot) : 0,
+				   conv_mode ? fake_conv : NULL };
 	void *h[NRANKS];
 	struct st_tee *t;
 	int r;
@@ -288,7 +348,8 @@ Test(analysis_tee, closed_readers_are_not_waited_for)
 Test(analysis_tee, refuses_a_budget_below_four_records_a_rank)
 {
 	struct fake_ctx c = { .opens = 0 };
-	struct st_tee_stream s = { &c, fake_next, fake_open, fake_close };
+	struct st_tee_stream s = { &c, fake_next, fake_open, fake_close,
+				   0, NULL };
 	struct fake f[NRANKS];
 	void *h[NRANKS] = { &f[0], &f[1], &f[2] };
 	struct st_tee *t;
@@ -296,4 +357,81 @@ Test(analysis_tee, refuses_a_budget_below_four_records_a_rank)
 	cr_assert_eq(st_tee_new(&t, NRANKS, 3, &s, h, 4 * NRANKS - 1, 1),
 		     -EINVAL);
 	cr_assert_null(t);
+}
+
+Test(analysis_tee, conv_records_are_read_in_place_by_every_reader)
+{
+	struct fake_ctx c;
+	struct fake f[NRANKS];
+	struct st_tee *t;
+
+	conv_mode = 1;
+	t = tee_make(&c, f, 4 * NRANKS, 10000);
+	run_readers(t, 1);
+	cr_assert_eq(st_tee_let_go(t), 0);
+	cr_assert_eq(c.opens, 0);
+	st_tee_free(t);
+	/* In any order, with readers let go: whole events from then on. */
+	t = tee_make(&c, f, 16 * NRANKS, 1);
+	run_readers(t, 0);
+	cr_assert_eq((uint64_t)c.opens, st_tee_let_go(t));
+	st_tee_free(t);
+	conv_mode = 0;
+}
+
+Test(analysis_tee, conv_reader_let_go_reads_whole_events)
+{
+	struct fake_ctx c;
+	struct fake f[NRANKS];
+	struct st_tee *t;
+	int pos1 = 0, pos0 = 0;
+
+	conv_mode = 1;
+	t = tee_make(&c, f, 64 * NRANKS, 1);
+	cr_assert(!read_some(t, 1, 0, &pos1, 100));
+	cr_assert(read_some(t, 0, 0, &pos0, NREC + 1));
+	cr_assert_geq(st_tee_let_go(t), 1);
+	cr_assert(read_some(t, 1, 0, &pos1, NREC + 1));
+	cr_assert_eq(c.opens, 1);
+	st_tee_free(t);
+	conv_mode = 0;
+}
+
+Test(analysis_tee, conv_records_are_not_for_st_tee_next)
+{
+	struct fake_ctx c;
+	struct fake f[NRANKS];
+	struct st_event ev;
+	struct st_tee *t;
+	char err[128] = "";
+
+	conv_mode = 1;
+	t = tee_make(&c, f, 4 * NRANKS, 10000);
+	/* Record 0 (kind 0) is whole, record 1 (kind 1) in place. */
+	cr_assert_eq(st_tee_next(t, 0, 0, &ev, err, sizeof(err)), 1);
+	cr_assert_eq(ev.t0, 0);
+	cr_assert_eq(st_tee_next(t, 0, 0, &ev, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "caller's form"));
+	st_tee_free(t);
+	conv_mode = 0;
+}
+
+Test(analysis_tee, refuses_a_record_size_not_a_multiple_of_8)
+{
+	struct fake_ctx c = { .opens = 0 };
+	struct st_tee_stream s = { &c, fake_next, fake_open, fake_close,
+				   12, fake_conv };
+	struct fake f[NRANKS];
+	void *h[NRANKS] = { &f[0], &f[1], &f[2] };
+	struct st_tee *t;
+
+	cr_assert_eq(st_tee_new(&t, NRANKS, 3, &s, h, 16 * NRANKS, 1),
+		     -EINVAL);
+	cr_assert_null(t);
+	s.rec_size = 0;
+	cr_assert_eq(st_tee_new(&t, NRANKS, 3, &s, h, 16 * NRANKS, 1),
+		     -EINVAL);
+	s.rec_size = 24;
+	cr_assert_eq(st_tee_new(&t, NRANKS, 3, &s, h, 16 * NRANKS, 1), 0);
+	st_tee_free(t);
 }

@@ -38,6 +38,38 @@ static double inst_d(const struct st_replay *r, const struct inst *in)
 }
 
 /*
+ * The model's cost '*c' of instance 'in' of size '*d' (inst_d()); 1
+ * when kept from an instance before (with a pure model), else 0.
+ */
+static int model_coll(struct st_replay *r, const struct inst *in, double *d,
+		      double *c)
+{
+	struct ccache *e;
+
+	if (!r->model.coll_pure) {
+		*d = inst_d(r, in);
+		*c = r->model.coll(r->model.ctx, in->fn, in->p, *d);
+		return 0;
+	}
+	e = &r->ccache[(in->fn ^ (in->sum_s >> 3) ^ ((uint64_t)in->p << 4)) %
+		       COST_CACHE];
+	if (e->used && e->fn == in->fn && e->p == in->p &&
+	    e->sum_s == in->sum_s && e->sum_r == in->sum_r &&
+	    e->expected == in->expected && e->arrived == in->arrived) {
+		*d = e->d;
+		*c = e->c;
+		return 1;
+	}
+	*d = inst_d(r, in);
+	*c = r->model.coll(r->model.ctx, in->fn, in->p, *d);
+	*e = (struct ccache){ .sum_s = in->sum_s, .sum_r = in->sum_r,
+			      .p = in->p, .expected = in->expected,
+			      .arrived = in->arrived, .fn = in->fn,
+			      .used = 1, .d = *d, .c = *c };
+	return 0;
+}
+
+/*
  * What the first instance of ('fn', 'p', 'd') costs beyond the model's
  * cost, the first time the replay asks (model.coll_first), else 0.  The
  * set of keys seen grows with the distinct keys, not the instances.
@@ -72,15 +104,15 @@ static double first_cost(struct st_replay *r, unsigned fn, long p, double d)
 double st_rp_inst_cost(struct st_replay *r, struct inst *in, double fallback)
 {
 	double c = -1, d = 0;
+	int kept = 0;
 
 	if (in->cost_known)
 		return in->cost;
-	if (r->model.coll) {
-		d = inst_d(r, in);
-		c = r->model.coll(r->model.ctx, in->fn, in->p, d);
-	}
+	if (r->model.coll)
+		kept = model_coll(r, in, &d, &c);
 	if (c >= 0 && isfinite(c)) {
-		if (r->model.coll_first)
+		/* Kept: its key was asked, its first instance costed. */
+		if (r->model.coll_first && !kept)
 			c += first_cost(r, in->fn, in->p, d);
 		in->cost_src = SRC_MODEL;
 		in->cost = c;

@@ -46,6 +46,14 @@ struct cpv {
 	int32_t rank;		/* where the chain ends now */
 };
 
+static inline void cp_zero(struct cpv *d)
+{
+	d->comp = 0;
+	d->hops = 0;
+	d->comm = 0;
+	d->rank = 0;
+}
+
 static inline void cp_set(struct cpv *d, const struct cpv *s)
 {
 	d->comp = s->comp;
@@ -60,8 +68,8 @@ struct rrec {
 	uint16_t fn, thread;
 	uint32_t site, comm_size, remote_size, inst;
 	int32_t rc, root, peer, tag, peer2, tag2, rank;
-	uint64_t t0, t1, comm, seq, sbytes, rbytes, req;
 	int32_t arg;		/* MPI_Pcontrol's level, asserts... */
+	uint64_t t0, t1, comm, seq, sbytes, rbytes, req;
 	/*
 	 * MPI_Win_post, MPI_Win_start: the group's ranks in the window,
 	 * malloc()ed when read (NULL: none, or 'group_bad'), owned by
@@ -81,6 +89,21 @@ struct hent {
 struct hmap {
 	struct hent *e;
 	size_t cap, n;
+};
+
+/*
+ * With a pure model (st_replay_model.coll_pure): the last instance
+ * costed from it per slot (function, size, sums and arrivals, all that
+ * st_rp_inst_cost() reads), its size 'd' and the model's answer 'c'.
+ */
+#define COST_CACHE 64
+struct ccache {
+	uint64_t sum_s, sum_r;
+	long p;
+	int32_t expected, arrived;
+	uint16_t fn;
+	uint8_t used;
+	double d, c;
 };
 
 /* A pending completion seen in a DONE record, for the next Wait call. */
@@ -265,6 +288,7 @@ struct st_replay {
 	size_t nheap, aheap;
 
 	struct hmap inst_of, mq_of, req_of, comm_of, site_of;
+	struct ccache ccache[COST_CACHE];	/* see struct ccache */
 	struct hmap first_seen;		/* (fn, p, bits of d) whose first
 					   call is charged (coll_first) */
 	struct inst *insts;

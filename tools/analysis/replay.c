@@ -265,6 +265,25 @@ static void rec_read(struct rrec *x, const struct st_event *ev)
 		rec_group(x, ev->text, ev->text_len);
 }
 
+/* Two cache lines in predict's tee (tools/analysis/tee.h). */
+_Static_assert(sizeof(struct rrec) == 128, "struct rrec: 128 bytes");
+
+size_t st_replay_rec_size(void)
+{
+	return sizeof(struct rrec);
+}
+
+int st_replay_rec_make(void *slot, const struct st_event *ev)
+{
+	if (ev->kind == ST_REC_SITE || ev->kind == ST_REC_OBJECT ||
+	    (ev->kind == ST_REC_CALL && (ev->fn == ST_FN_MPI_WIN_POST ||
+					 ev->fn == ST_FN_MPI_WIN_START) &&
+	     ev->text_len))
+		return 0;
+	rec_from(slot, ev);
+	return 1;
+}
+
 static int fifo_push(struct st_replay *r, struct unit *u,
 		     const struct rrec *x)
 {
@@ -288,6 +307,35 @@ static int fifo_push(struct st_replay *r, struct unit *u,
 }
 
 /*
+ * read_one() of a record 'c' st_replay_rec_make() made (not a call-site
+ * or object record, no group): as read_one() does with its event.
+ */
+static int read_rec(struct st_replay *r, int rank, struct unit *want,
+		    struct rrec *into, const struct rrec *c)
+{
+	struct rank *rk = &r->ranks[rank];
+	struct unit *u;
+
+	r->stats.records++;
+	if (!rk->init_known && c->kind == ST_REC_CALL &&
+	    c->fn < ST_FN_COUNT && r->fkind[c->fn] == ST_KIND_INIT) {
+		rk->init_known = 1;
+		rk->init_t1 = c->t1;
+		rk->main_thread = c->thread;
+	}
+	if (want && want->thread == c->thread && !want->fcount) {
+		*into = *c;
+		return 1;
+	}
+	u = unit_of(r, rk, rank, c->thread);
+	if (!u)
+		return r->rc;
+	if (fifo_push(r, u, c))
+		return r->rc;
+	return 2;
+}
+
+/*
  * Read one record of rank 'rank'.  It goes to 'into' (returning 1) when
  * it belongs to unit 'want', else to its own unit's queue (returning 2).
  * 0 at the end, negative on error.
@@ -307,7 +355,18 @@ static int read_one(struct st_replay *r, int rank, struct unit *want,
 		rk->eof = 1;
 		return 0;
 	}
-	rc = rk->src.next(rk->src.ctx, &ev, r->err, r->errlen);
+	if (rk->src.next_rec) {
+		const struct rrec *c = NULL;
+
+		rc = rk->src.next_rec(rk->src.ctx, (const void **)&c, &ev,
+				      r->err, r->errlen);
+		if (rc == 1)
+			return read_rec(r, rank, want, into, c);
+		if (rc == 2)
+			rc = 1;
+	} else {
+		rc = rk->src.next(rk->src.ctx, &ev, r->err, r->errlen);
+	}
 	if (rc < 0) {
 		r->rc = rc;
 		return rc;

@@ -190,6 +190,12 @@ struct st_replay_model {
 	 */
 	int (*msg)(void *ctx, unsigned fn, double bytes,
 		   struct st_replay_msg *m);
+	/*
+	 * Non-zero: 'coll' answers from its arguments alone and does
+	 * nothing else (no counting), so the replay may keep its answers
+	 * for instances of the same function, group and sizes.
+	 */
+	int coll_pure;
 };
 
 /*
@@ -207,7 +213,26 @@ struct st_replay_source {
 	 * measured work after its message was there (see below).
 	 */
 	double (*global)(void *ctx, uint64_t t_ns);
+	/*
+	 * Optional, used instead of 'next' when set ('next' must still be
+	 * set): 1 with '*rec' a record st_replay_rec_make() made (valid
+	 * until the next call; several replays can read the same one), 2
+	 * with '*ev' filled as 'next' fills it, 0 at the end, or a
+	 * negative errno with a message in 'err'.
+	 */
+	int (*next_rec)(void *ctx, const void **rec, struct st_event *ev,
+			char *err, size_t errlen);
 };
+
+/*
+ * A record in the replay's own form, for sources that make it once for
+ * several replays: st_replay_rec_size() bytes (a multiple of 8).
+ * st_replay_rec_make() fills 'slot' (aligned to 8) from 'ev' and returns
+ * 1, or returns 0 when the replay needs the event itself (call-site and
+ * object records, MPI_Win_post and MPI_Win_start with a group).
+ */
+size_t st_replay_rec_size(void);
+int st_replay_rec_make(void *slot, const struct st_event *ev);
 
 struct st_replay_opts {
 	double compute_scale;	/* compute segments are multiplied by it */

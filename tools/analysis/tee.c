@@ -4,7 +4,9 @@
  * with the number of readers still to read it ('refs'); a reader holds
  * the chunk it reads ('cur') and reads inside it without the lock.  A
  * chunk whose refs reach 0 leaves the list once it is the oldest, for
- * the rank's pool.
+ * the rank's pool.  With 'conv', a chunk holds the records it took in
+ * the caller's form ('slots', read in place: the only lines another
+ * core wrote that a reader loads per record), the others whole.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,10 +49,15 @@ struct chunk {
 	struct chunk *next;
 	uint64_t idx;			/* in the rank's stream of chunks */
 	size_t n;			/* records */
+	size_t nfull;			/* of them kept whole, in 'recs' */
 	int refs;			/* readers still to read it */
 	int end, end_rc;		/* the stream ends after it */
 	char *end_msg;			/* end_rc < 0: its message */
-	struct trec *recs;		/* [csize] */
+	struct trec *recs;		/* [csize], those kept whole */
+	uint32_t *fidx;			/* [csize]: the places of those
+					   kept whole among the records */
+	unsigned char *slots;		/* with conv: [csize] of rec_size,
+					   the others' */
 	unsigned char *bytes;
 	size_t nbytes, abytes;
 };
@@ -64,6 +71,10 @@ struct cons {
 	_Alignas(64)
 	struct chunk *cur;		/* NULL before its first chunk */
 	size_t pos;			/* next record in 'cur' */
+	size_t fpos;			/* next of its records kept whole */
+	size_t fnext;			/* its place in 'cur' (SIZE_MAX:
+					   none): the reader needs no line
+					   of the chunk but the record's */
 	uint64_t nread;			/* records it got */
 	int gone;			/* let go, or closed: holds no refs
 					   but its 'cur' */
@@ -106,7 +117,7 @@ int st_tee_new(struct st_tee **out, int nranks, int nreaders,
 	*out = NULL;
 	if (nranks < 1 || nreaders < 1 || nreaders > 64 || !s || !s->next ||
 	    !s->open || !s->close || !h || budget / 4 < (size_t)nranks ||
-	    wait_ms < 0)
+	    wait_ms < 0 || (s->conv && (!s->rec_size || s->rec_size % 8)))
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -147,6 +158,8 @@ static void chunk_free(struct chunk *k)
 {
 	free(k->end_msg);
 	free(k->recs);
+	free(k->slots);
+	free(k->fidx);
 	free(k->bytes);
 	free(k);
 }
@@ -186,7 +199,7 @@ static void detach(struct trank *tr, struct cons *cs)
 /* Copy 'ev' into chunk 'k' as its next record.  0 or -ENOMEM. */
 static int put(struct chunk *k, const struct st_event *ev)
 {
-	struct trec *x = &k->recs[k->n];
+	struct trec *x = &k->recs[k->nfull];
 	size_t nf = ev->nframes < ST_MAX_FRAMES ? ev->nframes : ST_MAX_FRAMES;
 	size_t need = nf * sizeof(uint64_t) + ev->text_len;
 
@@ -208,12 +221,14 @@ static int put(struct chunk *k, const struct st_event *ev)
 	x->text_len = ev->text_len;
 	x->has_text = ev->text != NULL;
 	x->off = k->nbytes;
+	k->fidx[k->nfull] = (uint32_t)k->n;
 	if (nf)
 		memcpy(k->bytes + k->nbytes, ev->frames, nf * sizeof(uint64_t));
 	if (ev->text_len)
 		memcpy(k->bytes + k->nbytes + nf * sizeof(uint64_t), ev->text,
 		       ev->text_len);
 	k->nbytes += need;
+	k->nfull++;
 	k->n++;
 	return 0;
 }
@@ -224,6 +239,7 @@ static void fill(struct st_tee *t, struct trank *tr, struct chunk *k)
 	int rc = 1;
 
 	k->n = 0;
+	k->nfull = 0;
 	k->nbytes = 0;
 	k->end = 0;
 	k->end_rc = 0;
@@ -234,6 +250,11 @@ static void fill(struct st_tee *t, struct trank *tr, struct chunk *k)
 		rc = t->s.next(tr->h, &tr->ev, tr->msg, sizeof(tr->msg));
 		if (rc <= 0)
 			break;
+		if (t->s.conv && t->s.conv(t->s.ctx, k->slots + k->n *
+					   t->s.rec_size, &tr->ev)) {
+			k->n++;
+			continue;
+		}
 		if (put(k, &tr->ev)) {
 			rc = -ENOMEM;
 			snprintf(tr->msg, sizeof(tr->msg), "out of memory");
@@ -262,8 +283,14 @@ static struct chunk *chunk_get(struct st_tee *t, struct trank *tr)
 	if (!k)
 		return NULL;
 	k->recs = malloc(t->csize * sizeof(*k->recs));
-	if (!k->recs) {
-		free(k);
+	k->fidx = malloc(t->csize * sizeof(*k->fidx));
+	if (t->s.conv) {
+		/* Records of 64 or 128 bytes on their own cache lines. */
+		k->slots = aligned_alloc(64, (t->csize * t->s.rec_size + 63) /
+					 64 * 64);
+	}
+	if (!k->recs || !k->fidx || (t->s.conv && !k->slots)) {
+		chunk_free(k);
 		return NULL;
 	}
 	return k;
@@ -362,6 +389,8 @@ static int advance(struct st_tee *t, int rank, struct cons *cs,
 				unref(tr, cs->cur);
 			cs->cur = k;
 			cs->pos = 0;
+			cs->fpos = 0;
+			cs->fnext = k->nfull ? k->fidx[0] : SIZE_MAX;
 			pthread_mutex_unlock(&tr->mu);
 			return 1;
 		}
@@ -416,13 +445,18 @@ static int advance(struct st_tee *t, int rank, struct cons *cs,
 	}
 }
 
-int st_tee_next(struct st_tee *t, int reader, int rank, struct st_event *ev,
-		char *err, size_t errlen)
+/*
+ * Reader 'cs''s next record of rank 'rank': as st_tee_get().  Inlined
+ * in both callers: the hot path.
+ */
+static inline int get(struct st_tee *t, struct cons *cs, int rank,
+		      const void **rec, struct st_event *ev, char *err,
+		      size_t errlen)
 {
-	struct cons *cs = &t->cons[(size_t)reader * t->nranks + rank];
+	const struct chunk *k;
 	const struct trec *x;
 	const unsigned char *b;
-	size_t nf;
+	size_t nf, pos;
 	int rc;
 
 	if (cs->closed)
@@ -434,18 +468,34 @@ int st_tee_next(struct st_tee *t, int reader, int rank, struct st_event *ev,
 	}
 	if (cs->own) {
 		rc = t->s.next(cs->own, ev, err, errlen);
-		if (rc > 0)
+		if (rc > 0) {
 			cs->nread++;
+			rc = 2;
+		}
 		return rc;
 	}
-	x = &cs->cur->recs[cs->pos++];
-	/* Written on another core, most likely: ask for the next ones. */
-	if (cs->pos + 3 < cs->cur->n) {
+	k = cs->cur;
+	pos = cs->pos++;
+	cs->nread++;
+	if (pos != cs->fnext) {
+		const unsigned char *p = k->slots + pos * t->s.rec_size;
+
+		/* Written on another core, most likely: ask for the next. */
+		if (pos + 4 < k->n) {
+			__builtin_prefetch(p + 4 * t->s.rec_size);
+			__builtin_prefetch(p + 4 * t->s.rec_size + 64);
+		}
+		*rec = p;
+		return 1;
+	}
+	x = &k->recs[cs->fpos++];
+	cs->fnext = cs->fpos < k->nfull ? k->fidx[cs->fpos] : SIZE_MAX;
+	if (cs->fpos + 3 < k->nfull) {
 		__builtin_prefetch((const char *)(x + 4));
 		__builtin_prefetch((const char *)(x + 4) + 64);
 		__builtin_prefetch((const char *)(x + 4) + 128);
 	}
-	b = cs->cur->bytes + x->off;
+	b = k->bytes + x->off;
 	memcpy(ev, x->head, HEAD);
 	nf = ev->nframes < ST_MAX_FRAMES ? ev->nframes : ST_MAX_FRAMES;
 	if (nf)
@@ -455,8 +505,30 @@ int st_tee_next(struct st_tee *t, int reader, int rank, struct st_event *ev,
 	ev->text_len = x->text_len;
 	ev->text = x->has_text ? (const char *)b + nf * sizeof(uint64_t) :
 		   NULL;
-	cs->nread++;
-	return 1;
+	return 2;
+}
+
+int st_tee_next(struct st_tee *t, int reader, int rank, struct st_event *ev,
+		char *err, size_t errlen)
+{
+	const void *rec;
+	int rc = get(t, &t->cons[(size_t)reader * t->nranks + rank], rank,
+		     &rec, ev, err, errlen);
+
+	if (rc == 1) {
+		if (err && errlen)
+			snprintf(err, errlen, "st_tee_next() on a record in "
+				 "the caller's form");
+		return -EINVAL;
+	}
+	return rc == 2 ? 1 : rc;
+}
+
+int st_tee_get(struct st_tee *t, int reader, int rank, const void **rec,
+	       struct st_event *ev, char *err, size_t errlen)
+{
+	return get(t, &t->cons[(size_t)reader * t->nranks + rank], rank, rec,
+		   ev, err, errlen);
 }
 
 void st_tee_close(struct st_tee *t, int reader)

@@ -41,6 +41,15 @@ struct st_tee_stream {
 	 */
 	void *(*open)(void *ctx, int rank, char *err, size_t errlen);
 	void (*close)(void *ctx, void *h);
+	/*
+	 * Optional: records kept in a form of the caller's, 'rec_size'
+	 * bytes each (a multiple of 8), read in place by every reader
+	 * with st_tee_get() (not st_tee_next()).  'conv' fills 'slot'
+	 * (aligned to 8) from 'ev' and returns 1, or returns 0 when the
+	 * record is to be kept whole (st_tee_get() gives its event).
+	 */
+	size_t rec_size;
+	int (*conv)(void *ctx, void *slot, const struct st_event *ev);
 };
 
 /*
@@ -55,10 +64,22 @@ int st_tee_new(struct st_tee **out, int nranks, int nreaders,
 
 /*
  * Reader 'reader''s next record of rank 'rank', as the stream's next
- * (the stream's errors and end as it gave them).
+ * (the stream's errors and end as it gave them).  Not for a tee with
+ * 'conv': -EINVAL on a record 'conv' took.
  */
 int st_tee_next(struct st_tee *t, int reader, int rank, struct st_event *ev,
 		char *err, size_t errlen);
+
+/*
+ * With 'conv': reader 'reader''s next record of rank 'rank', 1 with
+ * '*rec' its form made by 'conv' (valid until the reader's next call
+ * for that rank), or 2 with '*ev' filled as st_tee_next() fills it (a
+ * record 'conv' did not take, or any record once the reader was let
+ * go), or the stream's end and errors as it gave them.  Without
+ * 'conv', as st_tee_next() but for returning 2 instead of 1.
+ */
+int st_tee_get(struct st_tee *t, int reader, int rank, const void **rec,
+	       struct st_event *ev, char *err, size_t errlen);
 
 /* Reader 'reader' reads no more: the others no longer wait for it. */
 void st_tee_close(struct st_tee *t, int reader);

@@ -448,6 +448,16 @@ static void tee_close(void *ctx, void *h)
 	free(s);
 }
 
+/*
+ * Records go in the tee in the replays' own form, made once; a clock
+ * record whole (each replay's source keeps its own clock).
+ */
+static int tee_conv(void *ctx, void *slot, const struct st_event *ev)
+{
+	(void)ctx;
+	return ev->kind != ST_REC_SYNC && st_replay_rec_make(slot, ev);
+}
+
 /* Replay 'reader''s source of rank 'rank' through the tee. */
 struct tsrc {
 	struct st_tee *tee;
@@ -461,6 +471,17 @@ static int tsrc_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
 
 	return src_clock(s->clk, st_tee_next(s->tee, s->reader, s->rank, ev,
 					     err, errlen), ev, err, errlen);
+}
+
+static int tsrc_next_rec(void *ctx, const void **rec, struct st_event *ev,
+			 char *err, size_t errlen)
+{
+	struct tsrc *s = ctx;
+	int rc = st_tee_get(s->tee, s->reader, s->rank, rec, ev, err, errlen);
+
+	if (rc == 2)
+		rc = src_clock(s->clk, 1, ev, err, errlen) < 0 ? -ENOMEM : 2;
+	return rc;
 }
 
 static double tsrc_global(void *ctx, uint64_t t_ns)
@@ -481,7 +502,7 @@ static struct tsrc *tsrc_set(struct st_tee *tee, int nranks, int reader,
 		die("out of memory");
 	for (r = 0; r < nranks; r++) {
 		struct st_replay_source src = { &v[r], tsrc_next,
-						tsrc_global };
+						tsrc_global, tsrc_next_rec };
 
 		v[r].tee = tee;
 		v[r].reader = reader;
@@ -1408,6 +1429,7 @@ static void configure(struct st_pmodel *pm, const struct popts *o, int first,
 		      struct st_replay_model *rm)
 {
 	st_pmodel_mean(pm, !o->median);
+	memset(rm, 0, sizeof(*rm));
 	st_pmodel_replay_model(pm, rm);
 	st_pmodel_network(pm, !o->no_net);
 	st_pmodel_send_start_fallback(pm, o->send_start == 1);
@@ -1453,6 +1475,8 @@ static void *bound_pass(void *arg)
 	int r;
 
 	ro.no_sites = 1;	/* only the run time and the functions' */
+	/* A bound's table counts nothing: its answers can be kept. */
+	b->model.coll_pure = 1;
 	if (st_replay_new(&rp, res->nranks, &b->model, &ro))
 		die("out of memory");
 	st_pmodel_bound(b->pm, b->side);
@@ -1464,7 +1488,7 @@ static void *bound_pass(void *arg)
 			die("out of memory");
 		for (r = 0; r < res->nranks; r++) {
 			struct st_replay_source src = { &srcs[r], src_next,
-							src_global };
+							src_global, NULL };
 
 			open_source(&srcs[r], res->run, r, res->nranks);
 			st_replay_set_source(rp, r, &src);
@@ -1687,10 +1711,11 @@ int cmd_predict(int argc, char **argv)
 	par = bound_par(&res);
 	if (par && res.nranks <= TEE_MAX_RANKS) {
 		struct st_tee_stream ss = { &tc, src_read, tee_open,
-					    tee_close };
+					    tee_close, 0, tee_conv };
 		void **h = malloc((size_t)res.nranks * sizeof(*h));
 
 		tc.run = res.run;
+		ss.rec_size = st_replay_rec_size();
 		if (!h)
 			die("out of memory");
 		for (r = 0; r < res.nranks; r++)
@@ -1703,7 +1728,7 @@ int cmd_predict(int argc, char **argv)
 	} else {
 		for (r = 0; r < res.nranks; r++) {
 			struct st_replay_source src = { &srcs[r], src_next,
-							src_global };
+							src_global, NULL };
 
 			st_replay_set_source(res.rp, r, &src);
 		}
