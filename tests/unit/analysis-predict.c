@@ -427,6 +427,44 @@ Test(tools_predict, model_shares_nothing_within_the_noise)
 	st_pmodel_free(m);
 }
 
+Test(tools_predict, model_bounds_keep_the_share_at_the_centre)
+{
+	/*
+	 * The Sendrecv's interval at 64 KiB 46000 to 49000: a bound replay
+	 * costs it 46000 or 49000, but its share of the other direction
+	 * stays the centre's (48768 - 33768) / 30000 = 0.5, not (46000 -
+	 * 33768) / 30000 = 0.41 at the low end: with the costs lower, a
+	 * smaller share would not make the low bound shorter, and a larger
+	 * one could make it longer than the prediction.
+	 */
+	static const char from[] = "\"median_ns\": 48768}";
+	static const char to[] = "\"median_ns\": 48768, \"ci_lo_ns\": 46000, "
+				 "\"ci_hi_ns\": 49000}";
+	char text[sizeof(net_json) + 64];
+	const char *at = strstr(net_json, from);
+	struct st_pmodel *m;
+	struct st_replay_msg nm;
+	char err[256];
+	size_t k;
+	int side;
+
+	cr_assert(at);
+	k = (size_t)(at - net_json);
+	memcpy(text, net_json, k);
+	snprintf(text + k, sizeof(text) - k, "%s%s", to, at + strlen(from));
+	cr_assert_eq(st_pmodel_parse(&m, text, strlen(text), "t", err,
+				     sizeof(err)), 0, "%s", err);
+	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0.5,
+			   1e-9);
+	for (side = -1; side <= 1; side += 2) {
+		st_pmodel_bound(m, side);
+		cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+		cr_expect_float_eq(nm.share, 0.5, 1e-9, "bound %d: %g", side,
+				   nm.share);
+	}
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_without_network_rows_costs_as_before)
 {
 	struct st_pmodel *m = load(table_json);

@@ -656,17 +656,16 @@ static void count_use(struct row *rw, long p, double d)
 		u->d_hi = d;
 }
 
-/* The row's cost at (p, d), counting the lookup (not under a bound). */
-static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
-		       double d)
+/*
+ * The row's cost at (p, d) at its centre (the median, or the mean under
+ * --statistic=mean), whatever the bound: nothing counted or cached.
+ */
+static double row_centre(const struct st_pmodel *m, const struct row *rw,
+			 long p, double d)
 {
 	double t, best = INFINITY;
 	size_t i;
 
-	if (!m->bound)
-		count_use(rw, p, d);
-	if (p == rw->last_p && d == rw->last_d)
-		return rw->last_t;
 	if (!m->formula_only && interpolate(rw, p, d, &t)) {
 		/* Measured there: the data, not the fit. */
 	} else if (rw->npieces == 1) {
@@ -691,6 +690,20 @@ static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
 	}
 	if (m->mean)
 		t *= rw->use.mean_factor;
+	return t;
+}
+
+/* The row's cost at (p, d), counting the lookup (not under a bound). */
+static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
+		       double d)
+{
+	double t;
+
+	if (!m->bound)
+		count_use(rw, p, d);
+	if (p == rw->last_p && d == rw->last_d)
+		return rw->last_t;
+	t = row_centre(m, rw, p, d);
 	if (m->bound)
 		t *= m->bound < 0 ? rw->f_lo : rw->f_hi;
 	if (!(t > 0) || !isfinite(t))
@@ -890,7 +903,21 @@ int st_pmodel_rendezvous(struct st_pmodel *m, double bytes)
 	return bytes * bytes > n->eager_max * n->rndv_min;
 }
 
-double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
+/* row_eval(), or row_centre() when 'centre'. */
+static double row_at(const struct st_pmodel *m, struct row *rw, long p,
+		     double d, int centre)
+{
+	double t;
+
+	if (!centre)
+		return row_eval(m, rw, p, d);
+	t = row_centre(m, rw, p, d);
+	return t > 0 && isfinite(t) ? t : 0;
+}
+
+/* st_pmodel_gap(), at the rows' centres when 'centre'. */
+static double gap_at(struct st_pmodel *m, unsigned fn, double bytes,
+		     int centre)
 {
 	struct net *n = &m->net;
 	struct row *x = p2p_row(m, fn);
@@ -900,29 +927,42 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
 	if (!n->burst || n->kmax < 2)
 		return 0;
 	if (n->has_k1)
-		one = row_eval(m, n->burst, 1, bytes);
+		one = row_at(m, n->burst, 1, bytes, centre);
 	else if (x)
-		one = row_eval(m, x, 2, bytes);
+		one = row_at(m, x, 2, bytes, centre);
 	else
 		return 0;
-	k = row_eval(m, n->burst, n->kmax, bytes);
+	k = row_at(m, n->burst, n->kmax, bytes, centre);
 	return k > one ? (k - one) / (double)(n->kmax - 1) : 0;
 }
 
+double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
+{
+	return gap_at(m, fn, bytes, 0);
+}
+
+/*
+ * The share is a ratio of costs, not a cost: a bound replay takes it
+ * at the rows' centres, as the prediction does, and moves only the
+ * costs to their bounds.  Taken from rows at their low or high ends,
+ * each by its own factor, it could come out larger at the low end and
+ * make the "every cost low" replay longer than the prediction.
+ */
 double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 {
 	struct row *x = p2p_row(m, fn);
 	struct net *n = &m->net;
 	double t, c, g, sr;
+	int centre = m->bound != 0;
 
 	net_resolve(m);
 	if (!x || !n->sendrecv || !interpolate(n->sendrecv, 2, bytes, &t))
 		return 0;
-	g = st_pmodel_gap(m, fn, bytes);
+	g = gap_at(m, fn, bytes, centre);
 	if (!(g > 0))
 		return 0;
-	sr = row_eval(m, n->sendrecv, 2, bytes);
-	c = row_eval(m, x, 2, bytes);
+	sr = row_at(m, n->sendrecv, 2, bytes, centre);
+	c = row_at(m, x, 2, bytes, centre);
 	/* Not measurably slower than one message alone: nothing shared. */
 	if (sr * n->sendrecv->f_lo <= c * x->f_hi)
 		return 0;
