@@ -101,6 +101,20 @@ static void drop(struct slot *s)
 	dead++;
 }
 
+/* 'r', a new request of handle 'h', takes slot 's': its id. */
+static inline __attribute__((always_inline)) uint64_t
+take_slot(struct slot *s, MPI_Request h, struct st_req *r)
+{
+	uint64_t id = next_id++;
+
+	r->id = id;
+	r->inst = 0;
+	s->state = 2;
+	s->h = h;
+	s->r = *r;
+	return id;
+}
+
 /*
  * Where st_req_snapshot() says a request is kept: the slot's address,
  * bit 0 set for an entry of the ring.
@@ -169,12 +183,7 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 	if (free_slot) {
 		if (free_slot->state == 1)
 			dead--;
-		id = next_id++;
-		r->id = id;
-		r->inst = 0;
-		free_slot->state = 2;
-		free_slot->h = h;
-		free_slot->r = *r;
+		id = take_slot(free_slot, h, r);
 		live++;
 	}
 	release();
@@ -193,7 +202,6 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 {
 	struct slot *s;
 	unsigned i;
-	uint64_t id;
 
 	if (h == MPI_REQUEST_NULL)
 		return 0;
@@ -218,13 +226,7 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 		}
 		live++;
 	}
-	id = next_id++;
-	r->id = id;
-	r->inst = 0;
-	s->state = 2;
-	s->h = h;
-	s->r = *r;
-	return id;
+	return take_slot(s, h, r);
 }
 
 /* One request of st_req_snapshot(), not of the ring. */

@@ -400,6 +400,26 @@ Test(tools_predict, model_network_rows)
 	st_pmodel_free(m);
 }
 
+/*
+ * net_json with the Sendrecv's group at 64 KiB (median 48768 ns) given
+ * the 95 % interval 'lo' to 'hi' ns.
+ */
+static struct st_pmodel *load_sendrecv_ci(int lo, int hi)
+{
+	static const char from[] = "\"median_ns\": 48768}";
+	char text[sizeof(net_json) + 64];
+	const char *at = strstr(net_json, from);
+	size_t k;
+
+	cr_assert(at);
+	k = (size_t)(at - net_json);
+	memcpy(text, net_json, k);
+	snprintf(text + k, sizeof(text) - k, "\"median_ns\": 48768, "
+		 "\"ci_lo_ns\": %d, \"ci_hi_ns\": %d}%s", lo, hi,
+		 at + strlen(from));
+	return load(text);
+}
+
 Test(tools_predict, model_shares_nothing_within_the_noise)
 {
 	/*
@@ -407,21 +427,8 @@ Test(tools_predict, model_shares_nothing_within_the_noise)
 	 * from 30000 to 50000: its low end is below the ping-pong's 33768,
 	 * so the 15000 more are not measured: nothing shared.
 	 */
-	static const char from[] = "\"median_ns\": 48768}";
-	static const char to[] = "\"median_ns\": 48768, \"ci_lo_ns\": 30000, "
-				 "\"ci_hi_ns\": 50000}";
-	char text[sizeof(net_json) + 64];
-	const char *at = strstr(net_json, from);
-	struct st_pmodel *m;
-	char err[256];
-	size_t k;
+	struct st_pmodel *m = load_sendrecv_ci(30000, 50000);
 
-	cr_assert(at);
-	k = (size_t)(at - net_json);
-	memcpy(text, net_json, k);
-	snprintf(text + k, sizeof(text) - k, "%s%s", to, at + strlen(from));
-	cr_assert_eq(st_pmodel_parse(&m, text, strlen(text), "t", err,
-				     sizeof(err)), 0, "%s", err);
 	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0,
 			   1e-9);
 	st_pmodel_free(m);
@@ -437,23 +444,10 @@ Test(tools_predict, model_bounds_keep_the_share_at_the_centre)
 	 * smaller share would not make the low bound shorter, and a larger
 	 * one could make it longer than the prediction.
 	 */
-	static const char from[] = "\"median_ns\": 48768}";
-	static const char to[] = "\"median_ns\": 48768, \"ci_lo_ns\": 46000, "
-				 "\"ci_hi_ns\": 49000}";
-	char text[sizeof(net_json) + 64];
-	const char *at = strstr(net_json, from);
-	struct st_pmodel *m;
+	struct st_pmodel *m = load_sendrecv_ci(46000, 49000);
 	struct st_replay_msg nm;
-	char err[256];
-	size_t k;
 	int side;
 
-	cr_assert(at);
-	k = (size_t)(at - net_json);
-	memcpy(text, net_json, k);
-	snprintf(text + k, sizeof(text) - k, "%s%s", to, at + strlen(from));
-	cr_assert_eq(st_pmodel_parse(&m, text, strlen(text), "t", err,
-				     sizeof(err)), 0, "%s", err);
 	cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536), 0.5,
 			   1e-9);
 	for (side = -1; side <= 1; side += 2) {
