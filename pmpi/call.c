@@ -1205,8 +1205,7 @@ static __attribute__((noinline)) uint32_t csite_fill(void *ra)
 		if (!st_tls.csite)
 			return site;
 	}
-	cs = &st_tls.csite[((uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u) >>
-			   (64 - ST_CSITE_BITS)];
+	cs = st_csite_slot(st_tls.csite, ra);
 	cs->ra = ra;
 	cs->site = site;
 	return site;
@@ -1223,8 +1222,7 @@ complete_site(void *ra)
 	struct st_csite *cs = st_tls.csite;
 
 	if (__builtin_expect(cs != NULL, 1)) {
-		cs += ((uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u) >>
-		      (64 - ST_CSITE_BITS);
+		cs = st_csite_slot(cs, ra);
 		if (__builtin_expect(cs->ra == ra, 1))
 			return cs->site;
 	}

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Defined in libsynctrace.so: see pmpi/internal.h. */
@@ -188,24 +189,37 @@ struct st_tls {
 extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;
 
 /*
- * The slot of call site 'ra' in 'cache' (a multiplicative hash: its top
- * bits).  A site that calls several functions through a pointer takes
- * turns in one slot; the entry says which function made it.
+ * The slot of call site 'ra' in a per-thread cache of 2^bits slots (a
+ * multiplicative hash: its top bits).
+ */
+static inline size_t st_ra_slot(void *ra, unsigned bits)
+{
+	return (size_t)(((uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u) >>
+			(64 - bits));
+}
+
+/*
+ * The slot of call site 'ra' in 'cache'.  A site that calls several
+ * functions through a pointer takes turns in one slot; the entry says
+ * which function made it.
  */
 static inline struct st_fast *st_fast_slot(struct st_fast *cache, void *ra)
 {
-	uint64_t h = (uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u;
-
-	return &cache[h >> (64 - ST_FAST_BITS)];
+	return &cache[st_ra_slot(ra, ST_FAST_BITS)];
 }
 
 /* The slot of call site 'ra' in the one-sided cache 'cache'. */
 static inline struct st_rfast *st_rfast_slot(struct st_rfast *cache,
 					     void *ra)
 {
-	uint64_t h = (uint64_t)(uintptr_t)ra * 0x9e3779b97f4a7c15u;
+	return &cache[st_ra_slot(ra, ST_RFAST_BITS)];
+}
 
-	return &cache[h >> (64 - ST_RFAST_BITS)];
+/* The slot of call site 'ra' in the completion sites' cache 'cache'. */
+static inline struct st_csite *st_csite_slot(struct st_csite *cache,
+					     void *ra)
+{
+	return &cache[st_ra_slot(ra, ST_CSITE_BITS)];
 }
 
 #pragma GCC visibility pop

@@ -244,6 +244,24 @@ snap_one(MPI_Request h, uint64_t *snap)
 	return s->r.recv;
 }
 
+/*
+ * The request of the ring at 'at' (from ring_next(); tail: none) in
+ * 'snap', as snap_one() for the table.
+ */
+static inline __attribute__((always_inline)) int
+snap_ring(uint64_t at, uint64_t *snap)
+{
+	struct slot *s = &ring[at & (RING - 1)];
+
+	if (at == tail) {
+		snap[0] = snap[1] = 0;
+		return 0;
+	}
+	snap[0] = (uint64_t)(uintptr_t)s | AT_RING;
+	snap[1] = s->r.id;
+	return s->r.recv;
+}
+
 static __attribute__((noinline)) int snapshot(const MPI_Request *reqs,
 					       int n, uint64_t *snap)
 {
@@ -269,14 +287,9 @@ static __attribute__((noinline)) int snapshot(const MPI_Request *reqs,
 		if (j < nseen)
 			from = seen_at[j] + 1;
 		at = ring_next(h, from);
-		if (at == tail) {
-			snap[2 * i] = snap[2 * i + 1] = 0;
+		recv |= snap_ring(at, &snap[2 * i]);
+		if (at == tail)
 			continue;
-		}
-		snap[2 * i] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)] |
-			      AT_RING;
-		snap[2 * i + 1] = ring[at & (RING - 1)].r.id;
-		recv |= ring[at & (RING - 1)].r.recv;
 		if (j < nseen) {
 			seen_at[j] = at;
 		} else if (nseen < 8) {
@@ -306,23 +319,14 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 	/* One request, as a Wait's: the lookup alone. */
 	if (n == 1) {
 		MPI_Request h = reqs[0];
-		uint64_t at;
 
-		if (!builtin(h)) {
-			if (h == MPI_REQUEST_NULL) {
-				snap[0] = snap[1] = 0;
-				return 0;
-			}
-			return snap_one(h, snap);
-		}
-		at = ring_next(h, head);
-		if (at == tail) {
+		if (builtin(h))
+			return snap_ring(ring_next(h, head), snap);
+		if (h == MPI_REQUEST_NULL) {
 			snap[0] = snap[1] = 0;
 			return 0;
 		}
-		snap[0] = (uint64_t)(uintptr_t)&ring[at & (RING - 1)] | AT_RING;
-		snap[1] = ring[at & (RING - 1)].r.id;
-		return ring[at & (RING - 1)].r.recv;
+		return snap_one(h, snap);
 	}
 	return snapshot(reqs, n, snap);
 }
