@@ -12,7 +12,6 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "nm-work.h"
 
