@@ -1020,60 +1020,56 @@ static double median_finite(const struct fspan *sp, size_t nsp, double *max)
 }
 
 /*
- * The launch-to-launch spread of 'g' from its per-run medians (at least
- * the clock resolution, so that a logarithm exists): the standard
- * deviation of their logarithms, and the difference it lets a
- * comparison resolve.  'tmp' holds at least nruns values.
+ * What the per-run medians of 'g' say about its launches.  The spread:
+ * (max - min) / min; the standard deviation of their logarithms (each
+ * at least the clock resolution, so that a logarithm exists), and the
+ * difference it lets a comparison resolve.  And, pooled from 2 or more
+ * launches, its median's interval must hold the launch-to-launch
+ * spread, which the order statistics of the pooled samples ignore
+ * (their interval narrows as 1/sqrt(samples) while the launches' level
+ * moves).  With the launch as the unit of replication, as in a
+ * cluster-level (two-stage) analysis of a random-effects model
+ * (Kalibera and Jones, "Rigorous benchmarking in reasonable time", ISMM
+ * 2013; Georges et al., OOPSLA 2007): the mean of the logarithms of the
+ * K per-run medians +- t(K - 1, (1 + level) / 2) times their standard
+ * deviation / sqrt(K).  Each per-run median carries its own sampling
+ * error as well as the launch's offset, so that one spread holds both.
+ * The group's interval is the union of this one and the order
+ * statistics' (never narrower than one launch's worth of samples
+ * claims, and it holds the pooled median), and its standard error the
+ * larger of the two.  Groups without an interval (n too small for the
+ * level) keep none.
  */
-static void launch_spread(const struct st_table *t, struct st_table_group *g,
-			  double *tmp)
-{
-	double mean;
-	size_t i;
-
-	if (g->nruns < 2)
-		return;
-	for (i = 0; i < g->nruns; i++)
-		tmp[i] = log(fmax(g->run_med[i], t->o.sigma_min_ns));
-	if (st_stats_mean_sd(tmp, g->nruns, &mean, &g->run_sd) ||
-	    st_stats_resolvable(g->run_sd, g->nruns, 1 - t->o.ci_level, 0.8,
-				&g->resolvable))
-		g->run_sd = g->resolvable = NAN;
-}
-
-/*
- * A group pooled from 2 or more launches: its median's interval must
- * hold the launch-to-launch spread, which the order statistics of the
- * pooled samples ignore (their interval narrows as 1/sqrt(samples)
- * while the launches' level moves).  With the launch as the unit of
- * replication, as in a cluster-level (two-stage) analysis of a
- * random-effects model (Kalibera and Jones, "Rigorous benchmarking in
- * reasonable time", ISMM 2013; Georges et al., OOPSLA 2007): the mean
- * of the logarithms of the K per-run medians +- t(K - 1, (1 + level) /
- * 2) times their standard deviation / sqrt(K).  Each per-run median
- * carries its own sampling error as well as the launch's offset, so
- * that one spread holds both.  The group's interval is the union of
- * this one and the order statistics' (never narrower than one launch's
- * worth of samples claims, and it holds the pooled median), and its
- * standard error the larger of the two.  Groups without an interval
- * (n too small for the level) keep none.  'tmp' holds nruns values.
- */
-static void launch_ci(const struct st_table *t, struct st_table_group *g,
-		      double *tmp)
+static int launch_stats(const struct st_table *t, struct st_table_group *g)
 {
 	struct st_summary *s = &g->s;
-	double mean, sd, q, half, lo, hi, se;
+	double *logs, mean, sd, q, half, lo, hi, se;
 	size_t i;
+	int rc;
 
 	g->ci_launches = 0;
-	if (g->nruns < 2 || !s->ci_ok)
-		return;
+	if (g->nruns < 2)
+		return 0;
+	if (g->run_med_min > 0)
+		g->run_spread = (g->run_med_max - g->run_med_min) /
+				g->run_med_min;
+	if (!(logs = malloc(g->nruns * sizeof(*logs))))
+		return -ENOMEM;
 	for (i = 0; i < g->nruns; i++)
-		tmp[i] = log(fmax(g->run_med[i], t->o.sigma_min_ns));
-	if (st_stats_mean_sd(tmp, g->nruns, &mean, &sd) ||
-	    st_stats_t_quantile(0.5 * (1 + t->o.ci_level),
-				(double)(g->nruns - 1), &q))
-		return;
+		logs[i] = log(fmax(g->run_med[i], t->o.sigma_min_ns));
+	rc = st_stats_mean_sd(logs, g->nruns, &mean, &sd);
+	free(logs);
+	if (rc) {
+		g->run_sd = g->resolvable = NAN;
+		return 0;
+	}
+	g->run_sd = sd;
+	if (st_stats_resolvable(sd, g->nruns, 1 - t->o.ci_level, 0.8,
+				&g->resolvable))
+		g->run_sd = g->resolvable = NAN;
+	if (!s->ci_ok || st_stats_t_quantile(0.5 * (1 + t->o.ci_level),
+					     (double)(g->nruns - 1), &q))
+		return 0;
 	half = q * sd / sqrt((double)g->nruns);
 	lo = exp(mean - half);
 	hi = exp(mean + half);
@@ -1086,6 +1082,7 @@ static void launch_ci(const struct st_table *t, struct st_table_group *g,
 	se = 0.5 * (hi - lo) / q;
 	if (se > s->se_median)
 		s->se_median = se;
+	return 0;
 }
 
 /* Index of 'r' in the ascending 'runs' [n], or where it would go. */
@@ -1225,7 +1222,7 @@ static int summarise_hist(const struct st_table *t, struct st_table_group *g,
 	struct st_summary *s = &g->s;
 	struct hist all;
 	uint64_t n = g->n_in, first, end, m;
-	double lo = sh->min, hi = sh->max, sum = 0, sq = 0, *tmp;
+	double lo = sh->min, hi = sh->max, sum = 0, sq = 0;
 	size_t i;
 	int rc = -ENOMEM;
 
@@ -1355,15 +1352,7 @@ static int summarise_hist(const struct st_table *t, struct st_table_group *g,
 		g->run_med[g->nruns] = med;
 		g->run_no[g->nruns++] = sh->runs[i].run;
 	}
-	if (g->nruns >= 2 && g->run_med_min > 0)
-		g->run_spread = (g->run_med_max - g->run_med_min) /
-				g->run_med_min;
-	if (!(tmp = malloc((g->nruns + 1) * sizeof(*tmp))))
-		goto out;
-	launch_spread(t, g, tmp);
-	launch_ci(t, g, tmp);
-	free(tmp);
-	rc = 0;
+	rc = launch_stats(t, g);
 out:
 	hist_release(&all);
 	return rc;
@@ -1375,7 +1364,6 @@ static int summarise(const struct st_table *t, struct st_table_group *g,
 	struct err_job ej = { { g->err, g->n_in }, NAN, NAN };
 	size_t first, n_kept;
 	pthread_t th;
-	double *tmp;
 	int rc, threaded = 0;
 
 	if (g->hist)
@@ -1431,15 +1419,7 @@ static int summarise(const struct st_table *t, struct st_table_group *g,
 			g->nruns = 1;
 		}
 	}
-	if (g->nruns >= 2 && g->run_med_min > 0)
-		g->run_spread = (g->run_med_max - g->run_med_min) /
-				g->run_med_min;
-	if (!(tmp = malloc((g->nruns + 1) * sizeof(*tmp))))
-		return -ENOMEM;
-	launch_spread(t, g, tmp);
-	launch_ci(t, g, tmp);
-	free(tmp);
-	return 0;
+	return launch_stats(t, g);
 }
 
 static int cmp_op_idx(const void *a, const void *b, void *ctx)
