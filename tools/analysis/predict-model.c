@@ -658,7 +658,8 @@ static void count_use(struct row *rw, long p, double d)
 
 /*
  * The row's cost at (p, d) at its centre (the median, or the mean under
- * --statistic=mean), whatever the bound: nothing counted or cached.
+ * --statistic=mean), whatever the bound, 0 when none: nothing counted
+ * or cached.
  */
 static double row_centre(const struct st_pmodel *m, const struct row *rw,
 			 long p, double d)
@@ -690,7 +691,7 @@ static double row_centre(const struct st_pmodel *m, const struct row *rw,
 	}
 	if (m->mean)
 		t *= rw->use.mean_factor;
-	return t;
+	return t > 0 && isfinite(t) ? t : 0;
 }
 
 /* The row's cost at (p, d), counting the lookup (not under a bound). */
@@ -706,8 +707,6 @@ static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
 	t = row_centre(m, rw, p, d);
 	if (m->bound)
 		t *= m->bound < 0 ? rw->f_lo : rw->f_hi;
-	if (!(t > 0) || !isfinite(t))
-		t = 0;
 	rw->last_p = p;
 	rw->last_d = d;
 	rw->last_t = t;
@@ -907,12 +906,7 @@ int st_pmodel_rendezvous(struct st_pmodel *m, double bytes)
 static double row_at(const struct st_pmodel *m, struct row *rw, long p,
 		     double d, int centre)
 {
-	double t;
-
-	if (!centre)
-		return row_eval(m, rw, p, d);
-	t = row_centre(m, rw, p, d);
-	return t > 0 && isfinite(t) ? t : 0;
+	return centre ? row_centre(m, rw, p, d) : row_eval(m, rw, p, d);
 }
 
 /* st_pmodel_gap(), at the rows' centres when 'centre'. */

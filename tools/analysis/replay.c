@@ -424,38 +424,35 @@ static int unit_next(struct st_replay *r, struct unit *u, struct rrec *x)
 
 static int note_site(struct st_replay *r, struct unit *u, double dt)
 {
-	uint32_t *v;
+	uint32_t *v, idx;
 	struct st_replay_site *s;
 
 	if (r->opts.no_sites)
 		return 0;
 	/* Sites stay where they are once made: the unit's last one. */
-	if (u->site_idx != NIL && u->site_site == u->op_site &&
-	    u->site_fn == u->op_fn) {
-		s = &r->sites[u->site_idx];
-		s->calls++;
-		s->pred_ns += dt;
-		s->meas_ns += u->op_meas;
-		return 0;
-	}
-	v = st_rp_map_get(&r->site_of, (uint64_t)u->rank, u->op_site,
-			  u->op_fn);
-	if (!v) {
-		if (GROW(r, r->sites, r->asites, r->nsites))
-			return r->rc;
-		if (st_rp_map_put(&r->site_of, (uint64_t)u->rank, u->op_site,
-				  u->op_fn, (uint32_t)r->nsites))
-			return st_rp_oom(r);
-		r->sites[r->nsites] = (struct st_replay_site){
-			.rank = u->rank, .site = u->op_site, .fn = u->op_fn };
+	if (u->site_idx == NIL || u->site_site != u->op_site ||
+	    u->site_fn != u->op_fn) {
 		v = st_rp_map_get(&r->site_of, (uint64_t)u->rank, u->op_site,
 				  u->op_fn);
-		r->nsites++;
+		if (v) {
+			idx = *v;
+		} else {
+			if (GROW(r, r->sites, r->asites, r->nsites))
+				return r->rc;
+			idx = (uint32_t)r->nsites;
+			if (st_rp_map_put(&r->site_of, (uint64_t)u->rank,
+					  u->op_site, u->op_fn, idx))
+				return st_rp_oom(r);
+			r->sites[idx] = (struct st_replay_site){
+				.rank = u->rank, .site = u->op_site,
+				.fn = u->op_fn };
+			r->nsites++;
+		}
+		u->site_idx = idx;
+		u->site_site = u->op_site;
+		u->site_fn = u->op_fn;
 	}
-	u->site_idx = *v;
-	u->site_site = u->op_site;
-	u->site_fn = u->op_fn;
-	s = &r->sites[*v];
+	s = &r->sites[u->site_idx];
 	s->calls++;
 	s->pred_ns += dt;
 	s->meas_ns += u->op_meas;
@@ -1511,7 +1508,8 @@ int st_replay_new(struct st_replay **out, int nranks,
 int st_replay_set_source(struct st_replay *r, int rank,
 			 const struct st_replay_source *src)
 {
-	if (rank < 0 || rank >= r->nranks || !src || !src->next)
+	if (rank < 0 || rank >= r->nranks || !src ||
+	    (!src->next && !src->next_rec))
 		return -EINVAL;
 	r->ranks[rank].src = *src;
 	r->ranks[rank].has_src = 1;

@@ -214,8 +214,8 @@ struct st_replay_source {
 	 */
 	double (*global)(void *ctx, uint64_t t_ns);
 	/*
-	 * Optional, used instead of 'next' when set ('next' must still be
-	 * set): 1 with '*rec' a record st_replay_rec_make() made (valid
+	 * Optional, used instead of 'next' when set ('next' may then be
+	 * NULL): 1 with '*rec' a record st_replay_rec_make() made (valid
 	 * until the next call; several replays can read the same one), 2
 	 * with '*ev' filled as 'next' fills it, 0 at the end, or a
 	 * negative errno with a message in 'err'.

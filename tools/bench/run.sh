@@ -35,7 +35,8 @@
 #   4. the slowdown of a conjugate-gradient-shaped application
 #      (tests/integration/apps/cg.c: halo exchange, two Allreduce dot
 #      products and a few us of compute per iteration), paired rounds
-#      with and without the library, target 1 %;
+#      without and with the library (and with it storing chunks
+#      uncompressed, SYNCTRACE_LEVEL=0: zlib's share), target 1 %;
 #   5. the tools at scale: records per second end to end and peak
 #      resident memory (/usr/bin/time's maximum RSS) of `synctrace
 #      report`, `table` and `predict` on a generated run of
@@ -373,6 +374,16 @@ phase_end()
 		'BEGIN { print a + b }')
 }
 
+# rotated K WORDS...: WORDS, one a line, rotated left by K (mod their
+# number): the order of a round's variants.
+rotated()
+{
+	rt_k=$1
+	shift
+	echo "$@" "$@" | tr ' ' '\n' | tail -n +$((rt_k % $# + 1)) |
+		head -n $#
+}
+
 # --- figure 1: time per call -----------------------------------------------
 
 f1_label()
@@ -469,9 +480,7 @@ figure1()
 	while [ $round -le "$R" ]; do
 		snap round_snap
 		# Rotate the order by one variant each round.
-		k=$((round % nv))
-		order=$(echo $f1_vars $f1_vars | tr ' ' '\n' |
-			tail -n +$((k + 1)) | head -n $nv)
+		order=$(rotated $((round % nv)) $f1_vars)
 		for v in $order; do
 			f1_run $f1_np $f1_ops $round $v
 		done
@@ -765,8 +774,9 @@ figure3()
 # --- figure 4: a whole application --------------------------------------------
 
 # figure4: R rounds of the CG-shaped app (tests/integration/apps/cg.c) on
-# NP ranks, with and without the library in a rotating order; the
-# slowdown of each round is (with - without) / without.
+# NP ranks, without the library, with it, and with it storing its chunks
+# uncompressed (SYNCTRACE_LEVEL=0), in a rotating order; the slowdown of
+# each round is (with - without) / without.
 # --- figure 5: the tools at scale ---------------------------------------
 
 # f5_tool NAME ARGS...: BENCH_TOOLS_RUNS runs of `synctrace ARGS`; prints
@@ -853,11 +863,7 @@ figure4()
 	: > "$tmp/f4.dat"
 	round=1
 	while [ $round -le "$R_CG" ]; do
-		case $((round % 3)) in
-		1) order="none full stored" ;;
-		2) order="full stored none" ;;
-		0) order="stored none full" ;;
-		esac
+		order=$(rotated $((round - 1)) none full stored)
 		for v in $order; do
 			name=f4-$round-$v
 			set -- $MPIEXEC -n $NP "$CG_APP" $CG_N $CG_ITERS

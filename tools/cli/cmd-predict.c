@@ -465,14 +465,6 @@ struct tsrc {
 	struct st_gclock *clk;
 };
 
-static int tsrc_next(void *ctx, struct st_event *ev, char *err, size_t errlen)
-{
-	struct tsrc *s = ctx;
-
-	return src_clock(s->clk, st_tee_next(s->tee, s->reader, s->rank, ev,
-					     err, errlen), ev, err, errlen);
-}
-
 static int tsrc_next_rec(void *ctx, const void **rec, struct st_event *ev,
 			 char *err, size_t errlen)
 {
@@ -501,8 +493,8 @@ static struct tsrc *tsrc_set(struct st_tee *tee, int nranks, int reader,
 	if (!v)
 		die("out of memory");
 	for (r = 0; r < nranks; r++) {
-		struct st_replay_source src = { &v[r], tsrc_next,
-						tsrc_global, tsrc_next_rec };
+		struct st_replay_source src = { &v[r], NULL, tsrc_global,
+						tsrc_next_rec };
 
 		v[r].tee = tee;
 		v[r].reader = reader;

@@ -231,12 +231,6 @@ static void write_file(const char *path, const struct st_matrix *m,
 }
 
 /*
- * What the views found, computed on a thread of their own while the
- * report reads the run for its own sections; the warnings of their walk
- * and sweep are kept to be given where the report would have given
- * them.
- */
-/*
  * A record of the walk handed over: what the report's collective
  * sections (CALLs of blocking collectives, st_imb_wants()) and the
  * matrices (CALLs and STARTs, st_matrix_add()) read of it, and its
@@ -285,6 +279,12 @@ struct putter {
 	size_t fill;		/* records in it */
 };
 
+/*
+ * What the views found, computed on a thread of their own while the
+ * report reads the run for its own sections; the warnings of their walk
+ * and sweep are kept to be given where the report would have given
+ * them.
+ */
 struct st_rviews {
 	const char *run;
 	pthread_t th;

@@ -134,6 +134,12 @@ def complete(rundir):
         return False
 
 
+def bench_last(out, runs):
+    """The run directory of the last launch of `bench --runs RUNS -o
+    OUT`: OUT itself for one launch, else its run-RUNS."""
+    return os.path.join(out, "run-%d" % runs) if runs > 1 else out
+
+
 def say(*a):
     print("predict-validate:", *a, flush=True)
 
@@ -237,8 +243,7 @@ class Runner:
         env = {"SYNCTRACE_YIELD": "1"} if target == "shm" and \
             self.shm_yield else None
         return self.run(argv, out + ".log", env=env, timeout=900,
-                        rundir=out, done=os.path.join(out, "run-%d" % runs)
-                        if runs > 1 else out)
+                        rundir=out, done=bench_last(out, runs))
 
     def table(self, bench, out):
         return self.run([self.cli, "table", "--json", out, bench],
@@ -396,8 +401,7 @@ def main():
             tj = b + ".json"
             # Kept: a complete bench (with --runs, its last launch).
             if o.keep and os.path.exists(tj) and complete(
-                    b if o.bench_runs == 1 else
-                    os.path.join(b, "run-%d" % o.bench_runs)):
+                    bench_last(b, o.bench_runs)):
                 continue
             if not rn.bench(os.path.join(work, "%s-shm-1" % app), t, b,
                             o.nrep, o.bench_runs):
