@@ -95,8 +95,7 @@ static void inst_complete(struct st_replay *r, uint32_t ii)
 		}
 		qsort(r->scan_buf, n, sizeof(*r->scan_buf), cmp_rin);
 	}
-	cp_set(&cp, &in->maxcp);
-	cp.comm += c;
+	cp_set_add(&cp, &in->maxcp, c);
 	for (m = in->members; m != NIL; m = next) {
 		next = r->membs[m].next;
 		if (in->cls != C_SCAN) {
@@ -107,16 +106,16 @@ static void inst_complete(struct st_replay *r, uint32_t ii)
 	}
 	if (in->cls == C_SCAN) {
 		double T = -DBL_MAX;
-		struct cpv cp = { 0 };
+		struct cpv best = { 0 };
 
 		for (i = 0; i < n; i++) {
 			if (r->scan_buf[i].arr > T) {
 				T = r->scan_buf[i].arr;
-				cp = r->scan_buf[i].cp;
+				best = r->scan_buf[i].cp;
 			}
 			note_src(r, r->scan_buf[i].w, in->cost_src, c);
 			st_rp_resolve(r, r->scan_buf[i].w, T + c,
-				      cp_add(cp, c));
+				      cp_add(best, c));
 		}
 	}
 	if (ii == r->inst_last)
@@ -143,6 +142,16 @@ uint32_t st_rp_inst_find(const struct st_replay *r, uint64_t comm,
 	return v ? *v : NIL;
 }
 
+/* Resolve waiter 'w' at 'T' along '*cp' with 'c' more communication. */
+static void resolve_add(struct st_replay *r, int32_t w, double T,
+			const struct cpv *cp, double c)
+{
+	struct cpv t;
+
+	cp_set_add(&t, cp, c);
+	st_rp_resolve_p(r, w, T, &t);
+}
+
 /*
  * Member 'w' (rank 'rank', its record 'x') arrives at collective instance
  * (x->comm, seq) at 'arr' along '*cp'; 'meas' is its measured duration.
@@ -151,7 +160,6 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		       const struct rrec *x, uint64_t seq, double arr,
 		       const struct cpv *cp, double meas)
 {
-	struct cpv t;
 	const struct comminfo *ci = st_rp_comm_info(r, rank, x->comm);
 	uint32_t ii = st_rp_inst_find(r, x->comm, seq, x->inst), m;
 	double c;
@@ -234,36 +242,28 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		in->rootT = arr;
 		cp_set(&in->rootcp, cp);
 		note_src(r, w, in->cost_src, c);
-		cp_set(&t, cp);
-		t.comm += c;
-		st_rp_resolve_p(r, w, arr + c, &t);
+		resolve_add(r, w, arr + c, cp, c);
 		while ((m = in->members) != NIL) {
 			struct memb *mb = &r->membs[m];
 			int late = mb->arr > arr;
 
 			in->members = mb->next;
 			note_src(r, mb->w, in->cost_src, c);
-			cp_set(&t, late ? &mb->cp : cp);
-			t.comm += c;
-			st_rp_resolve_p(r, mb->w, (late ? mb->arr : arr) + c,
-					&t);
+			resolve_add(r, mb->w, (late ? mb->arr : arr) + c,
+				    late ? &mb->cp : cp, c);
 			memb_drop(r, m);
 		}
 	} else if (in->cls == C_BCAST && in->root_in) {
 		c = st_rp_inst_cost(r, in, in->root_meas);
 		note_src(r, w, in->cost_src, c);
-		cp_set(&t, arr > in->rootT ? cp : &in->rootcp);
-		t.comm += c;
-		st_rp_resolve_p(r, w, (arr > in->rootT ? arr : in->rootT) + c,
-				&t);
+		resolve_add(r, w, (arr > in->rootT ? arr : in->rootT) + c,
+			    arr > in->rootT ? cp : &in->rootcp, c);
 	} else if (in->cls == C_GATHER && !is_root) {
 		int src;
 
 		c = st_rp_send_part(r, in, (double)x->sbytes, meas, &src);
 		note_src(r, w, src, c);
-		cp_set(&t, cp);
-		t.comm += c;
-		st_rp_resolve_p(r, w, arr + c, &t);
+		resolve_add(r, w, arr + c, cp, c);
 	} else {
 		struct memb *mb;
 

@@ -62,6 +62,23 @@ static inline void cp_set(struct cpv *d, const struct cpv *s)
 	d->rank = s->rank;
 }
 
+/* cp_set() of cp_add(*s, comm): 'comm' more communication. */
+static inline void cp_set_add(struct cpv *d, const struct cpv *s,
+			      double comm)
+{
+	cp_set(d, s);
+	d->comm += comm;
+}
+
+/* cp_set() of cp_on(*s, rank), field by field. */
+static inline void cp_set_on(struct cpv *d, const struct cpv *s, int rank)
+{
+	d->comp = s->comp;
+	d->hops = s->hops + (s->rank != rank);
+	d->comm = s->comm;
+	d->rank = rank;
+}
+
 /* A record, as much of it as the replay needs. */
 struct rrec {
 	uint8_t kind;

@@ -537,8 +537,7 @@ void st_rp_op_begin(struct unit *u, const struct rrec *x, double busy,
 	u->op_meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
 	u->op_busy = busy;
 	u->op_T = u->now + busy;
-	cp_set(&u->op_cp, &u->cp);
-	u->op_cp.comm += busy;
+	cp_set_add(&u->op_cp, &u->cp, busy);
 	u->op_nwait = 0;
 	u->op_src = src;
 	u->op_coll = 0;
@@ -553,12 +552,8 @@ static void unit_result(struct st_replay *r, struct unit *u, double T,
 			const struct cpv *cp)
 {
 	if (T > u->op_T) {
-		/* cp_on(), field by field (see struct cpv). */
 		u->op_T = T;
-		u->op_cp.comp = cp->comp;
-		u->op_cp.hops = cp->hops + (cp->rank != u->rank);
-		u->op_cp.comm = cp->comm;
-		u->op_cp.rank = u->rank;
+		cp_set_on(&u->op_cp, cp, u->rank);
 	}
 	if (--u->op_nwait > 0 || u->running || u->state != U_BLOCKED)
 		return;
