@@ -54,14 +54,12 @@ void st_blame_find_imb(const struct st_imb *imb, struct st_blame *b)
 char *st_blame_verdict(const struct st_scan *s, const struct st_blame *b,
 		       char *buf, size_t len)
 {
-	char site[256];
-
-	return st_blame_verdict_at(b, b->found ? st_scan_site_label(s,
-			b->row->sym, site, sizeof(site)) : "", buf, len);
+	return st_blame_verdict_syms(s->syms, b, buf, len);
 }
 
-char *st_blame_verdict_at(const struct st_blame *b, const char *site,
-			  char *buf, size_t len)
+/* The verdict with the row's call site given as 'site' ("jacobi.c:101"). */
+static char *verdict_at(const struct st_blame *b, const char *site,
+			char *buf, size_t len)
 {
 	char nm[32], x[32], y[32];
 
@@ -78,6 +76,15 @@ char *st_blame_verdict_at(const struct st_blame *b, const char *site,
 		 st_fmt_ns(b->caused_ns, x, sizeof(x)),
 		 st_fmt_ns(b->row->s.wait_ns, y, sizeof(y)));
 	return buf;
+}
+
+char *st_blame_verdict_syms(struct st_symtab *syms, const struct st_blame *b,
+			    char *buf, size_t len)
+{
+	char site[256];
+
+	return verdict_at(b, b->found ? st_sym_site_label(syms, b->row->sym,
+			  site, sizeof(site)) : "", buf, len);
 }
 
 int st_blame_oversubscribed(const struct st_scan *s, char *buf, size_t len)

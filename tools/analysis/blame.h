@@ -14,6 +14,7 @@
 
 struct st_imb_row;
 struct st_scan;
+struct st_symtab;
 
 /* The most telling finding. */
 struct st_blame {
@@ -42,9 +43,9 @@ void st_blame_find_imb(const struct st_imb *imb, struct st_blame *b);
 char *st_blame_verdict(const struct st_scan *s, const struct st_blame *b,
 		       char *buf, size_t len);
 
-/* The same with the row's call site given as 'site' ("jacobi.c:101"). */
-char *st_blame_verdict_at(const struct st_blame *b, const char *site,
-			  char *buf, size_t len);
+/* The same with the call sites' symbols in 'syms' (st_scan's own). */
+char *st_blame_verdict_syms(struct st_symtab *syms, const struct st_blame *b,
+			    char *buf, size_t len);
 
 /*
  * When the ranks outnumbered a host's cores, the warning line into

@@ -102,14 +102,11 @@ static void print_verdict(const struct st_scan *s, const struct st_imb *imb,
 			  struct st_symtab *syms)
 {
 	struct st_blame b;
-	char line[1024], site[256];
+	char line[1024];
 
 	st_blame_find_imb(imb, &b);
-	if (b.found)
-		st_sym_site_label(syms, b.row->sym, site, sizeof(site));
 	print_wrapped("\nImbalance by rank:",
-		      st_blame_verdict_at(&b, b.found ? site : "", line,
-					  sizeof(line)));
+		      st_blame_verdict_syms(syms, &b, line, sizeof(line)));
 	if (st_blame_oversubscribed(s, line, sizeof(line)))
 		print_wrapped("note:", line);
 }
