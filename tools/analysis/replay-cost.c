@@ -44,28 +44,27 @@ static double inst_d(const struct st_replay *r, const struct inst *in)
 static int model_coll(struct st_replay *r, const struct inst *in, double *d,
 		      double *c)
 {
-	struct ccache *e;
+	struct ccache *e = NULL;
 
-	if (!r->model.coll_pure) {
-		*d = inst_d(r, in);
-		*c = r->model.coll(r->model.ctx, in->fn, in->p, *d);
-		return 0;
-	}
-	e = &r->ccache[(in->fn ^ (in->sum_s >> 3) ^ ((uint64_t)in->p << 4)) %
-		       COST_CACHE];
-	if (e->used && e->fn == in->fn && e->p == in->p &&
-	    e->sum_s == in->sum_s && e->sum_r == in->sum_r &&
-	    e->expected == in->expected && e->arrived == in->arrived) {
-		*d = e->d;
-		*c = e->c;
-		return 1;
+	if (r->model.coll_pure) {
+		e = &r->ccache[(in->fn ^ (in->sum_s >> 3) ^
+				((uint64_t)in->p << 4)) % COST_CACHE];
+		if (e->used && e->fn == in->fn && e->p == in->p &&
+		    e->sum_s == in->sum_s && e->sum_r == in->sum_r &&
+		    e->expected == in->expected &&
+		    e->arrived == in->arrived) {
+			*d = e->d;
+			*c = e->c;
+			return 1;
+		}
 	}
 	*d = inst_d(r, in);
 	*c = r->model.coll(r->model.ctx, in->fn, in->p, *d);
-	*e = (struct ccache){ .sum_s = in->sum_s, .sum_r = in->sum_r,
-			      .p = in->p, .expected = in->expected,
-			      .arrived = in->arrived, .fn = in->fn,
-			      .used = 1, .d = *d, .c = *c };
+	if (e)
+		*e = (struct ccache){ .sum_s = in->sum_s, .sum_r = in->sum_r,
+				      .p = in->p, .expected = in->expected,
+				      .arrived = in->arrived, .fn = in->fn,
+				      .used = 1, .d = *d, .c = *c };
 	return 0;
 }
 

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,8 +102,7 @@ struct st_tee {
 	long wait_ms;
 	struct trank *ranks;
 	struct cons *cons;		/* [reader * nranks + rank] */
-	pthread_mutex_t stat_mu;
-	uint64_t let_go;
+	atomic_uint_fast64_t let_go;	/* readers let go, any thread */
 };
 
 int st_tee_new(struct st_tee **out, int nranks, int nreaders,
@@ -142,7 +142,6 @@ int st_tee_new(struct st_tee **out, int nranks, int nreaders,
 		return -ENOMEM;
 	}
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&t->stat_mu, NULL);
 	for (r = 0; r < nranks; r++) {
 		pthread_mutex_init(&t->ranks[r].mu, NULL);
 		pthread_cond_init(&t->ranks[r].cv, &ca);
@@ -411,9 +410,8 @@ static int advance(struct st_tee *t, int rank, struct cons *cs,
 			lag = slowest(t, rank, cs);
 			if (lag) {
 				detach(tr, lag);
-				pthread_mutex_lock(&t->stat_mu);
-				t->let_go++;
-				pthread_mutex_unlock(&t->stat_mu);
+				atomic_fetch_add_explicit(&t->let_go, 1,
+							  memory_order_relaxed);
 			}
 			waiting = 0;
 			/* Alone: nothing to wait for. */
@@ -559,12 +557,7 @@ void st_tee_close(struct st_tee *t, int reader)
 
 uint64_t st_tee_let_go(const struct st_tee *t)
 {
-	uint64_t n;
-
-	pthread_mutex_lock((pthread_mutex_t *)&t->stat_mu);
-	n = t->let_go;
-	pthread_mutex_unlock((pthread_mutex_t *)&t->stat_mu);
-	return n;
+	return atomic_load_explicit(&t->let_go, memory_order_relaxed);
 }
 
 void st_tee_free(struct st_tee *t)
@@ -590,7 +583,6 @@ void st_tee_free(struct st_tee *t)
 		pthread_mutex_destroy(&tr->mu);
 		pthread_cond_destroy(&tr->cv);
 	}
-	pthread_mutex_destroy(&t->stat_mu);
 	free(t->ranks);
 	free(t->cons);
 	free(t);
