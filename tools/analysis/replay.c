@@ -254,14 +254,19 @@ bad:
 	x->group_bad = 1;
 }
 
+/* A post or start with its group (no text: an empty group). */
+static int has_group(const struct st_event *ev)
+{
+	return ev->kind == ST_REC_CALL && (ev->fn == ST_FN_MPI_WIN_POST ||
+					   ev->fn == ST_FN_MPI_WIN_START) &&
+	       ev->text_len;
+}
+
 /* rec_from(), and the group of a post or start. */
 static void rec_read(struct rrec *x, const struct st_event *ev)
 {
 	rec_from(x, ev);
-	/* No text: an empty group. */
-	if (ev->kind == ST_REC_CALL && (ev->fn == ST_FN_MPI_WIN_POST ||
-					ev->fn == ST_FN_MPI_WIN_START) &&
-	    ev->text_len)
+	if (has_group(ev))
 		rec_group(x, ev->text, ev->text_len);
 }
 
@@ -276,9 +281,7 @@ size_t st_replay_rec_size(void)
 int st_replay_rec_make(void *slot, const struct st_event *ev)
 {
 	if (ev->kind == ST_REC_SITE || ev->kind == ST_REC_OBJECT ||
-	    (ev->kind == ST_REC_CALL && (ev->fn == ST_FN_MPI_WIN_POST ||
-					 ev->fn == ST_FN_MPI_WIN_START) &&
-	     ev->text_len))
+	    has_group(ev))
 		return 0;
 	rec_from(slot, ev);
 	return 1;
@@ -306,6 +309,20 @@ static int fifo_push(struct st_replay *r, struct unit *u,
 	return 0;
 }
 
+/* A record of rank 'rk' was read: counted; its MPI_Init noted. */
+static inline void count_record(struct st_replay *r, struct rank *rk,
+				unsigned kind, unsigned fn, uint64_t t1,
+				unsigned thread)
+{
+	r->stats.records++;
+	if (!rk->init_known && kind == ST_REC_CALL && fn < ST_FN_COUNT &&
+	    r->fkind[fn] == ST_KIND_INIT) {
+		rk->init_known = 1;
+		rk->init_t1 = t1;
+		rk->main_thread = (int)thread;
+	}
+}
+
 /*
  * read_one() of a record 'c' st_replay_rec_make() made (not a call-site
  * or object record, no group): as read_one() does with its event.
@@ -316,13 +333,7 @@ static int read_rec(struct st_replay *r, int rank, struct unit *want,
 	struct rank *rk = &r->ranks[rank];
 	struct unit *u;
 
-	r->stats.records++;
-	if (!rk->init_known && c->kind == ST_REC_CALL &&
-	    c->fn < ST_FN_COUNT && r->fkind[c->fn] == ST_KIND_INIT) {
-		rk->init_known = 1;
-		rk->init_t1 = c->t1;
-		rk->main_thread = c->thread;
-	}
+	count_record(r, rk, c->kind, c->fn, c->t1, c->thread);
 	if (want && want->thread == c->thread && !want->fcount) {
 		*into = *c;
 		return 1;
@@ -380,13 +391,7 @@ static int read_one(struct st_replay *r, int rank, struct unit *want,
 			r->aux(r->aux_ctx, rank, &ev);
 		return 2;
 	}
-	r->stats.records++;
-	if (!rk->init_known && ev.kind == ST_REC_CALL &&
-	    ev.fn < ST_FN_COUNT && r->fkind[ev.fn] == ST_KIND_INIT) {
-		rk->init_known = 1;
-		rk->init_t1 = ev.t1;
-		rk->main_thread = ev.thread;
-	}
+	count_record(r, rk, ev.kind, ev.fn, ev.t1, ev.thread);
 	if (want && want->thread == ev.thread && !want->fcount) {
 		rec_read(into, &ev);
 		return 1;
