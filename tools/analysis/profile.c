@@ -1016,6 +1016,16 @@ static void on_instance(void *ctx, const struct st_imb_done *d)
 	st_io_instance(p->io, d);
 }
 
+/* Rank 'rank''s CALL 'ev' (global entry g0, exit g1) to the matching. */
+static int coll_add(struct st_profile *p, int rank, const struct st_event *ev,
+		    double g0, double g1)
+{
+	const struct st_gclock *c = p->clk[rank];
+
+	return st_imb_add(p->imb, rank, ev, g0, g1, st_gclock_err(c, ev->t0),
+			  st_gclock_err(c, ev->t1)) ? -ENOMEM : 0;
+}
+
 int st_profile_collectives(struct st_profile *p, char *err, size_t errlen)
 {
 	struct st_phase_tracker trk = { .sel = p->sel };
@@ -1024,7 +1034,7 @@ int st_profile_collectives(struct st_profile *p, char *err, size_t errlen)
 	int r, rc, in;
 
 	*err = '\0';
-	st_imb_set_hook(p->imb, on_instance, p);
+	st_profile_coll_begin(p);
 	if (st_merge_new(&m))
 		return -ENOMEM;
 	for (r = 0; r < p->sum.expected; r++) {
@@ -1039,18 +1049,14 @@ int st_profile_collectives(struct st_profile *p, char *err, size_t errlen)
 		}
 	}
 	while (st_merge_next(m, &x) > 0) {
-		const struct st_gclock *c = p->clk[x.rank];
-
 		if ((in = st_phase_track(&trk, x.rank, x.ev)) < 0)
 			goto oom;
 		if (x.ev->kind != ST_REC_CALL || !in)
 			continue;
-		if (st_imb_add(p->imb, x.rank, x.ev, x.g0, x.g1,
-			       st_gclock_err(c, x.ev->t0),
-			       st_gclock_err(c, x.ev->t1)))
+		if (coll_add(p, x.rank, x.ev, x.g0, x.g1))
 			goto oom;
 	}
-	st_imb_finish(p->imb);
+	st_profile_coll_end(p);
 	st_merge_free(m);
 	st_phase_tracker_release(&trk);
 	return 0;
@@ -1100,11 +1106,8 @@ void st_profile_coll_begin(struct st_profile *p)
 int st_profile_coll_add(struct st_profile *p, int rank,
 			const struct st_event *ev, double g0)
 {
-	const struct st_gclock *c = p->clk[rank];
-
-	return st_imb_add(p->imb, rank, ev, g0, st_gclock_global(c, ev->t1),
-			  st_gclock_err(c, ev->t0), st_gclock_err(c, ev->t1)) ?
-	       -ENOMEM : 0;
+	return coll_add(p, rank, ev, g0,
+			st_gclock_global(p->clk[rank], ev->t1));
 }
 
 void st_profile_coll_end(struct st_profile *p)
