@@ -527,7 +527,10 @@ Test(tools_table_out, launches_agree_or_are_marked)
 	cr_assert_eq(st_table_write_csv(NULL, fg, t, &m), 0);
 	fclose(fg);
 	expect_rectangular(groups, 2);
-	cr_expect(strstr(groups, ",run_sd_pct,resolvable_pct\n"));
+	cr_expect(strstr(groups, ",run_sd_pct,resolvable_pct,ci_launches\n"),
+		  "%s", groups);
+	/* Six launches each: both groups' intervals hold their spread. */
+	cr_expect_eq(count(groups, ",1\n"), 2, "%s", groups);
 	free(groups);
 	st_table_free(t);
 
@@ -541,6 +544,25 @@ Test(tools_table_out, launches_agree_or_are_marked)
 	s = written(st_table_write_text, t, &m);
 	cr_expect(strstr(s, "needs 4 runs a side)"), "%s", s);
 	free(s);
+	fg = open_memstream(&groups, &lg);
+	cr_assert_eq(st_table_write_csv(NULL, fg, t, &m), 0);
+	fclose(fg);
+	cr_expect_eq(count(groups, ",1\n"), 1, "%s", groups);
+	free(groups);
+	st_table_free(t);
+
+	/* One launch: the interval cannot know the launches' spread. */
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	for (k = 0; k < 9; k++)
+		cr_assert_eq(st_table_add(t, ST_TABLE_COLL, ST_FN_MPI_BCAST,
+					  0, 2, 8, 0, 1000 + k, 0, 0, 0), 0);
+	cr_assert_eq(st_table_finish(t), 0);
+	fg = open_memstream(&groups, &lg);
+	cr_assert_eq(st_table_write_csv(NULL, fg, t, &m), 0);
+	fclose(fg);
+	cr_expect_eq(count(groups, ",0\n"), 1, "%s", groups);
+	cr_expect_eq(count(groups, ",1\n"), 0, "%s", groups);
+	free(groups);
 	st_table_free(t);
 	st_table_meta_release(&m);
 }

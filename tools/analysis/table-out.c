@@ -773,7 +773,7 @@ static void csv_groups(FILE *f, const struct st_table *t)
 	      "mean_ns,fence_lo_ns,fence_hi_ns,wait_ns,runs,"
 	      "run_median_min_ns,run_median_max_ns,run_spread_pct,"
 	      "clock_err_median_ns,below_clock_err,first_ns,first_min_ns,"
-	      "first_max_ns,first_runs,run_sd_pct,resolvable_pct", f);
+	      "first_max_ns,first_runs,run_sd_pct,resolvable_pct,ci_launches", f);
 	/* Only when a group is summarised, so tables without one are as
 	   they always were. */
 	fputs(summ ? ",summary_resolution\n" : "\n", f);
@@ -813,6 +813,7 @@ static void csv_groups(FILE *f, const struct st_table *t)
 			fputs(",inf", f);
 		else
 			csv_num(f, 100 * g->resolvable);
+		fprintf(f, ",%d", g->ci_launches);
 		if (summ)
 			csv_num(f, g->resolution);
 		fputc('\n', f);
