@@ -172,14 +172,14 @@ Test(tools_like, a_runs_pairs_in_first_call_order_and_distinct)
 	/* The run's pairs, then the network model's for its message. */
 	cr_expect_str_eq(buf, "alltoall:1024,allreduce:64,pingpong:512,"
 			 "allreduce:8,late:512,burst1:512,burst2:512,"
-			 "sendrecv:512");
+			 "sendrecv:512,sbusy:512,rbusy:512,xbusy:512");
 	cr_expect_eq(like.inflight, 1);
 	cr_expect_eq(like.nranks, 2);
 	cr_expect_eq(like.calls, 15);
 	cr_expect_eq(like.mapped, 10, "3 allreduce, alltoall, isend x 2");
 	cr_expect_eq(like.unmapped, 1, "the neighbourhood collective");
 	cr_expect_str_eq(like.unmapped_fn, "MPI_Neighbor_allgather");
-	cr_expect_eq(like.npairs, 8);
+	cr_expect_eq(like.npairs, 11);
 	cr_expect_eq(like.binned, 0);
 	/* Too short a buffer is an error, not a cut list. */
 	cr_expect_eq(st_like_pairs(dir, buf, 20, &like, err, sizeof(err)),

@@ -459,6 +459,77 @@ Test(tools_predict, model_bounds_keep_the_share_at_the_centre)
 	st_pmodel_free(m);
 }
 
+/*
+ * net_json with the busy-side rows: at 1 KiB a busy sender delays
+ * nothing (1600 ns, against C / 2 = (100000 + 2 x 1024) / 2) and a busy
+ * receiver's Wait takes 600 (less than half the burst of one, 1500); at
+ * 64 KiB the sender's compute C = 231072 and 30000 more, and the
+ * receiver's Wait 32000 (the burst of one 33000); the exchange, both
+ * busy, 40000 at 64 KiB.  'rcv_busy_64k' the receiver's at 64 KiB.
+ */
+static struct st_pmodel *load_busy(int snd_busy_64k, int rcv_busy_64k)
+{
+	static const char tail[] = "]}\n ]}\n";
+	char text[sizeof(net_json) + 2048];
+	size_t k = strlen(net_json) - strlen(tail);
+
+	cr_assert(!strcmp(net_json + k, tail));
+	memcpy(text, net_json, k);
+	snprintf(text + k, sizeof(text) - k, "]},\n"
+"  {\"op\": \"MPI_Isend->MPI_Irecv (sender busy)\", \"kind\": "
+"\"snd-busy\", \"fn\": \"MPI_Isend\", \"recv_fn\": \"MPI_Irecv\",\n"
+"   \"p_min\": 2, \"p_max\": 2, \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 1600},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": %d}]},\n"
+"  {\"op\": \"MPI_Isend->MPI_Irecv (receiver busy)\", \"kind\": "
+"\"rcv-busy\", \"fn\": \"MPI_Isend\", \"recv_fn\": \"MPI_Irecv\",\n"
+"   \"p_min\": 2, \"p_max\": 2, \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 600},\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": %d}]},\n"
+"  {\"op\": \"MPI_Isend->MPI_Irecv (exchange, both busy)\", \"kind\": "
+"\"xchg-busy\", \"fn\": \"MPI_Isend\", \"recv_fn\": \"MPI_Irecv\",\n"
+"   \"p_min\": 2, \"p_max\": 2, \"model\": null, \"groups\": [\n"
+"    {\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 40000}]}\n ]}\n",
+		 snd_busy_64k, rcv_busy_64k);
+	return load(text);
+}
+
+Test(tools_predict, model_progress_from_the_busy_rows)
+{
+	struct st_pmodel *m = load_busy(231072 + 30000, 32000);
+	struct st_replay_msg nm;
+	char buf[512];
+
+	/* Over TCP: from 64 KiB, nothing moves outside MPI. */
+	cr_expect_eq(st_pmodel_progress(m, 1024), 0);
+	cr_expect_eq(st_pmodel_progress(m, 65536), 3);
+	cr_expect_eq(st_pmodel_progress(m, 1 << 20), 3, "the nearest size");
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+	cr_expect_eq(nm.need, 3);
+	cr_expect_float_eq(nm.xchg_ns, 40000, 1e-9);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_eq(nm.need, 0);
+	cr_expect_float_eq(nm.xchg_ns, 0, 1e-9);
+	st_pmodel_net_describe(m, buf, sizeof(buf));
+	cr_expect(strstr(buf, "1024 B - 65536 B s+r"), "%s", buf);
+	st_pmodel_free(m);
+	/*
+	 * As in shared memory: a busy sender (9000 at 64 KiB, against C / 2
+	 * = 115536) delays nothing, the receiver does the work: no exchange
+	 * cost, which is for transfers that need both sides.
+	 */
+	m = load_busy(9000, 32000);
+	cr_expect_eq(st_pmodel_progress(m, 65536), 2);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+	cr_expect_eq(nm.need, 2);
+	cr_expect_float_eq(nm.xchg_ns, 0, 1e-9);
+	st_pmodel_free(m);
+	/* A busy receiver whose Wait is quick: the sender alone. */
+	m = load_busy(231072 + 30000, 9000);
+	cr_expect_eq(st_pmodel_progress(m, 65536), 1);
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_without_network_rows_costs_as_before)
 {
 	struct st_pmodel *m = load(table_json);
@@ -472,6 +543,8 @@ Test(tools_predict, model_without_network_rows_costs_as_before)
 	cr_expect_float_eq(nm.gap_ns, 0, 1e-9);
 	cr_expect_float_eq(nm.xfer_nb_ns, 0, 1e-9);	/* xfer_ns */
 	cr_expect_eq(nm.rendezvous, 0);
+	cr_expect_eq(nm.need, 0, "progress as before");
+	cr_expect_float_eq(nm.xchg_ns, 0, 1e-9);
 	/* A collective row is no point-to-point row. */
 	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_ALLREDUCE, 100, &nm), 0);
 	st_pmodel_free(m);

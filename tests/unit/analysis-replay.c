@@ -1766,6 +1766,156 @@ Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
 }
 
 /*
+ * The exchange of nm-overlap: each rank posts MPI_Irecv at 0 (1 ns),
+ * computes 'late1' (rank 1; rank 0 none), starts MPI_Isend of 'bytes'
+ * to the other (5 under net_c), computes 3000 and waits for both
+ * (MPI_Waitall).  Model net_c with 'need' and 'xchg'.
+ */
+static void xchg_pair(int need, double xchg, uint64_t bytes, uint64_t late1,
+		     double *p0, double *p1)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+	int r;
+
+	c.nm.need = need;
+	c.nm.xchg_ns = xchg;
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		e = s_p2p(&s[r], ST_FN_MPI_IRECV, 1 - r, 0, 0, 1);
+		e->req = req[0];
+		s_compute(&s[r], r ? late1 : 0);
+		e = s_p2p(&s[r], ST_FN_MPI_ISEND, 1 - r, 0, bytes, 1);
+		e->req = req[1];
+		s_compute(&s[r], 3000);
+		s_wait(&s[r], ST_FN_MPI_WAITALL, req, 2, 1);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+/*
+ * Rank 0 starts a send of 4096 B at 0 (5), computes 1000, posts an
+ * MPI_Irecv from rank 1 at 1005, computes 2000 and waits for both at
+ * 3006; rank 1 posts its receive at 10 and waits at once (from 11),
+ * then sends rank 0 64 B.  Model net_c with 'need'.
+ */
+static void icall_between(int need, double *p0, double *p1)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+
+	c.nm.need = need;
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 4096, 1);
+	e->req = req[0];
+	s_compute(&s[0], 1000);
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 1, 3, 0, 1);
+	e->req = req[1];
+	s_compute(&s[0], 2000);
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, 2, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+	e->req = req[0];
+	s_wait(&s[1], ST_FN_MPI_WAIT, req, 1, 1);
+	s_p2p(&s[1], ST_FN_MPI_SEND, 0, 3, 64, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, an_icall_does_not_release_what_needs_both_sides)
+{
+	double p0, p1;
+
+	/*
+	 * As before: rank 0's MPI_Irecv at 1005 lets the transfer go; the
+	 * receive completes 20 later (it came first... late: 1025), the
+	 * send 30; rank 1's 64 B go at 1025 + 10 and arrive 100 later.
+	 */
+	icall_between(0, &p0, &p1);
+	cr_expect_float_eq(p1, 1025 + 10, 1e-9, "%g", p1);
+	/*
+	 * Needing both sides: only rank 0's MPI_Waitall at 3006 does; the
+	 * receive is done at 3026, the 64 B go at 3026 + 10, arrive at
+	 * 3126.
+	 */
+	icall_between(3, &p0, &p1);
+	cr_expect_float_eq(p1, 3026 + 10, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3126, 1e-9, "%g", p0);
+}
+
+Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
+{
+	struct consts c = net_c;
+	double p0, p1, q0, q1;
+
+	/*
+	 * Rank 0's Isend at 1, rank 1's at 101 (computing 100 first); the
+	 * Waitalls at 3006 and 3106.  As before (no 'need'): 1 -> 0 goes
+	 * at 101, at its Isend, done at 201; 0 -> 1 when rank 1's Waitall
+	 * releases it, done at 3106 + 100.
+	 */
+	xchg_pair(0, 0, 4096, 100, &p0, &p1);
+	cr_expect_float_eq(p0, 3206, 1e-9, "%g", p0);
+	cr_expect_float_eq(p1, 3206, 1e-9, "%g", p1);
+	/* A side alone (the receiver, as in shared memory): the same. */
+	xchg_pair(2, 0, 4096, 100, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	xchg_pair(1, 0, 4096, 100, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	/*
+	 * Both sides inside MPI: no I-call releases either transfer; both
+	 * start at rank 1's Waitall, 3106, and without an exchange cost
+	 * each takes its transfer, 100 (share 0: the other direction's
+	 * ports are apart).
+	 */
+	xchg_pair(3, 0, 4096, 100, &p0, &p1);
+	cr_expect_float_eq(p0, 3206, 1e-9, "%g", p0);
+	cr_expect_float_eq(p1, 3206, 1e-9, "%g", p1);
+	/* With one, started together: both done the exchange's 170 on. */
+	xchg_pair(3, 170, 4096, 100, &p0, &p1);
+	cr_expect_float_eq(p0, 3106 + 170, 1e-9, "%g", p0);
+	cr_expect_float_eq(p1, 3106 + 170, 1e-9, "%g", p1);
+	/* Eager messages go at their turn whatever 'need' says (yet). */
+	xchg_pair(0, 0, 64, 100, &p0, &p1);
+	xchg_pair(3, 170, 64, 100, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	/*
+	 * send_first: the receive posted last by MPI_Irecv at 10 no longer
+	 * counts as inside MPI; the transfer waits for both Waits, the
+	 * receiver's at 11 + 3000 (before: the sender's at 3005), then 20
+	 * for the late receive, 30 for the send.
+	 */
+	c.nm.need = 3;
+	send_first(&c, 4096, &p0, &p1);
+	cr_expect_float_eq(p0, 3011 + 30, 1e-9, "%g", p0);
+	cr_expect_float_eq(p1, 3011 + 20, 1e-9, "%g", p1);
+}
+
+/*
  * A network model whose every cost is the transfer's C and without a
  * gap is the replay without one, where a send is busy C and a receive
  * done C after the later of its post and the send: a table without the

@@ -425,6 +425,111 @@ Test(tools_table_read, bench_patterns_give_the_network_rows)
 }
 
 /*
+ * A bench run of the busy-side patterns, 4 KiB each, global times after
+ * 1 ms (tags 5, 6, 7: tools/bench/micro-ops.h):
+ *  seq 8, sbusy: rank 0 Isend 1000..1010, computes, Wait 5000..5100;
+ *   rank 1 Irecv 1000..1005, Wait 1005..5200;
+ *  seq 9, rbusy: rank 0 Isend 7000..7010, Wait 7010..7300; rank 1 Irecv
+ *   7000..7005, computes, Wait 9000..9250;
+ *  seq 10, xbusy: each rank Irecv 11000..11005, Isend 11005..11010,
+ *   computes, Waitall: rank 0 14000..14300, rank 1 14100..14350.
+ */
+static void busy_run(const char *dir)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	char path[512];
+	int r;
+
+	fake_run_size = 2;
+	snprintf(path, sizeof(path), "%s/synctrace.run", dir);
+	write_file(path, "nranks=2\ncmdline=synctrace-bench micro\nbench=1\n"
+		   "complete=1\n");
+	for (r = 0; r < 2; r++) {
+		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
+					       0.0, r ? -500.0 : 0.0);
+		double o = 1e6;
+
+		fake_rank_open(&fr, dir, r, "nodeA", "100");
+		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		st_event_clear(&ev);
+		ev.kind = ST_REC_COMM;
+		ev.fn = ST_FN_MPI_INIT;
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.rank = r;
+		ev.t0 = ev.t1 = sync_local(r, 5e5);
+		fake_append(&fr, &ev);
+		if (r == 0) {
+			bench_call(&fr, 0, ST_FN_MPI_ISEND, o + 1000, o + 1010,
+				   5, 4096, 0, 1, 8);
+			bench_call(&fr, 0, ST_FN_MPI_WAIT, o + 5000, o + 5100,
+				   -1, 0, 0, 0, 8);
+			bench_call(&fr, 0, ST_FN_MPI_ISEND, o + 7000, o + 7010,
+				   6, 4096, 0, 1, 9);
+			bench_call(&fr, 0, ST_FN_MPI_WAIT, o + 7010, o + 7300,
+				   -1, 0, 0, 0, 9);
+		} else {
+			bench_call(&fr, 1, ST_FN_MPI_IRECV, o + 1000, o + 1005,
+				   5, 0, 0, 1, 8);
+			bench_call(&fr, 1, ST_FN_MPI_WAIT, o + 1005, o + 5200,
+				   -1, 0, 0, 0, 8);
+			bench_call(&fr, 1, ST_FN_MPI_IRECV, o + 7000, o + 7005,
+				   6, 0, 0, 1, 9);
+			bench_call(&fr, 1, ST_FN_MPI_WAIT, o + 9000, o + 9250,
+				   -1, 0, 0, 0, 9);
+		}
+		bench_call(&fr, r, ST_FN_MPI_IRECV, o + 11000, o + 11005, 7,
+			   0, 0, 1, 10);
+		bench_call(&fr, r, ST_FN_MPI_ISEND, o + 11005, o + 11010, 7,
+			   4096, 0, 2, 10);
+		bench_call(&fr, r, ST_FN_MPI_WAITALL, o + (r ? 14100 : 14000),
+			   o + (r ? 14350 : 14300), -1, 0, 0, 0, 10);
+		fake_rank_close(&fr);
+	}
+}
+
+Test(tools_table_read, busy_patterns_give_their_rows)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	const struct st_table_group *g;
+	char dir[256], err[512];
+
+	scratch_dir(dir, sizeof(dir));
+	busy_run(dir);
+	cr_assert_eq(st_table_new(&t, NULL), 0);
+	st_table_meta_init(&m);
+	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st_table_finish(t), 0);
+	/* A busy sender: from its Isend's entry to the receiver's exit. */
+	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (sender busy)")->kind,
+		     ST_TABLE_SND_BUSY);
+	g = group_of(t, "MPI_Isend->MPI_Irecv (sender busy)", 4096);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_eq(g->p, 2);
+	cr_expect_float_eq(g->x[0], 5200.0 - 1000.0, 1e-6);
+	/* A busy receiver: its Wait. */
+	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (receiver busy)")->kind,
+		     ST_TABLE_RCV_BUSY);
+	g = group_of(t, "MPI_Isend->MPI_Irecv (receiver busy)", 4096);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 250.0, 1e-6);
+	/* The exchange: the later Waitall entry to the later exit. */
+	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (exchange, both "
+			   "busy)")->kind, ST_TABLE_XCHG_BUSY);
+	g = group_of(t, "MPI_Isend->MPI_Irecv (exchange, both busy)", 4096);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 14350.0 - 14100.0, 1e-6);
+	/* Their MPI_Isend calls leave the call row to the others. */
+	cr_expect_eq(st_table_nops(t), 3);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
+/*
  * The receiver posted its receives and entered MPI_Waitall (at 960)
  * before the sender's first MPI_Isend (1000) in global time, as when its
  * global clock runs some microseconds behind: the burst is still one

@@ -248,8 +248,11 @@ static int scan_file(const char *path, struct pairs *exact,
  * The network model's patterns (tools/analysis/predict-model.h) for
  * every message size of 'ps', after its pairs: a late receive, a burst
  * of one and a burst of K, K the most messages the run had in flight
- * to one peer rounded up to 2, 4 or 8, and an MPI_Sendrecv (a message
- * each way at once: whether the two directions share the ranks' ports).
+ * to one peer rounded up to 2, 4 or 8, an MPI_Sendrecv (a message
+ * each way at once: whether the two directions share the ranks' ports),
+ * a busy sender and a busy receiver (whether a transfer moves while
+ * that side computes outside MPI), and an exchange whose ranks both
+ * compute before their MPI_Waitall.
  */
 static void add_net(struct pairs *ps, int inflight)
 {
@@ -262,6 +265,9 @@ static void add_net(struct pairs *ps, int inflight)
 		add(ps, ST_MICRO_BURST1, ps->size[i]);
 		add(ps, st_micro_burst_op(k), ps->size[i]);
 		add(ps, ST_MICRO_SENDRECV, ps->size[i]);
+		add(ps, ST_MICRO_SBUSY, ps->size[i]);
+		add(ps, ST_MICRO_RBUSY, ps->size[i]);
+		add(ps, ST_MICRO_XBUSY, ps->size[i]);
 	}
 }
 

@@ -20,6 +20,7 @@
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/predict-model.h"
 #include "tools/analysis/replay.h"
+#include "tools/bench/micro-ops.h"
 #include "tools/analysis/stats.h"
 #include "writer/fn-info.h"
 
@@ -41,7 +42,7 @@ struct group {
 
 /* Row kinds (the table's "kind", tools/analysis/table.h). */
 enum { K_OTHER = -1, K_COLL, K_P2P, K_CALL, K_BURST, K_SEND_EAGER,
-       K_SEND_RNDV, K_RECV_LATE };
+       K_SEND_RNDV, K_RECV_LATE, K_SND_BUSY, K_RCV_BUSY, K_XCHG_BUSY };
 
 struct row {
 	char *name;
@@ -67,6 +68,8 @@ struct row {
 struct net {
 	int resolved;
 	struct row *burst, *eager, *rndv, *late;
+	struct row *sbusy, *rbusy;	/* a busy sender, a busy receiver */
+	struct row *xbusy;		/* an exchange, both ranks busy */
 	struct row *sendrecv;	/* MPI_Sendrecv: both directions at once */
 	long kmax;		/* most messages in a burst group */
 	int has_k1;		/* bursts of one message measured */
@@ -249,7 +252,10 @@ static int read_row(const json_t *j, struct row *rw,
 		   !strcmp(kind, "burst") ? K_BURST :
 		   !strcmp(kind, "send-eager") ? K_SEND_EAGER :
 		   !strcmp(kind, "send-rendezvous") ? K_SEND_RNDV :
-		   !strcmp(kind, "recv-late") ? K_RECV_LATE : K_OTHER;
+		   !strcmp(kind, "recv-late") ? K_RECV_LATE :
+		   !strcmp(kind, "snd-busy") ? K_SND_BUSY :
+		   !strcmp(kind, "rcv-busy") ? K_RCV_BUSY :
+		   !strcmp(kind, "xchg-busy") ? K_XCHG_BUSY : K_OTHER;
 	rw->fn = st_fn_lookup(fn);
 	rw->fn2 = fn2 ? st_fn_lookup(fn2) : 0;
 	rw->use.op = rw->name;
@@ -857,6 +863,9 @@ static void net_resolve(struct st_pmodel *m)
 	n->eager = kind_row(m, K_SEND_EAGER, 0);
 	n->rndv = kind_row(m, K_SEND_RNDV, 0);
 	n->late = kind_row(m, K_RECV_LATE, 0);
+	n->sbusy = kind_row(m, K_SND_BUSY, 0);
+	n->rbusy = kind_row(m, K_RCV_BUSY, 0);
+	n->xbusy = kind_row(m, K_XCHG_BUSY, 0);
 	k = find_pair(m, ST_FN_MPI_SENDRECV, 0);
 	n->sendrecv = k < 0 ? NULL : &m->rows[k];
 	n->eager_max = -1;
@@ -900,6 +909,49 @@ int st_pmodel_rendezvous(struct st_pmodel *m, double bytes)
 		return bytes >= n->rndv_min;
 	/* Between the two sizes measured: the geometric middle. */
 	return bytes * bytes > n->eager_max * n->rndv_min;
+}
+
+/* The group of 'rw' nearest 'd' in log size (any p), NULL when none. */
+static const struct group *nearest_d(const struct row *rw, double d)
+{
+	const struct group *best = NULL;
+	double bd = INFINITY, x;
+	size_t i;
+
+	for (i = 0; rw && i < rw->ng; i++) {
+		x = fabs(log2((rw->g[i].d + 1) / (d + 1)));
+		if (x < bd) {
+			bd = x;
+			best = &rw->g[i];
+		}
+	}
+	return best;
+}
+
+int st_pmodel_progress(struct st_pmodel *m, double bytes)
+{
+	struct net *n = &m->net;
+	const struct group *g, *b;
+	int need = 0;
+	size_t i;
+
+	net_resolve(m);
+	if (m->no_net)
+		return 0;
+	/* A sender computing C = ST_MICRO_LATE_NS(d): the receive took
+	 * more than C / 2 (it took about C and more, or the transfer). */
+	g = nearest_d(n->sbusy, bytes);
+	if (g && g->median > ST_MICRO_LATE_NS(g->d) / 2)
+		need |= 1;
+	/* A receiver computing: its Wait took more than half of the
+	 * burst of one at that size. */
+	g = nearest_d(n->rbusy, bytes);
+	for (i = 0, b = NULL; g && n->burst && i < n->burst->ng; i++)
+		if (n->burst->g[i].p == 1 && n->burst->g[i].d == g->d)
+			b = &n->burst->g[i];
+	if (g && b && g->median > b->median / 2)
+		need |= 2;
+	return need;
 }
 
 /* row_eval(), or row_centre() when 'centre'. */
@@ -985,12 +1037,41 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	/* Between nonblocking calls: the burst of one message. */
 	nm->xfer_nb_ns = n->burst && n->has_k1 ?
 			 row_eval(m, n->burst, 1, bytes) : 0;
+	nm->need = st_pmodel_progress(m, bytes);
+	/* Both directions at once, started together in MPI_Waitall. */
+	nm->xchg_ns = nm->need == 3 && n->xbusy ?
+		      row_eval(m, n->xbusy, 2, bytes) : 0;
 	return 0;
 }
 
 void st_pmodel_network(struct st_pmodel *m, int on)
 {
 	m->no_net = !on;
+}
+
+/*
+ * ", transfers need the sender / receiver inside MPI: 1024 B -, 16384 B
+ * s+r..." for each size of the busy rows.
+ */
+static void progress_describe(struct st_pmodel *m, char *buf, size_t len)
+{
+	const struct row *rw = m->net.sbusy ? m->net.sbusy : m->net.rbusy;
+	size_t k, i, j;
+	int need;
+
+	k = (size_t)snprintf(buf, len, ", a transfer moves only with "
+			     "(s)ender / (r)eceiver inside MPI:");
+	for (i = 0; i < rw->ng && k < len; i++) {
+		for (j = 0; j < i && rw->g[j].d != rw->g[i].d; j++)
+			;
+		if (j < i)
+			continue;
+		need = st_pmodel_progress(m, rw->g[i].d);
+		k += (size_t)snprintf(buf + k, len - k, " %.0f B %s%s%s",
+				      rw->g[i].d, need & 1 ? "s" : "",
+				      need == 3 ? "+" : "",
+				      need & 2 ? "r" : need ? "" : "-");
+	}
 }
 
 void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len)
@@ -1017,9 +1098,12 @@ void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len)
 				      "%.0f B)", n->rndv_min, n->eager_max > 0 ?
 				      n->eager_max : 0);
 	if (k < len)
-		snprintf(buf + k, len - k, ", %s", n->sendrecv ?
-			 "the two directions' sharing from MPI_Sendrecv" :
-			 "directions apart (no MPI_Sendrecv row)");
+		k += (size_t)snprintf(buf + k, len - k, ", %s", n->sendrecv ?
+				      "the two directions' sharing from "
+				      "MPI_Sendrecv" : "directions apart (no "
+				      "MPI_Sendrecv row)");
+	if ((n->sbusy || n->rbusy) && k < len)
+		progress_describe(m, buf + k, len - k);
 }
 
 void st_pmodel_send_start_fallback(struct st_pmodel *m, int on)

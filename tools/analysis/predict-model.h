@@ -106,7 +106,12 @@ void st_pmodel_send_start_fallback(struct st_pmodel *m, int on);
  *  - share: st_pmodel_share(), eager or rendezvous;
  *  - xfer_nb_ns: the burst row's cost of one message (K = 1: its
  *    "burst" row, Isend and Irecv then MPI_Waitall), the transfer
- *    between nonblocking calls; 0 (C(d) then) without that group.
+ *    between nonblocking calls; 0 (C(d) then) without that group;
+ *  - need: st_pmodel_progress();
+ *  - xchg_ns: where 'need' is both sides, the "xchg-busy" row (a
+ *    message each way, both ranks computing between their I-calls and
+ *    MPI_Waitall: from the later MPI_Waitall entry to the later exit),
+ *    else 0.
  * A table with none of the model's rows gives the costs of 'p2p' (a
  * send busy C(d), a receive C(d) after the later of its post and the
  * send) and no gap: the replay is then what it was without the model.
@@ -156,6 +161,19 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes);
  * if it had waited.  0 without such sizes.
  */
 int st_pmodel_rendezvous(struct st_pmodel *m, double bytes);
+
+/*
+ * Whether a transfer of 'bytes' moves only while its sender (bit 1)
+ * and its receiver (bit 2) are inside MPI, from the bench's busy-side
+ * rows at the size nearest 'bytes': the sender's, where a sender that
+ * computed C = ST_MICRO_LATE_NS(d) between MPI_Isend and MPI_Wait
+ * (tools/bench/micro-ops.h, "snd-busy") delayed the receive by more
+ * than C / 2; the receiver's, where a receiver that computed between
+ * MPI_Irecv and MPI_Wait ("rcv-busy") took more than half the burst of
+ * one message at that size in its MPI_Wait.  0 without those rows
+ * (and with the network model off).
+ */
+int st_pmodel_progress(struct st_pmodel *m, double bytes);
 
 /* Fill 'rm' with functions over 'm' (which must outlive its use). */
 void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm);

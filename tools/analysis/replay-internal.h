@@ -252,6 +252,9 @@ struct pend {
 	struct msg s, v;
 	int32_t src, dst;
 	uint8_t need;
+	uint8_t strict;		/* s.nm.need is both sides: an I-call
+				   does not release it */
+	uint8_t go;		/* released, not yet started */
 	double ready, from;
 	uint32_t next;
 };
@@ -538,6 +541,7 @@ int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
  * transfer starts as if its sides had come (nothing else can move).
  * Returns the number started.
  */
-size_t st_rp_progress(struct st_replay *r, int rank, double t, int all);
+size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
+		      int icall);
 
 #endif

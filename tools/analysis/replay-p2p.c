@@ -185,6 +185,27 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
 }
 
 /*
+ * The earliest entry of a call rank 'rank' is blocked in, -1 when it is
+ * blocked in none.  The replay may have run a rank past the time a
+ * message is matched at: a call it entered after that time, and is
+ * blocked in, was read before the transfer existed.
+ */
+static double blocked_since(const struct st_replay *r, int rank)
+{
+	const struct rank *rk = &r->ranks[rank];
+	double e = -1;
+	size_t i;
+
+	for (i = 0; i < rk->nunits; i++) {
+		const struct unit *u = rk->units[i];
+
+		if (u && u->state == U_BLOCKED && (e < 0 || u->op_entry < e))
+			e = u->op_entry;
+	}
+	return e;
+}
+
+/*
  * A transfer from 'src' to 'dst' whose turn is 'w0' and that shares
  * the ports of the other direction (the sender's in-port, the
  * receiver's out-port) as far as 'm->share' says: its turn, held up by
@@ -259,20 +280,76 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 	st_rp_resolve(r, v->w, tr, cp_add(cpb, tr - base));
 }
 
-size_t st_rp_progress(struct st_replay *r, int rank, double t, int all)
+/*
+ * Rendezvous transfers 'x' and 'y', one each way between the same two
+ * ranks, released together, each needing both sides inside MPI: both
+ * complete the exchange's cost after the later of their starts and the
+ * four ports; the ports are held as the two transfers one after the
+ * other would hold them under the share (a gap, and share x gap).
+ */
+static void xchg_start(struct st_replay *r, const struct pend *x,
+		       const struct pend *y)
 {
-	uint32_t i, *link = &r->pend_free;
+	const struct pend *p[2] = { x, y };
+	double w0 = -INFINITY, t, hold;
+	struct cpv cpb[2];
+	double base[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct msg *s = &p[i]->s, *v = &p[i]->v;
+
+		base[i] = v->t > s->t ? v->t : s->t;
+		cpb[i] = v->t > s->t ? v->cp : s->cp;
+		t = p[i]->from > p[i]->ready ? p[i]->from : p[i]->ready;
+		if (t > w0)
+			w0 = t;
+		if (p[i]->src >= 0 && r->out_free[p[i]->src] > w0)
+			w0 = r->out_free[p[i]->src];
+		if (p[i]->dst >= 0 && r->in_free[p[i]->dst] > w0)
+			w0 = r->in_free[p[i]->dst];
+	}
+	hold = w0 + x->s.nm.gap_ns + x->s.nm.share * x->s.nm.gap_ns;
+	t = w0 + x->s.nm.xchg_ns;
+	for (i = 0; i < 2; i++) {
+		const struct msg *s = &p[i]->s, *v = &p[i]->v;
+
+		if (p[i]->src >= 0 && r->out_free[p[i]->src] < hold)
+			r->out_free[p[i]->src] = hold;
+		if (p[i]->dst >= 0 && r->in_free[p[i]->dst] < hold)
+			r->in_free[p[i]->dst] = hold;
+		st_rp_resolve(r, s->w, t, cp_add(cpb[i], t - base[i]));
+		note_recv(r, v->w, SRC_MODEL, t - w0, s->gm);
+		st_rp_resolve(r, v->w, t, cp_add(cpb[i], t - base[i]));
+	}
+}
+
+/* Pend 'i' back on the free list. */
+static void pend_free(struct st_replay *r, uint32_t i)
+{
+	r->pends[i].need = 0;
+	r->pends[i].go = 0;
+	r->pends[i].next = r->pend_free;
+	r->pend_free = i;
+	r->pend_live--;
+}
+
+size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
+		      int icall)
+{
+	uint32_t i, j;
 	size_t n = 0;
 
 	for (i = 0; i < r->npends; i++) {
 		struct pend *p = &r->pends[i];
-		struct pend x;
 
 		if (!p->need)
 			continue;	/* a free slot */
 		if (!all) {
 			uint8_t was = p->need;
 
+			if (icall && p->strict)
+				continue;
 			if (p->src == rank)
 				p->need &= (uint8_t)~1u;
 			if (p->dst == rank)
@@ -284,15 +361,32 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all)
 			if (p->need)
 				continue;
 		}
-		x = *p;
 		p->need = 0;
-		p->next = *link;
-		*link = i;
-		r->pend_live--;
+		p->go = 1;
+	}
+	for (i = 0; i < r->npends; i++) {
+		struct pend x, y;
+
+		if (!r->pends[i].go)
+			continue;
+		x = r->pends[i];
+		pend_free(r, i);
+		n++;
+		for (j = i + 1; x.strict && x.s.nm.xchg_ns > 0 &&
+		     j < r->npends; j++)
+			if (r->pends[j].go && r->pends[j].strict &&
+			    r->pends[j].src == x.dst &&
+			    r->pends[j].dst == x.src)
+				break;
+		if (x.strict && x.s.nm.xchg_ns > 0 && j < r->npends) {
+			y = r->pends[j];
+			pend_free(r, j);
+			n++;
+			xchg_start(r, &x, &y);
+			continue;
+		}
 		rndv_start(r, &x.s, &x.v, x.dst,
 			   x.from > x.ready ? x.from : x.ready);
-		n++;
-		p = &r->pends[i];
 	}
 	return n;
 }
@@ -303,23 +397,45 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all)
  * push the data): a side that posted last is in its call; a blocking
  * side is in its call until the transfer ends; a nonblocking side that
  * posted first is in MPI only if it is blocked in a call now, else the
- * transfer waits for its next MPI call (st_rp_progress()).
+ * transfer waits for its next MPI call (st_rp_progress()).  Where the
+ * model says the transfer needs both sides inside MPI (s->nm.need), a
+ * nonblocking side is in MPI only when blocked in a call, whichever
+ * side posted last (from that call's entry, which may be later than the
+ * match), and only a call that is not an I-call releases it.
  */
 static void rndv_match(struct st_replay *r, const struct msg *s,
 		       const struct msg *v, int dst)
 {
-	double ready = s->t > v->t ? s->t : v->t;
+	double ready = s->t > v->t ? s->t : v->t, from = ready, e;
+	int strict = s->nm.need == 3;
 	uint8_t need = 0;
 	uint32_t i;
 	struct pend *p;
 
-	if (s->w < 0 && s->t < ready && s->src >= 0 &&
-	    !in_mpi(r, s->src, ready))
-		need |= 1;
-	if (v->w < 0 && v->t < ready && dst >= 0 && !in_mpi(r, dst, ready))
-		need |= 2;
+	if (strict) {
+		/* Each nonblocking side from when it is blocked in a call. */
+		if (s->w < 0 && s->src >= 0) {
+			if ((e = blocked_since(r, s->src)) < 0)
+				need |= 1;
+			else if (e > from)
+				from = e;
+		}
+		if (v->w < 0 && dst >= 0) {
+			if ((e = blocked_since(r, dst)) < 0)
+				need |= 2;
+			else if (e > from)
+				from = e;
+		}
+	} else {
+		if (s->w < 0 && s->t < ready && s->src >= 0 &&
+		    !in_mpi(r, s->src, ready))
+			need |= 1;
+		if (v->w < 0 && v->t < ready && dst >= 0 &&
+		    !in_mpi(r, dst, ready))
+			need |= 2;
+	}
 	if (!need) {
-		rndv_start(r, s, v, dst, ready);
+		rndv_start(r, s, v, dst, from);
 		return;
 	}
 	if (r->pend_free != NIL) {
@@ -336,7 +452,10 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 	p->src = s->src;
 	p->dst = dst;
 	p->need = need;
-	p->ready = p->from = ready;
+	p->strict = (uint8_t)strict;
+	p->go = 0;
+	p->ready = ready;
+	p->from = from;
 	p->next = NIL;
 	r->pend_live++;
 }

@@ -1091,9 +1091,17 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 	marker = phased && st_phase_marker(x->fn);
 	compute(r, u, x->t0, was_in);
 	u->last_exit = x->t1;
-	/* In MPI now: rendezvous transfers waiting for this rank go. */
+	/*
+	 * In MPI now: rendezvous transfers waiting for this rank go (those
+	 * that need both sides inside MPI not at a call that only starts
+	 * something and returns at once).
+	 */
 	if (r->pend_live)
-		st_rp_progress(r, u->rank, u->now, 0);
+		st_rp_progress(r, u->rank, u->now, 0,
+			       fam == ST_FAM_NONBLOCKING ||
+			       fam == ST_FAM_PERSISTENT ||
+			       x->fn == ST_FN_MPI_START ||
+			       x->fn == ST_FN_MPI_STARTALL);
 	u->op_in = in;
 	if (marker)
 		span_close(r, u, x->t0);
@@ -1299,7 +1307,7 @@ static size_t unstick(struct st_replay *r)
 		return 1;
 	}
 	/* Rendezvous transfers whose sides never came back into MPI. */
-	if (r->pend_live && st_rp_progress(r, -1, 0, 1))
+	if (r->pend_live && st_rp_progress(r, -1, 0, 1, 0))
 		return 1;
 	for (i = 0; i < r->mq_of.cap; i++) {
 		const struct hent *e = &r->mq_of.e[i];

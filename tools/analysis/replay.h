@@ -131,12 +131,22 @@ struct st_replay;
  * the burst of one message measures that pattern, the ping-pong the
  * blocking one, and in shared memory the two differ (512 B: 0.94
  * against 1.76 us, spinning).
+ *
+ * 'need' (0: as above): the transfer moves only while its sender (bit
+ * 1) and its receiver (bit 2) are inside MPI.  Both: a rendezvous
+ * transfer starts when each nonblocking side is blocked in a call (an
+ * I-call, which returns at once, does not count, whichever side posted
+ * last), or else at that side's next call that is not an I-call; two
+ * such transfers between the same two ranks, one each way, that start
+ * together take 'xchg_ns' (> 0) from their start, both.
  */
 struct st_replay_msg {
 	int rendezvous;
 	double send_ns, xfer_ns, gap_ns, late_ns, rndv_send_ns;
 	double share;
 	double xfer_nb_ns;
+	int need;
+	double xchg_ns;
 };
 
 /*

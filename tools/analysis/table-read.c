@@ -102,9 +102,14 @@ struct endpoint {
  * calls have been seen.
  */
 struct burst {
-	double first_a, err_a, recv_e, err_e;
+	double first_a, err_a, recv_e, err_e, recv_wait;
+	double wa, we, err_wa, err_we;	/* xbusy: the later MPI_Waitall
+					   entry and exit */
+	int nwait;
 	uint64_t bytes;
 	int k, send_rank, recv_rank, send_done, recv_done, done;
+	int32_t tag;		/* ST_MICRO_TAG_BURST, _SBUSY, _RBUSY or
+				   _XBUSY */
 };
 
 /* The two queues of a channel: indices into 'eps', NONE when empty. */
@@ -990,6 +995,61 @@ static struct burst *burst_get(struct reading *rd, uint64_t seq, int create)
 }
 
 /*
+ * The sample of a bench's busy-side measurement 'b' (sbusy, rbusy: a
+ * burst of one whose sender or receiver computes between its I-call and
+ * its MPI_Wait), made when both MPI_Wait are in: sbusy from the
+ * MPI_Isend's entry to the receiver's MPI_Wait exit, rbusy the
+ * receiver's MPI_Wait (one clock).
+ */
+static int on_busy(struct reading *rd, const struct burst *b, uint64_t seq)
+{
+	int snd = b->tag == ST_MICRO_TAG_SBUSY;
+	int kind = snd ? ST_TABLE_SND_BUSY : ST_TABLE_RCV_BUSY;
+	double cost = snd ? b->recv_e - b->first_a : b->recv_wait;
+	double err = snd && b->send_rank != b->recv_rank ?
+		     b->err_a + b->err_e : 0;
+
+	if (seq <= rd->first_upto)
+		return st_table_add_first(rd->t, kind, ST_FN_MPI_ISEND,
+					  ST_FN_MPI_IRECV, 2,
+					  (double)b->bytes, rd->run, cost);
+	return st_table_add(rd->t, kind, ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, 2,
+			    (double)b->bytes, rd->run, cost, 0, cost, err);
+}
+
+/*
+ * The MPI_Waitall of rank 'rank' in a bench's xbusy measurement 'b' (a
+ * message each way, both ranks computing before their MPI_Waitall):
+ * once both are in, the sample from the later entry to the later exit.
+ */
+static int on_xbusy(struct reading *rd, struct burst *b, int rank,
+		    const struct st_event *ev, double g0, double g1)
+{
+	const struct st_gclock *clk = rd->clk[rank];
+	double cost;
+
+	if (!b->nwait || g0 > b->wa) {
+		b->wa = g0;
+		b->err_wa = st_gclock_err(clk, ev->t0);
+	}
+	if (!b->nwait || g1 > b->we) {
+		b->we = g1;
+		b->err_we = st_gclock_err(clk, ev->t1);
+	}
+	if (++b->nwait < 2)
+		return 0;
+	b->done = 1;
+	cost = b->we - b->wa;
+	if (ev->seq <= rd->first_upto)
+		return st_table_add_first(rd->t, ST_TABLE_XCHG_BUSY,
+					  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, 2,
+					  (double)b->bytes, rd->run, cost);
+	return st_table_add(rd->t, ST_TABLE_XCHG_BUSY, ST_FN_MPI_ISEND,
+			    ST_FN_MPI_IRECV, 2, (double)b->bytes, rd->run,
+			    cost, 0, cost, b->err_wa + b->err_we);
+}
+
+/*
  * A record of a bench's burst: an MPI_Isend or MPI_Irecv with its tag,
  * or an MPI_Waitall of a measurement that has them.  Once both ranks'
  * MPI_Waitall are in, the sample: from the first MPI_Isend's entry to
@@ -1009,13 +1069,16 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 	struct burst *b;
 	double cost;
 
-	if (ev->fn == ST_FN_MPI_WAITALL) {
+	if (ev->fn == ST_FN_MPI_WAITALL || ev->fn == ST_FN_MPI_WAIT) {
 		b = burst_get(rd, ev->seq, 0);
 		if (!b || b->done)
 			return 0;
+		if (b->tag == ST_MICRO_TAG_XBUSY)
+			return on_xbusy(rd, b, rank, ev, g0, g1);
 		if (rank == b->recv_rank) {
 			b->recv_e = g1;
 			b->err_e = st_gclock_err(clk, ev->t1);
+			b->recv_wait = g1 - g0;
 			b->recv_done = 1;
 		} else if (rank == b->send_rank) {
 			b->send_done = 1;
@@ -1023,6 +1086,8 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		if (!b->recv_done || !b->send_done || b->k <= 0)
 			return 0;
 		b->done = 1;
+		if (b->tag != ST_MICRO_TAG_BURST)
+			return on_busy(rd, b, ev->seq);
 		cost = b->recv_e - b->first_a;
 		if (ev->seq <= rd->first_upto)
 			return st_table_add_first(rd->t, ST_TABLE_BURST,
@@ -1040,6 +1105,12 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		return -ENOMEM;
 	if (b->done)
 		return 0;
+	b->tag = ev->tag;
+	if (b->tag == ST_MICRO_TAG_XBUSY) {
+		if (ev->fn == ST_FN_MPI_ISEND)
+			b->bytes = ev->sbytes;
+		return 0;
+	}
 	if (ev->fn == ST_FN_MPI_IRECV) {
 		b->recv_rank = rank;
 		return 0;
@@ -1063,7 +1134,7 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	struct endpoint ep;
 	uint64_t *me_slot;
 	int32_t me;
-	int rc;
+	int rc, busy;
 
 	if (ev->rc)
 		return 0;
@@ -1092,12 +1163,16 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	ep.rank = rank;
 	ep.tag = ev->tag;
 
-	if (rd->bench && ev->tag == ST_MICRO_TAG_BURST && ev->seq &&
+	busy = rd->bench && (ev->tag == ST_MICRO_TAG_SBUSY ||
+			     ev->tag == ST_MICRO_TAG_RBUSY ||
+			     ev->tag == ST_MICRO_TAG_XBUSY);
+	if (rd->bench && (ev->tag == ST_MICRO_TAG_BURST || busy) && ev->seq &&
 	    (ev->fn == ST_FN_MPI_ISEND || ev->fn == ST_FN_MPI_IRECV) &&
 	    (rc = on_burst(rd, rank, ev, g0, g1)))
 		return rc;
+	/* The busy patterns' sends leave the call row to the others. */
 	if (cls == ST_BYTES_SEND && desc->family == ST_FAM_NONBLOCKING &&
-	    real_peer(ev->peer)) {
+	    real_peer(ev->peer) && !busy) {
 		/* What starting the send cost: one clock. */
 		if (ev->seq && ev->seq <= rd->first_upto)
 			rc = st_table_add_first(rd->t, ST_TABLE_CALL, ev->fn,
@@ -1242,7 +1317,8 @@ static int walk(struct reading *rd, struct st_run *run)
 		if (x.ev->kind == ST_REC_DONE) {
 			rc = on_done(rd, x.rank, x.ev);
 		} else if (rd->bench && x.ev->kind == ST_REC_CALL &&
-			   x.ev->fn == ST_FN_MPI_WAITALL && x.ev->seq) {
+			   (x.ev->fn == ST_FN_MPI_WAITALL ||
+			    x.ev->fn == ST_FN_MPI_WAIT) && x.ev->seq) {
 			rc = on_burst(rd, x.rank, x.ev, x.g0, x.g1);
 		} else if (is_blocking_coll(x.ev)) {
 			rc = x.ev->rc ? 0 : on_coll(rd, x.rank, x.ev, x.g0,

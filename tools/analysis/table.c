@@ -482,6 +482,9 @@ const char *st_table_kind_name(int kind)
 		[ST_TABLE_SEND_EAGER] = "send-eager",
 		[ST_TABLE_SEND_RNDV] = "send-rendezvous",
 		[ST_TABLE_RECV_LATE] = "recv-late",
+		[ST_TABLE_SND_BUSY] = "snd-busy",
+		[ST_TABLE_RCV_BUSY] = "rcv-busy",
+		[ST_TABLE_XCHG_BUSY] = "xchg-busy",
 	};
 
 	return kind > 0 && kind < ST_TABLE_NKINDS ? names[kind] : "?";
@@ -490,7 +493,9 @@ const char *st_table_kind_name(int kind)
 /* Kinds whose rows name two functions, a send and a receive. */
 static int two_fns(int kind)
 {
-	return kind == ST_TABLE_P2P || kind == ST_TABLE_BURST;
+	return kind == ST_TABLE_P2P || kind == ST_TABLE_BURST ||
+	       kind == ST_TABLE_SND_BUSY || kind == ST_TABLE_RCV_BUSY ||
+	       kind == ST_TABLE_XCHG_BUSY;
 }
 
 static void op_name(struct st_table_op *op)
@@ -501,6 +506,9 @@ static void op_name(struct st_table_op *op)
 		[ST_TABLE_SEND_EAGER] = " (receiver late, eager)",
 		[ST_TABLE_SEND_RNDV] = " (receiver late, rendezvous)",
 		[ST_TABLE_RECV_LATE] = " (posted late)",
+		[ST_TABLE_SND_BUSY] = " (sender busy)",
+		[ST_TABLE_RCV_BUSY] = " (receiver busy)",
+		[ST_TABLE_XCHG_BUSY] = " (exchange, both busy)",
 	};
 	char b1[32], b2[32];
 	const char *n1 = st_fn_name(op->fn, b1, sizeof(b1));

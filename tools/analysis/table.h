@@ -38,7 +38,7 @@
 
 /*
  * What kind of operation a table row is.  Every kind but ST_TABLE_COLL
- * is point-to-point, its d the bytes of one message; the last five are
+ * is point-to-point, its d the bytes of one message; the last eight are
  * the parts of the network model of 'synctrace predict'
  * (tools/analysis/predict-model.h), the first of them from any trace,
  * the others from the patterns of 'synctrace bench' (by their tags,
@@ -61,11 +61,23 @@ enum st_table_kind {
 				   exit */
 	ST_TABLE_RECV_LATE = 7,	/* a receive posted well after its send:
 				   its own duration */
+	ST_TABLE_SND_BUSY = 8,	/* one message, its sender computing
+				   between MPI_Isend and MPI_Wait: from
+				   the MPI_Isend's entry to the receiver's
+				   MPI_Wait exit */
+	ST_TABLE_RCV_BUSY = 9,	/* one message, its receiver computing
+				   between MPI_Irecv and MPI_Wait: the
+				   receiver's MPI_Wait */
+	ST_TABLE_XCHG_BUSY = 10, /* a message each way, both ranks
+				   computing between their I-calls and
+				   MPI_Waitall: from the later MPI_Waitall
+				   entry to the later exit */
 	ST_TABLE_NKINDS
 };
 
 /* The name of 'kind' in the table's JSON and CSV ("collective", "p2p",
- * "call", "burst", "send-eager", "send-rendezvous", "recv-late"). */
+ * "call", "burst", "send-eager", "send-rendezvous", "recv-late",
+ * "snd-busy", "rcv-busy", "xchg-busy"). */
 const char *st_table_kind_name(int kind);
 
 /*

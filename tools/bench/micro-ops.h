@@ -42,7 +42,10 @@
 	X(BURST2, "burst2", "burst x2 (Isend/Waitall)", 1) \
 	X(BURST4, "burst4", "burst x4 (Isend/Waitall)", 1) \
 	X(BURST8, "burst8", "burst x8 (Isend/Waitall)", 1) \
-	X(LATE, "late", "late receive (Send/Recv)", 1)
+	X(LATE, "late", "late receive (Send/Recv)", 1) \
+	X(SBUSY, "sbusy", "sender busy (Isend)", 1) \
+	X(RBUSY, "rbusy", "receiver busy (Irecv)", 1) \
+	X(XBUSY, "xbusy", "exchange, both busy", 1)
 
 enum st_micro_op {
 #define ST_MICRO_ENUM(id, name, label, sized) ST_MICRO_##id,
@@ -69,12 +72,30 @@ enum st_micro_op {
  *    MPI_Recv only ST_MICRO_LATE_NS(n) after the start: what the send
  *    costs its sender when it need not wait (eager), or whether it
  *    waits for the receive (rendezvous), and what a receive costs when
- *    its message was sent long before.
+ *    its message was sent long before;
+ *  - sbusy, rbusy: one message from the even rank to the odd one, each
+ *    side an I-call then MPI_Wait, one side computing (a spin on the
+ *    clock, outside MPI) for ST_MICRO_LATE_NS(n) between the two: the
+ *    sender (sbusy; the receiver waits at once), or the receiver
+ *    (rbusy; the sender waits at once).  Whether a transfer moves
+ *    while that side is outside MPI: over TCP from 16 KiB it does not
+ *    (a busy sender delays the receive by its whole compute, a busy
+ *    receiver pays the whole transfer in its Wait); in shared memory a
+ *    busy sender costs nothing.
  */
 #define ST_MICRO_TAG_PINGPONG 1
 #define ST_MICRO_TAG_SENDRECV 2
 #define ST_MICRO_TAG_BURST 3
 #define ST_MICRO_TAG_LATE 4
+#define ST_MICRO_TAG_SBUSY 5
+#define ST_MICRO_TAG_RBUSY 6
+#define ST_MICRO_TAG_XBUSY 7
+
+/* Whether 'op' is one of the busy-side patterns (sbusy, rbusy). */
+static inline int st_micro_busy(int op)
+{
+	return op == ST_MICRO_SBUSY || op == ST_MICRO_RBUSY;
+}
 
 /* The messages of burst operation 'op', 0 when it is none. */
 static inline int st_micro_burst_k(int op)
@@ -100,13 +121,15 @@ static inline int st_micro_burst_op(int k)
 
 /*
  * The groups: "all" is the collectives and the two classic point-to-point
- * patterns; "net" the patterns of the network model (bursts and late
- * receives), which the grid leaves out unless asked, since they take
- * as long again (synctrace bench --like adds the ones a run needs).
+ * patterns; "net" the patterns of the network model (bursts, late
+ * receives, busy senders, receivers and exchanges), which the grid
+ * leaves out unless asked, since they take as long again (synctrace
+ * bench --like adds the ones a run needs).
  */
 #define ST_MICRO_NET ((1u << ST_MICRO_BURST1) | (1u << ST_MICRO_BURST2) | \
 		      (1u << ST_MICRO_BURST4) | (1u << ST_MICRO_BURST8) | \
-		      (1u << ST_MICRO_LATE))
+		      (1u << ST_MICRO_LATE) | (1u << ST_MICRO_SBUSY) | \
+		      (1u << ST_MICRO_RBUSY) | (1u << ST_MICRO_XBUSY))
 #define ST_MICRO_ALL (((1u << ST_MICRO_NOPS) - 1) & ~ST_MICRO_NET)
 #define ST_MICRO_P2P (ST_MICRO_ALL & ~((1u << ST_MICRO_P2P_FIRST) - 1))
 #define ST_MICRO_COLL (ST_MICRO_ALL & ~ST_MICRO_P2P)

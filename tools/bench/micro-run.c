@@ -307,6 +307,100 @@ static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 		s->rbytes[0] = got;
 }
 
+/*
+ * sbusy, rbusy: the even rank sends one message to the odd one
+ * (MPI_Isend, then MPI_Wait), which receives it (MPI_Irecv, then
+ * MPI_Wait); the sender (sbusy) or the receiver (rbusy) spins on the
+ * clock for ST_MICRO_LATE_NS(n) between its two calls.  Recorded as a
+ * burst of one (calls 0 and 1: the I-call and its MPI_Wait).
+ */
+static void busy(struct st_micro_ctx *c, int op, int n,
+		 struct st_micro_stamps *s)
+{
+	MPI_Request rq;
+	MPI_Status st;
+	int send = c->rank % 2 == 0, got;
+	int tag = op == ST_MICRO_SBUSY ? ST_MICRO_TAG_SBUSY :
+		  ST_MICRO_TAG_RBUSY;
+	uint64_t t, spin;
+
+	if (c->partner < 0)
+		return;
+	s->ncalls = 2;
+	if (send)
+		TIMED(0, MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner, tag,
+				   c->comm, &rq));
+	else
+		TIMED(0, MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner, tag,
+				   c->comm, &rq));
+	if (send == (op == ST_MICRO_SBUSY)) {
+		spin = (uint64_t)ST_MICRO_LATE_NS(n);
+		t = now(c);
+		while (now(c) - t < spin)
+			;
+	}
+	TIMED(1, MPI_Wait(&rq, &st));
+	if (!send && MPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS &&
+	    got != MPI_UNDEFINED)
+		s->rbytes[0] = got;
+}
+
+/*
+ * xbusy: both ranks post MPI_Irecv, then MPI_Isend, to each other, spin
+ * on the clock for ST_MICRO_LATE_NS(n), then MPI_Waitall (calls 0 to
+ * 2).
+ */
+static void xbusy(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
+{
+	MPI_Request rq[2];
+	MPI_Status st[2];
+	uint64_t t, spin = (uint64_t)ST_MICRO_LATE_NS(n);
+	int got;
+
+	if (c->partner < 0)
+		return;
+	s->ncalls = 3;
+	TIMED(0, MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner,
+			   ST_MICRO_TAG_XBUSY, c->comm, &rq[0]));
+	TIMED(1, MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
+			   ST_MICRO_TAG_XBUSY, c->comm, &rq[1]));
+	t = now(c);
+	while (now(c) - t < spin)
+		;
+	TIMED(2, MPI_Waitall(2, rq, st));
+	if (MPI_Get_count(&st[0], MPI_BYTE, &got) == MPI_SUCCESS &&
+	    got != MPI_UNDEFINED)
+		s->rbytes[0] = got;
+}
+
+/*
+ * Record 'k' of an xbusy measurement: the MPI_Irecv, the MPI_Isend,
+ * the DONE records of the two, then the MPI_Waitall.
+ */
+static void xbusy_event(const struct st_micro_ctx *c, size_t n,
+			const struct st_micro_stamps *s, int k,
+			struct st_event *ev)
+{
+	int call = k < 2 ? k : 2;
+
+	ev->kind = k == 2 || k == 3 ? ST_REC_DONE : ST_REC_CALL;
+	ev->fn = (uint16_t)(k == 0 ? ST_FN_MPI_IRECV : k == 1 ?
+			    ST_FN_MPI_ISEND : ST_FN_MPI_WAITALL);
+	ev->t0 = s->t0[call];
+	ev->t1 = s->t1[call];
+	ev->rc = s->rc[call];
+	ev->sbytes = ev->rbytes = 0;
+	if (k == 4)
+		return;
+	ev->req = (uint64_t)(k & 1) + 1;
+	ev->peer = c->partner;
+	ev->tag = ST_MICRO_TAG_XBUSY;
+	if (k == 1 || k == 3)
+		ev->sbytes = n;
+	else if (k == 2)
+		ev->rbytes = s->rbytes[0] >= 0 ? (uint64_t)s->rbytes[0] : n;
+}
+
 void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		   struct st_micro_stamps *s)
 {
@@ -458,6 +552,15 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		s->ncalls = 0;
 		late(c, n, s);
 		break;
+	case ST_MICRO_SBUSY:
+	case ST_MICRO_RBUSY:
+		s->ncalls = 0;
+		busy(c, op, n, s);
+		break;
+	case ST_MICRO_XBUSY:
+		s->ncalls = 0;
+		xbusy(c, n, s);
+		break;
 	default:
 		s->ncalls = 0;
 		break;
@@ -506,7 +609,9 @@ static int fn_of(int op, int rank, int k)
 
 int st_micro_nrecords(int op, const struct st_micro_stamps *s)
 {
-	return s->ncalls + (s->ncalls ? st_micro_burst_k(op) : 0);
+	return s->ncalls + (s->ncalls ? st_micro_busy(op) ? 1 :
+			    op == ST_MICRO_XBUSY ? 2 :
+			    st_micro_burst_k(op) : 0);
 }
 
 /*
@@ -514,7 +619,7 @@ int st_micro_nrecords(int op, const struct st_micro_stamps *s)
  * the DONE record of each request, then the MPI_Waitall.
  */
 static void burst_event(const struct st_micro_ctx *c, int kb, size_t n,
-			const struct st_micro_stamps *s, int k,
+			const struct st_micro_stamps *s, int k, int tag,
 			struct st_event *ev)
 {
 	int send = c->rank % 2 == 0, call = k < kb ? k : kb;
@@ -523,7 +628,8 @@ static void burst_event(const struct st_micro_ctx *c, int kb, size_t n,
 	ev->kind = k < kb || k == 2 * kb ? ST_REC_CALL : ST_REC_DONE;
 	ev->fn = (uint16_t)(k < kb ? (send ? ST_FN_MPI_ISEND :
 					     ST_FN_MPI_IRECV) :
-			    ST_FN_MPI_WAITALL);
+			    tag == TAG_BURST ? ST_FN_MPI_WAITALL :
+			    ST_FN_MPI_WAIT);
 	ev->t0 = s->t0[call];
 	ev->t1 = s->t1[call];
 	ev->rc = s->rc[call];
@@ -532,7 +638,7 @@ static void burst_event(const struct st_micro_ctx *c, int kb, size_t n,
 		return;
 	ev->req = (uint64_t)req + 1;
 	ev->peer = c->partner;
-	ev->tag = TAG_BURST;
+	ev->tag = tag;
 	if (send)
 		ev->sbytes = n;
 	else if (k >= kb)
@@ -553,7 +659,18 @@ void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 	ev->seq = seq;
 	if (kb) {
 		ev->tsize = 1;
-		burst_event(c, kb, n, s, k, ev);
+		burst_event(c, kb, n, s, k, TAG_BURST, ev);
+		return;
+	}
+	if (op == ST_MICRO_XBUSY) {
+		ev->tsize = 1;
+		xbusy_event(c, n, s, k, ev);
+		return;
+	}
+	if (st_micro_busy(op)) {
+		ev->tsize = 1;
+		burst_event(c, 1, n, s, k, op == ST_MICRO_SBUSY ?
+			    ST_MICRO_TAG_SBUSY : ST_MICRO_TAG_RBUSY, ev);
 		return;
 	}
 	ev->kind = ST_REC_CALL;
