@@ -76,7 +76,7 @@ Test(tools_bench_opts, every_option_reaches_the_program)
 			 "--ops", "MPI_Allreduce,bcast,p2p", "--sizes",
 			 "0,8,4K,1M", "--nrep", "100", "--seed=41", "--sync",
 			 "barrier", "--window-factor", "2.5", "--quick",
-			 "--reuse-buffers",
+			 "--reuse-buffers", "--cold-coll",
 			 "--skew", "0,+1s@+10ppm", "--mpiexec", "/x/mpiexec",
 			 "--", "-launcher", "fork", NULL };
 	char line[1024];
@@ -93,7 +93,8 @@ Test(tools_bench_opts, every_option_reaches_the_program)
 			 "/b/synctrace-bench micro --dir /abs/out/run-2 "
 			 "--ops MPI_Allreduce,bcast,p2p --sizes 0,8,4K,1M "
 			 "--nrep 100 --seed 42 --sync barrier "
-			 "--window-factor 2.5 --quick --reuse-buffers",
+			 "--window-factor 2.5 --quick --reuse-buffers "
+			 "--cold-coll",
 			 "the skew goes by the environment, not argv");
 }
 
