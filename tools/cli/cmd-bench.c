@@ -562,10 +562,19 @@ static double model_ns(int op, double d, long p)
 	return 2000 * scale + ns_per_byte[op] * d * scale;
 }
 
-/* One measurement's window in the estimate: 3 model times, >= 100 us. */
-static double window_ns(int op, double d, long p)
+/*
+ * One measurement's window in the estimate: 3 model times, >= 100 us; a
+ * collective's, unless 'cold' (--cold-coll), holds its warm-up call
+ * too: 3 times two calls, and at least twice the timed call's offset of
+ * 2 calls + 25 us (synctrace-bench's pilot).
+ */
+static double window_ns(int op, double d, long p, int cold)
 {
-	return fmax(100e3, 3 * model_ns(op, d, p));
+	double m = model_ns(op, d, p);
+
+	if (!cold && op < ST_MICRO_P2P_FIRST)
+		return fmax(100e3, fmax(6 * m, 2 * (2 * m + 25e3)));
+	return fmax(100e3, 3 * m);
 }
 
 /* The sizes of a grid ('list' NULL: powers of two 'lo' to 'hi'). */
@@ -639,7 +648,8 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 				item[slen] = '\0';
 				if (!parse_size(item, &x)) {
 					per_rep += pair_ns(window_ns(op,
-						(double)x, o->nranks), nrep, t);
+						(double)x, o->nranks,
+						o->cold_coll), nrep, t);
 					n++;
 				}
 			}
@@ -662,13 +672,17 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 				continue;
 			if (op == ST_MICRO_BARRIER) {
 				per_rep += pair_ns(window_ns(op, 0,
-							     o->nranks), nrep, t);
+							     o->nranks,
+							     o->cold_coll),
+						   nrep, t);
 				n++;
 				continue;
 			}
 			for (k = 0; k < nsizes; k++)
 				per_rep += pair_ns(window_ns(op, sizes[k],
-							     o->nranks), nrep, t);
+							     o->nranks,
+							     o->cold_coll),
+						   nrep, t);
 			n += nsizes;
 		}
 	}
