@@ -1062,7 +1062,7 @@ static void pilot(struct job *j)
 	}
 	MPI_Allreduce(MPI_IN_PLACE, d, 2 * j->npairs * PILOT_RUNS, MPI_DOUBLE,
 		      MPI_MAX, MPI_COMM_WORLD);
-	/* A warm-up's window holds the warm-up, its offset, the call. */
+	/* A warm-up's window is --window-factor times both calls'. */
 	for (i = 0; i < j->npairs; i++) {
 		struct pair *p = &j->pairs[i];
 
@@ -1071,10 +1071,6 @@ static void pilot(struct job *j)
 			fmax(j->o.factor * median(c0 + i * PILOT_RUNS,
 						  PILOT_RUNS),
 			     j->o.min_window_ns);
-		if (warm_up(j, p->op))
-			p->window0_ns = p->window_ns =
-				fmax(p->window_ns, (2 * p->call0_ns +
-						    WARM_GAP_NS) / WARM_PART);
 	}
 	free(d);
 }

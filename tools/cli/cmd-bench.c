@@ -565,16 +565,13 @@ static double model_ns(int op, double d, long p)
 /*
  * One measurement's window in the estimate: 3 model times, >= 100 us; a
  * collective's, unless 'cold' (--cold-coll), holds its warm-up call
- * too: 3 times two calls, and at least twice the timed call's offset of
- * 2 calls + 25 us (synctrace-bench's pilot).
+ * too: 3 times two calls (synctrace-bench's pilot).
  */
 static double window_ns(int op, double d, long p, int cold)
 {
 	double m = model_ns(op, d, p);
 
-	if (!cold && op < ST_MICRO_P2P_FIRST)
-		return fmax(100e3, fmax(6 * m, 2 * (2 * m + 25e3)));
-	return fmax(100e3, 3 * m);
+	return fmax(100e3, (!cold && op < ST_MICRO_P2P_FIRST ? 6 : 3) * m);
 }
 
 /* The sizes of a grid ('list' NULL: powers of two 'lo' to 'hi'). */
