@@ -13,6 +13,10 @@
 #    nonblocking twin, then MPI_Test), as the bench's own MPI calls
 #    traced by the interposer under it show, and says yield=1 in its
 #    headers; without it, no twin is called;
+#  - every timed collective follows an untimed call of the same operation
+#    and size (none with --cold-coll), as the traced calls show, in
+#    window mode at a start of its own 25 us or more later, and the
+#    headers and summary say which;
 #  - bad options are usage errors (129) before any job starts.
 # All of it holds however busy the machine is.
 . "$(dirname "$0")/lib.sh"
@@ -125,6 +129,65 @@ read -r ia is it < "$ST_TMP/ytrace1.n"
 grep -q '^config=.* yield=1' "$ST_TMP/yield1.hdr" ||
 	{ show "$ST_TMP/yield1.hdr"; fail "yield mode not in the headers"; }
 note "SYNCTRACE_YIELD=1: twin + MPI_Test ($ia MPI_Iallreduce, $is MPI_Isend)"
+
+# --- a collective's warm-up call -------------------------------------------
+# The bench's own MPI calls, traced by the interposer under it as above:
+# by default every timed collective follows an untimed call of the same
+# operation and size (so 2 MPI_Scan per measurement and per timed pilot
+# run, 1 for the pilot's first call: 1 + 2 x 3 + 2 x 3 = 13 per rank in
+# barrier mode, where nothing is discarded); with --cold-coll one (1 + 3
+# + 3 = 7).  The bench itself never calls MPI_Scan.  Headers say which.
+for w in warm cold; do
+	flag=
+	[ $w = cold ] && flag=--cold-coll
+	YTRACE=$ST_TMP/wtrace-$w "$ST_CLI" bench -o "$ST_TMP/$w" \
+		--mpiexec "$ST_TMP/mpx.sh" --sync barrier --ops scan --sizes 8 \
+		--nrep 3 $flag < /dev/null > "$ST_TMP/$w.out" 2> "$ST_TMP/$w.err"
+	echo $? > "$ST_TMP/$w.rc"
+	expect_rc "$ST_TMP/$w" 0
+	[ "$(summary $w 2)" = 3 ] || { show "$ST_TMP/$w.out"
+		fail "--sync barrier --nrep 3 ($w): $(summary $w 2) valid"; }
+	dump_csv "$ST_TMP/wtrace-$w" "$ST_TMP/wtrace-$w.csv"
+	st_awk "$ST_TMP/wtrace-$w.csv" 'kind == "call" && fn == "MPI_Scan" {
+		n[rank]++ } END { print n[0] + 0, n[1] + 0 }' \
+		> "$ST_TMP/wtrace-$w.n"
+	"$ST_CLI" dump --header "$ST_TMP/$w" > "$ST_TMP/$w.hdr" ||
+		fail "synctrace dump --header failed"
+done
+[ "$(cat "$ST_TMP/wtrace-warm.n")" = "13 13" ] ||
+	{ show "$ST_TMP/wtrace-warm.n"
+	  fail "collectives: not one warm-up call before each timed one"; }
+[ "$(cat "$ST_TMP/wtrace-cold.n")" = "7 7" ] ||
+	{ show "$ST_TMP/wtrace-cold.n"; fail "--cold-coll: warm-up calls made"; }
+[ "$(grep -c '^config=.* coll_warmup=1' "$ST_TMP/warm.hdr")" = 2 ] &&
+	[ "$(grep -c '^config=.* coll_warmup=0' "$ST_TMP/cold.hdr")" = 2 ] ||
+	{ show "$ST_TMP/warm.hdr"; fail "coll_warmup not in the headers"; }
+grep -q '^collectives: each timed after an untimed call' \
+	"$ST_TMP/warm.out" && grep -q '^collectives: each timed alone' \
+	"$ST_TMP/cold.out" || { show "$ST_TMP/warm.out"
+	fail "the summary does not say how collectives were timed"; }
+note "collectives timed after a warm-up call (13 MPI_Scan a rank; 7 cold)"
+# In window mode the timed call has a start of its own, 2 pilot times +
+# 25 us after the warm-up's: after the first call and the pilot's 3
+# back-to-back pairs, each rank's MPI_Scan come in pairs at least 25 us
+# apart, entry to entry, unless the rank was late for the warm-up (the
+# measurement is then discarded and made again): most of them are.
+YTRACE=$ST_TMP/wtrace-win "$ST_CLI" bench -o "$ST_TMP/win" \
+	--mpiexec "$ST_TMP/mpx.sh" --ops scan --sizes 8 --nrep 5 \
+	< /dev/null > "$ST_TMP/win.out" 2> "$ST_TMP/win.err"
+echo $? > "$ST_TMP/win.rc"
+expect_rc "$ST_TMP/win" 0
+dump_csv "$ST_TMP/wtrace-win" "$ST_TMP/wtrace-win.csv"
+st_awk "$ST_TMP/wtrace-win.csv" 'kind == "call" && fn == "MPI_Scan" {
+	k = ++n[rank]
+	if (k >= 8 && k % 2 == 0) w[rank] = t0_ns
+	if (k >= 9 && k % 2 == 1) { pairs++; far += t0_ns - w[rank] >= 25000 }
+	} END { print pairs + 0, far + 0 }' > "$ST_TMP/wtrace-win.n"
+read -r pairs far < "$ST_TMP/wtrace-win.n"
+{ [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
+	{ show "$ST_TMP/wtrace-win.n"
+	  fail "window mode: the timed call not 25 us after its warm-up"; }
+note "window mode: $far of $pairs timed calls 25 us or more after the warm-up"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \

@@ -133,6 +133,11 @@ const char st_bench_micro_usage[] =
 "    --reuse-buffers     send the same data every time (it stays in the\n"
 "                        caches); by default the send data is written\n"
 "                        before each measurement, as an application's is\n"
+"    --cold-coll         time a collective's call alone after its wait;\n"
+"                        by default an untimed call of the same operation\n"
+"                        and size comes first, the timed one at a start\n"
+"                        of its own some 25 us later, as an application's\n"
+"                        collective follows its previous MPI calls\n"
 "    --quick             a small configuration: sizes 1,1K,64K and\n"
 "                        5 measurements (unless given)\n"
 "    -h, --help          show this help\n"
@@ -180,6 +185,7 @@ struct opts {
 	size_t pair_n[ST_MICRO_MAX_PAIRS];
 	int barrier;		/* --sync barrier */
 	int reuse;		/* --reuse-buffers */
+	int cold_coll;		/* --cold-coll: no warm-up call */
 	uint64_t seed;
 	double factor;
 	double min_window_ns;
@@ -194,6 +200,7 @@ struct pair {
 	int op;
 	size_t n;
 	double window0_ns, window_ns;	/* first and current window */
+	double call0_ns;	/* the pilot's time of one call */
 	int want;		/* valid measurements wanted */
 	int queued;		/* measurements waiting in a list */
 	int attempts, valid, discarded;
@@ -209,8 +216,9 @@ struct pair {
  * (F_LATE 2 when the start had passed at the first look, 1 when the
  * rank entered the call more than the slack after it, having waited
  * properly: descheduled in between, which a larger window cannot help),
- * its time in the measurement, and its global entry time minus the
- * start and the negative of that, for the spread.
+ * its time in the measurement (the timed calls), and its global entry
+ * time minus the start (the timed call's, after a warm-up) and the
+ * negative of that, for the spread.
  */
 enum { F_LATE, F_OVERRUN, F_CASCADE, F_LEAD, F_DUR, F_GOFF, F_NGOFF, NF };
 
@@ -463,6 +471,8 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			quick = 1;
 		} else if (!strcmp(arg, "--reuse-buffers")) {
 			o->reuse = 1;
+		} else if (!strcmp(arg, "--cold-coll")) {
+			o->cold_coll = 1;
 		} else if ((rc = st_bench_opt_value(argc, argv, &i,
 					    "--dir", &val))) {
 			if (rc < 0 || !*val)
@@ -939,6 +949,44 @@ static double span_of(const struct st_micro_stamps *s)
 	       (double)s->delay_ns;
 }
 
+/*
+ * A collective's warm-up (unless --cold-coll): an untimed call of the
+ * same operation and size just before the timed one, its send data
+ * written again between them (unless --reuse-buffers).  An
+ * application's collective follows its previous MPI calls by tens of
+ * microseconds (nm-cg's 8 B MPI_Allreduce by 24 us, bsp's by 14); one
+ * timed alone after a wait for its start costs more the longer that
+ * wait: 2 ranks here, shared memory, spinning, 0.5 us 20 us after the
+ * last call, 1.6 to 1.7 us 1 ms after (docs/validation.md).  In a
+ * window the timed call has a start of its own, warm_offset() after the
+ * window's, so that the ranks enter it together again whatever the
+ * warm-up's exits (a rooted collective's senders leave it early).
+ */
+#define WARM_GAP_NS 25000.0	/* the offset: 2 pilot calls + 25 us... */
+#define WARM_PART 0.5		/* ...but at most half the window */
+
+static int warm_up(const struct job *j, int op)
+{
+	return !j->o.cold_coll && op < ST_MICRO_P2P_FIRST;
+}
+
+/* The warm-up call of 'op' at 'n' on this rank. */
+static void warm_call(struct job *j, int op, size_t n)
+{
+	struct st_micro_stamps w;
+
+	st_micro_call(&j->mc, op, n, &w);
+	if (!j->o.reuse)
+		st_micro_fresh(&j->mc, op, n);
+}
+
+/* Offset of the timed call's start in a window of 'w' ns of pair 'p'. */
+static double warm_offset(const struct pair *p, double w)
+{
+	return fmin(WARM_PART * w, (2 * p->call0_ns + WARM_GAP_NS) * w /
+		    p->window0_ns);
+}
+
 /* The pair of the i-th pilot: in the order of --pairs when given. */
 static int pilot_pair(const struct job *j, int i)
 {
@@ -964,7 +1012,9 @@ static void pilot(struct job *j)
 {
 	struct st_micro_stamps s;
 	struct st_event ev;
-	double *d = calloc((size_t)j->npairs * PILOT_RUNS, sizeof(double));
+	double *d = calloc(2 * (size_t)j->npairs * PILOT_RUNS,
+			   sizeof(double));
+	double *c0 = d + (size_t)j->npairs * PILOT_RUNS;
 	uint8_t ra[8] = { 0 }, rb[8] = { 0 };
 	int i, k, c;
 
@@ -986,9 +1036,20 @@ static void pilot(struct job *j)
 			if (!j->o.reuse)
 				st_micro_fresh(&j->mc, p->op, p->n);
 			MPI_Barrier(j->bench);
+			if (k >= 0 && warm_up(j, p->op)) {
+				uint64_t w0 = st_mpi_transport_now(&j->t);
+
+				warm_call(j, p->op, p->n);
+				st_micro_call(&j->mc, p->op, p->n, &s);
+				d[pi * PILOT_RUNS + k] = span_of(&s);
+				c0[pi * PILOT_RUNS + k] = (double)(int64_t)
+					(s.t1[0] - w0);
+				continue;
+			}
 			st_micro_call(&j->mc, p->op, p->n, &s);
 			if (k >= 0) {
 				d[pi * PILOT_RUNS + k] = span_of(&s);
+				c0[pi * PILOT_RUNS + k] = d[pi * PILOT_RUNS + k];
 				continue;
 			}
 			j->seq++;
@@ -999,13 +1060,18 @@ static void pilot(struct job *j)
 			}
 		}
 	}
-	MPI_Allreduce(MPI_IN_PLACE, d, j->npairs * PILOT_RUNS, MPI_DOUBLE,
+	MPI_Allreduce(MPI_IN_PLACE, d, 2 * j->npairs * PILOT_RUNS, MPI_DOUBLE,
 		      MPI_MAX, MPI_COMM_WORLD);
-	for (i = 0; i < j->npairs; i++)
-		j->pairs[i].window0_ns = j->pairs[i].window_ns =
-			fmax(j->o.factor * median(d + i * PILOT_RUNS,
+	/* A warm-up's window is --window-factor times both calls'. */
+	for (i = 0; i < j->npairs; i++) {
+		struct pair *p = &j->pairs[i];
+
+		p->call0_ns = median(d + i * PILOT_RUNS, PILOT_RUNS);
+		p->window0_ns = p->window_ns =
+			fmax(j->o.factor * median(c0 + i * PILOT_RUNS,
 						  PILOT_RUNS),
 			     j->o.min_window_ns);
+	}
 	free(d);
 }
 
@@ -1078,7 +1144,8 @@ static void run_batch(struct job *j, int n)
 {
 	struct st_sync_estimate e;
 	struct st_clock_model inv;
-	uint64_t prev_end = 0, target = 0, end = 0;
+	uint64_t prev_end = 0, target = 0, start = 0, end = 0;
+	double off;
 	int i, late = 0, rc;
 
 	st_sync_result(j->sync, &e);
@@ -1093,12 +1160,27 @@ static void run_batch(struct job *j, int n)
 		st_micro_prepare(&j->mc, p->n);
 		if (!j->o.reuse)
 			st_micro_fresh(&j->mc, p->op, p->n);
+		off = 0;
 		if (j->o.barrier) {
 			MPI_Barrier(j->bench);
+			if (warm_up(j, p->op)) {
+				warm_call(j, p->op, p->n);
+				MPI_Barrier(j->bench);
+			}
 		} else {
 			target = local_at(j, &inv, j->starts[i]);
 			end = local_at(j, &inv, j->starts[i + 1]);
 			late = wait_until(j, target);
+			start = target;
+			if (warm_up(j, p->op)) {
+				off = warm_offset(p, j->starts[i + 1] -
+						  j->starts[i]);
+				warm_call(j, p->op, p->n);
+				target = local_at(j, &inv, j->starts[i] + off);
+				/* The warm-up overran its part: own fault. */
+				if (wait_until(j, target) && !late)
+					late = 4;
+			}
 		}
 		st_micro_call(&j->mc, p->op, p->n, s);
 		memset(r, 0, NF * sizeof(*r));
@@ -1110,7 +1192,7 @@ static void run_batch(struct job *j, int n)
 		}
 		r[F_DUR] = span_of(s);
 		r[F_GOFF] = st_sync_global(j->sync, s->t0[0] - s->delay_ns) -
-			    (j->o.barrier ? 0 : j->starts[i]);
+			    (j->o.barrier ? 0 : j->starts[i] + off);
 		r[F_NGOFF] = -r[F_GOFF];
 		if (!j->o.barrier) {
 			double slack = fmin(LATE_SLACK_NS + LATE_SLACK_PART *
@@ -1123,10 +1205,10 @@ static void run_batch(struct job *j, int n)
 				late |= 2;
 			if (late & 1 && !i)
 				r[F_LEAD] = 1;
-			else if (late & 1 && (int64_t)(prev_end - target) > 0)
+			else if (late & 1 && (int64_t)(prev_end - start) > 0)
 				r[F_CASCADE] = 1;
 			else if (late)
-				r[F_LATE] = late & 1 ? 2 : 1;
+				r[F_LATE] = late & 5 ? 2 : 1;
 			r[F_OVERRUN] = (int64_t)(s->t1[s->ncalls - 1] -
 						 end) > 0;
 		}
@@ -1410,6 +1492,14 @@ static void print_summary(struct job *j)
 	       "each measurement's send data written just before it, as "
 	       "an application's\n  freshly computed data is (in this "
 	       "core's cache, modified)");
+	printf("collectives: %s\n", o->cold_coll ?
+	       "each timed alone after the wait for its start "
+	       "(--cold-coll)" :
+	       "each timed after an untimed call of the same "
+	       "operation and size, its\n  send data written again "
+	       "between, at a start of its own 2 pilot times +\n  "
+	       "25 us later (at most half the window): as an "
+	       "application's follows its last\n  MPI call");
 	printf("first calls: the first call of each operation and size, "
 	       "made in the pilot after a\n  barrier%s, is recorded apart "
 	       "(trace seq 1 to %d)\n  for the table's first-call cost; it "
@@ -1632,10 +1722,11 @@ static int open_trace(struct job *j)
 	snprintf(refresh, sizeof(refresh), "%g", o->refresh_s);
 	snprintf(config, sizeof(config), "bench=micro sync=%s nrep=%d "
 		 "seed=%s window_factor=%s min_window_ns=%s refresh_s=%s"
-		 "%s%s%s", sync, o->nrep, seed, factor, minw, refresh,
+		 "%s%s%s%s", sync, o->nrep, seed, factor, minw, refresh,
 		 o->pair_time_ns > 0 ? " pair_time_ns=" : "",
 		 o->pair_time_ns > 0 ? ptime : "",
-		 yield_mode() ? " yield=1" : "");
+		 yield_mode() ? " yield=1" : "",
+		 o->cold_coll ? " coll_warmup=0" : " coll_warmup=1");
 	note[0] = '\0';
 	if (j->skew_spec[0])
 		snprintf(note, sizeof(note), "(distorted by "

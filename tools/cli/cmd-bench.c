@@ -96,6 +96,9 @@ const char st_bench_usage[] =
 "    --reuse-buffers     send the same data every time, as it sits in the\n"
 "                        caches; by default each measurement's send data\n"
 "                        is written just before, as an application's is\n"
+"    --cold-coll         time each collective alone after the wait for\n"
+"                        its start; by default an untimed call of the\n"
+"                        same operation and size comes some 25 us before\n"
 "    --skew SPEC         distort each rank's clock by a known offset and\n"
 "                        drift, e.g. 0,+0.5s@+100ppm (sets\n"
 "                        SYNCTRACE_CLOCK_SKEW), to test synchronisation\n"
@@ -214,9 +217,10 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	enum { O_QUICK = 256, O_REUSE, O_RUNS, O_OPS, O_SIZES, O_PAIRS,
 	       O_LIKE, O_MIN, O_MAX, O_NREP, O_SEED, O_SYNC, O_WINDOW_FACTOR,
 	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND,
-	       O_PAIR_TIME };
+	       O_PAIR_TIME, O_COLD_COLL };
 	static const struct option longopts[] = {
 		{ "bind", no_argument, NULL, O_BIND },
+		{ "cold-coll", no_argument, NULL, O_COLD_COLL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "like", required_argument, NULL, O_LIKE },
 		{ "max", required_argument, NULL, O_MAX },
@@ -268,6 +272,9 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 			break;
 		case O_REUSE:
 			o->reuse = 1;
+			break;
+		case O_COLD_COLL:
+			o->cold_coll = 1;
 			break;
 		case O_REPRO:
 			o->repro = 1;
@@ -446,8 +453,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     char *sbuf, size_t slen)
 {
 	/* mpiexec -n N, binding, extra, bench micro, 11 options with
-	 * values, 2 flags. */
-	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 2 + 1, n = 0;
+	 * values, 3 flags. */
+	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 3 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -488,6 +495,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		v[n++] = "--quick";
 	if (o->reuse)
 		v[n++] = "--reuse-buffers";
+	if (o->cold_coll)
+		v[n++] = "--cold-coll";
 	v[n] = NULL;
 	return v;
 }
@@ -553,10 +562,16 @@ static double model_ns(int op, double d, long p)
 	return 2000 * scale + ns_per_byte[op] * d * scale;
 }
 
-/* One measurement's window in the estimate: 3 model times, >= 100 us. */
-static double window_ns(int op, double d, long p)
+/*
+ * One measurement's window in the estimate: 3 model times, >= 100 us; a
+ * collective's, unless 'cold' (--cold-coll), holds its warm-up call
+ * too: 3 times two calls (synctrace-bench's pilot).
+ */
+static double window_ns(int op, double d, long p, int cold)
 {
-	return fmax(100e3, 3 * model_ns(op, d, p));
+	double m = model_ns(op, d, p);
+
+	return fmax(100e3, (!cold && op < ST_MICRO_P2P_FIRST ? 6 : 3) * m);
 }
 
 /* The sizes of a grid ('list' NULL: powers of two 'lo' to 'hi'). */
@@ -630,7 +645,8 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 				item[slen] = '\0';
 				if (!parse_size(item, &x)) {
 					per_rep += pair_ns(window_ns(op,
-						(double)x, o->nranks), nrep, t);
+						(double)x, o->nranks,
+						o->cold_coll), nrep, t);
 					n++;
 				}
 			}
@@ -653,13 +669,17 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 				continue;
 			if (op == ST_MICRO_BARRIER) {
 				per_rep += pair_ns(window_ns(op, 0,
-							     o->nranks), nrep, t);
+							     o->nranks,
+							     o->cold_coll),
+						   nrep, t);
 				n++;
 				continue;
 			}
 			for (k = 0; k < nsizes; k++)
 				per_rep += pair_ns(window_ns(op, sizes[k],
-							     o->nranks), nrep, t);
+							     o->nranks,
+							     o->cold_coll),
+						   nrep, t);
 			n += nsizes;
 		}
 	}

@@ -169,6 +169,7 @@ struct st_bench_opts {
 	const char *mpiexec;	/* --mpiexec PROG, default "mpiexec.mpich" */
 	int quick;		/* --quick */
 	int reuse;		/* --reuse-buffers */
+	int cold_coll;		/* --cold-coll */
 	int repro;		/* --repro: a table meant to be compared */
 	int runs_set;		/* --runs was given */
 	long warmup;		/* --warmup N launches, discarded; -1:
