@@ -1008,7 +1008,8 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 }
 
 /* A completion call's own record, every field as it does not apply. */
-static void plain_call(const struct st_call *c, uint32_t site, uint64_t t0,
+static inline __attribute__((always_inline)) void
+plain_call(const struct st_call *c, uint32_t site, uint64_t t0,
 		       uint64_t t1)
 {
 	struct st_event ev;
