@@ -447,7 +447,8 @@ static __attribute__((cold, noinline)) int repeat_clock(struct st_call *c)
  * appended like the entry's last one (st_stream_append_like()) but for
  * its sequence number, request and timestamps.
  */
-static __attribute__((noinline)) int leave_nb(struct st_call *c)
+static inline __attribute__((always_inline)) int
+leave_nb_inline(struct st_call *c)
 {
 	struct st_fast *f = c->fast;
 	struct st_event ev;
@@ -479,6 +480,21 @@ static __attribute__((noinline)) int leave_nb(struct st_call *c)
 		st_flush_due(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int leave_nb(struct st_call *c)
+{
+	return leave_nb_inline(c);
+}
+
+int st_leave_nb_key(struct st_call *c, int rc)
+{
+	struct st_fast *f = c->fast;
+
+	if (!f || rc != MPI_SUCCESS || !f->nb ||
+	    !atomic_load_explicit(&st_on, memory_order_relaxed))
+		return st_leave_key(c, rc);
+	return leave_nb_inline(c);
 }
 
 /*
