@@ -443,10 +443,20 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	same = c->done_fn == fn;
 	gap = t0 - c->last_t1;
 	dur = t1 - t0;
-	pg = same ? 0 - c->done_dur : x->gap;
-	pd = same ? c->done_dur : x->dur;
-	p = st_varint_put(p, st_zigzag(gap - pg));
-	p = st_varint_put(p, st_zigzag(dur - pd));
+	if (same && t1 == c->last_t1 && dur == c->done_dur) {
+		/*
+		 * Both residuals 0, as below: the records of a completion
+		 * call after its first, which share its timestamps.
+		 */
+		p[0] = 0;
+		p[1] = 0;
+		p += 2;
+	} else {
+		pg = same ? 0 - c->done_dur : x->gap;
+		pd = same ? c->done_dur : x->dur;
+		p = st_varint_put(p, st_zigzag(gap - pg));
+		p = st_varint_put(p, st_zigzag(dur - pd));
+	}
 	c->loop_end = p;
 	/*
 	 * The token map serves st_enc_repeat(), which takes only call
