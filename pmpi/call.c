@@ -19,7 +19,7 @@
  * also holds the request they make, which is tracked as a copy of it,
  * and their record is appended from the entry's token with only its
  * sequence number, request id and timestamps new
- * (st_stream_append_like()).  A request carries tokens for its done
+ * (st_stream_like()).  A request carries tokens for its done
  * record (given the status its last completion had: source, tag,
  * bytes) and, if persistent, its start records, so that Wait, Waitall,
  * Test, Testall, Start and Startall append those the same way
@@ -176,7 +176,7 @@ static int64_t status_bytes(const MPI_Status *st)
 
 /*
  * Tokens: names for the fields of a record but its counters and
- * timestamps (st_stream_append_like()).  One sequence for all threads,
+ * timestamps (st_stream_like()).  One sequence for all threads,
  * since a request made on one thread may complete on another; taken
  * only when a cache entry or a request is made, never per call.
  * TOKEN_PLAIN + fn names a completion call's own record, every field
@@ -198,7 +198,7 @@ static uint32_t new_token(void)
 
 /*
  * Append the record 'l', like an earlier one with the same token but for
- * its counters and timestamps (st_stream_append_like()).  Returns 0, or
+ * its counters and timestamps (st_stream_like()).  Returns 0, or
  * 1 when it was not appended: make the whole record.
  */
 static inline __attribute__((always_inline)) int
@@ -444,7 +444,7 @@ static __attribute__((cold, noinline)) int repeat_clock(struct st_call *c)
 /*
  * A nonblocking call made again from its call site with the same
  * arguments: its request is tracked as the entry's, and its record
- * appended like the entry's last one (st_stream_append_like()) but for
+ * appended like the entry's last one (st_stream_like()) but for
  * its sequence number, request and timestamps.
  */
 static inline __attribute__((always_inline)) int
