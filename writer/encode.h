@@ -395,9 +395,11 @@ int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 
 /*
  * st_enc_token() of the record 'l', inline for the interposer's hot
- * path (writer/stream.c): the context's counters are set to what they
- * predict next straight from the record's, which are those they
- * predicted.
+ * path (st_stream_like(), writer/stream.h): the context's counters are
+ * set to what they predict next straight from the record's, which are
+ * those they predicted.  A record whose two residuals are 0 (one that
+ * shares the timestamps of the done record before it, of its fn) takes
+ * its two zero bytes without computing them.
  */
 static inline __attribute__((always_inline)) int
 st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
@@ -503,8 +505,9 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 }
 
 /*
- * st_enc_like() with the record's kind a constant where the caller
- * knows it (writer/stream.c), so that what depends on it folds away.
+ * st_enc_like_kind() of the record's own kind; callers that know it
+ * pass it as a constant instead (st_stream_like(), writer/stream.h),
+ * so that what depends on it folds away.
  */
 static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 			      const uint8_t *limit, const struct st_tok_rec *l)
