@@ -482,6 +482,7 @@ leave_nb_inline(struct st_call *c)
 	return MPI_SUCCESS;
 }
 
+/* The same out of line, for st_leave_key() (st_leave_nb_key() inlines it). */
 static __attribute__((noinline)) int leave_nb(struct st_call *c)
 {
 	return leave_nb_inline(c);
@@ -1025,8 +1026,7 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 
 /* A completion call's own record, every field as it does not apply. */
 static inline __attribute__((always_inline)) void
-plain_call(const struct st_call *c, uint32_t site, uint64_t t0,
-		       uint64_t t1)
+plain_call(const struct st_call *c, uint32_t site, uint64_t t0, uint64_t t1)
 {
 	struct st_event ev;
 
