@@ -41,7 +41,8 @@ struct st_event;
 /* One (kind, fn, site) context: the prediction of its next record. */
 struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
-	uint32_t token;		/* the caller's name for v[], 0 when none */
+	uint32_t token;		/* the caller's name for v[], 0 when none;
+				   only this epoch's (st_codec_reset()) */
 	uint64_t key;		/* st_ctx_key() */
 	uint64_t next;		/* kind, fn and site of its successor
 				   (key & ST_KEY_NEXT) */
@@ -421,8 +422,8 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	 * The token vouches for every field but the counters, which are
 	 * checked against their predictions (those of st_enc_record()).
 	 */
-	if (!token || x->token != token || x->key != key ||
-	    x->epoch != c->epoch || !(t0 | t1) || x->v[ST_F_INST] != inst)
+	if (!token || x->token != token || x->key != key || !(t0 | t1) ||
+	    x->v[ST_F_INST] != inst)
 		return 1;
 	if (kind == ST_REC_CALL) {
 		if (seq) {
