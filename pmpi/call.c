@@ -19,7 +19,7 @@
  * also holds the request they make, which is tracked as a copy of it,
  * and their record is appended from the entry's token with only its
  * sequence number, request id and timestamps new
- * (st_stream_append_like()).  A request carries tokens for its done
+ * (st_stream_like()).  A request carries tokens for its done
  * record (given the status its last completion had: source, tag,
  * bytes) and, if persistent, its start records, so that Wait, Waitall,
  * Test, Testall, Start and Startall append those the same way
@@ -36,6 +36,7 @@
 #include "pmpi/bytes.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
+#include "writer/stream.h"
 #include "writer/writer.h"
 
 /* Per-function facts from ST_FN_LIST, indexed by function id. */
@@ -175,7 +176,7 @@ static int64_t status_bytes(const MPI_Status *st)
 
 /*
  * Tokens: names for the fields of a record but its counters and
- * timestamps (st_stream_append_like()).  One sequence for all threads,
+ * timestamps (st_stream_like()).  One sequence for all threads,
  * since a request made on one thread may complete on another; taken
  * only when a cache entry or a request is made, never per call.
  * TOKEN_PLAIN + fn names a completion call's own record, every field
@@ -197,7 +198,7 @@ static uint32_t new_token(void)
 
 /*
  * Append the record 'l', like an earlier one with the same token but for
- * its counters and timestamps (st_stream_append_like()).  Returns 0, or
+ * its counters and timestamps (st_stream_like()).  Returns 0, or
  * 1 when it was not appended: make the whole record.
  */
 static inline __attribute__((always_inline)) int
@@ -208,7 +209,7 @@ emit_like(const struct st_tok_rec *l)
 	if (__builtin_expect(st_tls.slot < 0, 0))
 		return 1;
 	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
-	r = st_stream_append_like(st_tls.stream, l);
+	r = st_stream_like(st_tls.stream, l, l->kind);
 	/* Full: make room (the caller appends the whole record after). */
 	if (__builtin_expect(r == -ENOBUFS, 0))
 		st_flush_slot(st_tls.slot, 1);
@@ -443,10 +444,11 @@ static __attribute__((cold, noinline)) int repeat_clock(struct st_call *c)
 /*
  * A nonblocking call made again from its call site with the same
  * arguments: its request is tracked as the entry's, and its record
- * appended like the entry's last one (st_stream_append_like()) but for
+ * appended like the entry's last one (st_stream_like()) but for
  * its sequence number, request and timestamps.
  */
-static __attribute__((noinline)) int leave_nb(struct st_call *c)
+static inline __attribute__((always_inline)) int
+leave_nb_inline(struct st_call *c)
 {
 	struct st_fast *f = c->fast;
 	struct st_event ev;
@@ -478,6 +480,22 @@ static __attribute__((noinline)) int leave_nb(struct st_call *c)
 		st_flush_due(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
+}
+
+/* The same out of line, for st_leave_key() (st_leave_nb_key() inlines it). */
+static __attribute__((noinline)) int leave_nb(struct st_call *c)
+{
+	return leave_nb_inline(c);
+}
+
+int st_leave_nb_key(struct st_call *c, int rc)
+{
+	struct st_fast *f = c->fast;
+
+	if (!f || rc != MPI_SUCCESS || !f->nb ||
+	    !atomic_load_explicit(&st_on, memory_order_relaxed))
+		return st_leave_key(c, rc);
+	return leave_nb_inline(c);
 }
 
 /*
@@ -733,6 +751,35 @@ static void done_event(struct st_event *ev, const struct st_call *c,
 }
 
 /*
+ * done_ok()'s common case, inline in the completion calls' loop: when
+ * the status of 'r' says what its last one's did, its done record
+ * appended like that one's.  Returns 1 when appended, else 0 having
+ * done nothing: done_ok() then appends it (in full).
+ */
+static inline __attribute__((always_inline)) int
+done_like(const struct st_call *c, const struct st_req *r,
+	  const MPI_Status *st, uint32_t site, uint64_t t0, uint64_t t1)
+{
+	int32_t src = 0, tag = 0;
+	int64_t n = 0;
+
+	if (!r->done_token)
+		return 0;
+	if (r->recv) {
+		if (!st)
+			return 0;
+		src = map_rank(st->MPI_SOURCE);
+		tag = st->MPI_TAG;
+		n = status_bytes(st);
+	}
+	return src == r->st_src && tag == r->st_tag && n == r->st_bytes &&
+	       !emit_like(&(struct st_tok_rec){
+		       .kind = ST_REC_DONE, .fn = (uint32_t)c->fn,
+		       .site = site, .token = r->done_token, .seq = r->seq,
+		       .req = r->id, .inst = r->inst, .t0 = t0, .t1 = t1 });
+}
+
+/*
  * Request 'r' (snapshotted at 'at') completed with status 'st' (NULL:
  * unknown) in a call of 'c' that succeeded: its done record, appended
  * like the last one of its kind when its status says what that one's
@@ -978,8 +1025,8 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 }
 
 /* A completion call's own record, every field as it does not apply. */
-static void plain_call(const struct st_call *c, uint32_t site, uint64_t t0,
-		       uint64_t t1)
+static inline __attribute__((always_inline)) void
+plain_call(const struct st_call *c, uint32_t site, uint64_t t0, uint64_t t1)
 {
 	struct st_event ev;
 
@@ -1035,162 +1082,6 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 	}
 }
 
-/*
- * A completion call's records in one append (st_stream_append_likes()):
- * without MPI_THREAD_MULTIPLE, and for up to BATCH requests, the done
- * or start records whose tokens hold and the call's own are gathered
- * in order and appended at once, with the stream in registers; a
- * request that needs its record in full first appends those gathered
- * before it.  Whatever the encoder does not take is then appended in
- * full, in order, as emit_like()'s callers would.
- */
-#define BATCH 8
-
-struct batch {
-	int n;
-	uint32_t site;
-	uint64_t t0, t1;
-	struct st_tok_rec l[BATCH + 1];
-	const struct st_req *r[BATCH + 1];	/* NULL: the call's own */
-	const MPI_Status *st[BATCH + 1];
-};
-
-static inline __attribute__((always_inline)) void
-batch_add(struct batch *b, unsigned kind, unsigned fn, uint32_t token,
-	  const struct st_req *r, const MPI_Status *st)
-{
-	struct st_tok_rec *l = &b->l[b->n];
-
-	l->kind = kind;
-	l->fn = fn;
-	l->site = b->site;
-	l->token = token;
-	l->t0 = b->t0;
-	l->t1 = b->t1;
-	if (r) {
-		l->seq = r->seq;
-		l->req = r->id;
-		l->inst = r->inst;
-	} else {
-		l->seq = l->req = l->inst = 0;
-	}
-	b->r[b->n] = r;
-	b->st[b->n] = st;
-	b->n++;
-}
-
-static __attribute__((noinline)) void batch_flush(const struct st_call *c,
-						  struct batch *b)
-{
-	struct st_event ev;
-	int i = 0, rc = 1;
-	const struct st_req *r;
-
-	if (__builtin_expect(st_tls.slot >= 0, 1)) {
-		atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
-		i = st_stream_append_likes(st_tls.stream, b->l, b->n, &rc);
-		if (__builtin_expect(rc == -ENOBUFS, 0))
-			st_flush_slot(st_tls.slot, 1);
-		atomic_store_explicit(st_tls.busy, 0, memory_order_release);
-	}
-	/* The rest in full, under the same tokens. */
-	for (; i < b->n; i++) {
-		r = b->r[i];
-		if (b->l[i].kind == ST_REC_DONE) {
-			done_event(&ev, c, r, b->st[i], MPI_SUCCESS, b->site,
-				   b->t0, b->t1);
-		} else {
-			st_event_clear(&ev);
-			ev.kind = (uint8_t)b->l[i].kind;
-			ev.fn = (uint16_t)b->l[i].fn;
-			ev.t0 = b->t0;
-			ev.t1 = b->t1;
-			ev.site = b->site;
-			if (r)
-				event_from(&ev, r);
-		}
-		st_emit_token(&ev, b->l[i].token);
-	}
-	b->n = 0;
-}
-
-/*
- * Wait, Waitall, Test or Testall that completed its c->nsnap requests
- * (at most BATCH), without MPI_THREAD_MULTIPLE: done_ok() of each, then
- * plain_call(), batched.
- */
-static void complete_batch(struct st_call *c, uint32_t site, uint64_t t0,
-			   uint64_t t1)
-{
-	struct batch b;
-	struct st_req *r;
-	const MPI_Status *st;
-	uint64_t at;
-	int32_t src, tag;
-	int64_t n;
-	int i;
-
-	b.n = 0;
-	b.site = site;
-	b.t0 = t0;
-	b.t1 = t1;
-	for (i = 0; i < c->nsnap; i++) {
-		at = c->snap[2 * i];
-		r = st_req_took_ref(at, c->snap[2 * i + 1]);
-		if (!r)
-			continue;
-		st = status_at(c, i);
-		src = tag = 0;
-		n = 0;
-		if (r->recv && st) {
-			src = map_rank(st->MPI_SOURCE);
-			tag = st->MPI_TAG;
-			n = status_bytes(st);
-		}
-		/* As done_ok(): like the last one, or in full. */
-		if (r->done_token && (!r->recv || st) && src == r->st_src &&
-		    tag == r->st_tag && n == r->st_bytes) {
-			batch_add(&b, ST_REC_DONE, (unsigned)c->fn,
-				  r->done_token, r, st);
-			continue;
-		}
-		if (b.n)
-			batch_flush(c, &b);
-		done_ok(c, at, r, st, site, t0, t1);
-	}
-	batch_add(&b, ST_REC_CALL, (unsigned)c->fn,
-		  TOKEN_PLAIN + (uint32_t)c->fn, NULL, NULL);
-	batch_flush(c, &b);
-}
-
-/* start_ok(), batched likewise: without MPI_THREAD_MULTIPLE. */
-static void start_batch(const struct st_call *c, uint32_t site, uint64_t t0,
-			uint64_t t1)
-{
-	const struct st_args *a = &c->a;
-	const MPI_Request *reqs = a->requests ? a->requests : a->request;
-	int i, n = a->requests ? a->nreq : 1;
-	const struct st_req *r;
-	struct batch b;
-
-	b.n = 0;
-	b.site = site;
-	b.t0 = t0;
-	b.t1 = t1;
-	batch_add(&b, ST_REC_CALL, (unsigned)c->fn,
-		  TOKEN_PLAIN + (uint32_t)c->fn, NULL, NULL);
-	for (i = 0; reqs && i < n; i++) {
-		if (!(r = st_req_start_ref(reqs[i])))
-			continue;
-		/* Without a start token yet, in full: under token 0. */
-		batch_add(&b, ST_REC_START, r->fn, r->start_token, r, NULL);
-		if (b.n == BATCH + 1 || !r->start_token)
-			batch_flush(c, &b);
-	}
-	if (b.n)
-		batch_flush(c, &b);
-}
-
 /* The site of a completion call from 'ra' not in the cache: look it up. */
 static __attribute__((noinline)) uint32_t csite_fill(void *ra)
 {
@@ -1241,6 +1132,7 @@ static int complete_ok(struct st_call *c)
 	uint64_t t0, t1;
 	uint32_t site;
 	struct st_req r, *rp;
+	const MPI_Status *st;
 	uint64_t at;
 	int i;
 
@@ -1267,12 +1159,7 @@ static int complete_ok(struct st_call *c)
 	t1 = st_clock_ns(c->t1);
 	site = complete_site(c->ra);
 	if (c->fn == ST_FN_MPI_START || c->fn == ST_FN_MPI_STARTALL) {
-		if (!st_mt)
-			start_batch(c, site, t0, t1);
-		else
-			start_ok(c, site, t0, t1);
-	} else if (!st_mt && c->nsnap <= BATCH) {
-		complete_batch(c, site, t0, t1);
+		start_ok(c, site, t0, t1);
 	} else {
 		for (i = 0; i < c->nsnap; i++) {
 			at = c->snap[2 * i];
@@ -1282,9 +1169,11 @@ static int complete_ok(struct st_call *c)
 			else
 				rp = st_req_took(at, c->snap[2 * i + 1], &r, 0)
 					     ? &r : NULL;
-			if (rp)
-				done_ok(c, at, rp, status_at(c, i), site, t0,
-					t1);
+			if (!rp)
+				continue;
+			st = status_at(c, i);
+			if (!done_like(c, rp, st, site, t0, t1))
+				done_ok(c, at, rp, st, site, t0, t1);
 		}
 		plain_call(c, site, t0, t1);
 	}

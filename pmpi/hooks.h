@@ -365,6 +365,12 @@ void st_leave(struct st_call *c, int rc);
 int st_leave_key(struct st_call *c, int rc);
 
 /*
+ * st_leave_key() of a nonblocking call (one with a request), whose
+ * repeat path it takes without a call of its own.
+ */
+int st_leave_nb_key(struct st_call *c, int rc);
+
+/*
  * The same for a one-sided call keyed by st_rma_find(): a repeat's
  * record from the entry, or else 'c->a' from 'c->rk' and st_leave().
  */

@@ -163,6 +163,8 @@ void st_codec_init(struct st_codec *c)
 
 void st_codec_reset(struct st_codec *c)
 {
+	unsigned i;
+
 	c->last_t1 = 0;
 	c->last_req = 0;
 	c->done_fn = ST_DONE_NONE;
@@ -175,9 +177,14 @@ void st_codec_reset(struct st_codec *c)
 	c->prev = &c->start;
 	c->start.key = c->start.next = 0;
 	/*
-	 * Slots of older epochs read as empty, so a reset costs nothing;
-	 * only when the counter wraps must stale slots really go.
+	 * Slots of older epochs read as empty, so a reset costs nothing
+	 * but forgetting the tokens: a slot holds a token only when the
+	 * record it names was coded in this epoch (st_enc_like_kind()
+	 * relies on that).  Only when the counter wraps must stale slots
+	 * really go.
 	 */
+	for (i = 0; i < ST_CTX_SLOTS; i++)
+		c->ctx[i].token = 0;
 	if (!++c->epoch) {
 		memset(c->ctx, 0, sizeof(c->ctx));
 		memset(c->cseq, 0, sizeof(c->cseq));

@@ -41,7 +41,8 @@ struct st_event;
 /* One (kind, fn, site) context: the prediction of its next record. */
 struct st_ctx {
 	uint32_t epoch;		/* valid when equal to the codec's epoch */
-	uint32_t token;		/* the caller's name for v[], 0 when none */
+	uint32_t token;		/* the caller's name for v[], 0 when none;
+				   only this epoch's (st_codec_reset()) */
 	uint64_t key;		/* st_ctx_key() */
 	uint64_t next;		/* kind, fn and site of its successor
 				   (key & ST_KEY_NEXT) */
@@ -395,9 +396,11 @@ int st_enc_token(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 
 /*
  * st_enc_token() of the record 'l', inline for the interposer's hot
- * path (writer/stream.c): the context's counters are set to what they
- * predict next straight from the record's, which are those they
- * predicted.
+ * path (st_stream_like(), writer/stream.h): the context's counters are
+ * set to what they predict next straight from the record's, which are
+ * those they predicted.  A record whose two residuals are 0 (one that
+ * shares the timestamps of the done record before it, of its fn) takes
+ * its two zero bytes without computing them.
  */
 static inline __attribute__((always_inline)) int
 st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
@@ -419,8 +422,8 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	 * The token vouches for every field but the counters, which are
 	 * checked against their predictions (those of st_enc_record()).
 	 */
-	if (!token || x->token != token || x->key != key ||
-	    x->epoch != c->epoch || !(t0 | t1) || x->v[ST_F_INST] != inst)
+	if (!token || x->token != token || x->key != key || !(t0 | t1) ||
+	    x->v[ST_F_INST] != inst)
 		return 1;
 	if (kind == ST_REC_CALL) {
 		if (seq) {
@@ -443,10 +446,20 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	same = c->done_fn == fn;
 	gap = t0 - c->last_t1;
 	dur = t1 - t0;
-	pg = same ? 0 - c->done_dur : x->gap;
-	pd = same ? c->done_dur : x->dur;
-	p = st_varint_put(p, st_zigzag(gap - pg));
-	p = st_varint_put(p, st_zigzag(dur - pd));
+	if (same && t1 == c->last_t1 && dur == c->done_dur) {
+		/*
+		 * Both residuals 0, as below: the records of a completion
+		 * call after its first, which share its timestamps.
+		 */
+		p[0] = 0;
+		p[1] = 0;
+		p += 2;
+	} else {
+		pg = same ? 0 - c->done_dur : x->gap;
+		pd = same ? c->done_dur : x->dur;
+		p = st_varint_put(p, st_zigzag(gap - pg));
+		p = st_varint_put(p, st_zigzag(dur - pd));
+	}
 	c->loop_end = p;
 	/*
 	 * The token map serves st_enc_repeat(), which takes only call
@@ -493,8 +506,9 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 }
 
 /*
- * st_enc_like() with the record's kind a constant where the caller
- * knows it (writer/stream.c), so that what depends on it folds away.
+ * st_enc_like_kind() of the record's own kind; callers that know it
+ * pass it as a constant instead (st_stream_like(), writer/stream.h),
+ * so that what depends on it folds away.
  */
 static inline int st_enc_like(struct st_codec *c, uint8_t **pp,
 			      const uint8_t *limit, const struct st_tok_rec *l)

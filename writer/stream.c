@@ -49,39 +49,8 @@
 #include "writer/encode.h"
 #include "writer/event.h"
 #include "writer/format.h"
+#include "writer/stream.h"
 #include "writer/writer.h"
-
-enum { BUF_FREE, BUF_FILLING, BUF_SEALED, BUF_BUSY };
-
-struct st_buf {
-	uint8_t *raw;		/* chunk header room, records, slack */
-	size_t len;		/* SEALED: bytes of records */
-	uint32_t nrec;		/* SEALED: records */
-	uint32_t nrep;		/* SEALED: of which repeats */
-	atomic_int state;
-};
-
-struct st_stream {
-	uint8_t *pos;		/* end of the filling buffer's records */
-	uint8_t *limit;		/* end of the filling buffer proper */
-	uint32_t nrec;		/* records in the filling buffer */
-	uint32_t nrep;		/* of which repeats (st_stream_append_repeat;
-				   loop run members do not count) */
-	int cur;		/* index of the filling buffer */
-	int level;		/* zlib level */
-	int strategy;		/* zlib strategy the stream is set to */
-	int pick;		/* strategy for chunks of other records */
-	uint32_t probe_in;	/* such chunks until the next probe */
-	uint16_t index;
-	uint32_t seq;		/* sequence number of the next chunk written */
-	size_t cap;		/* record bytes per buffer */
-	struct st_buf buf[2];
-	uint8_t *out;		/* chunk header room, deflated payload */
-	size_t bound;		/* compressBound() of a buffer */
-	const struct st_sink *sink;
-	z_stream z;
-	struct st_codec codec;
-};
 
 int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 		  uint16_t index, size_t buf_bytes, int level)
@@ -200,54 +169,6 @@ int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
 		return append_run_repeat(s, seq, t0, t1);
 	s->nrep++;
 	return appended(s, p);
-}
-
-/* st_enc_like() of 'l', its kind made a constant for each common kind. */
-static inline __attribute__((always_inline)) int
-enc_like(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
-	 const struct st_tok_rec *l)
-{
-	switch (l->kind) {
-	case ST_REC_CALL:
-		return st_enc_like_kind(c, pp, limit, l, ST_REC_CALL);
-	case ST_REC_DONE:
-		return st_enc_like_kind(c, pp, limit, l, ST_REC_DONE);
-	default:
-		return st_enc_like_kind(c, pp, limit, l, l->kind);
-	}
-}
-
-int st_stream_append_like(struct st_stream *s, const struct st_tok_rec *l)
-{
-	uint8_t *p = s->pos;
-	int rc;
-
-	rc = enc_like(&s->codec, &p, s->limit, l);
-	if (rc)
-		return rc;
-	atomic_signal_fence(memory_order_release);
-	s->nrec++;
-	s->pos = p;
-	return 0;
-}
-
-int st_stream_append_likes(struct st_stream *s, const struct st_tok_rec *l,
-			   int n, int *rc)
-{
-	uint8_t *p = s->pos;
-	int i, r = 0;
-
-	for (i = 0; i < n; i++) {
-		r = enc_like(&s->codec, &p, s->limit, &l[i]);
-		if (r)
-			break;
-		/* Each record whole before it counts (a signal's flush). */
-		atomic_signal_fence(memory_order_release);
-		s->nrec++;
-		s->pos = p;
-	}
-	*rc = r;
-	return i;
 }
 
 size_t st_stream_buffered(const struct st_stream *s)

@@ -34,7 +34,8 @@ uint8_t *st_varint_put_slow(uint8_t *p, uint64_t v);
  * branch on the length: jitter around 128 would make such a branch
  * unpredictable.
  */
-static inline uint8_t *st_varint_put14(uint8_t *p, uint64_t v)
+static inline __attribute__((always_inline)) uint8_t *
+st_varint_put14(uint8_t *p, uint64_t v)
 {
 	unsigned two = v >= 0x80;
 
@@ -48,7 +49,8 @@ static inline uint8_t *st_varint_put14(uint8_t *p, uint64_t v)
  * return the byte after it.  Values below 2^14 (timestamp gaps and
  * durations, mostly) are st_varint_put14()'s.
  */
-static inline uint8_t *st_varint_put(uint8_t *p, uint64_t v)
+static inline __attribute__((always_inline)) uint8_t *
+st_varint_put(uint8_t *p, uint64_t v)
 {
 	if (v < 0x4000)
 		return st_varint_put14(p, v);

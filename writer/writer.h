@@ -90,27 +90,17 @@ int st_stream_append_repeat(struct st_stream *s, unsigned fn, uint32_t token,
 			    uint64_t seq, uint64_t t0, uint64_t t1);
 
 /*
- * Append the record 'l' (writer/encode.h): of 'kind', 'fn' and 'site',
- * whose fields are those last appended with 'token' in its context but
- * for its counters 'seq', 'req', 'inst' and its timestamps, when the
- * encoder predicts those counters (st_enc_token()): a nonblocking call, a start or a
- * completion seen before.  Returns 0; 1 when it is not such a record
- * (nothing written: append the whole record, with 'token'); -ENOBUFS
- * as st_stream_append().
+ * A record 'l' (writer/encode.h) of 'kind', 'fn' and 'site', whose
+ * fields are those last appended with 'token' in its context but for
+ * its counters 'seq', 'req', 'inst' and its timestamps, to be appended
+ * when the encoder predicts those counters (st_enc_token()): a
+ * nonblocking call, a start or a completion seen before.  The
+ * interposer appends it inline (st_stream_like(), writer/stream.h).
  */
 struct st_tok_rec {
 	uint32_t kind, fn, site, token;
 	uint64_t seq, req, inst, t0, t1;
 };
-int st_stream_append_like(struct st_stream *s, const struct st_tok_rec *l);
-/*
- * st_stream_append_like() of 'l[0]', 'l[1]'... in turn, in one call, up
- * to the first that it does not append: returns how many it appended,
- * and in '*rc' what st_stream_append_like() returned for the first it
- * did not (0 when it appended all 'n').
- */
-int st_stream_append_likes(struct st_stream *s, const struct st_tok_rec *l,
-			   int n, int *rc);
 
 /*
  * Compress the buffered records into one chunk and write it to the sink,

@@ -303,6 +303,50 @@ Test(writer_encode, token_writes_what_the_full_encoder_writes)
 	free(b);
 }
 
+/*
+ * A token names a record of this chunk only: after a reset (a new
+ * chunk) the token path declines, even for the context the record
+ * before the reset was coded in and with the counters it predicted
+ * then, until the full encoder codes the record again.
+ */
+Test(writer_encode, token_declines_after_reset)
+{
+	struct st_event ev[3 * 5];
+	uint8_t *a = new_buf(), *b = new_buf(), *pa = a, *pb = b;
+	static struct st_codec ca, cb;
+	int it, i, n = 0;
+
+	st_codec_init(&ca);
+	st_codec_init(&cb);
+	for (it = 0; it < 2; it++)
+		for (i = 0; i < 5; i++, n++) {
+			loop_record(&ev[n], it, i, 0);
+			cr_assert_eq(st_enc_record(&ca, &pa, a + BUF, &ev[n],
+						   100 + (uint32_t)i), 0);
+			cr_assert_eq(st_enc_record(&cb, &pb, b + BUF, &ev[n],
+						   100 + (uint32_t)i), 0);
+		}
+	/* The next iteration's Irecv: taken without a reset... */
+	loop_record(&ev[n], it, 0, 0);
+	cr_expect_eq(st_enc_token(&ca, &pa, a + BUF, ev[n].kind, ev[n].fn,
+				  ev[n].site, 100, ev[n].seq, ev[n].req,
+				  ev[n].inst, ev[n].t0, ev[n].t1), 0);
+	/* ...declined after one, for every record of the loop. */
+	st_codec_reset(&cb);
+	pb = b;
+	for (i = 0; i < 5; i++) {
+		loop_record(&ev[n], it, i, 0);
+		cr_expect_eq(st_enc_token(&cb, &pb, b + BUF, ev[n].kind,
+					  ev[n].fn, ev[n].site,
+					  100 + (uint32_t)i, ev[n].seq,
+					  ev[n].req, ev[n].inst, ev[n].t0,
+					  ev[n].t1), 1, "record %d", i);
+		cr_assert_eq(pb, b);
+	}
+	free(a);
+	free(b);
+}
+
 Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 {
 	struct st_event ev[5];

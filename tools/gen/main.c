@@ -289,7 +289,8 @@ static int key_role(int role)
  * point-to-point sends and receives, whose requests then follow too.
  * Their wrappers hand a struct st_key to st_key_find() before the call
  * and finish with st_leave_key(), which takes the repeat path when the
- * key was found.  They carry ST_FNF_REPEAT in gen/ops.h.
+ * key was found (st_leave_nb_key() for the nonblocking ones, those with
+ * a request).  They carry ST_FNF_REPEAT in gen/ops.h.
  */
 static int repeatable(const struct st_def_fn *fn)
 {
@@ -590,7 +591,9 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		free(head);
 	}
 	fputs("\tc.t1 = st_now();\n", f);
-	if (keyed) {
+	if (keyed && param_of(fn, ST_ROLE_REQUEST)) {
+		fputs("\treturn st_leave_nb_key(&c, rc);\n", f);
+	} else if (keyed) {
 		fputs("\treturn st_leave_key(&c, rc);\n", f);
 	} else if (rkeyed) {
 		fputs("\treturn st_leave_rma_key(&c, rc);\n", f);
