@@ -1864,6 +1864,90 @@ Test(tools_replay, an_icall_does_not_release_what_needs_both_sides)
 	cr_expect_float_eq(p0, 3126, 1e-9, "%g", p0);
 }
 
+/*
+ * Rank 0 computes 'late0', starts two messages of 'bytes' to rank 1
+ * (tags 0 and 1) and waits for both; rank 1 posts both receives at 10
+ * and 11, computes 3000 and completes them from 3012 by one MPI_Waitall
+ * or ('two') an MPI_Wait each.  Model net_c with 'rbusy'.
+ */
+static double busy_receiver(double rbusy, uint64_t late0, uint64_t bytes,
+			    int two)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+	double p1;
+	int i;
+
+	c.nm.rbusy_ns = rbusy;
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], late0);
+	for (i = 0; i < 2; i++) {
+		e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, i, bytes, 1);
+		e->req = req[i];
+	}
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, 2, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	for (i = 0; i < 2; i++) {
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, i, 0, 1);
+		e->req = req[i];
+	}
+	s_compute(&s[1], 3000);
+	if (two) {
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req[0], 1, 1);
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req[1], 1, 1);
+	} else {
+		s_wait(&s[1], ST_FN_MPI_WAITALL, req, 2, 1);
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return p1;
+}
+
+Test(tools_replay, a_busy_receiver_takes_in_its_messages_in_its_wait)
+{
+	double p;
+
+	/*
+	 * The 64 B messages leave at 0 and 50 and are there at 100 and 150,
+	 * while rank 1 computes: as before its MPI_Waitall at 3012 finds
+	 * them done.
+	 */
+	p = busy_receiver(0, 0, 64, 0);
+	cr_expect_float_eq(p, 3012, 1e-9, "%g", p);
+	/* Taken in inside MPI: 40 from the entry, once for both. */
+	p = busy_receiver(40, 0, 64, 0);
+	cr_expect_float_eq(p, 3012 + 40, 1e-9, "%g", p);
+	/*
+	 * An MPI_Wait each (the second right after the first): the first
+	 * takes 40; the second message came before the first Wait, which
+	 * took it in too.
+	 */
+	p = busy_receiver(0, 0, 64, 1);
+	cr_expect_float_eq(p, 3012, 1e-9, "%g", p);
+	p = busy_receiver(40, 0, 64, 1);
+	cr_expect_float_eq(p, 3012 + 40, 1e-9, "%g", p);
+	/*
+	 * Sent at 3000, they arrive at 3100 and 3150, while rank 1 is in
+	 * its MPI_Waitall: nothing more.
+	 */
+	p = busy_receiver(40, 3000, 64, 0);
+	cr_expect_float_eq(p, 3150, 1e-9, "%g", p);
+	cr_expect_float_eq(busy_receiver(0, 3000, 64, 0), p, 1e-9);
+	/* Rendezvous messages wait for their receiver as they did. */
+	p = busy_receiver(0, 0, 4096, 0);
+	cr_expect_float_eq(busy_receiver(40, 0, 4096, 0), p, 1e-9, "%g", p);
+}
+
 Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 {
 	struct consts c = net_c;

@@ -178,6 +178,8 @@ struct unit {
 	   and local time the open span began. */
 	struct st_phase_pos ph;
 	int op_in, span_open;
+	int op_prog;			/* its call progresses transfers (not
+					   an I-call nor a local one) */
 	/* The call site its last call counted in (NIL: none). */
 	uint32_t site_idx, site_site;
 	uint16_t site_fn;
@@ -196,6 +198,8 @@ struct rank {
 	double ph_pred, ph_meas;	/* time in the selected phases */
 	uint64_t ci_comm;		/* the communicator found last */
 	uint32_t ci_idx;		/* its index in 'cis' (NIL: none) */
+	double mpi_out;			/* the last exit of a call that
+					   progresses (st_rp_recv_inside()) */
 };
 
 /* A collective instance still waiting for members. */
@@ -288,6 +292,9 @@ struct req {
 	/* Measured global arrival of its message, when the model lacked
 	   its cost (-inf: none). */
 	double gm;
+	/* A receive whose message the receiver must take in inside MPI:
+	   st_replay_msg.rbusy_ns, 0 else (st_rp_recv_inside()). */
+	double rwork;
 	struct cpv post_cp;
 	uint32_t next_free;
 };
@@ -543,5 +550,18 @@ int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
  */
 size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		      int icall);
+
+/*
+ * Request 'q', complete at *T along *cp, is completed by the call unit
+ * 'u' entered at u->op_entry.  A receive whose message must be taken in
+ * inside MPI (q->rwork > 0) and that came while its rank was outside
+ * any call that progresses (after ranks[].mpi_out, by u->op_entry) is
+ * taken in by this call: it completes q->rwork after the call's entry,
+ * if that is later.  Every such message the call completes does so
+ * (they took their turns at the in-port as they came; one pass takes
+ * in what is there).
+ */
+void st_rp_recv_inside(struct st_replay *r, struct unit *u,
+		       const struct req *q, double *T, struct cpv *cp);
 
 #endif

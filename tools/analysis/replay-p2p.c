@@ -491,10 +491,32 @@ static void match_net(struct st_replay *r, const struct msg *s,
 		}
 		note_recv(r, v->w, SRC_MODEL, tr - v->t < m->late_ns ?
 			  tr - v->t : m->late_ns, s->gm);
+		if (m->rbusy_ns > 0 && v->w < 0 && v->w != WNONE) {
+			/* Taken in by the call that completes it, maybe. */
+			struct req *q = &r->reqs[-2 - v->w];
+
+			if (m->rbusy_ns > q->rwork)
+				q->rwork = m->rbusy_ns;
+		}
 		st_rp_resolve(r, v->w, tr, cpr);
 		return;
 	}
 	rndv_match(r, s, v, dst);
+}
+
+void st_rp_recv_inside(struct st_replay *r, struct unit *u,
+		       const struct req *q, double *T, struct cpv *cp)
+{
+	double e = u->op_entry;
+
+	if (!(q->rwork > 0) || *T > e || r->ranks[u->rank].mpi_out >= *T)
+		return;
+	if (e + q->rwork > *T) {
+		*cp = cp_add(u->cp, q->rwork);
+		*T = e + q->rwork;
+	}
+	if (*T - e > u->op_busy)
+		u->op_busy = *T - e;
 }
 
 /*
@@ -832,6 +854,7 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	q->gm = -INFINITY;
 	q->cp = cp;
 	q->fn = (uint16_t)fn;
+	q->rwork = 0;
 	q->nwait = 1;		/* held until set up */
 	if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	    st_rp_msg_cost(r, fn, (double)sbytes, &nm)) {

@@ -509,6 +509,8 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		wait = 0;
 	u->now = u->op_T;
 	cp_set(&u->cp, &u->op_cp);
+	if (u->op_prog && u->op_T > rk->mpi_out)
+		rk->mpi_out = u->op_T;
 	r->stats.calls++;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
@@ -606,6 +608,7 @@ void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		q->waiter = WNONE;
 		T = q->T;
 		cp = q->cp;
+		st_rp_recv_inside(r, u, q, &T, &cp);
 		op_learn(u, q);
 		req_release(r, qi);
 		unit_result(r, u, T, &cp);
@@ -911,6 +914,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			double T = q->T;
 			struct cpv cp = q->cp;
 
+			st_rp_recv_inside(r, u, q, &T, &cp);
 			op_learn(u, q);
 			req_release(r, qi);
 			u->op_nwait++;
@@ -1102,6 +1106,12 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 			       fam == ST_FAM_PERSISTENT ||
 			       x->fn == ST_FN_MPI_START ||
 			       x->fn == ST_FN_MPI_STARTALL);
+	/* Blocking communication and completion calls progress. */
+	u->op_prog = fam != ST_FAM_NONBLOCKING && fam != ST_FAM_PERSISTENT &&
+		     (kind == ST_KIND_P2P || kind == ST_KIND_COLL ||
+		      (kind == ST_KIND_COMPLETE && x->fn != ST_FN_MPI_START &&
+		       x->fn != ST_FN_MPI_STARTALL &&
+		       x->fn != ST_FN_MPI_REQUEST_FREE));
 	u->op_in = in;
 	if (marker)
 		span_close(r, u, x->t0);
