@@ -1948,6 +1948,117 @@ Test(tools_replay, a_busy_receiver_takes_in_its_messages_in_its_wait)
 	cr_expect_float_eq(busy_receiver(40, 0, 4096, 0), p, 1e-9, "%g", p);
 }
 
+/*
+ * Rank 0 posts an MPI_Irecv of a 4096 B (rendezvous) message from rank
+ * 1 at 0 and blocks from 1 in an MPI_Recv of 64 B from rank 2, which
+ * sends them at 'late2' (there at late2 + 100: its Recv ends then);
+ * it computes 2000 and waits for the Irecv.  Rank 1 computes 1000 and
+ * sends the 4096 B by MPI_Isend at 1000, then waits.  Model net_c.
+ */
+static void blocked_then_resolved(uint64_t late2, double *p0, double *p1)
+{
+	struct script s[3];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 7;
+	char err[256];
+
+	s_init(&s[0], 0, 3, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 1, 0, 0, 1);
+	e->req = req;
+	s_p2p(&s[0], ST_FN_MPI_RECV, 2, 5, 0, 1);
+	s_compute(&s[0], 2000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 3, 0);
+	s_compute(&s[1], 1000);
+	e = s_p2p(&s[1], ST_FN_MPI_ISEND, 0, 0, 4096, 1);
+	e->req = req;
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	s_init(&s[2], 2, 3, 0);
+	s_compute(&s[2], late2);
+	s_p2p(&s[2], ST_FN_MPI_SEND, 0, 5, 64, 1);
+	s_finalize(&s[2]);
+	cr_assert_eq(replay(s, 3, &net_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
+Test(tools_replay, a_rank_in_a_blocking_call_is_inside_mpi_in_replay_order)
+{
+	double p0, p1;
+
+	/*
+	 * Rank 2 sends at 1100: rank 0's MPI_Recv lasts from 1 to 1200,
+	 * and rank 1's MPI_Isend at 1000 finds it blocked there (in MPI):
+	 * the transfer goes at 1000, the receive (posted first) done 100
+	 * later, the send 30 later than the receive's 20 before... at
+	 * 1000 + 100 - (20 - 30 < 0: 0) = 1100 for both; rank 0 waits at
+	 * 1200 + 2000 and finds it done.
+	 */
+	blocked_then_resolved(1100, &p0, &p1);
+	cr_expect_float_eq(p1, 1100, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3200, 1e-9, "%g", p0);
+	/*
+	 * Rank 2 sends at 950: the MPI_Recv lasts from 1 to 1050, which
+	 * holds 1000 as well; only the replay has resolved it (at rank 2's
+	 * send, 950) before it reaches rank 1's MPI_Isend at 1000.  The
+	 * same: the transfer goes at 1000.
+	 */
+	blocked_then_resolved(950, &p0, &p1);
+	cr_expect_float_eq(p1, 1100, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3050, 1e-9, "%g", p0);
+}
+
+/*
+ * Rank 0 posts an MPI_Irecv of 4096 B (rendezvous) from rank 1 at 0,
+ * starts an MPI_Isend of 64 B to rank 2 at 1 (5 under net_c), computes
+ * 2000 and waits for both from 2006; rank 1 computes 1000, sends the
+ * 4096 B by MPI_Isend and waits; rank 2 receives the 64 B.
+ */
+Test(tools_replay, a_call_earlier_in_time_does_not_release_a_later_transfer)
+{
+	struct script s[3];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+
+	s_init(&s[0], 0, 3, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 1, 0, 0, 1);
+	e->req = req[0];
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 2, 0, 64, 1);
+	e->req = req[1];
+	s_compute(&s[0], 2000);
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, 2, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 3, 0);
+	s_compute(&s[1], 1000);
+	e = s_p2p(&s[1], ST_FN_MPI_ISEND, 0, 0, 4096, 1);
+	e->req = req[0];
+	s_wait(&s[1], ST_FN_MPI_WAIT, req, 1, 1);
+	s_finalize(&s[1]);
+	s_init(&s[2], 2, 3, 0);
+	s_p2p(&s[2], ST_FN_MPI_RECV, 0, 0, 0, 1);
+	s_finalize(&s[2]);
+	cr_assert_eq(replay(s, 3, &net_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/*
+	 * At 1000 rank 0 computes (its MPI_Isend ended at 6): the transfer
+	 * waits for its MPI_Waitall at 2006 and is done 100 later, the
+	 * send with it.  (Replayed before rank 0's MPI_Isend at 1, the
+	 * send at 1000 was released by it: done at 1100.)
+	 */
+	cr_expect_float_eq(PRED(rp, 1), 2106, 1e-9, "%g", PRED(rp, 1));
+	cr_expect_float_eq(PRED(rp, 0), 2106, 1e-9, "%g", PRED(rp, 0));
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
 Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 {
 	struct consts c = net_c;
@@ -1955,13 +2066,16 @@ Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 
 	/*
 	 * Rank 0's Isend at 1, rank 1's at 101 (computing 100 first); the
-	 * Waitalls at 3006 and 3106.  As before (no 'need'): 1 -> 0 goes
-	 * at 101, at its Isend, done at 201; 0 -> 1 when rank 1's Waitall
-	 * releases it, done at 3106 + 100.
+	 * Waitalls at 3006 and 3106.  As before (no 'need'): 0 -> 1 goes
+	 * at rank 1's next call, its Isend at 101, done at 201; 1 -> 0 at
+	 * rank 0's next, its Waitall at 3006, done 100 later.  (Until the
+	 * replay started calls in time order, rank 1's Isend at 101 was
+	 * replayed before rank 0's at 1, which then released 1 -> 0 at 101,
+	 * and 0 -> 1 waited for rank 1's Waitall: 3206 both.)
 	 */
 	xchg_pair(0, 0, 4096, 100, &p0, &p1);
-	cr_expect_float_eq(p0, 3206, 1e-9, "%g", p0);
-	cr_expect_float_eq(p1, 3206, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3106, 1e-9, "%g", p0);
+	cr_expect_float_eq(p1, 3106, 1e-9, "%g", p1);
 	/* A side alone (the receiver, as in shared memory): the same. */
 	xchg_pair(2, 0, 4096, 100, &q0, &q1);
 	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);

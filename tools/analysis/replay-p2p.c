@@ -167,8 +167,20 @@ static double xfer_to(const struct st_replay_msg *m, const struct msg *v)
 }
 
 /*
+ * Whether unit 'u' is blocked in a call at or after 't': blocked now,
+ * or its last call blocked and ended after 't' (the replay may have
+ * resolved that call, from another rank's earlier event, before it
+ * reached 't').
+ */
+static int blocked_at(const struct unit *u, double t)
+{
+	return u->state == U_BLOCKED ||
+	       (u->op_blocked && !u->running && u->op_exit > t);
+}
+
+/*
  * Whether rank 'rank' is inside an MPI call at 't': one of its units is
- * blocked in a call it entered by then.
+ * blocked in a call it entered by then (blocked_at()).
  */
 static int in_mpi(const struct st_replay *r, int rank, double t)
 {
@@ -178,19 +190,19 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
 	for (i = 0; i < rk->nunits; i++) {
 		const struct unit *u = rk->units[i];
 
-		if (u && u->state == U_BLOCKED && u->op_entry <= t)
+		if (u && blocked_at(u, t) && u->op_entry <= t)
 			return 1;
 	}
 	return 0;
 }
 
 /*
- * The earliest entry of a call rank 'rank' is blocked in, -1 when it is
- * blocked in none.  The replay may have run a rank past the time a
- * message is matched at: a call it entered after that time, and is
- * blocked in, was read before the transfer existed.
+ * The earliest entry of a call rank 'rank' is blocked in at or after
+ * 't' (blocked_at()), -1 when none.  The replay may have run a rank
+ * past the time a message is matched at: a call it entered after that
+ * time, and is blocked in, was read before the transfer existed.
  */
-static double blocked_since(const struct st_replay *r, int rank)
+static double blocked_since(const struct st_replay *r, int rank, double t)
 {
 	const struct rank *rk = &r->ranks[rank];
 	double e = -1;
@@ -199,7 +211,7 @@ static double blocked_since(const struct st_replay *r, int rank)
 	for (i = 0; i < rk->nunits; i++) {
 		const struct unit *u = rk->units[i];
 
-		if (u && u->state == U_BLOCKED && (e < 0 || u->op_entry < e))
+		if (u && blocked_at(u, t) && (e < 0 || u->op_entry < e))
 			e = u->op_entry;
 	}
 	return e;
@@ -415,13 +427,13 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 	if (strict) {
 		/* Each nonblocking side from when it is blocked in a call. */
 		if (s->w < 0 && s->src >= 0) {
-			if ((e = blocked_since(r, s->src)) < 0)
+			if ((e = blocked_since(r, s->src, ready)) < 0)
 				need |= 1;
 			else if (e > from)
 				from = e;
 		}
 		if (v->w < 0 && dst >= 0) {
-			if ((e = blocked_since(r, dst)) < 0)
+			if ((e = blocked_since(r, dst, ready)) < 0)
 				need |= 2;
 			else if (e > from)
 				from = e;

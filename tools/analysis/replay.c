@@ -511,6 +511,7 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	cp_set(&u->cp, &u->op_cp);
 	if (u->op_prog && u->op_T > rk->mpi_out)
 		rk->mpi_out = u->op_T;
+	u->op_exit = u->op_T;
 	r->stats.calls++;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
@@ -539,6 +540,7 @@ void st_rp_op_begin(struct unit *u, const struct rrec *x, double busy,
 		    int src)
 {
 	u->op_entry = u->now;
+	u->op_blocked = 0;
 	u->op_fn = x->fn;
 	u->op_site = x->site;
 	u->op_meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
@@ -1093,7 +1095,10 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 	in = !phased || st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL,
 				      x->fn, x->arg);
 	marker = phased && st_phase_marker(x->fn);
-	compute(r, u, x->t0, was_in);
+	if (u->pre_done)
+		u->pre_done = 0;	/* unit_run() did */
+	else
+		compute(r, u, x->t0, was_in);
 	u->last_exit = x->t1;
 	/*
 	 * In MPI now: rendezvous transfers waiting for this rank go (those
@@ -1259,7 +1264,13 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 			u->state = U_DONE;
 			return 0;
 		}
-		rc = unit_next(r, u, &x);
+		if (u->has_held) {
+			x = u->held;
+			u->has_held = 0;
+			rc = 1;
+		} else {
+			rc = unit_next(r, u, &x);
+		}
 		if (rc < 0)
 			break;
 		if (!rc) {
@@ -1268,6 +1279,24 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		}
 		if (x.kind == ST_REC_CALL)
 			u->op_nwait = -1;	/* no op yet */
+		/*
+		 * The compute before a call, then the call only if it still
+		 * comes first: ops start in time order.
+		 */
+		if (x.kind == ST_REC_CALL && u->started && !u->finalized &&
+		    !u->pre_done && x.fn < ST_FN_COUNT &&
+		    r->fkind[x.fn] != ST_KIND_INIT) {
+			compute(r, u, x.t0, u->ph.in);
+			u->pre_done = 1;
+			if (r->nheap && r->heap[0]->now < limit)
+				limit = r->heap[0]->now;
+			if (u->now > limit) {
+				u->held = x;
+				u->has_held = 1;
+				u->running = 0;
+				return heap_push(r, u);
+			}
+		}
 		rc = on_record(r, u, &x);
 		if (x.group)
 			free(x.group);
@@ -1283,6 +1312,7 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		if (u->op_nwait > 0) {
 			u->running = 0;
 			u->state = U_BLOCKED;
+			u->op_blocked = 1;
 			return 0;
 		}
 		op_finish(r, u);
