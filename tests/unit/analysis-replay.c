@@ -2059,6 +2059,80 @@ Test(tools_replay, a_call_earlier_in_time_does_not_release_a_later_transfer)
 	free_scripts(s, 3);
 }
 
+/*
+ * Rank 0 starts 'k' messages of 64 B (eager) to rank 1 by MPI_Isend at
+ * 0 (5 each under net_c), computes 1000 and waits for them; rank 1
+ * posts its receives and waits at once.  Model net_c with 'need'.
+ */
+static void busy_sender(int need, int k, double *p0, double *p1)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[4];
+	char err[256];
+	int i;
+
+	c.nm.need = need;
+	s_init(&s[0], 0, 2, 0);
+	s_init(&s[1], 1, 2, 0);
+	for (i = 0; i < k; i++) {
+		req[i] = (uint64_t)i + 1;
+		e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, i, 64, 1);
+		e->req = req[i];
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, i, 0, 1);
+		e->req = req[i];
+	}
+	s_compute(&s[0], 1000);
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, (size_t)k, 1);
+	s_wait(&s[1], ST_FN_MPI_WAITALL, req, (size_t)k, 1);
+	s_finalize(&s[0]);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, an_eager_message_that_needs_its_sender_leaves_in_mpi)
+{
+	double p0, p1, q0, q1;
+
+	/*
+	 * As before: the message goes at 0, is there at 100; the send is
+	 * done at 10, rank 0's MPI_Waitall (at 1005) at once.
+	 */
+	busy_sender(0, 1, &p0, &p1);
+	cr_expect_float_eq(p1, 100, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1005, 1e-9, "%g", p0);
+	/* The receiver alone needed, and in MPI: the same. */
+	busy_sender(2, 1, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	/*
+	 * The sender needed: the message leaves at rank 0's MPI_Waitall,
+	 * 1005, and is there 100 later; the send is done 10 after 1005.
+	 */
+	busy_sender(1, 1, &p0, &p1);
+	cr_expect_float_eq(p1, 1105, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1015, 1e-9, "%g", p0);
+	busy_sender(3, 1, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	/*
+	 * Two (the Isends at 0 and 5): both leave from rank 0's
+	 * MPI_Waitall at 1010 in the order they were started, taking turns
+	 * at the port (gap 50): the second is there at 1010 + 50 + 100,
+	 * done at 1010 + 50 + 10.
+	 */
+	busy_sender(1, 2, &p0, &p1);
+	cr_expect_float_eq(p1, 1160, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1070, 1e-9, "%g", p0);
+}
+
 Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 {
 	struct consts c = net_c;
@@ -2096,11 +2170,17 @@ Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 	xchg_pair(3, 170, 4096, 100, &p0, &p1);
 	cr_expect_float_eq(p0, 3106 + 170, 1e-9, "%g", p0);
 	cr_expect_float_eq(p1, 3106 + 170, 1e-9, "%g", p1);
-	/* Eager messages go at their turn whatever 'need' says (yet). */
+	/*
+	 * Eager messages that need their sender leave at its next call
+	 * that moves messages, its MPI_Waitall: rank 0's at 3006 (there at
+	 * 3106), rank 1's at 3106 (there at 3206, the send done 10 later).
+	 * No exchange cost: that is for rendezvous transfers.
+	 */
 	xchg_pair(0, 0, 64, 100, &p0, &p1);
+	cr_expect_lt(p0, 3006 + 100);
 	xchg_pair(3, 170, 64, 100, &q0, &q1);
-	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
-	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	cr_expect_float_eq(q0, 3206, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, 3116, 1e-9, "%g", q1);
 	/*
 	 * send_first: the receive posted last by MPI_Irecv at 10 no longer
 	 * counts as inside MPI; the transfer waits for both Waits, the

@@ -207,6 +207,7 @@ struct rank {
 	uint32_t ci_idx;		/* its index in 'cis' (NIL: none) */
 	double mpi_out;			/* the last exit of a call that
 					   progresses (st_rp_recv_inside()) */
+	uint32_t hs_head, hs_tail;	/* its held sends (NIL: none) */
 };
 
 /* A collective instance still waiting for members. */
@@ -251,6 +252,19 @@ struct msg {
 					   sender's out-port */
 	struct st_replay_msg nm;	/* net: its costs */
 	struct cpv cp;
+};
+
+/*
+ * A nonblocking eager send whose message leaves only while its sender
+ * is inside MPI (st_replay_msg.need bit 1), held on its rank's list
+ * (and any send of that rank after it, in order) until the rank's next
+ * call that progresses: st_rp_flush_sends().
+ */
+struct hsend {
+	struct msg s;
+	uint64_t k[3];			/* its queue's key */
+	int32_t rw;			/* its request's wait, WNONE: none */
+	uint32_t next;
 };
 
 /*
@@ -346,6 +360,9 @@ struct st_replay {
 	size_t ncis, acis;
 	double *out_free, *in_free;	/* [nranks]: when each rank's ports
 					   are free (network model) */
+	struct hsend *hsends;		/* sends held, by rank (hs_head) */
+	size_t nhsends, ahsends;
+	uint32_t hs_free, hs_live;
 	struct pend *pends;		/* rendezvous transfers waiting for
 					   a side to enter MPI */
 	size_t npends, apends;
@@ -557,6 +574,13 @@ int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
  */
 size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		      int icall);
+
+/*
+ * The sends rank 'rank' held (struct hsend) leave now, at 'u''s current
+ * time along its path, in the order they were started; with 'u' NULL
+ * (nothing else can move) each at its own start.  Returns the number.
+ */
+size_t st_rp_flush_sends(struct st_replay *r, int rank, struct unit *u);
 
 /*
  * Request 'q', complete at *T along *cp, is completed by the call unit

@@ -10,6 +10,7 @@
  * queue.
  */
 #include <math.h>
+#include <string.h>
 
 #include "gen/ops.h"
 #include "tools/analysis/replay-internal.h"
@@ -703,6 +704,73 @@ static double do_send(struct st_replay *r, struct unit *u, uint64_t comm,
 	return done;
 }
 
+/*
+ * Nonblocking send 's' (to key 'k', its request's wait 'rw' when
+ * eager) waits on rank 'rank''s list of held sends.  Returns 0, -1 out
+ * of memory.
+ */
+static int hold_send(struct st_replay *r, int rank, const struct msg *s,
+		     const uint64_t k[3], int32_t rw)
+{
+	struct rank *rk = &r->ranks[rank];
+	uint32_t i;
+
+	if (r->hs_free != NIL) {
+		i = r->hs_free;
+		r->hs_free = r->hsends[i].next;
+	} else {
+		if (GROW(r, r->hsends, r->ahsends, r->nhsends))
+			return -1;
+		i = (uint32_t)r->nhsends++;
+	}
+	r->hsends[i].s = *s;
+	memcpy(r->hsends[i].k, k, sizeof(r->hsends[i].k));
+	r->hsends[i].rw = rw;
+	r->hsends[i].next = NIL;
+	if (rk->hs_tail == NIL)
+		rk->hs_head = i;
+	else
+		r->hsends[rk->hs_tail].next = i;
+	rk->hs_tail = i;
+	r->hs_live++;
+	return 0;
+}
+
+size_t st_rp_flush_sends(struct st_replay *r, int rank, struct unit *u)
+{
+	struct rank *rk = &r->ranks[rank];
+	size_t n = 0;
+
+	while (rk->hs_head != NIL) {
+		uint32_t i = rk->hs_head;
+		struct hsend h = r->hsends[i];
+		double done;
+
+		rk->hs_head = h.next;
+		if (rk->hs_head == NIL)
+			rk->hs_tail = NIL;
+		r->hsends[i].next = r->hs_free;
+		r->hs_free = i;
+		r->hs_live--;
+		n++;
+		if (u) {
+			/* It leaves now, along the sender's path. */
+			h.s.t = u->now;
+			h.s.cp = u->cp;
+		}
+		if (!h.s.nm.rendezvous) {
+			h.s.w0 = h.s.t > r->out_free[rank] ? h.s.t :
+				 r->out_free[rank];
+			r->out_free[rank] = h.s.w0 + h.s.nm.gap_ns;
+			done = h.s.w0 + h.s.nm.send_ns;
+			st_rp_resolve(r, h.rw, done,
+				      cp_add(h.s.cp, done - h.s.t));
+		}
+		post_send(r, h.k[0], h.k[1], h.k[2], &h.s);
+	}
+	return n;
+}
+
 /* A receive (function 'fn'; 0 for a probe) by 'w', posted at 't'. */
 void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 		   int32_t peer, int32_t tag, int type, int32_t w,
@@ -869,6 +937,33 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	q->rwork = 0;
 	q->nwait = 1;		/* held until set up */
 	if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
+	    st_rp_msg_cost(r, fn, (double)sbytes, &nm) &&
+	    (r->ranks[u->rank].hs_head != NIL ||
+	     (!nm.rendezvous && !is_sync_send(fn) && (nm.need & 1)))) {
+		/*
+		 * Its message leaves when its sender is next inside MPI (or
+		 * after a message held so, in order).
+		 */
+		struct msg s = { .type = M_SEND, .net = 1, .t = t,
+				 .bytes = (double)sbytes, .gm = gm, .cp = cp,
+				 .src = u->rank, .nm = nm };
+		uint64_t k[3];
+		int32_t rw;
+
+		rv = nm.rendezvous || is_sync_send(fn);
+		s.sync = (uint8_t)rv;
+		s.nm.rendezvous = rv;
+		if (rv)
+			s.xfer = nm.rndv_send_ns;
+		rw = st_rp_w_req(r, qi);
+		if (rv)
+			s.w = rw;
+		send_key(r, u->rank, comm, peer, tag, k);
+		if (hold_send(r, u->rank, &s, k, rv ? WNONE : rw)) {
+			st_rp_oom(r);
+			return;
+		}
+	} else if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	    st_rp_msg_cost(r, fn, (double)sbytes, &nm)) {
 		rv = nm.rendezvous || is_sync_send(fn);
 		done = do_send(r, u, comm, peer, tag, rv,

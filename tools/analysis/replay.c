@@ -1117,6 +1117,9 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 		      (kind == ST_KIND_COMPLETE && x->fn != ST_FN_MPI_START &&
 		       x->fn != ST_FN_MPI_STARTALL &&
 		       x->fn != ST_FN_MPI_REQUEST_FREE));
+	/* Inside MPI now: its held sends leave. */
+	if (u->op_prog && r->hs_live && rk->hs_head != NIL)
+		st_rp_flush_sends(r, u->rank, u);
 	u->op_in = in;
 	if (marker)
 		span_close(r, u, x->t0);
@@ -1349,6 +1352,11 @@ static size_t unstick(struct st_replay *r)
 	/* Rendezvous transfers whose sides never came back into MPI. */
 	if (r->pend_live && st_rp_progress(r, -1, 0, 1, 0))
 		return 1;
+	/* Sends held by ranks that never came back into MPI. */
+	for (rank = 0; r->hs_live && rank < r->nranks; rank++)
+		n += st_rp_flush_sends(r, rank, NULL);
+	if (n)
+		return 1;
 	for (i = 0; i < r->mq_of.cap; i++) {
 		const struct hent *e = &r->mq_of.e[i];
 		const struct msg *m;
@@ -1546,8 +1554,9 @@ int st_replay_new(struct st_replay **out, int nranks,
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
 	r->inst_last = NIL;
 	for (fn = 0; fn < (unsigned)nranks; fn++)
-		r->ranks[fn].ci_idx = NIL;
-	r->req_free = r->pend_free = NIL;
+		r->ranks[fn].ci_idx = r->ranks[fn].hs_head =
+			r->ranks[fn].hs_tail = NIL;
+	r->req_free = r->pend_free = r->hs_free = NIL;
 	r->stats.end_rank = -1;
 	*out = r;
 	return 0;
@@ -1697,6 +1706,7 @@ void st_replay_free(struct st_replay *r)
 	free(r->ranks);
 	free(r->out_free);
 	free(r->pends);
+	free(r->hsends);
 	free(r->units);
 	free(r->heap);
 	st_rp_map_free(&r->inst_of);
