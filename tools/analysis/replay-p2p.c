@@ -927,7 +927,7 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 {
 	double local = 0, xfer = 0, done;
 	struct req *q = &r->reqs[qi];
-	int bytes = r->fbytes[fn], rv;
+	int bytes = r->fbytes[fn], rv, net;
 	struct st_replay_msg nm;
 
 	q->T = t;
@@ -936,10 +936,10 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	q->fn = (uint16_t)fn;
 	q->rwork = 0;
 	q->nwait = 1;		/* held until set up */
-	if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
-	    st_rp_msg_cost(r, fn, (double)sbytes, &nm) &&
-	    (r->ranks[u->rank].hs_head != NIL ||
-	     (!nm.rendezvous && !is_sync_send(fn) && (nm.need & 1)))) {
+	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
+	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
+	if (net && (r->ranks[u->rank].hs_head != NIL ||
+		    (!nm.rendezvous && !is_sync_send(fn) && (nm.need & 1)))) {
 		/*
 		 * Its message leaves when its sender is next inside MPI (or
 		 * after a message held so, in order).
@@ -963,8 +963,7 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 			st_rp_oom(r);
 			return;
 		}
-	} else if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
-	    st_rp_msg_cost(r, fn, (double)sbytes, &nm)) {
+	} else if (net) {
 		rv = nm.rendezvous || is_sync_send(fn);
 		done = do_send(r, u, comm, peer, tag, rv,
 			       rv ? st_rp_w_req(r, qi) : WNONE, 0,
