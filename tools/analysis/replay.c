@@ -1695,6 +1695,8 @@ void st_replay_free(struct st_replay *r)
 
 		for (k = 0; k < u->fcount; k++)
 			free(u->fifo[(u->fhead + k) % u->falloc].group);
+		if (u->has_held)
+			free(u->held.group);
 		free(r->units[i]->done);
 		free(r->units[i]->ov);
 		free(r->units[i]->fifo);
