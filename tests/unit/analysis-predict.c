@@ -530,6 +530,35 @@ Test(tools_predict, model_progress_from_the_busy_rows)
 	st_pmodel_free(m);
 }
 
+Test(tools_predict, model_rbusy_for_eager_messages_the_receiver_takes_in)
+{
+	struct st_pmodel *m = load_busy(9000, 32000);
+	struct st_replay_msg nm;
+
+	/* At 1 KiB (eager): the busy receiver's Wait there, 600. */
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_eq(nm.rendezvous, 0);
+	cr_expect_float_eq(nm.rbusy_ns, 600, 1e-6, "%g", nm.rbusy_ns);
+	/*
+	 * 16 KiB is eager too (rendezvous above 32 KiB): between the Waits
+	 * measured at 1 and 64 KiB.
+	 */
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 16384, &nm), 0);
+	cr_expect_eq(nm.rendezvous, 0);
+	cr_expect_gt(nm.rbusy_ns, 600);
+	cr_expect_leq(nm.rbusy_ns, 32000);
+	/* A rendezvous message waits for its receiver already: none. */
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 65536, &nm), 0);
+	cr_expect_eq(nm.rendezvous, 1);
+	cr_expect_float_eq(nm.rbusy_ns, 0, 1e-9);
+	st_pmodel_free(m);
+	/* Without the busy rows: none. */
+	m = load(net_json);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_expect_float_eq(nm.rbusy_ns, 0, 1e-9);
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_without_network_rows_costs_as_before)
 {
 	struct st_pmodel *m = load(table_json);
@@ -545,6 +574,7 @@ Test(tools_predict, model_without_network_rows_costs_as_before)
 	cr_expect_eq(nm.rendezvous, 0);
 	cr_expect_eq(nm.need, 0, "progress as before");
 	cr_expect_float_eq(nm.xchg_ns, 0, 1e-9);
+	cr_expect_float_eq(nm.rbusy_ns, 0, 1e-9);
 	/* A collective row is no point-to-point row. */
 	cr_expect_lt(st_pmodel_msg(m, ST_FN_MPI_ALLREDUCE, 100, &nm), 0);
 	st_pmodel_free(m);

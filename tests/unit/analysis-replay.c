@@ -1864,6 +1864,275 @@ Test(tools_replay, an_icall_does_not_release_what_needs_both_sides)
 	cr_expect_float_eq(p0, 3126, 1e-9, "%g", p0);
 }
 
+/*
+ * Rank 0 computes 'late0', starts two messages of 'bytes' to rank 1
+ * (tags 0 and 1) and waits for both; rank 1 posts both receives at 10
+ * and 11, computes 3000 and completes them from 3012 by one MPI_Waitall
+ * or ('two') an MPI_Wait each.  Model net_c with 'rbusy'.
+ */
+static double busy_receiver(double rbusy, uint64_t late0, uint64_t bytes,
+			    int two)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+	double p1;
+	int i;
+
+	c.nm.rbusy_ns = rbusy;
+	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], late0);
+	for (i = 0; i < 2; i++) {
+		e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, i, bytes, 1);
+		e->req = req[i];
+	}
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, 2, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	for (i = 0; i < 2; i++) {
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, i, 0, 1);
+		e->req = req[i];
+	}
+	s_compute(&s[1], 3000);
+	if (two) {
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req[0], 1, 1);
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req[1], 1, 1);
+	} else {
+		s_wait(&s[1], ST_FN_MPI_WAITALL, req, 2, 1);
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return p1;
+}
+
+Test(tools_replay, a_busy_receiver_takes_in_its_messages_in_its_wait)
+{
+	double p;
+
+	/*
+	 * The 64 B messages leave at 0 and 50 and are there at 100 and 150,
+	 * while rank 1 computes: as before its MPI_Waitall at 3012 finds
+	 * them done.
+	 */
+	p = busy_receiver(0, 0, 64, 0);
+	cr_expect_float_eq(p, 3012, 1e-9, "%g", p);
+	/* Taken in inside MPI: 40 from the entry, once for both. */
+	p = busy_receiver(40, 0, 64, 0);
+	cr_expect_float_eq(p, 3012 + 40, 1e-9, "%g", p);
+	/*
+	 * An MPI_Wait each (the second right after the first): the first
+	 * takes 40; the second message came before the first Wait, which
+	 * took it in too.
+	 */
+	p = busy_receiver(0, 0, 64, 1);
+	cr_expect_float_eq(p, 3012, 1e-9, "%g", p);
+	p = busy_receiver(40, 0, 64, 1);
+	cr_expect_float_eq(p, 3012 + 40, 1e-9, "%g", p);
+	/*
+	 * Sent at 3000, they arrive at 3100 and 3150, while rank 1 is in
+	 * its MPI_Waitall: nothing more.
+	 */
+	p = busy_receiver(40, 3000, 64, 0);
+	cr_expect_float_eq(p, 3150, 1e-9, "%g", p);
+	cr_expect_float_eq(busy_receiver(0, 3000, 64, 0), p, 1e-9);
+	/* Rendezvous messages wait for their receiver as they did. */
+	p = busy_receiver(0, 0, 4096, 0);
+	cr_expect_float_eq(busy_receiver(40, 0, 4096, 0), p, 1e-9, "%g", p);
+}
+
+/*
+ * Rank 0 posts an MPI_Irecv of a 4096 B (rendezvous) message from rank
+ * 1 at 0 and blocks from 1 in an MPI_Recv of 64 B from rank 2, which
+ * sends them at 'late2' (there at late2 + 100: its Recv ends then);
+ * it computes 2000 and waits for the Irecv.  Rank 1 computes 1000 and
+ * sends the 4096 B by MPI_Isend at 1000, then waits.  Model net_c.
+ */
+static void blocked_then_resolved(uint64_t late2, double *p0, double *p1)
+{
+	struct script s[3];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 7;
+	char err[256];
+
+	s_init(&s[0], 0, 3, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 1, 0, 0, 1);
+	e->req = req;
+	s_p2p(&s[0], ST_FN_MPI_RECV, 2, 5, 0, 1);
+	s_compute(&s[0], 2000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 3, 0);
+	s_compute(&s[1], 1000);
+	e = s_p2p(&s[1], ST_FN_MPI_ISEND, 0, 0, 4096, 1);
+	e->req = req;
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	s_init(&s[2], 2, 3, 0);
+	s_compute(&s[2], late2);
+	s_p2p(&s[2], ST_FN_MPI_SEND, 0, 5, 64, 1);
+	s_finalize(&s[2]);
+	cr_assert_eq(replay(s, 3, &net_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
+Test(tools_replay, a_rank_in_a_blocking_call_is_inside_mpi_in_replay_order)
+{
+	double p0, p1;
+
+	/*
+	 * Rank 2 sends at 1100: rank 0's MPI_Recv lasts from 1 to 1200,
+	 * and rank 1's MPI_Isend at 1000 finds it blocked there (in MPI):
+	 * the transfer goes at 1000, the receive (posted first) done 100
+	 * later, the send 30 later than the receive's 20 before... at
+	 * 1000 + 100 - (20 - 30 < 0: 0) = 1100 for both; rank 0 waits at
+	 * 1200 + 2000 and finds it done.
+	 */
+	blocked_then_resolved(1100, &p0, &p1);
+	cr_expect_float_eq(p1, 1100, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3200, 1e-9, "%g", p0);
+	/*
+	 * Rank 2 sends at 950: the MPI_Recv lasts from 1 to 1050, which
+	 * holds 1000 as well; only the replay has resolved it (at rank 2's
+	 * send, 950) before it reaches rank 1's MPI_Isend at 1000.  The
+	 * same: the transfer goes at 1000.
+	 */
+	blocked_then_resolved(950, &p0, &p1);
+	cr_expect_float_eq(p1, 1100, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3050, 1e-9, "%g", p0);
+}
+
+/*
+ * Rank 0 posts an MPI_Irecv of 4096 B (rendezvous) from rank 1 at 0,
+ * starts an MPI_Isend of 64 B to rank 2 at 1 (5 under net_c), computes
+ * 2000 and waits for both from 2006; rank 1 computes 1000, sends the
+ * 4096 B by MPI_Isend and waits; rank 2 receives the 64 B.
+ */
+Test(tools_replay, a_call_earlier_in_time_does_not_release_a_later_transfer)
+{
+	struct script s[3];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+
+	s_init(&s[0], 0, 3, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 1, 0, 0, 1);
+	e->req = req[0];
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 2, 0, 64, 1);
+	e->req = req[1];
+	s_compute(&s[0], 2000);
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, 2, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 3, 0);
+	s_compute(&s[1], 1000);
+	e = s_p2p(&s[1], ST_FN_MPI_ISEND, 0, 0, 4096, 1);
+	e->req = req[0];
+	s_wait(&s[1], ST_FN_MPI_WAIT, req, 1, 1);
+	s_finalize(&s[1]);
+	s_init(&s[2], 2, 3, 0);
+	s_p2p(&s[2], ST_FN_MPI_RECV, 0, 0, 0, 1);
+	s_finalize(&s[2]);
+	cr_assert_eq(replay(s, 3, &net_c, 1, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/*
+	 * At 1000 rank 0 computes (its MPI_Isend ended at 6): the transfer
+	 * waits for its MPI_Waitall at 2006 and is done 100 later, the
+	 * send with it.  (Replayed before rank 0's MPI_Isend at 1, the
+	 * send at 1000 was released by it: done at 1100.)
+	 */
+	cr_expect_float_eq(PRED(rp, 1), 2106, 1e-9, "%g", PRED(rp, 1));
+	cr_expect_float_eq(PRED(rp, 0), 2106, 1e-9, "%g", PRED(rp, 0));
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
+/*
+ * Rank 0 starts 'k' messages of 64 B (eager) to rank 1 by MPI_Isend at
+ * 0 (5 each under net_c), computes 1000 and waits for them; rank 1
+ * posts its receives and waits at once.  Model net_c with 'need'.
+ */
+static void busy_sender(int need, int k, double *p0, double *p1)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[4];
+	char err[256];
+	int i;
+
+	c.nm.need = need;
+	s_init(&s[0], 0, 2, 0);
+	s_init(&s[1], 1, 2, 0);
+	for (i = 0; i < k; i++) {
+		req[i] = (uint64_t)i + 1;
+		e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, i, 64, 1);
+		e->req = req[i];
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, i, 0, 1);
+		e->req = req[i];
+	}
+	s_compute(&s[0], 1000);
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, (size_t)k, 1);
+	s_wait(&s[1], ST_FN_MPI_WAITALL, req, (size_t)k, 1);
+	s_finalize(&s[0]);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, an_eager_message_that_needs_its_sender_leaves_in_mpi)
+{
+	double p0, p1, q0, q1;
+
+	/*
+	 * As before: the message goes at 0, is there at 100; the send is
+	 * done at 10, rank 0's MPI_Waitall (at 1005) at once.
+	 */
+	busy_sender(0, 1, &p0, &p1);
+	cr_expect_float_eq(p1, 100, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1005, 1e-9, "%g", p0);
+	/* The receiver alone needed, and in MPI: the same. */
+	busy_sender(2, 1, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	/*
+	 * The sender needed: the message leaves at rank 0's MPI_Waitall,
+	 * 1005, and is there 100 later; the send is done 10 after 1005.
+	 */
+	busy_sender(1, 1, &p0, &p1);
+	cr_expect_float_eq(p1, 1105, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1015, 1e-9, "%g", p0);
+	busy_sender(3, 1, &q0, &q1);
+	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	/*
+	 * Two (the Isends at 0 and 5): both leave from rank 0's
+	 * MPI_Waitall at 1010 in the order they were started, taking turns
+	 * at the port (gap 50): the second is there at 1010 + 50 + 100,
+	 * done at 1010 + 50 + 10.
+	 */
+	busy_sender(1, 2, &p0, &p1);
+	cr_expect_float_eq(p1, 1160, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1070, 1e-9, "%g", p0);
+}
+
 Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 {
 	struct consts c = net_c;
@@ -1871,13 +2140,16 @@ Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 
 	/*
 	 * Rank 0's Isend at 1, rank 1's at 101 (computing 100 first); the
-	 * Waitalls at 3006 and 3106.  As before (no 'need'): 1 -> 0 goes
-	 * at 101, at its Isend, done at 201; 0 -> 1 when rank 1's Waitall
-	 * releases it, done at 3106 + 100.
+	 * Waitalls at 3006 and 3106.  As before (no 'need'): 0 -> 1 goes
+	 * at rank 1's next call, its Isend at 101, done at 201; 1 -> 0 at
+	 * rank 0's next, its Waitall at 3006, done 100 later.  (Until the
+	 * replay started calls in time order, rank 1's Isend at 101 was
+	 * replayed before rank 0's at 1, which then released 1 -> 0 at 101,
+	 * and 0 -> 1 waited for rank 1's Waitall: 3206 both.)
 	 */
 	xchg_pair(0, 0, 4096, 100, &p0, &p1);
-	cr_expect_float_eq(p0, 3206, 1e-9, "%g", p0);
-	cr_expect_float_eq(p1, 3206, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3106, 1e-9, "%g", p0);
+	cr_expect_float_eq(p1, 3106, 1e-9, "%g", p1);
 	/* A side alone (the receiver, as in shared memory): the same. */
 	xchg_pair(2, 0, 4096, 100, &q0, &q1);
 	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
@@ -1898,11 +2170,17 @@ Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 	xchg_pair(3, 170, 4096, 100, &p0, &p1);
 	cr_expect_float_eq(p0, 3106 + 170, 1e-9, "%g", p0);
 	cr_expect_float_eq(p1, 3106 + 170, 1e-9, "%g", p1);
-	/* Eager messages go at their turn whatever 'need' says (yet). */
+	/*
+	 * Eager messages that need their sender leave at its next call
+	 * that moves messages, its MPI_Waitall: rank 0's at 3006 (there at
+	 * 3106), rank 1's at 3106 (there at 3206, the send done 10 later).
+	 * No exchange cost: that is for rendezvous transfers.
+	 */
 	xchg_pair(0, 0, 64, 100, &p0, &p1);
+	cr_expect_lt(p0, 3006 + 100);
 	xchg_pair(3, 170, 64, 100, &q0, &q1);
-	cr_expect_float_eq(q0, p0, 1e-9, "%g", q0);
-	cr_expect_float_eq(q1, p1, 1e-9, "%g", q1);
+	cr_expect_float_eq(q0, 3206, 1e-9, "%g", q0);
+	cr_expect_float_eq(q1, 3116, 1e-9, "%g", q1);
 	/*
 	 * send_first: the receive posted last by MPI_Irecv at 10 no longer
 	 * counts as inside MPI; the transfer waits for both Waits, the

@@ -1041,6 +1041,16 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	/* Both directions at once, started together in MPI_Waitall. */
 	nm->xchg_ns = nm->need == 3 && n->xbusy ?
 		      row_eval(m, n->xbusy, 2, bytes) : 0;
+	/*
+	 * An eager message that came while its receiver computed: what
+	 * the busy receiver's MPI_Wait took, whatever 'need' says (at
+	 * small sizes its flag flips with the noise; the row is the cost
+	 * of that Wait either way).
+	 */
+	nm->rbusy_ns = !nm->rendezvous && n->rbusy ?
+		       row_eval(m, n->rbusy, 2, bytes) : 0;
+	if (!(nm->rbusy_ns > 0) || !isfinite(nm->rbusy_ns))
+		nm->rbusy_ns = 0;
 	return 0;
 }
 

@@ -111,7 +111,10 @@ void st_pmodel_send_start_fallback(struct st_pmodel *m, int on);
  *  - xchg_ns: where 'need' is both sides, the "xchg-busy" row (a
  *    message each way, both ranks computing between their I-calls and
  *    MPI_Waitall: from the later MPI_Waitall entry to the later exit),
- *    else 0.
+ *    else 0;
+ *  - rbusy_ns: for an eager message, the "rcv-busy" row (the MPI_Wait
+ *    of a receiver that computed between MPI_Irecv and MPI_Wait), else
+ *    (rendezvous, or no such row) 0.
  * A table with none of the model's rows gives the costs of 'p2p' (a
  * send busy C(d), a receive C(d) after the later of its post and the
  * send) and no gap: the replay is then what it was without the model.

@@ -215,7 +215,8 @@ static int msg_ok(const struct st_replay_msg *m)
 	       isfinite(m->late_ns) && m->late_ns >= 0 &&
 	       isfinite(m->rndv_send_ns) && m->rndv_send_ns >= 0 &&
 	       m->share >= 0 && m->share <= 1 &&
-	       (m->xfer_nb_ns <= 0 || isfinite(m->xfer_nb_ns));
+	       (m->xfer_nb_ns <= 0 || isfinite(m->xfer_nb_ns)) &&
+	       (m->rbusy_ns <= 0 || isfinite(m->rbusy_ns));
 }
 
 int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,

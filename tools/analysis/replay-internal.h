@@ -178,6 +178,15 @@ struct unit {
 	   and local time the open span began. */
 	struct st_phase_pos ph;
 	int op_in, span_open;
+	int op_prog;			/* its call progresses transfers (not
+					   an I-call nor a local one) */
+	int op_blocked;			/* its op blocked (waited): inside
+					   MPI from op_entry to op_exit */
+	double op_exit;			/* the end of its last op */
+	/* A call whose compute was replayed and that starts after another
+	   unit's next op: held until that has started (unit_run()). */
+	struct rrec held;
+	int has_held, pre_done;
 	/* The call site its last call counted in (NIL: none). */
 	uint32_t site_idx, site_site;
 	uint16_t site_fn;
@@ -196,6 +205,9 @@ struct rank {
 	double ph_pred, ph_meas;	/* time in the selected phases */
 	uint64_t ci_comm;		/* the communicator found last */
 	uint32_t ci_idx;		/* its index in 'cis' (NIL: none) */
+	double mpi_out;			/* the last exit of a call that
+					   progresses (st_rp_recv_inside()) */
+	uint32_t hs_head, hs_tail;	/* its held sends (NIL: none) */
 };
 
 /* A collective instance still waiting for members. */
@@ -240,6 +252,19 @@ struct msg {
 					   sender's out-port */
 	struct st_replay_msg nm;	/* net: its costs */
 	struct cpv cp;
+};
+
+/*
+ * A nonblocking eager send whose message leaves only while its sender
+ * is inside MPI (st_replay_msg.need bit 1), held on its rank's list
+ * (and any send of that rank after it, in order) until the rank's next
+ * call that progresses: st_rp_flush_sends().
+ */
+struct hsend {
+	struct msg s;
+	uint64_t k[3];			/* its queue's key */
+	int32_t rw;			/* its request's wait, WNONE: none */
+	uint32_t next;
 };
 
 /*
@@ -288,6 +313,9 @@ struct req {
 	/* Measured global arrival of its message, when the model lacked
 	   its cost (-inf: none). */
 	double gm;
+	/* A receive whose message the receiver must take in inside MPI:
+	   st_replay_msg.rbusy_ns, 0 else (st_rp_recv_inside()). */
+	double rwork;
 	struct cpv post_cp;
 	uint32_t next_free;
 };
@@ -332,6 +360,9 @@ struct st_replay {
 	size_t ncis, acis;
 	double *out_free, *in_free;	/* [nranks]: when each rank's ports
 					   are free (network model) */
+	struct hsend *hsends;		/* sends held, by rank (hs_head) */
+	size_t nhsends, ahsends;
+	uint32_t hs_free, hs_live;
 	struct pend *pends;		/* rendezvous transfers waiting for
 					   a side to enter MPI */
 	size_t npends, apends;
@@ -543,5 +574,25 @@ int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
  */
 size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		      int icall);
+
+/*
+ * The sends rank 'rank' held (struct hsend) leave now, at 'u''s current
+ * time along its path, in the order they were started; with 'u' NULL
+ * (nothing else can move) each at its own start.  Returns the number.
+ */
+size_t st_rp_flush_sends(struct st_replay *r, int rank, struct unit *u);
+
+/*
+ * Request 'q', complete at *T along *cp, is completed by the call unit
+ * 'u' entered at u->op_entry.  A receive whose message must be taken in
+ * inside MPI (q->rwork > 0) and that came while its rank was outside
+ * any call that progresses (after ranks[].mpi_out, by u->op_entry) is
+ * taken in by this call: it completes q->rwork after the call's entry,
+ * if that is later.  Every such message the call completes does so
+ * (they took their turns at the in-port as they came; one pass takes
+ * in what is there).
+ */
+void st_rp_recv_inside(struct st_replay *r, struct unit *u,
+		       const struct req *q, double *T, struct cpv *cp);
 
 #endif

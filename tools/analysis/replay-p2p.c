@@ -10,6 +10,7 @@
  * queue.
  */
 #include <math.h>
+#include <string.h>
 
 #include "gen/ops.h"
 #include "tools/analysis/replay-internal.h"
@@ -167,8 +168,20 @@ static double xfer_to(const struct st_replay_msg *m, const struct msg *v)
 }
 
 /*
+ * Whether unit 'u' is blocked in a call at or after 't': blocked now,
+ * or its last call blocked and ended after 't' (the replay may have
+ * resolved that call, from another rank's earlier event, before it
+ * reached 't').
+ */
+static int blocked_at(const struct unit *u, double t)
+{
+	return u->state == U_BLOCKED ||
+	       (u->op_blocked && !u->running && u->op_exit > t);
+}
+
+/*
  * Whether rank 'rank' is inside an MPI call at 't': one of its units is
- * blocked in a call it entered by then.
+ * blocked in a call it entered by then (blocked_at()).
  */
 static int in_mpi(const struct st_replay *r, int rank, double t)
 {
@@ -178,19 +191,19 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
 	for (i = 0; i < rk->nunits; i++) {
 		const struct unit *u = rk->units[i];
 
-		if (u && u->state == U_BLOCKED && u->op_entry <= t)
+		if (u && blocked_at(u, t) && u->op_entry <= t)
 			return 1;
 	}
 	return 0;
 }
 
 /*
- * The earliest entry of a call rank 'rank' is blocked in, -1 when it is
- * blocked in none.  The replay may have run a rank past the time a
- * message is matched at: a call it entered after that time, and is
- * blocked in, was read before the transfer existed.
+ * The earliest entry of a call rank 'rank' is blocked in at or after
+ * 't' (blocked_at()), -1 when none.  The replay may have run a rank
+ * past the time a message is matched at: a call it entered after that
+ * time, and is blocked in, was read before the transfer existed.
  */
-static double blocked_since(const struct st_replay *r, int rank)
+static double blocked_since(const struct st_replay *r, int rank, double t)
 {
 	const struct rank *rk = &r->ranks[rank];
 	double e = -1;
@@ -199,7 +212,7 @@ static double blocked_since(const struct st_replay *r, int rank)
 	for (i = 0; i < rk->nunits; i++) {
 		const struct unit *u = rk->units[i];
 
-		if (u && u->state == U_BLOCKED && (e < 0 || u->op_entry < e))
+		if (u && blocked_at(u, t) && (e < 0 || u->op_entry < e))
 			e = u->op_entry;
 	}
 	return e;
@@ -415,13 +428,13 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 	if (strict) {
 		/* Each nonblocking side from when it is blocked in a call. */
 		if (s->w < 0 && s->src >= 0) {
-			if ((e = blocked_since(r, s->src)) < 0)
+			if ((e = blocked_since(r, s->src, ready)) < 0)
 				need |= 1;
 			else if (e > from)
 				from = e;
 		}
 		if (v->w < 0 && dst >= 0) {
-			if ((e = blocked_since(r, dst)) < 0)
+			if ((e = blocked_since(r, dst, ready)) < 0)
 				need |= 2;
 			else if (e > from)
 				from = e;
@@ -491,10 +504,32 @@ static void match_net(struct st_replay *r, const struct msg *s,
 		}
 		note_recv(r, v->w, SRC_MODEL, tr - v->t < m->late_ns ?
 			  tr - v->t : m->late_ns, s->gm);
+		if (m->rbusy_ns > 0 && v->w < 0 && v->w != WNONE) {
+			/* Taken in by the call that completes it, maybe. */
+			struct req *q = &r->reqs[-2 - v->w];
+
+			if (m->rbusy_ns > q->rwork)
+				q->rwork = m->rbusy_ns;
+		}
 		st_rp_resolve(r, v->w, tr, cpr);
 		return;
 	}
 	rndv_match(r, s, v, dst);
+}
+
+void st_rp_recv_inside(struct st_replay *r, struct unit *u,
+		       const struct req *q, double *T, struct cpv *cp)
+{
+	double e = u->op_entry;
+
+	if (!(q->rwork > 0) || *T > e || r->ranks[u->rank].mpi_out >= *T)
+		return;
+	if (e + q->rwork > *T) {
+		*cp = cp_add(u->cp, q->rwork);
+		*T = e + q->rwork;
+	}
+	if (*T - e > u->op_busy)
+		u->op_busy = *T - e;
 }
 
 /*
@@ -669,6 +704,73 @@ static double do_send(struct st_replay *r, struct unit *u, uint64_t comm,
 	return done;
 }
 
+/*
+ * Nonblocking send 's' (to key 'k', its request's wait 'rw' when
+ * eager) waits on rank 'rank''s list of held sends.  Returns 0, -1 out
+ * of memory.
+ */
+static int hold_send(struct st_replay *r, int rank, const struct msg *s,
+		     const uint64_t k[3], int32_t rw)
+{
+	struct rank *rk = &r->ranks[rank];
+	uint32_t i;
+
+	if (r->hs_free != NIL) {
+		i = r->hs_free;
+		r->hs_free = r->hsends[i].next;
+	} else {
+		if (GROW(r, r->hsends, r->ahsends, r->nhsends))
+			return -1;
+		i = (uint32_t)r->nhsends++;
+	}
+	r->hsends[i].s = *s;
+	memcpy(r->hsends[i].k, k, sizeof(r->hsends[i].k));
+	r->hsends[i].rw = rw;
+	r->hsends[i].next = NIL;
+	if (rk->hs_tail == NIL)
+		rk->hs_head = i;
+	else
+		r->hsends[rk->hs_tail].next = i;
+	rk->hs_tail = i;
+	r->hs_live++;
+	return 0;
+}
+
+size_t st_rp_flush_sends(struct st_replay *r, int rank, struct unit *u)
+{
+	struct rank *rk = &r->ranks[rank];
+	size_t n = 0;
+
+	while (rk->hs_head != NIL) {
+		uint32_t i = rk->hs_head;
+		struct hsend h = r->hsends[i];
+		double done;
+
+		rk->hs_head = h.next;
+		if (rk->hs_head == NIL)
+			rk->hs_tail = NIL;
+		r->hsends[i].next = r->hs_free;
+		r->hs_free = i;
+		r->hs_live--;
+		n++;
+		if (u) {
+			/* It leaves now, along the sender's path. */
+			h.s.t = u->now;
+			h.s.cp = u->cp;
+		}
+		if (!h.s.nm.rendezvous) {
+			h.s.w0 = h.s.t > r->out_free[rank] ? h.s.t :
+				 r->out_free[rank];
+			r->out_free[rank] = h.s.w0 + h.s.nm.gap_ns;
+			done = h.s.w0 + h.s.nm.send_ns;
+			st_rp_resolve(r, h.rw, done,
+				      cp_add(h.s.cp, done - h.s.t));
+		}
+		post_send(r, h.k[0], h.k[1], h.k[2], &h.s);
+	}
+	return n;
+}
+
 /* A receive (function 'fn'; 0 for a probe) by 'w', posted at 't'. */
 void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 		   int32_t peer, int32_t tag, int type, int32_t w,
@@ -825,16 +927,43 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 {
 	double local = 0, xfer = 0, done;
 	struct req *q = &r->reqs[qi];
-	int bytes = r->fbytes[fn], rv;
+	int bytes = r->fbytes[fn], rv, net;
 	struct st_replay_msg nm;
 
 	q->T = t;
 	q->gm = -INFINITY;
 	q->cp = cp;
 	q->fn = (uint16_t)fn;
+	q->rwork = 0;
 	q->nwait = 1;		/* held until set up */
-	if (bytes == ST_BYTES_SEND && peer_ok(peer) &&
-	    st_rp_msg_cost(r, fn, (double)sbytes, &nm)) {
+	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
+	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
+	if (net && (r->ranks[u->rank].hs_head != NIL ||
+		    (!nm.rendezvous && !is_sync_send(fn) && (nm.need & 1)))) {
+		/*
+		 * Its message leaves when its sender is next inside MPI (or
+		 * after a message held so, in order).
+		 */
+		struct msg s = { .type = M_SEND, .net = 1, .t = t,
+				 .bytes = (double)sbytes, .gm = gm, .cp = cp,
+				 .src = u->rank, .nm = nm };
+		uint64_t k[3];
+		int32_t rw;
+
+		rv = nm.rendezvous || is_sync_send(fn);
+		s.sync = (uint8_t)rv;
+		s.nm.rendezvous = rv;
+		if (rv)
+			s.xfer = nm.rndv_send_ns;
+		rw = st_rp_w_req(r, qi);
+		if (rv)
+			s.w = rw;
+		send_key(r, u->rank, comm, peer, tag, k);
+		if (hold_send(r, u->rank, &s, k, rv ? WNONE : rw)) {
+			st_rp_oom(r);
+			return;
+		}
+	} else if (net) {
 		rv = nm.rendezvous || is_sync_send(fn);
 		done = do_send(r, u, comm, peer, tag, rv,
 			       rv ? st_rp_w_req(r, qi) : WNONE, 0,

@@ -509,6 +509,9 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		wait = 0;
 	u->now = u->op_T;
 	cp_set(&u->cp, &u->op_cp);
+	if (u->op_prog && u->op_T > rk->mpi_out)
+		rk->mpi_out = u->op_T;
+	u->op_exit = u->op_T;
 	r->stats.calls++;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
@@ -537,6 +540,7 @@ void st_rp_op_begin(struct unit *u, const struct rrec *x, double busy,
 		    int src)
 {
 	u->op_entry = u->now;
+	u->op_blocked = 0;
 	u->op_fn = x->fn;
 	u->op_site = x->site;
 	u->op_meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
@@ -606,6 +610,7 @@ void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		q->waiter = WNONE;
 		T = q->T;
 		cp = q->cp;
+		st_rp_recv_inside(r, u, q, &T, &cp);
 		op_learn(u, q);
 		req_release(r, qi);
 		unit_result(r, u, T, &cp);
@@ -911,6 +916,7 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			double T = q->T;
 			struct cpv cp = q->cp;
 
+			st_rp_recv_inside(r, u, q, &T, &cp);
 			op_learn(u, q);
 			req_release(r, qi);
 			u->op_nwait++;
@@ -1089,7 +1095,10 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 	in = !phased || st_phase_step(&r->opts.phase, &u->ph, ST_REC_CALL,
 				      x->fn, x->arg);
 	marker = phased && st_phase_marker(x->fn);
-	compute(r, u, x->t0, was_in);
+	if (u->pre_done)
+		u->pre_done = 0;	/* unit_run() did */
+	else
+		compute(r, u, x->t0, was_in);
 	u->last_exit = x->t1;
 	/*
 	 * In MPI now: rendezvous transfers waiting for this rank go (those
@@ -1102,6 +1111,15 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 			       fam == ST_FAM_PERSISTENT ||
 			       x->fn == ST_FN_MPI_START ||
 			       x->fn == ST_FN_MPI_STARTALL);
+	/* Blocking communication and completion calls progress. */
+	u->op_prog = fam != ST_FAM_NONBLOCKING && fam != ST_FAM_PERSISTENT &&
+		     (kind == ST_KIND_P2P || kind == ST_KIND_COLL ||
+		      (kind == ST_KIND_COMPLETE && x->fn != ST_FN_MPI_START &&
+		       x->fn != ST_FN_MPI_STARTALL &&
+		       x->fn != ST_FN_MPI_REQUEST_FREE));
+	/* Inside MPI now: its held sends leave. */
+	if (u->op_prog && r->hs_live && rk->hs_head != NIL)
+		st_rp_flush_sends(r, u->rank, u);
 	u->op_in = in;
 	if (marker)
 		span_close(r, u, x->t0);
@@ -1249,7 +1267,13 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 			u->state = U_DONE;
 			return 0;
 		}
-		rc = unit_next(r, u, &x);
+		if (u->has_held) {
+			x = u->held;
+			u->has_held = 0;
+			rc = 1;
+		} else {
+			rc = unit_next(r, u, &x);
+		}
 		if (rc < 0)
 			break;
 		if (!rc) {
@@ -1258,6 +1282,24 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		}
 		if (x.kind == ST_REC_CALL)
 			u->op_nwait = -1;	/* no op yet */
+		/*
+		 * The compute before a call, then the call only if it still
+		 * comes first: ops start in time order.
+		 */
+		if (x.kind == ST_REC_CALL && u->started && !u->finalized &&
+		    !u->pre_done && x.fn < ST_FN_COUNT &&
+		    r->fkind[x.fn] != ST_KIND_INIT) {
+			compute(r, u, x.t0, u->ph.in);
+			u->pre_done = 1;
+			if (r->nheap && r->heap[0]->now < limit)
+				limit = r->heap[0]->now;
+			if (u->now > limit) {
+				u->held = x;
+				u->has_held = 1;
+				u->running = 0;
+				return heap_push(r, u);
+			}
+		}
 		rc = on_record(r, u, &x);
 		if (x.group)
 			free(x.group);
@@ -1273,6 +1315,7 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 		if (u->op_nwait > 0) {
 			u->running = 0;
 			u->state = U_BLOCKED;
+			u->op_blocked = 1;
 			return 0;
 		}
 		op_finish(r, u);
@@ -1308,6 +1351,11 @@ static size_t unstick(struct st_replay *r)
 	}
 	/* Rendezvous transfers whose sides never came back into MPI. */
 	if (r->pend_live && st_rp_progress(r, -1, 0, 1, 0))
+		return 1;
+	/* Sends held by ranks that never came back into MPI. */
+	for (rank = 0; r->hs_live && rank < r->nranks; rank++)
+		n += st_rp_flush_sends(r, rank, NULL);
+	if (n)
 		return 1;
 	for (i = 0; i < r->mq_of.cap; i++) {
 		const struct hent *e = &r->mq_of.e[i];
@@ -1506,8 +1554,9 @@ int st_replay_new(struct st_replay **out, int nranks,
 	r->inst_free = r->memb_free = r->msg_free = r->mq_free = NIL;
 	r->inst_last = NIL;
 	for (fn = 0; fn < (unsigned)nranks; fn++)
-		r->ranks[fn].ci_idx = NIL;
-	r->req_free = r->pend_free = NIL;
+		r->ranks[fn].ci_idx = r->ranks[fn].hs_head =
+			r->ranks[fn].hs_tail = NIL;
+	r->req_free = r->pend_free = r->hs_free = NIL;
 	r->stats.end_rank = -1;
 	*out = r;
 	return 0;
@@ -1646,6 +1695,8 @@ void st_replay_free(struct st_replay *r)
 
 		for (k = 0; k < u->fcount; k++)
 			free(u->fifo[(u->fhead + k) % u->falloc].group);
+		if (u->has_held)
+			free(u->held.group);
 		free(r->units[i]->done);
 		free(r->units[i]->ov);
 		free(r->units[i]->fifo);
@@ -1657,6 +1708,7 @@ void st_replay_free(struct st_replay *r)
 	free(r->ranks);
 	free(r->out_free);
 	free(r->pends);
+	free(r->hsends);
 	free(r->units);
 	free(r->heap);
 	st_rp_map_free(&r->inst_of);

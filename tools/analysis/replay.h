@@ -139,6 +139,17 @@ struct st_replay;
  * last), or else at that side's next call that is not an I-call; two
  * such transfers between the same two ranks, one each way, that start
  * together take 'xchg_ns' (> 0) from their start, both.
+ * An eager message whose 'need' has the sender, sent by an I-call,
+ * leaves (takes its turn at the out-port) when its rank next enters a
+ * call that moves messages (blocking point-to-point, collective, Wait
+ * or Test); sends the rank starts after it wait behind it.
+ * 'rbusy_ns' (> 0; 0: as above): an eager message to a nonblocking
+ * receive that arrived while its rank was outside MPI (after its last
+ * call that moves messages, before the call that completes the
+ * receive) is taken in by that call: it completes at least 'rbusy_ns'
+ * after the call's entry (each such message the call completes: they
+ * took their turns at the in-port as they came, and one pass takes in
+ * what is there).
  */
 struct st_replay_msg {
 	int rendezvous;
@@ -147,6 +158,7 @@ struct st_replay_msg {
 	double xfer_nb_ns;
 	int need;
 	double xchg_ns;
+	double rbusy_ns;
 };
 
 /*
