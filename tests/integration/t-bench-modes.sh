@@ -188,6 +188,37 @@ read -r pairs far < "$ST_TMP/wtrace-win.n"
 	{ show "$ST_TMP/wtrace-win.n"
 	  fail "window mode: the timed call not 25 us after its warm-up"; }
 note "window mode: $far of $pairs timed calls 25 us or more after the warm-up"
+# A --pairs item's @US (what 'bench --like' gives a collective: the run's
+# quiet time before it) puts the timed call that long after its warm-up,
+# the window widened to fit; the default's are under 300 us apart.  The
+# header's pairs say the gap.
+YTRACE=$ST_TMP/wtrace-gap "$ST_CLI" bench -o "$ST_TMP/gap" \
+	--mpiexec "$ST_TMP/mpx.sh" --pairs scan:8@300 --nrep 5 \
+	< /dev/null > "$ST_TMP/gap.out" 2> "$ST_TMP/gap.err"
+echo $? > "$ST_TMP/gap.rc"
+expect_rc "$ST_TMP/gap" 0
+dump_csv "$ST_TMP/wtrace-gap" "$ST_TMP/wtrace-gap.csv"
+gaps() {
+	st_awk "$1" 'kind == "call" && fn == "MPI_Scan" {
+		k = ++n[rank]
+		if (k >= 8 && k % 2 == 0) w[rank] = t0_ns
+		if (k >= 9 && k % 2 == 1) { pairs++
+			far += t0_ns - w[rank] >= 300000 }
+		} END { print pairs + 0, far + 0 }'
+}
+gaps "$ST_TMP/wtrace-gap.csv" > "$ST_TMP/wtrace-gap.n"
+gaps "$ST_TMP/wtrace-win.csv" > "$ST_TMP/wtrace-win300.n"
+read -r pairs far < "$ST_TMP/wtrace-gap.n"
+read -r pairs0 far0 < "$ST_TMP/wtrace-win300.n"
+{ [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ] &&
+  [ $((2 * far0)) -lt "$pairs0" ]; } ||
+	{ show "$ST_TMP/wtrace-gap.n"; show "$ST_TMP/wtrace-win300.n"
+	  fail "--pairs scan:8@300: the timed call not 300 us after its warm-up"; }
+"$ST_CLI" dump --header "$ST_TMP/gap" > "$ST_TMP/gap.hdr" ||
+	fail "synctrace dump --header failed"
+[ "$(grep -c '^pairs=scan:8@300$' "$ST_TMP/gap.hdr")" = 2 ] ||
+	{ show "$ST_TMP/gap.hdr"; fail "the gap not in the headers' pairs"; }
+note "--pairs scan:8@300: $far of $pairs timed calls 300 us or more after the warm-up ($far0 of $pairs0 without)"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \

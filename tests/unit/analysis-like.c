@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/bench/micro-ops.h"
 #include "tools/analysis/like.h"
@@ -170,9 +171,11 @@ Test(tools_like, a_runs_pairs_in_first_call_order_and_distinct)
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 				   sizeof(err)), 0, "%s", err);
 	/* The run's pairs, then the network model's for its message. */
-	cr_expect_str_eq(buf, "alltoall:1024,allreduce:64,pingpong:512,"
-			 "allreduce:8,late:512,burst1:512,burst2:512,"
-			 "sendrecv:512,sbusy:512,rbusy:512,xbusy:512");
+	/* Collectives 50 ns after the last call: the bench's least gap. */
+	cr_expect_str_eq(buf, "alltoall:1024@25,allreduce:64@25,"
+			 "pingpong:512,allreduce:8@25,late:512,burst1:512,"
+			 "burst2:512,sendrecv:512,sbusy:512,rbusy:512,"
+			 "xbusy:512");
 	cr_expect_eq(like.inflight, 1);
 	cr_expect_eq(like.nranks, 2);
 	cr_expect_eq(like.calls, 15);
@@ -205,9 +208,92 @@ Test(tools_like, too_many_sizes_are_rounded_to_powers_of_two)
 				   sizeof(err)), 0, "%s", err);
 	cr_expect_eq(like.binned, 1);
 	/* 1000 rounds to 1024; 100000 to 131072 (above 2^16 * sqrt 2). */
-	cr_expect_str_eq(buf, "allreduce:1024,allreduce:2048,"
-			 "allreduce:4096,allreduce:8192,allreduce:16384,"
-			 "allreduce:32768,allreduce:65536,allreduce:131072");
+	cr_expect_str_eq(buf, "allreduce:1024@25,allreduce:2048@25,"
+			 "allreduce:4096@25,allreduce:8192@25,"
+			 "allreduce:16384@25,allreduce:32768@25,"
+			 "allreduce:65536@25,allreduce:131072@25");
+}
+
+/*
+ * Rank 'rank' of a run of 'n' steps: an MPI_Send of 64 B, then after
+ * 'gap_us[k]' us (step k) an 8 B MPI_Allreduce (seq k + 1), then after
+ * 'gap_us2[k]' an MPI_Bcast of 4 B (seq k + 1 on its own comm).
+ */
+static void gap_file(int rank, const long *gap_us, const long *gap_us2,
+		     int n)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	uint64_t t = 1000000;
+	int k;
+
+	fake_rank_open(&fr, dir, rank, "h", "0");
+	for (k = 0; k < n; k++) {
+		fake_call(&ev, ST_FN_MPI_SEND, t, t + 1000, 1);
+		ev.comm = 1ull << 32;
+		ev.comm_size = 2;
+		ev.peer = 1 - rank;
+		ev.sbytes = 64;
+		fake_append(&fr, &ev);
+		t += 1000 + 1000 * (uint64_t)gap_us[k];
+		fake_call(&ev, ST_FN_MPI_ALLREDUCE, t, t + 2000, 1);
+		ev.comm = 1ull << 32;
+		ev.comm_size = 2;
+		ev.seq = (uint64_t)k + 1;
+		ev.sbytes = ev.rbytes = 8;
+		fake_append(&fr, &ev);
+		t += 2000 + 1000 * (uint64_t)gap_us2[k];
+		fake_call(&ev, ST_FN_MPI_BCAST, t, t + 2000, 1);
+		ev.comm = (1ull << 32) + 1;
+		ev.comm_size = 2;
+		ev.seq = (uint64_t)k + 1;
+		ev.root = 0;
+		ev.sbytes = ev.rbytes = 4;
+		fake_append(&fr, &ev);
+		t += 2000 + 100000;
+	}
+	fake_rank_close(&fr);
+}
+
+/*
+ * Each collective pair gets the run's quiet time before it: per
+ * instance the longer rank's time from its last call's exit, the median
+ * over the instances, whole us, at least 25, at most 2000.  Here the
+ * allreduce instances' longer ranks wait 300, 500 (rank 1), 400 us:
+ * 400, where the median of all the ranks' calls would be 300 (100, 300,
+ * 300, 500, 400, 200); the broadcast's 5000 us are cut to 2000.
+ */
+Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
+{
+	long a0[] = { 300, 100, 400 }, a1[] = { 300, 500, 200 };
+	long b0[] = { 5000, 5000, 10 }, b1[] = { 5000, 5000, 10 };
+	struct st_like like;
+	char buf[256], err[512];
+
+	fake_index(dir, 2, 1);
+	gap_file(0, a0, b0, 3);
+	gap_file(1, a1, b1, 3);
+	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(buf, "pingpong:64,allreduce:8@400,bcast:4@2000,"
+			 "late:64,burst1:64,burst2:64,sendrecv:64");
+	cr_expect_eq(like.gap_max_us, 2000);
+	/* Short gaps: the bench's least, 25 us. */
+	{
+		long s[] = { 3, 4, 5 };
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/rank-1.st", dir);
+		cr_assert_eq(unlink(path), 0);
+		fake_index(dir, 1, 1);
+		gap_file(0, s, s, 3);
+		cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+					   sizeof(err)), 0, "%s", err);
+		cr_expect_str_eq(buf, "pingpong:64,allreduce:8@25,bcast:4@25,"
+				 "late:64,burst1:64,burst2:64,"
+				 "sendrecv:64");
+		cr_expect_eq(like.gap_max_us, 25);
+	}
 }
 
 Test(tools_like, refusals)

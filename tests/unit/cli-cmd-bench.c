@@ -152,6 +152,11 @@ Test(tools_bench_opts, usage_errors)
 		{ "--pairs", "frob:8", "bad item 'frob:8'" },
 		{ "--pairs", "bcast:2G", "bad item 'bcast:2G'" },
 		{ "--pairs", "bcast:", "bad item 'bcast:'" },
+		{ "--pairs", "bcast:8@", "bad item 'bcast:8@'" },
+		{ "--pairs", "bcast:8@2001", "bad item 'bcast:8@2001'" },
+		{ "--pairs", "bcast:8@-1", "bad item 'bcast:8@-1'" },
+		{ "--pairs", "bcast:8@1x", "bad item 'bcast:8@1x'" },
+		{ "--pairs", "pingpong:8@100", "bad item 'pingpong:8@100'" },
 		{ "--like", "", "option '--like' needs a run directory" },
 		{ "--warmup", "x", "bad number of launches 'x' for "
 				   "'--warmup' (0 to 100)" },
@@ -303,6 +308,40 @@ Test(tools_bench_opts, estimate_counts_pairs_and_grows_with_nrep)
 	cr_assert_eq(parse(like), 0, "%s", err);
 	cr_expect_eq(st_bench_estimate(&o, &a), 0);
 	cr_expect(isnan(a));
+}
+
+/*
+ * A collective's gap (OP:SIZE@US) longer than 25 us widens its windows
+ * to twice the gap at least: 30 of 8 B allreduce at @1000 take 60 ms
+ * of windows (2 ms each) against 30 x 100 us; @25 or @10 change
+ * nothing; --cold-coll (no warm-up, no gap) neither.
+ */
+Test(tools_bench_opts, estimate_counts_a_collectives_gap)
+{
+	char *plain[] = { "bench", "--pairs", "allreduce:8", NULL };
+	char *short_gap[] = { "bench", "--pairs", "allreduce:8@10", NULL };
+	char *at25[] = { "bench", "--pairs", "allreduce:8@25", NULL };
+	char *gap[] = { "bench", "--pairs", "allreduce:8@1000", NULL };
+	char *cold[] = { "bench", "--pairs", "allreduce:8@1000",
+			 "--cold-coll", NULL };
+	double a, b;
+
+	cr_assert_eq(parse(plain), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &a), 1);
+	cr_expect_float_eq(a - 0.5, 1.1 * 30 * 100e-6, 1e-9, "%g", a);
+	cr_assert_eq(parse(short_gap), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &b), 1);
+	cr_expect_float_eq(a, b, 1e-12, "%g %g", a, b);
+	cr_assert_eq(parse(at25), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &b), 1);
+	cr_expect_float_eq(a, b, 1e-12, "%g %g", a, b);
+	cr_assert_eq(parse(gap), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &b), 1);
+	cr_expect(b - 0.5 > 1.1 * 30 * 2e-3 &&
+		  b - 0.5 < 1.1 * 30 * 2.1e-3, "%g s", b);
+	cr_assert_eq(parse(cold), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &b), 1);
+	cr_expect_float_eq(a, b, 1e-12, "%g %g", a, b);
 }
 
 Test(tools_bench_opts, sizes_and_min_max_exclude_each_other)
@@ -607,11 +646,11 @@ Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
 	real = realpath(out, NULL);
 	cr_assert(real, "no directory '%s'", out);
 	snprintf(want, sizeof(want), "like %s: 9 (operation, size) pairs "
-		 "from 6 of 9 calls:\n  allreduce:8,pingpong:512,late:512,"
+		 "from 6 of 9 calls:\n  allreduce:8@25,pingpong:512,late:512,"
 		 "burst1:512,burst2:512,sendrecv:512,sbusy:512,rbusy:512,"
 		 "xbusy:512\n"
 		 "skew=\n"
-		 "-n 3 %s micro --dir %s --pairs allreduce:8,pingpong:512,"
+		 "-n 3 %s micro --dir %s --pairs allreduce:8@25,pingpong:512,"
 		 "late:512,burst1:512,burst2:512,sendrecv:512,sbusy:512,"
 		 "rbusy:512,xbusy:512 "
 		 "--nrep 5 --seed 1\n", app, bench, real);

@@ -21,11 +21,25 @@
 
 #define MAX_SIZES 64		/* as synctrace-bench micro */
 #define MAX_SIZE (1ull << 30)	/* largest size the bench takes */
+#define LIKE_MIN_GAP_US ST_MICRO_DEFAULT_GAP_US	/* see pair_gaps() */
 
 struct pairs {
 	int n, op[ST_MICRO_MAX_PAIRS];
 	uint64_t size[ST_MICRO_MAX_PAIRS];
 	int full;		/* a pair did not fit */
+};
+
+/* A collective call's quiet time before it, on one rank. */
+struct gap {
+	uint64_t comm, seq;	/* its instance (seq 0: unknown, alone) */
+	uint64_t size;		/* its exact bench size */
+	uint64_t ns;		/* entry minus the rank's last call's exit */
+	int op;
+};
+
+struct gaps {
+	struct gap *v;
+	size_t n, cap;
 };
 
 /* Nonblocking sends to one peer since the rank's last completion. */
@@ -193,17 +207,32 @@ static void note_inflight(struct inflight *f, const struct st_event *ev)
 		f->max = f->n;
 }
 
-/* Read one rank file into 'exact' and 'binned'. */
+static int add_gap(struct gaps *g, const struct gap *x)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 1024;
+		struct gap *v = realloc(g->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		g->v = v;
+		g->cap = cap;
+	}
+	g->v[g->n++] = *x;
+	return 0;
+}
+
+/* Read one rank file into 'exact', 'binned' and 'g'. */
 static int scan_file(const char *path, struct pairs *exact,
-		     struct pairs *binned, struct st_like *out, char *err,
-		     size_t errlen)
+		     struct pairs *binned, struct gaps *g, struct st_like *out,
+		     char *err, size_t errlen)
 {
 	struct inflight f = { 0 };
 	struct st_reader *r;
 	struct st_event ev;
 	char rerr[512];
-	uint64_t size;
-	int rc, op;
+	uint64_t size, prev_t1 = 0;
+	int rc, op, have_prev = 0, oom = 0;
 
 	rc = st_fn_reader_open(&r, path, rerr, sizeof(rerr));
 	if (rc)
@@ -216,6 +245,21 @@ static int scan_file(const char *path, struct pairs *exact,
 		out->calls++;
 		note_inflight(&f, &ev);
 		op = st_like_map(&ev, &size);
+		if (op >= 0 && op < ST_MICRO_P2P_FIRST && have_prev) {
+			struct gap x = {
+				.comm = ev.comm, .seq = ev.seq, .op = op,
+				.size = op == ST_MICRO_BARRIER ? 0 :
+					size > MAX_SIZE ? MAX_SIZE : size,
+				.ns = ev.t0 > prev_t1 ? ev.t0 - prev_t1 : 0,
+			};
+
+			if (add_gap(g, &x)) {
+				oom = 1;
+				break;
+			}
+		}
+		have_prev = 1;
+		prev_t1 = ev.t1;
 		if (op == -2)
 			continue;
 		if (op < 0) {
@@ -236,7 +280,9 @@ static int scan_file(const char *path, struct pairs *exact,
 		add(exact, op, op == ST_MICRO_BARRIER ? 0 : size);
 		add(binned, op, op == ST_MICRO_BARRIER ? 0 : round_pow2(size));
 	}
-	if (rc < 0)
+	if (oom)
+		rc = fail(err, errlen, -ENOMEM, "out of memory");
+	else if (rc < 0)
 		rc = fail(err, errlen, rc, "%s", st_reader_error(r));
 	if (f.max > out->inflight)
 		out->inflight = f.max;
@@ -271,10 +317,90 @@ static void add_net(struct pairs *ps, int inflight)
 	}
 }
 
+static int cmp_gap(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Each collective pair's gap in 'us' (-1: none, a point-to-point pair),
+ * from the run's calls 'g': per instance (the ranks' calls of one
+ * communicator and sequence number) the longest rank's, then the median
+ * over the instances of the pair ('binned': sizes rounded as the
+ * pairs'), in whole microseconds, at least LIKE_MIN_GAP_US and at most
+ * ST_MICRO_MAX_GAP_US.  Leaves 'g' sorted and cut to its instances.
+ */
+static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
+		     long *us)
+{
+	uint64_t *v = NULL;
+	size_t i, k, n = 0;
+	int p;
+
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_gap);
+	/* One per instance: its last (longest) entry; seq 0 stays alone. */
+	for (i = 0; i < g->n; i++) {
+		const struct gap *x = &g->v[i], *y = i + 1 < g->n ?
+						     &g->v[i + 1] : NULL;
+
+		if (y && x->seq && y->comm == x->comm && y->seq == x->seq &&
+		    y->op == x->op && y->size == x->size)
+			continue;
+		g->v[n++] = *x;
+	}
+	g->n = n;
+	if (n && !(v = malloc(n * sizeof(*v))))
+		return -ENOMEM;
+	for (p = 0; p < ps->n; p++) {
+		us[p] = -1;
+		if (ps->op[p] >= ST_MICRO_P2P_FIRST)
+			continue;
+		for (i = k = 0; i < n; i++)
+			if (g->v[i].op == ps->op[p] &&
+			    (binned ? round_pow2(g->v[i].size) :
+				      g->v[i].size) == ps->size[p])
+				v[k++] = g->v[i].ns;
+		us[p] = LIKE_MIN_GAP_US;
+		if (!k)
+			continue;
+		qsort(v, k, sizeof(*v), cmp_u64);
+		/* The median, rounded to whole microseconds. */
+		us[p] = (long)((k % 2 ? (double)v[k / 2] :
+				0.5 * ((double)v[k / 2 - 1] +
+				       (double)v[k / 2])) / 1e3 + 0.5);
+		if (us[p] < LIKE_MIN_GAP_US)
+			us[p] = LIKE_MIN_GAP_US;
+		if (us[p] > ST_MICRO_MAX_GAP_US)
+			us[p] = ST_MICRO_MAX_GAP_US;
+	}
+	free(v);
+	return 0;
+}
+
 int st_like_pairs(const char *dir, char *buf, size_t len,
 		  struct st_like *out, char *err, size_t errlen)
 {
 	struct pairs *exact, *binned, *ps;
+	struct gaps g = { 0 };
+	long *us = NULL;
 	struct st_run *run;
 	char rerr[512];
 	size_t used = 0;
@@ -298,7 +424,7 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 			rc = fail(err, errlen, -ENOMEM, "out of memory");
 			goto done;
 		}
-		rc = scan_file(path, exact, binned, out, err, errlen);
+		rc = scan_file(path, exact, binned, &g, out, err, errlen);
 		if (rc)
 			goto done;
 	}
@@ -323,11 +449,23 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 			  dir, ST_MICRO_MAX_PAIRS, MAX_SIZES);
 		goto done;
 	}
+	us = malloc((size_t)ps->n * sizeof(*us));
+	if (!us || pair_gaps(&g, ps, out->binned, us)) {
+		rc = fail(err, errlen, -ENOMEM, "out of memory");
+		goto done;
+	}
 	buf[0] = '\0';
 	for (i = 0; i < ps->n; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s:%llu",
-				 i ? "," : "", st_micro_op_name(ps->op[i]),
-				 (unsigned long long)ps->size[i]);
+		char gap[24] = "";
+		int w;
+
+		if (us[i] >= 0)
+			snprintf(gap, sizeof(gap), "@%ld", us[i]);
+		if (us[i] > out->gap_max_us)
+			out->gap_max_us = us[i];
+		w = snprintf(buf + used, len - used, "%s%s:%llu%s",
+			     i ? "," : "", st_micro_op_name(ps->op[i]),
+			     (unsigned long long)ps->size[i], gap);
 
 		if (w < 0 || (size_t)w >= len - used) {
 			rc = fail(err, errlen, -E2BIG, "%s", "the pair list "
@@ -339,6 +477,8 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 	out->npairs = ps->n;
 	rc = 0;
 done:
+	free(us);
+	free(g.v);
 	free(exact);
 	free(binned);
 	st_run_close(run);

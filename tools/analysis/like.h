@@ -39,6 +39,7 @@ struct st_like {
 	int inflight;		/* most nonblocking sends to one peer in
 				   a row before a completion */
 	char unmapped_fn[64];	/* the first unmapped function's name */
+	long gap_max_us;	/* the longest collective pair's gap, or 0 */
 };
 
 /*

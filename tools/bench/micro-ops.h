@@ -237,4 +237,39 @@ static inline int st_micro_pair_split(const char *item, size_t len,
 	return op;
 }
 
+/*
+ * A collective's item may end in "@US": the quiet time, in whole
+ * microseconds (0 to ST_MICRO_MAX_GAP_US), the bench puts between its
+ * warm-up call and the timed one ('synctrace bench --like' reads it from
+ * the run).  Cuts it off the size text of st_micro_pair_split() and sets
+ * '*gap_us' (-1 when there is none).  Returns 0, or -EINVAL for a bad
+ * gap or one on a point-to-point item.
+ */
+#define ST_MICRO_MAX_GAP_US 2000
+#define ST_MICRO_DEFAULT_GAP_US 25	/* plain bench: the apps' typical */
+
+static inline int st_micro_pair_gap(int op, const char *size,
+				    size_t *size_len, long *gap_us)
+{
+	const char *at = memchr(size, '@', *size_len);
+	long v = 0;
+	size_t i;
+
+	*gap_us = -1;
+	if (!at)
+		return 0;
+	if (op >= ST_MICRO_P2P_FIRST || at + 1 == size + *size_len)
+		return -EINVAL;
+	for (i = (size_t)(at + 1 - size); i < *size_len; i++) {
+		if (size[i] < '0' || size[i] > '9')
+			return -EINVAL;
+		v = 10 * v + (size[i] - '0');
+		if (v > ST_MICRO_MAX_GAP_US)
+			return -EINVAL;
+	}
+	*size_len = (size_t)(at - size);
+	*gap_us = v;
+	return 0;
+}
+
 #endif

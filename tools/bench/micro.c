@@ -112,7 +112,10 @@ const char st_bench_micro_usage[] =
 "    --min SIZE, --max SIZE\n"
 "                        powers of two from SIZE to SIZE (default 1 to 4M)\n"
 "    --pairs LIST        only these operations at these sizes, instead of\n"
-"                        --ops and --sizes: OP:SIZE,... (at most 256)\n"
+"                        --ops and --sizes: OP:SIZE,... (at most 256);\n"
+"                        a collective's OP:SIZE@US: its timed call US\n"
+"                        microseconds (up to 2000) after its warm-up, the\n"
+"                        window at least twice that (default 25 us)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --pair-time US      more measurements for (operation, size) pairs\n"
@@ -183,6 +186,7 @@ struct opts {
 	int npairs;		/* --pairs: only these (op, size) */
 	int pair_op[ST_MICRO_MAX_PAIRS];
 	size_t pair_n[ST_MICRO_MAX_PAIRS];
+	long pair_gap_us[ST_MICRO_MAX_PAIRS];	/* OP:SIZE@US, -1: none */
 	int barrier;		/* --sync barrier */
 	int reuse;		/* --reuse-buffers */
 	int cold_coll;		/* --cold-coll: no warm-up call */
@@ -201,6 +205,7 @@ struct pair {
 	size_t n;
 	double window0_ns, window_ns;	/* first and current window */
 	double call0_ns;	/* the pilot's time of one call */
+	double gap_ns;		/* a collective's: warm-up to timed call */
 	int want;		/* valid measurements wanted */
 	int queued;		/* measurements waiting in a list */
 	int attempts, valid, discarded;
@@ -361,15 +366,20 @@ static int parse_pairs(struct opts *o, const char *s, char *err,
 	const char *p = s, *size;
 	size_t len, size_len, k;
 	uint64_t v;
+	long gap;
 	int op, i, n = 0;
 
 	for (;;) {
 		len = strcspn(p, ",");
 		op = st_micro_pair_split(p, len, &size, &size_len);
-		if (op < 0 || parse_size(size, size_len, &v)) {
+		if (op < 0 ||
+		    st_micro_pair_gap(op, size, &size_len, &gap) ||
+		    parse_size(size, size_len, &v)) {
 			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
-				 "(OP:SIZE, e.g. allreduce:8,alltoall:128K)",
-				 (int)len, p);
+				 "(OP:SIZE or a collective's OP:SIZE@US, US "
+				 "at most %d, e.g. allreduce:8@500,"
+				 "alltoall:128K)", (int)len, p,
+				 ST_MICRO_MAX_GAP_US);
 			return -1;
 		}
 		if (op == ST_MICRO_BARRIER)
@@ -382,6 +392,7 @@ static int parse_pairs(struct opts *o, const char *s, char *err,
 				return bad(err, errlen, "too many items in "
 					   "'--pairs' (at most %s)", "256");
 			o->pair_op[n] = op;
+			o->pair_gap_us[n] = gap;
 			o->pair_n[n++] = (size_t)v;
 			o->ops |= 1u << op;
 			for (k = 0; k < (size_t)o->nsizes; k++)
@@ -402,6 +413,18 @@ static int parse_pairs(struct opts *o, const char *s, char *err,
 	qsort(o->sizes, (size_t)o->nsizes, sizeof(size_t), cmp_size);
 	o->npairs = n;
 	return 0;
+}
+
+/* The gap of collective (op, n) in ns: its --pairs @US, or 25 us. */
+static double pair_gap_ns(const struct opts *o, int op, size_t n)
+{
+	int i;
+
+	for (i = 0; i < o->npairs; i++)
+		if (o->pair_op[i] == op && o->pair_n[i] == n &&
+		    o->pair_gap_us[i] >= 0)
+			return 1e3 * (double)o->pair_gap_us[i];
+	return 1e3 * ST_MICRO_DEFAULT_GAP_US;
 }
 
 /* 1 when --pairs is not given or names (op, n). */
@@ -882,6 +905,7 @@ static void make_pairs(struct job *j)
 			p->op = op;
 			p->n = op == ST_MICRO_BARRIER ? 0 : o->sizes[k];
 			p->want = o->nrep;
+			p->gap_ns = pair_gap_ns(o, op, p->n);
 			n++;
 		}
 		j->npairs_of[op] = n - j->first_pair[op];
@@ -961,9 +985,15 @@ static double span_of(const struct st_micro_stamps *s)
  * window the timed call has a start of its own, warm_offset() after the
  * window's, so that the ranks enter it together again whatever the
  * warm-up's exits (a rooted collective's senders leave it early).
+ * The 25 us is the pair's gap_ns: a collective the run called after a
+ * longer quiet time ('synctrace bench --like', OP:SIZE@US in --pairs)
+ * gets that, up to ST_MICRO_MAX_GAP_US, and a first window of at least
+ * twice the offset, so that the timed call starts that long after the
+ * warm-up whatever the window (halo's 8 B MPI_Allreduce comes 0.5 ms
+ * after its previous MPI call and costs more than 25 us after one).
  */
-#define WARM_GAP_NS 25000.0	/* the offset: 2 pilot calls + 25 us... */
-#define WARM_PART 0.5		/* ...but at most half the window */
+#define WARM_PART 0.5		/* the offset: at most half the window */
+_Static_assert(ST_MICRO_DEFAULT_GAP_US == 25, "the config says 25");
 
 static int warm_up(const struct job *j, int op)
 {
@@ -983,7 +1013,7 @@ static void warm_call(struct job *j, int op, size_t n)
 /* Offset of the timed call's start in a window of 'w' ns of pair 'p'. */
 static double warm_offset(const struct pair *p, double w)
 {
-	return fmin(WARM_PART * w, (2 * p->call0_ns + WARM_GAP_NS) * w /
+	return fmin(WARM_PART * w, (2 * p->call0_ns + p->gap_ns) * w /
 		    p->window0_ns);
 }
 
@@ -1071,6 +1101,12 @@ static void pilot(struct job *j)
 			fmax(j->o.factor * median(c0 + i * PILOT_RUNS,
 						  PILOT_RUNS),
 			     j->o.min_window_ns);
+		/* A longer gap than 25 us is kept whole: see warm_offset(). */
+		if (warm_up(j, p->op) &&
+		    p->gap_ns > 1e3 * ST_MICRO_DEFAULT_GAP_US)
+			p->window0_ns = p->window_ns =
+				fmax(p->window0_ns, (2 * p->call0_ns +
+						     p->gap_ns) / WARM_PART);
 	}
 	free(d);
 }
@@ -1498,7 +1534,8 @@ static void print_summary(struct job *j)
 	       "each timed after an untimed call of the same "
 	       "operation and size, its\n  send data written again "
 	       "between, at a start of its own 2 pilot times +\n  "
-	       "25 us later (at most half the window): as an "
+	       "25 us later (at most half the window; a --pairs item's "
+	       "@US: US later,\n  the window at least twice that): as an "
 	       "application's follows its last\n  MPI call");
 	printf("first calls: the first call of each operation and size, "
 	       "made in the pilot after a\n  barrier%s, is recorded apart "
@@ -1655,11 +1692,15 @@ static void list_pairs(const struct opts *o, char *buf, size_t len)
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < o->npairs && used < len; i++)
+	for (i = 0; i < o->npairs && used < len; i++) {
 		used += (size_t)snprintf(buf + used, len - used, "%s%s:%zu",
 					 i ? "," : "",
 					 st_micro_op_name(o->pair_op[i]),
 					 o->pair_n[i]);
+		if (o->pair_gap_us[i] >= 0 && used < len)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "@%ld", o->pair_gap_us[i]);
+	}
 }
 
 static void list_ops(const struct opts *o, char *buf, size_t len)
@@ -1682,7 +1723,7 @@ static int open_trace(struct job *j)
 	char index[4096], cmd[2048], err[512], note[300];
 	char sizes[1024], ops[512], nrep[16], npairs[16], seed[32], factor[32],
 		ptime[32];
-	char pairs[ST_MICRO_MAX_PAIRS * 32];
+	char pairs[ST_MICRO_MAX_PAIRS * 48];
 	char minw[32], refresh[32], config[512], run_id[192], t_init[32];
 	struct st_kv kv[24];
 	const char *sync = o->barrier ? "barrier" : "window";
@@ -1722,11 +1763,12 @@ static int open_trace(struct job *j)
 	snprintf(refresh, sizeof(refresh), "%g", o->refresh_s);
 	snprintf(config, sizeof(config), "bench=micro sync=%s nrep=%d "
 		 "seed=%s window_factor=%s min_window_ns=%s refresh_s=%s"
-		 "%s%s%s%s", sync, o->nrep, seed, factor, minw, refresh,
+		 "%s%s%s%s%s", sync, o->nrep, seed, factor, minw, refresh,
 		 o->pair_time_ns > 0 ? " pair_time_ns=" : "",
 		 o->pair_time_ns > 0 ? ptime : "",
 		 yield_mode() ? " yield=1" : "",
-		 o->cold_coll ? " coll_warmup=0" : " coll_warmup=1");
+		 o->cold_coll ? " coll_warmup=0" : " coll_warmup=1",
+		 o->cold_coll ? "" : " coll_gap_us=25");	/* items' @US: pairs= */
 	note[0] = '\0';
 	if (j->skew_spec[0])
 		snprintf(note, sizeof(note), "(distorted by "

@@ -74,10 +74,14 @@ const char st_bench_usage[] =
 "                        powers of two from SIZE to SIZE (default 1 to 4M)\n"
 "    --pairs LIST        only these operations at these sizes, instead of\n"
 "                        --ops and --sizes: OP:SIZE,... (at most 256),\n"
-"                        e.g. allreduce:8,alltoall:128K,pingpong:512\n"
+"                        e.g. allreduce:8,alltoall:128K,pingpong:512; a\n"
+"                        collective's OP:SIZE@US times it US microseconds\n"
+"                        (up to 2000) after its warm-up call, not 25\n"
 "    --like RUN          the pairs the traced run RUN called, on as many\n"
 "                        ranks as it had (unless -n): a table in the\n"
-"                        application's own mix of operations (docs/bench.md)\n"
+"                        application's own mix of operations, each\n"
+"                        collective after the quiet time the run had\n"
+"                        before it (OP:SIZE@US; docs/bench.md)\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --seed N            seed of the shuffled order of the first run;\n"
@@ -99,6 +103,7 @@ const char st_bench_usage[] =
 "    --cold-coll         time each collective alone after the wait for\n"
 "                        its start; by default an untimed call of the\n"
 "                        same operation and size comes some 25 us before\n"
+"                        (a --pairs item's @US: US before)\n"
 "    --skew SPEC         distort each rank's clock by a known offset and\n"
 "                        drift, e.g. 0,+0.5s@+100ppm (sets\n"
 "                        SYNCTRACE_CLOCK_SKEW), to test synchronisation\n"
@@ -170,11 +175,13 @@ static int check_pairs(const char *s, char *err, size_t errlen)
 	char item[64];
 	size_t len, size_len;
 	uint64_t v;
-	int n = 0;
+	long gap;
+	int n = 0, op;
 
 	for (;;) {
 		len = strcspn(s, ",");
-		if (st_micro_pair_split(s, len, &size, &size_len) >= 0 &&
+		if ((op = st_micro_pair_split(s, len, &size, &size_len)) >= 0 &&
+		    !st_micro_pair_gap(op, size, &size_len, &gap) &&
 		    size_len < sizeof(item)) {
 			memcpy(item, size, size_len);
 			item[size_len] = '\0';
@@ -183,8 +190,10 @@ static int check_pairs(const char *s, char *err, size_t errlen)
 		}
 		if (!item[0] || parse_size(item, &v)) {
 			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
-				 "(OP:SIZE, e.g. allreduce:8,alltoall:128K)",
-				 (int)len, s);
+				 "(OP:SIZE or a collective's OP:SIZE@US, US "
+				 "at most %d, e.g. allreduce:8@500,"
+				 "alltoall:128K)", (int)len, s,
+				 ST_MICRO_MAX_GAP_US);
 			return -1;
 		}
 		if (++n > ST_MICRO_MAX_PAIRS)
@@ -565,13 +574,19 @@ static double model_ns(int op, double d, long p)
 /*
  * One measurement's window in the estimate: 3 model times, >= 100 us; a
  * collective's, unless 'cold' (--cold-coll), holds its warm-up call
- * too: 3 times two calls (synctrace-bench's pilot).
+ * too: 3 times two calls (synctrace-bench's pilot), and with a gap of
+ * 'gap_us' (OP:SIZE@US) longer than 25 us, at least twice the gap and
+ * two calls.
  */
-static double window_ns(int op, double d, long p, int cold)
+static double window_ns(int op, double d, long p, int cold, long gap_us)
 {
-	double m = model_ns(op, d, p);
+	double m = model_ns(op, d, p), w;
 
-	return fmax(100e3, (!cold && op < ST_MICRO_P2P_FIRST ? 6 : 3) * m);
+	w = fmax(100e3, (!cold && op < ST_MICRO_P2P_FIRST ? 6 : 3) * m);
+	if (!cold && op < ST_MICRO_P2P_FIRST &&
+	    gap_us > ST_MICRO_DEFAULT_GAP_US)
+		w = fmax(w, 2 * (2 * m + 1e3 * (double)gap_us));
+	return w;
 }
 
 /* The sizes of a grid ('list' NULL: powers of two 'lo' to 'hi'). */
@@ -636,17 +651,20 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 		size_t len, slen;
 		char item[64];
 		uint64_t x;
+		long gap = -1;
 
 		for (;;) {
 			len = strcspn(s, ",");
 			op = st_micro_pair_split(s, len, &size, &slen);
-			if (op >= 0 && slen < sizeof(item)) {
+			if (op >= 0 &&
+			    !st_micro_pair_gap(op, size, &slen, &gap) &&
+			    slen < sizeof(item)) {
 				memcpy(item, size, slen);
 				item[slen] = '\0';
 				if (!parse_size(item, &x)) {
 					per_rep += pair_ns(window_ns(op,
 						(double)x, o->nranks,
-						o->cold_coll), nrep, t);
+						o->cold_coll, gap), nrep, t);
 					n++;
 				}
 			}
@@ -670,7 +688,7 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 			if (op == ST_MICRO_BARRIER) {
 				per_rep += pair_ns(window_ns(op, 0,
 							     o->nranks,
-							     o->cold_coll),
+							     o->cold_coll, -1),
 						   nrep, t);
 				n++;
 				continue;
@@ -678,7 +696,7 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 			for (k = 0; k < nsizes; k++)
 				per_rep += pair_ns(window_ns(op, sizes[k],
 							     o->nranks,
-							     o->cold_coll),
+							     o->cold_coll, -1),
 						   nrep, t);
 			n += nsizes;
 		}
@@ -874,7 +892,7 @@ int cmd_bench(int argc, char **argv)
 	struct st_like like;
 	struct timespec t0;
 	char err[768], nbuf[32], sbuf[32], name[128], stamp[32], d[32];
-	char pairs[ST_MICRO_MAX_PAIRS * 32];
+	char pairs[ST_MICRO_MAX_PAIRS * 48];
 	char *bench, *top, *dir, **cmd;
 	size_t len;
 	struct tm tm;
