@@ -276,7 +276,8 @@ Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 				   sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(buf, "pingpong:64,allreduce:8@400,bcast:4@2000,"
-			 "late:64,burst1:64,burst2:64,sendrecv:64");
+			 "late:64,burst1:64,burst2:64,sendrecv:64,sbusy:64,"
+			 "rbusy:64,xbusy:64");
 	cr_expect_eq(like.gap_max_us, 2000);
 	/* Short gaps: the bench's least, 25 us. */
 	{
@@ -291,7 +292,7 @@ Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 					   sizeof(err)), 0, "%s", err);
 		cr_expect_str_eq(buf, "pingpong:64,allreduce:8@25,bcast:4@25,"
 				 "late:64,burst1:64,burst2:64,"
-				 "sendrecv:64");
+				 "sendrecv:64,sbusy:64,rbusy:64,xbusy:64");
 		cr_expect_eq(like.gap_max_us, 25);
 	}
 }
