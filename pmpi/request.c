@@ -50,9 +50,10 @@ static uint64_t ring_next(MPI_Request h, uint64_t from)
 	return tail;
 }
 
-static void ring_drop(uint64_t i)
+/* Entry 's' of the ring taken: the oldest live entry is the head. */
+static void ring_drop(struct slot *s)
 {
-	ring[i & (RING - 1)].state = 1;
+	s->state = 1;
 	while (head < tail && ring[head & (RING - 1)].state != 2)
 		head++;
 }
@@ -311,12 +312,40 @@ static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
 	return recv;
 }
 
-/* Out of line but for one request without MPI_THREAD_MULTIPLE. */
+/*
+ * One request of st_req_snapshot(), in the table or the ring, a ring
+ * entry searched from position 'from' on; its ring position in '*at'
+ * (tail: none).
+ */
+static inline __attribute__((always_inline)) int
+snap_any(MPI_Request h, uint64_t from, uint64_t *snap, uint64_t *at)
+{
+	*at = tail;
+	if (builtin(h)) {
+		*at = ring_next(h, from);
+		return snap_ring(*at, snap);
+	}
+	if (h == MPI_REQUEST_NULL) {
+		snap[0] = snap[1] = 0;
+		return 0;
+	}
+	return snap_one(h, snap);
+}
+
+/*
+ * Out of line but for one or two requests without
+ * MPI_THREAD_MULTIPLE: the lookups alone, a second builtin handle
+ * equal to the first searched after the first's entry, as snapshot()
+ * does.
+ */
 int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 {
+	uint64_t at0, at1;
+	int recv;
+
 	if (st_mt)
 		return snapshot_mt(reqs, n, snap);
-	/* One request, as a Wait's: the lookup alone. */
+	/* One request, as a Wait's. */
 	if (n == 1) {
 		MPI_Request h = reqs[0];
 
@@ -327,6 +356,13 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 			return 0;
 		}
 		return snap_one(h, snap);
+	}
+	if (n == 2) {
+		recv = snap_any(reqs[0], head, snap, &at0);
+		return recv | snap_any(reqs[1],
+				       reqs[1] == reqs[0] && at0 != tail
+					       ? at0 + 1 : head,
+				       snap + 2, &at1);
 	}
 	return snapshot(reqs, n, snap);
 }
@@ -374,7 +410,7 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 			if (ring[i & (RING - 1)].r.id == id) {
 				*out = ring[i & (RING - 1)].r;
 				found = 1;
-				ring_drop(i);
+				ring_drop(&ring[i & (RING - 1)]);
 				break;
 			}
 	} else if ((s = find(h)) && s->r.id == id) {
@@ -401,7 +437,7 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		*out = s->r;
 		found = 1;
 		if (at_ring(at))
-			ring_drop((uint64_t)(s - ring));
+			ring_drop(s);
 		else if (!s->r.persistent || drop_persistent)
 			drop(s);
 	}
@@ -417,7 +453,7 @@ struct st_req *st_req_took_ref(uint64_t at, uint64_t id)
 	if (!s || s->state != 2 || s->r.id != id)
 		return NULL;
 	if (at_ring(at))
-		ring_drop((uint64_t)(s - ring));
+		ring_drop(s);
 	else if (!s->r.persistent)
 		drop(s);
 	return &s->r;
