@@ -21,11 +21,8 @@
 
 #define CAP 32768	/* power of two; at most CAP/2 requests in flight */
 
-struct slot {
-	int state;	/* 0 free, 1 dead, 2 live */
-	MPI_Request h;
-	struct st_req r;
-};
+/* struct st_req_slot (pmpi/internal.h): state 0 free, 1 dead, 2 live. */
+#define slot st_req_slot
 
 static struct slot table[CAP];
 
@@ -51,13 +48,15 @@ static uint64_t ring_next(MPI_Request h, uint64_t from)
 }
 
 /* Entry 's' of the ring taken: the oldest live entry is the head. */
-static void ring_drop(struct slot *s)
+void st_req_ring_drop(struct slot *s)
 {
 	s->state = 1;
 	while (head < tail && ring[head & (RING - 1)].state != 2)
 		head++;
 }
-static unsigned live, dead;
+unsigned st_req_live, st_req_dead;
+#define live st_req_live
+#define dead st_req_dead
 static uint64_t next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -120,7 +119,7 @@ take_slot(struct slot *s, MPI_Request h, struct st_req *r)
  * Where st_req_snapshot() says a request is kept: the slot's address,
  * bit 0 set for an entry of the ring.
  */
-#define AT_RING 1u
+#define AT_RING ST_REQ_AT_RING
 
 static struct slot *at_slot(uint64_t at)
 {
@@ -410,7 +409,7 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 			if (ring[i & (RING - 1)].r.id == id) {
 				*out = ring[i & (RING - 1)].r;
 				found = 1;
-				ring_drop(&ring[i & (RING - 1)]);
+				st_req_ring_drop(&ring[i & (RING - 1)]);
 				break;
 			}
 	} else if ((s = find(h)) && s->r.id == id) {
@@ -437,26 +436,12 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		*out = s->r;
 		found = 1;
 		if (at_ring(at))
-			ring_drop(s);
+			st_req_ring_drop(s);
 		else if (!s->r.persistent || drop_persistent)
 			drop(s);
 	}
 	release();
 	return found;
-}
-
-struct st_req *st_req_took_ref(uint64_t at, uint64_t id)
-{
-	struct slot *s = at_slot(at);
-
-	/* Still the request snapshotted: ids are never reused. */
-	if (!s || s->state != 2 || s->r.id != id)
-		return NULL;
-	if (at_ring(at))
-		ring_drop(s);
-	else if (!s->r.persistent)
-		drop(s);
-	return &s->r;
 }
 
 struct st_req *st_req_start_ref(MPI_Request h)
