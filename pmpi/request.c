@@ -50,10 +50,14 @@ static uint64_t ring_next(MPI_Request h, uint64_t from)
 /* Entry 's' of the ring taken: the oldest live entry is the head. */
 void st_req_ring_drop(struct slot *s)
 {
+	uint64_t i = head;
+
 	s->state = 1;
-	while (head < tail && ring[head & (RING - 1)].state != 2)
-		head++;
+	while (i < tail && ring[i & (RING - 1)].state != 2)
+		i++;
+	head = i;
 }
+
 unsigned st_req_live, st_req_dead;
 #define live st_req_live
 #define dead st_req_dead
