@@ -96,7 +96,8 @@ static struct slot *find(MPI_Request h)
 
 /*
  * A dropped slot keeps its contents until the next st_req_add(), which
- * is what st_req_took_ref() relies on.
+ * is what st_req_took_ref() relies on (it drops inline, the same way:
+ * pmpi/internal.h).
  */
 static void drop(struct slot *s)
 {
