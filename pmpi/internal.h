@@ -307,8 +307,43 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
  * st_req_add(); a persistent one stays tracked, and what is written to
  * it is kept (as st_req_note() would).
  */
-struct st_req *st_req_took_ref(uint64_t at, uint64_t id);
+static inline struct st_req *st_req_took_ref(uint64_t at, uint64_t id);
 struct st_req *st_req_start_ref(MPI_Request h);
+
+/*
+ * An entry of the request table or of its ring (pmpi/request.c), here
+ * so that st_req_took_ref() is inline in the completion calls' loop.
+ * A snapshot's 'at' is an entry's address, ST_REQ_AT_RING set for the
+ * ring's.
+ */
+struct st_req_slot {
+	int state;		/* 0 free, 1 dead, 2 live */
+	MPI_Request h;
+	struct st_req r;
+};
+#define ST_REQ_AT_RING 1u
+extern unsigned st_req_live, st_req_dead;	/* the table's entries */
+/* Ring entry 's' taken: dead, and the ring's head past the dead. */
+void st_req_ring_drop(struct st_req_slot *s);
+
+static inline __attribute__((always_inline)) struct st_req *
+st_req_took_ref(uint64_t at, uint64_t id)
+{
+	struct st_req_slot *s = (struct st_req_slot *)(uintptr_t)(
+		at & ~(uint64_t)ST_REQ_AT_RING);
+
+	/* Still the request snapshotted: ids are never reused. */
+	if (!s || s->state != 2 || s->r.id != id)
+		return NULL;
+	if (at & ST_REQ_AT_RING) {
+		st_req_ring_drop(s);
+	} else if (!s->r.persistent) {
+		s->state = 1;
+		st_req_live--;
+		st_req_dead++;
+	}
+	return &s->r;
+}
 /*
  * The persistent request snapshotted at 'at' (tracked as 'r->id')
  * completes with the done token and status of 'r' from now on.

@@ -21,11 +21,8 @@
 
 #define CAP 32768	/* power of two; at most CAP/2 requests in flight */
 
-struct slot {
-	int state;	/* 0 free, 1 dead, 2 live */
-	MPI_Request h;
-	struct st_req r;
-};
+/* struct st_req_slot (pmpi/internal.h): state 0 free, 1 dead, 2 live. */
+#define slot st_req_slot
 
 static struct slot table[CAP];
 
@@ -50,13 +47,20 @@ static uint64_t ring_next(MPI_Request h, uint64_t from)
 	return tail;
 }
 
-static void ring_drop(uint64_t i)
+/* Entry 's' of the ring taken: the oldest live entry is the head. */
+void st_req_ring_drop(struct slot *s)
 {
-	ring[i & (RING - 1)].state = 1;
-	while (head < tail && ring[head & (RING - 1)].state != 2)
-		head++;
+	uint64_t i = head;
+
+	s->state = 1;
+	while (i < tail && ring[i & (RING - 1)].state != 2)
+		i++;
+	head = i;
 }
-static unsigned live, dead;
+
+unsigned st_req_live, st_req_dead;
+#define live st_req_live
+#define dead st_req_dead
 static uint64_t next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -92,7 +96,8 @@ static struct slot *find(MPI_Request h)
 
 /*
  * A dropped slot keeps its contents until the next st_req_add(), which
- * is what st_req_took_ref() relies on.
+ * is what st_req_took_ref() relies on (it drops inline, the same way:
+ * pmpi/internal.h).
  */
 static void drop(struct slot *s)
 {
@@ -119,7 +124,7 @@ take_slot(struct slot *s, MPI_Request h, struct st_req *r)
  * Where st_req_snapshot() says a request is kept: the slot's address,
  * bit 0 set for an entry of the ring.
  */
-#define AT_RING 1u
+#define AT_RING ST_REQ_AT_RING
 
 static struct slot *at_slot(uint64_t at)
 {
@@ -311,12 +316,40 @@ static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
 	return recv;
 }
 
-/* Out of line but for one request without MPI_THREAD_MULTIPLE. */
+/*
+ * One request of st_req_snapshot(), in the table or the ring, a ring
+ * entry searched from position 'from' on; its ring position in '*at'
+ * (tail: none).
+ */
+static inline __attribute__((always_inline)) int
+snap_any(MPI_Request h, uint64_t from, uint64_t *snap, uint64_t *at)
+{
+	*at = tail;
+	if (builtin(h)) {
+		*at = ring_next(h, from);
+		return snap_ring(*at, snap);
+	}
+	if (h == MPI_REQUEST_NULL) {
+		snap[0] = snap[1] = 0;
+		return 0;
+	}
+	return snap_one(h, snap);
+}
+
+/*
+ * Out of line but for one or two requests without
+ * MPI_THREAD_MULTIPLE: the lookups alone, a second builtin handle
+ * equal to the first searched after the first's entry, as snapshot()
+ * does.
+ */
 int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 {
+	uint64_t at0, at1;
+	int recv;
+
 	if (st_mt)
 		return snapshot_mt(reqs, n, snap);
-	/* One request, as a Wait's: the lookup alone. */
+	/* One request, as a Wait's. */
 	if (n == 1) {
 		MPI_Request h = reqs[0];
 
@@ -327,6 +360,13 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 			return 0;
 		}
 		return snap_one(h, snap);
+	}
+	if (n == 2) {
+		recv = snap_any(reqs[0], head, snap, &at0);
+		return recv | snap_any(reqs[1],
+				       reqs[1] == reqs[0] && at0 != tail
+					       ? at0 + 1 : head,
+				       snap + 2, &at1);
 	}
 	return snapshot(reqs, n, snap);
 }
@@ -374,7 +414,7 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 			if (ring[i & (RING - 1)].r.id == id) {
 				*out = ring[i & (RING - 1)].r;
 				found = 1;
-				ring_drop(i);
+				st_req_ring_drop(&ring[i & (RING - 1)]);
 				break;
 			}
 	} else if ((s = find(h)) && s->r.id == id) {
@@ -401,26 +441,12 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		*out = s->r;
 		found = 1;
 		if (at_ring(at))
-			ring_drop((uint64_t)(s - ring));
+			st_req_ring_drop(s);
 		else if (!s->r.persistent || drop_persistent)
 			drop(s);
 	}
 	release();
 	return found;
-}
-
-struct st_req *st_req_took_ref(uint64_t at, uint64_t id)
-{
-	struct slot *s = at_slot(at);
-
-	/* Still the request snapshotted: ids are never reused. */
-	if (!s || s->state != 2 || s->r.id != id)
-		return NULL;
-	if (at_ring(at))
-		ring_drop((uint64_t)(s - ring));
-	else if (!s->r.persistent)
-		drop(s);
-	return &s->r;
 }
 
 struct st_req *st_req_start_ref(MPI_Request h)
