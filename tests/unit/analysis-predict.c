@@ -662,6 +662,32 @@ static const struct st_pmodel_use *use_of(const struct st_pmodel *m,
 	return NULL;
 }
 
+/*
+ * A message asks only the send row of its protocol (a synchronous send:
+ * the rendezvous row at any size), so that the row's lookups, and what
+ * predict says of sizes outside its range, are the costs it takes.
+ */
+Test(tools_predict, model_asks_only_the_protocols_send_row)
+{
+	struct st_pmodel *m = load(net_json);
+	const struct st_pmodel_use *eager, *rndv;
+	struct st_replay_msg nm;
+
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 16384, &nm), 0);
+	cr_expect_float_eq(nm.send_ns, 4000, 1e-9);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
+	cr_expect_float_eq(nm.rndv_send_ns, 30000, 1e-9);
+	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SSEND, 1024, &nm), 0);
+	eager = use_of(m, "MPI_Send (receiver late, eager)");
+	rndv = use_of(m, "MPI_Send (receiver late, rendezvous)");
+	cr_expect_eq(eager->lookups, 2);
+	cr_expect_eq(eager->d_out, 0);
+	cr_expect_eq(rndv->lookups, 2);
+	cr_expect_eq(rndv->d_out, 1, "the Ssend's 1 KiB is outside");
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_first_call_excess_at_a_group)
 {
 	struct st_pmodel *m = load(first_json);

@@ -1022,17 +1022,26 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	struct row *x = p2p_row(m, fn);
 	struct net *n = &m->net;
 	double c;
+	int sync;
 
 	if (!x || m->no_net)
 		return -1;
 	net_resolve(m);
 	c = row_eval(m, x, 2, bytes);
 	nm->xfer_ns = c;
-	nm->send_ns = n->eager ? row_eval(m, n->eager, 2, bytes) : c;
-	nm->late_ns = n->late ? row_eval(m, n->late, 2, bytes) : c;
-	nm->rndv_send_ns = n->rndv ? row_eval(m, n->rndv, 2, bytes) : c;
-	nm->gap_ns = st_pmodel_gap(m, fn, bytes);
 	nm->rendezvous = st_pmodel_rendezvous(m, bytes);
+	/*
+	 * Only the send row of the protocol the replay uses (a synchronous
+	 * send waits for its receive at any size) is asked, so that its
+	 * lookups, and what predict says of sizes outside its range, are
+	 * the costs the prediction takes; the other field is never read.
+	 */
+	sync = nm->rendezvous || st_replay_sync_send(fn);
+	nm->send_ns = !sync && n->eager ? row_eval(m, n->eager, 2, bytes) : c;
+	nm->late_ns = n->late ? row_eval(m, n->late, 2, bytes) : c;
+	nm->rndv_send_ns = sync && n->rndv ? row_eval(m, n->rndv, 2, bytes) :
+			   c;
+	nm->gap_ns = st_pmodel_gap(m, fn, bytes);
 	nm->share = st_pmodel_share(m, fn, bytes);
 	/* Between nonblocking calls: the burst of one message. */
 	nm->xfer_nb_ns = n->burst && n->has_k1 ?

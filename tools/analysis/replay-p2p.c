@@ -661,7 +661,7 @@ static void recv_key(const struct st_replay *r, int rank, uint64_t comm,
 	k[2] = (uint64_t)grp << 32 | (uint32_t)tag;
 }
 
-static int is_sync_send(unsigned fn)
+int st_replay_sync_send(unsigned fn)
 {
 	return fn == ST_FN_MPI_SSEND || fn == ST_FN_MPI_SSEND_C ||
 	       fn == ST_FN_MPI_ISSEND || fn == ST_FN_MPI_ISSEND_C;
@@ -799,7 +799,7 @@ static void send_call(struct st_replay *r, struct unit *u,
 	int rv, src;
 
 	if (st_rp_msg_cost(r, fn, (double)bytes, &nm)) {
-		rv = nm.rendezvous || is_sync_send(fn);
+		rv = nm.rendezvous || st_replay_sync_send(fn);
 		nm.xfer_nb_ns = 0;	/* a blocking send: the ping-pong's */
 		st_rp_op_begin(u, x, 0, SRC_MODEL);
 		done = do_send(r, u, x->comm, peer, tag, rv,
@@ -815,8 +815,8 @@ static void send_call(struct st_replay *r, struct unit *u,
 	}
 	src = st_rp_p2p_cost(r, fn, (double)bytes, meas, &ls, &xs);
 	st_rp_op_begin(u, x, ls, src);
-	do_send(r, u, x->comm, peer, tag, is_sync_send(fn),
-		is_sync_send(fn) ? st_rp_w_unit(u) : WNONE, xs,
+	do_send(r, u, x->comm, peer, tag, st_replay_sync_send(fn),
+		st_replay_sync_send(fn) ? st_rp_w_unit(u) : WNONE, xs,
 		(double)bytes, cp0, t, st_rp_gtime(r, u->rank, x->t1), NULL);
 }
 
@@ -939,7 +939,8 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
 	if (net && (r->ranks[u->rank].hs_head != NIL ||
-		    (!nm.rendezvous && !is_sync_send(fn) && (nm.need & 1)))) {
+		    (!nm.rendezvous && !st_replay_sync_send(fn) &&
+		     (nm.need & 1)))) {
 		/*
 		 * Its message leaves when its sender is next inside MPI (or
 		 * after a message held so, in order).
@@ -950,7 +951,7 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		uint64_t k[3];
 		int32_t rw;
 
-		rv = nm.rendezvous || is_sync_send(fn);
+		rv = nm.rendezvous || st_replay_sync_send(fn);
 		s.sync = (uint8_t)rv;
 		s.nm.rendezvous = rv;
 		if (rv)
@@ -964,7 +965,7 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 			return;
 		}
 	} else if (net) {
-		rv = nm.rendezvous || is_sync_send(fn);
+		rv = nm.rendezvous || st_replay_sync_send(fn);
 		done = do_send(r, u, comm, peer, tag, rv,
 			       rv ? st_rp_w_req(r, qi) : WNONE, 0,
 			       (double)sbytes, cp, t, gm, &nm);
@@ -980,8 +981,8 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		q = &r->reqs[qi];
 		q->T = t + local;
 		q->cp = cp_add(cp, local);
-		do_send(r, u, comm, peer, tag, is_sync_send(fn),
-			is_sync_send(fn) ? st_rp_w_req(r, qi) : WNONE, xfer,
+		do_send(r, u, comm, peer, tag, st_replay_sync_send(fn),
+			st_replay_sync_send(fn) ? st_rp_w_req(r, qi) : WNONE, xfer,
 			(double)sbytes, cp, t, gm, NULL);
 	} else if (bytes == ST_BYTES_RECV) {
 		/* Its cost comes with the message it matches. */

@@ -162,6 +162,13 @@ struct st_replay_msg {
 };
 
 /*
+ * Whether 'fn' is a synchronous send (MPI_Ssend, MPI_Issend and their
+ * _c forms): it completes only once its receive has begun, at any size,
+ * so the replay takes it as a rendezvous.
+ */
+int st_replay_sync_send(unsigned fn);
+
+/*
  * The cost model, in nanoseconds.  Any function may be NULL, which is
  * a model that knows nothing of that kind.
  */
