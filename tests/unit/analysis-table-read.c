@@ -55,6 +55,19 @@ static const struct st_table_op *op_of(const struct st_table *t,
 	return NULL;
 }
 
+/* The finished table of run 'dir' into '*t', its metadata into '*m'. */
+static void read_table(const char *dir, struct st_table **t,
+		       struct st_table_meta *m)
+{
+	char err[512];
+
+	cr_assert_eq(st_table_new(t, NULL), 0);
+	st_table_meta_init(m);
+	cr_assert_eq(st_table_read_run(*t, m, dir, 0, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st_table_finish(*t), 0);
+}
+
 static double sample_sum(const struct st_table_group *g)
 {
 	double s = 0;
@@ -72,17 +85,13 @@ Test(tools_table_read, collectives_cost_from_last_arrival_to_last_exit)
 	const struct st_table_group *g;
 	const struct st_table_op *op;
 	struct fake_obj obj;
-	char dir[256], err[512];
+	char dir[256];
 
 	scratch_dir(dir, sizeof(dir));
 	find_object((const void *)(uintptr_t)table_marker, &obj);
 	synced_run(dir, &obj, (uint64_t)(uintptr_t)table_marker + 1,
 		   (uint64_t)(uintptr_t)table_marker + 2);
-	cr_assert_eq(st_table_new(&t, NULL), 0);
-	st_table_meta_init(&m);
-	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(st_table_finish(t), 0);
+	read_table(dir, &t, &m);
 
 	/* Allreduce: 6200-5000, 4000-3000, 1000-10. */
 	g = group_of(t, "MPI_Allreduce", 0);
@@ -251,15 +260,11 @@ Test(tools_table_read, transfers_pair_in_order_per_channel)
 	struct st_table *t;
 	const struct st_table_group *g;
 	const struct st_table_op *op;
-	char dir[256], err[512];
+	char dir[256];
 
 	scratch_dir(dir, sizeof(dir));
 	p2p_run(dir);
-	cr_assert_eq(st_table_new(&t, NULL), 0);
-	st_table_meta_init(&m);
-	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(st_table_finish(t), 0);
+	read_table(dir, &t, &m);
 	cr_assert_eq(st_table_nops(t), 3);
 
 	/* What starting the nonblocking send cost: 6010 - 6000. */
@@ -388,15 +393,11 @@ Test(tools_table_read, bench_patterns_give_the_network_rows)
 	struct st_table_meta m;
 	struct st_table *t;
 	const struct st_table_group *g;
-	char dir[256], err[512];
+	char dir[256];
 
 	scratch_dir(dir, sizeof(dir));
 	pattern_run(dir);
-	cr_assert_eq(st_table_new(&t, NULL), 0);
-	st_table_meta_init(&m);
-	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(st_table_finish(t), 0);
+	read_table(dir, &t, &m);
 	/* The burst: first Isend's entry to the receiver's Waitall exit. */
 	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (burst)")->kind,
 		     ST_TABLE_BURST);
@@ -495,15 +496,11 @@ Test(tools_table_read, busy_patterns_give_their_rows)
 	struct st_table_meta m;
 	struct st_table *t;
 	const struct st_table_group *g;
-	char dir[256], err[512];
+	char dir[256];
 
 	scratch_dir(dir, sizeof(dir));
 	busy_run(dir);
-	cr_assert_eq(st_table_new(&t, NULL), 0);
-	st_table_meta_init(&m);
-	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(st_table_finish(t), 0);
+	read_table(dir, &t, &m);
 	/* A busy sender: from its Isend's entry to the receiver's exit. */
 	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (sender busy)")->kind,
 		     ST_TABLE_SND_BUSY);
@@ -540,15 +537,11 @@ Test(tools_table_read, a_burst_whose_receiver_waits_first_is_kept)
 	struct st_table_meta m;
 	struct st_table *t;
 	const struct st_table_group *g;
-	char dir[256], err[512];
+	char dir[256];
 
 	scratch_dir(dir, sizeof(dir));
 	pattern_run_at(dir, 950);
-	cr_assert_eq(st_table_new(&t, NULL), 0);
-	st_table_meta_init(&m);
-	cr_assert_eq(st_table_read_run(t, &m, dir, 0, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(st_table_finish(t), 0);
+	read_table(dir, &t, &m);
 	g = group_of(t, "MPI_Isend->MPI_Irecv (burst)", 64);
 	cr_assert(g, "the burst row is there");
 	cr_assert_eq(g->n_in, 1);
