@@ -277,9 +277,6 @@ struct pend {
 	struct msg s, v;
 	int32_t src, dst;
 	uint8_t need;
-	uint8_t strict;		/* s.nm.need is both sides: an I-call
-				   does not release it */
-	uint8_t go;		/* released, not yet started */
 	double ready, from;
 	uint32_t next;
 };

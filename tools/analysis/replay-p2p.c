@@ -341,18 +341,24 @@ static void xchg_start(struct st_replay *r, const struct pend *x,
 static void pend_free(struct st_replay *r, uint32_t i)
 {
 	r->pends[i].need = 0;
-	r->pends[i].go = 0;
 	r->pends[i].next = r->pend_free;
 	r->pend_free = i;
 	r->pend_live--;
 }
 
+/* Whether pend 'p' needs both sides inside MPI: no I-call releases it. */
+static int pend_strict(const struct pend *p)
+{
+	return p->s.nm.need == 3;
+}
+
 size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		      int icall)
 {
-	uint32_t i, j;
+	uint32_t i, j, head = NIL, *tail = &head, *l;
 	size_t n = 0;
 
+	/* Those released, listed in index order through 'next'. */
 	for (i = 0; i < r->npends; i++) {
 		struct pend *p = &r->pends[i];
 
@@ -361,7 +367,7 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		if (!all) {
 			uint8_t was = p->need;
 
-			if (icall && p->strict)
+			if (icall && pend_strict(p))
 				continue;
 			if (p->src == rank)
 				p->need &= (uint8_t)~1u;
@@ -375,24 +381,27 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 				continue;
 		}
 		p->need = 0;
-		p->go = 1;
+		p->next = NIL;
+		*tail = i;
+		tail = &p->next;
 	}
-	for (i = 0; i < r->npends; i++) {
-		struct pend x, y;
+	while (head != NIL) {
+		struct pend x = r->pends[head], y;
+		int pairs = pend_strict(&x) && x.s.nm.xchg_ns > 0;
 
-		if (!r->pends[i].go)
-			continue;
-		x = r->pends[i];
-		pend_free(r, i);
+		pend_free(r, head);
+		head = x.next;
 		n++;
-		for (j = i + 1; x.strict && x.s.nm.xchg_ns > 0 &&
-		     j < r->npends; j++)
-			if (r->pends[j].go && r->pends[j].strict &&
-			    r->pends[j].src == x.dst &&
-			    r->pends[j].dst == x.src)
+		/* Its partner the other way, released with it. */
+		for (l = &head; pairs && *l != NIL; l = &r->pends[*l].next)
+			if (pend_strict(&r->pends[*l]) &&
+			    r->pends[*l].src == x.dst &&
+			    r->pends[*l].dst == x.src)
 				break;
-		if (x.strict && x.s.nm.xchg_ns > 0 && j < r->npends) {
+		if (pairs && *l != NIL) {
+			j = *l;
 			y = r->pends[j];
+			*l = y.next;
 			pend_free(r, j);
 			n++;
 			xchg_start(r, &x, &y);
@@ -465,8 +474,6 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 	p->src = s->src;
 	p->dst = dst;
 	p->need = need;
-	p->strict = (uint8_t)strict;
-	p->go = 0;
 	p->ready = ready;
 	p->from = from;
 	p->next = NIL;
