@@ -14,6 +14,7 @@
 #include "tools/bench/micro-ops.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/like.h"
+#include "tools/analysis/stats.h"
 #include "tools/analysis/table.h"
 #include "writer/event.h"
 #include "writer/fn-info.h"
@@ -332,13 +333,6 @@ static int cmp_gap(const void *a, const void *b)
 	return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Each collective pair's gap in 'us' (-1: none, a point-to-point pair),
  * from the run's calls 'g': per instance (the ranks' calls of one
@@ -350,7 +344,7 @@ static int cmp_u64(const void *a, const void *b)
 static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
 		     long *us)
 {
-	uint64_t *v = NULL;
+	double *v = NULL, med;
 	size_t i, k, n = 0;
 	int p;
 
@@ -377,15 +371,12 @@ static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
 			if (g->v[i].op == ps->op[p] &&
 			    (binned ? round_pow2(g->v[i].size) :
 				      g->v[i].size) == ps->size[p])
-				v[k++] = g->v[i].ns;
+				v[k++] = (double)g->v[i].ns;
 		us[p] = LIKE_MIN_GAP_US;
-		if (!k)
+		if (!k || st_stats_sort(v, k) || st_stats_median(v, k, &med))
 			continue;
-		qsort(v, k, sizeof(*v), cmp_u64);
 		/* The median, rounded to whole microseconds. */
-		us[p] = (long)((k % 2 ? (double)v[k / 2] :
-				0.5 * ((double)v[k / 2 - 1] +
-				       (double)v[k / 2])) / 1e3 + 0.5);
+		us[p] = (long)(med / 1e3 + 0.5);
 		if (us[p] < LIKE_MIN_GAP_US)
 			us[p] = LIKE_MIN_GAP_US;
 		if (us[p] > ST_MICRO_MAX_GAP_US)
