@@ -145,6 +145,16 @@ static inline uint64_t now(const struct st_micro_ctx *c)
 	return st_mpi_transport_now(c->clock);
 }
 
+/* Spin on the clock for 'ns' (computing, outside MPI); how long it took. */
+static uint64_t spin_ns(const struct st_micro_ctx *c, uint64_t ns)
+{
+	uint64_t t = now(c);
+
+	while (now(c) - t < ns)
+		;
+	return now(c) - t;
+}
+
 /* Call number 'k' of 's': the clock, 'call', the clock. */
 #define TIMED(k, call) \
 	do { \
@@ -278,7 +288,6 @@ static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 {
 	MPI_Status st;
 	MPI_Request yreq;
-	uint64_t t;
 	int got;
 
 	if (c->partner < 0)
@@ -292,11 +301,7 @@ static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 		       MPI_STATUS_IGNORE);
 		return;
 	}
-	s->delay_ns = (uint64_t)ST_MICRO_LATE_NS(n);
-	t = now(c);
-	while (now(c) - t < s->delay_ns)
-		;
-	s->delay_ns = now(c) - t;
+	s->delay_ns = spin_ns(c, (uint64_t)ST_MICRO_LATE_NS(n));
 	YTIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner, TAG_LATE,
 			   c->comm, &st),
 	       MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner, TAG_LATE, c->comm,
@@ -322,7 +327,6 @@ static void busy(struct st_micro_ctx *c, int op, int n,
 	int send = c->rank % 2 == 0, got;
 	int tag = op == ST_MICRO_SBUSY ? ST_MICRO_TAG_SBUSY :
 		  ST_MICRO_TAG_RBUSY;
-	uint64_t t, spin;
 
 	if (c->partner < 0)
 		return;
@@ -333,12 +337,8 @@ static void busy(struct st_micro_ctx *c, int op, int n,
 	else
 		TIMED(0, MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner, tag,
 				   c->comm, &rq));
-	if (send == (op == ST_MICRO_SBUSY)) {
-		spin = (uint64_t)ST_MICRO_LATE_NS(n);
-		t = now(c);
-		while (now(c) - t < spin)
-			;
-	}
+	if (send == (op == ST_MICRO_SBUSY))
+		spin_ns(c, (uint64_t)ST_MICRO_LATE_NS(n));
 	TIMED(1, MPI_Wait(&rq, &st));
 	if (!send && MPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS &&
 	    got != MPI_UNDEFINED)
@@ -354,7 +354,6 @@ static void xbusy(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 {
 	MPI_Request rq[2];
 	MPI_Status st[2];
-	uint64_t t, spin = (uint64_t)ST_MICRO_LATE_NS(n);
 	int got;
 
 	if (c->partner < 0)
@@ -364,9 +363,7 @@ static void xbusy(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 			   ST_MICRO_TAG_XBUSY, c->comm, &rq[0]));
 	TIMED(1, MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
 			   ST_MICRO_TAG_XBUSY, c->comm, &rq[1]));
-	t = now(c);
-	while (now(c) - t < spin)
-		;
+	spin_ns(c, (uint64_t)ST_MICRO_LATE_NS(n));
 	TIMED(2, MPI_Waitall(2, rq, st));
 	if (MPI_Get_count(&st[0], MPI_BYTE, &got) == MPI_SUCCESS &&
 	    got != MPI_UNDEFINED)
