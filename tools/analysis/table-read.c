@@ -173,6 +173,22 @@ struct reading {
 	uint32_t wild_free;
 };
 
+/*
+ * A sample of 'cost' ns for row (kind, fn, fn2) at (p, d): one of a
+ * bench's first calls ('first') to their own statistic, any other to
+ * the row with its waiting, call time and clock error.
+ */
+static int add_sample(struct reading *rd, int first, int kind, unsigned fn,
+		      unsigned fn2, long p, double d, double cost,
+		      double wait, double call, double err)
+{
+	if (first)
+		return st_table_add_first(rd->t, kind, fn, fn2, p, d, rd->run,
+					  cost);
+	return st_table_add(rd->t, kind, fn, fn2, p, d, rd->run, cost, wait,
+			    call, err);
+}
+
 static int grow(void **v, size_t n, size_t *alloc, size_t size)
 {
 	size_t a;
@@ -725,11 +741,8 @@ static int inst_complete(struct reading *rd, struct inst *in)
 	if (!desc || st_table_coll_size(desc->bytes, (long)in->size,
 					in->sbytes, in->rbytes, &d))
 		return 0;
-	if (in->seq <= rd->first_upto)
-		return st_table_add_first(rd->t, ST_TABLE_COLL, in->fn, 0,
-					  (long)in->size, d, rd->run, cost);
-	return st_table_add(rd->t, ST_TABLE_COLL, in->fn, 0, (long)in->size,
-			    d, rd->run, cost, wait, call, err);
+	return add_sample(rd, in->seq <= rd->first_upto, ST_TABLE_COLL,
+			  in->fn, 0, (long)in->size, d, cost, wait, call, err);
 }
 
 /* Instance (comm, seq) completed: any open one below never will. */
@@ -906,12 +919,9 @@ static int pair(struct reading *rd, const struct endpoint *s,
 		return 0;
 	}
 	wait = (r->e < later ? r->e : later) - r->a;
-	if (s->seq && s->seq <= rd->first_upto)
-		return st_table_add_first(rd->t, ST_TABLE_P2P, s->fn, r->fn,
-					  2, (double)r->bytes, rd->run, cost);
-	return st_table_add(rd->t, ST_TABLE_P2P, s->fn, r->fn, 2,
-			    (double)r->bytes, rd->run, cost, wait,
-			    r->e - r->a, err);
+	return add_sample(rd, s->seq && s->seq <= rd->first_upto,
+			  ST_TABLE_P2P, s->fn, r->fn, 2, (double)r->bytes,
+			  cost, wait, r->e - r->a, err);
 }
 
 /*
@@ -1009,12 +1019,9 @@ static int on_busy(struct reading *rd, const struct burst *b, uint64_t seq)
 	double err = snd && b->send_rank != b->recv_rank ?
 		     b->err_a + b->err_e : 0;
 
-	if (seq <= rd->first_upto)
-		return st_table_add_first(rd->t, kind, ST_FN_MPI_ISEND,
-					  ST_FN_MPI_IRECV, 2,
-					  (double)b->bytes, rd->run, cost);
-	return st_table_add(rd->t, kind, ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, 2,
-			    (double)b->bytes, rd->run, cost, 0, cost, err);
+	return add_sample(rd, seq <= rd->first_upto, kind, ST_FN_MPI_ISEND,
+			  ST_FN_MPI_IRECV, 2, (double)b->bytes, cost, 0, cost,
+			  err);
 }
 
 /*
@@ -1040,13 +1047,10 @@ static int on_xbusy(struct reading *rd, struct burst *b, int rank,
 		return 0;
 	b->done = 1;
 	cost = b->we - b->wa;
-	if (ev->seq <= rd->first_upto)
-		return st_table_add_first(rd->t, ST_TABLE_XCHG_BUSY,
-					  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, 2,
-					  (double)b->bytes, rd->run, cost);
-	return st_table_add(rd->t, ST_TABLE_XCHG_BUSY, ST_FN_MPI_ISEND,
-			    ST_FN_MPI_IRECV, 2, (double)b->bytes, rd->run,
-			    cost, 0, cost, b->err_wa + b->err_we);
+	return add_sample(rd, ev->seq <= rd->first_upto, ST_TABLE_XCHG_BUSY,
+			  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, 2,
+			  (double)b->bytes, cost, 0, cost,
+			  b->err_wa + b->err_we);
 }
 
 /*
@@ -1089,17 +1093,11 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		if (b->tag != ST_MICRO_TAG_BURST)
 			return on_busy(rd, b, ev->seq);
 		cost = b->recv_e - b->first_a;
-		if (ev->seq <= rd->first_upto)
-			return st_table_add_first(rd->t, ST_TABLE_BURST,
-						  ST_FN_MPI_ISEND,
-						  ST_FN_MPI_IRECV, b->k,
-						  (double)b->bytes, rd->run,
-						  cost);
-		return st_table_add(rd->t, ST_TABLE_BURST, ST_FN_MPI_ISEND,
-				    ST_FN_MPI_IRECV, b->k, (double)b->bytes,
-				    rd->run, cost, 0, cost,
-				    b->send_rank == b->recv_rank ? 0 :
-				    b->err_a + b->err_e);
+		return add_sample(rd, ev->seq <= rd->first_upto,
+				  ST_TABLE_BURST, ST_FN_MPI_ISEND,
+				  ST_FN_MPI_IRECV, b->k, (double)b->bytes, cost,
+				  0, cost, b->send_rank == b->recv_rank ? 0 :
+				  b->err_a + b->err_e);
 	}
 	if (!(b = burst_get(rd, ev->seq, 1)))
 		return -ENOMEM;
@@ -1174,14 +1172,9 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	if (cls == ST_BYTES_SEND && desc->family == ST_FAM_NONBLOCKING &&
 	    real_peer(ev->peer) && !busy) {
 		/* What starting the send cost: one clock. */
-		if (ev->seq && ev->seq <= rd->first_upto)
-			rc = st_table_add_first(rd->t, ST_TABLE_CALL, ev->fn,
-						0, 2, (double)ev->sbytes,
-						rd->run, g1 - g0);
-		else
-			rc = st_table_add(rd->t, ST_TABLE_CALL, ev->fn, 0, 2,
-					  (double)ev->sbytes, rd->run,
-					  g1 - g0, 0, g1 - g0, 0);
+		rc = add_sample(rd, ev->seq && ev->seq <= rd->first_upto,
+				ST_TABLE_CALL, ev->fn, 0, 2,
+				(double)ev->sbytes, g1 - g0, 0, g1 - g0, 0);
 		if (rc)
 			return rc;
 	}
