@@ -247,6 +247,31 @@ static double share_ports(struct st_replay *r, const struct st_replay_msg *m,
 }
 
 /*
+ * The turn of a transfer from 'src' to 'dst' (either -1: not a rank's
+ * port) ready at 'w0': when both the sender's out-port and the
+ * receiver's in-port are free.
+ */
+static double port_turn(const struct st_replay *r, int src, int dst,
+			double w0)
+{
+	if (src >= 0 && r->out_free[src] > w0)
+		w0 = r->out_free[src];
+	if (dst >= 0 && r->in_free[dst] > w0)
+		w0 = r->in_free[dst];
+	return w0;
+}
+
+/*
+ * The side of a rendezvous transfer (send 's', receive 'v') that posted
+ * last, the send on a tie: the transfer's base, whose time and critical
+ * path its sides' completions count from.
+ */
+static const struct msg *rndv_base(const struct msg *s, const struct msg *v)
+{
+	return v->t > s->t ? v : s;
+}
+
+/*
  * Rendezvous transfer of send 's' and receive 'v' starts at 'start'
  * (both sides posted and in MPI), takes its turns at the ports, and
  * completes both sides.
@@ -255,30 +280,19 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		       const struct msg *v, int dst, double start)
 {
 	const struct st_replay_msg *m = &s->nm;
+	const struct msg *b = rndv_base(s, v);
 	double *in = dst >= 0 ? &r->in_free[dst] : NULL;
-	double w0, tr, ts, base;
-	struct cpv cpb;
+	double w0, tr, ts, base = b->t;
+	struct cpv cpb = b->cp;
 
-	if (v->t > s->t) {
-		base = v->t;
-		cpb = v->cp;
-	} else {
-		base = s->t;
-		cpb = s->cp;
-	}
 	if (start < base)
 		start = base;
-	w0 = start;
-	if (s->src >= 0 && r->out_free[s->src] > w0)
-		w0 = r->out_free[s->src];
-	if (in && *in > w0)
-		w0 = *in;
-	w0 = share_ports(r, m, s->src, dst, w0);
+	w0 = share_ports(r, m, s->src, dst, port_turn(r, s->src, dst, start));
 	if (s->src >= 0)
 		r->out_free[s->src] = w0 + m->gap_ns;
 	if (in)
 		*in = w0 + m->gap_ns;
-	if (v->t > s->t) {
+	if (b == v) {
 		tr = w0 + m->late_ns;
 		ts = w0 + m->rndv_send_ns;
 	} else {
@@ -310,17 +324,14 @@ static void xchg_start(struct st_replay *r, const struct pend *x,
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		const struct msg *s = &p[i]->s, *v = &p[i]->v;
+		const struct msg *b = rndv_base(&p[i]->s, &p[i]->v);
 
-		base[i] = v->t > s->t ? v->t : s->t;
-		cpb[i] = v->t > s->t ? v->cp : s->cp;
+		base[i] = b->t;
+		cpb[i] = b->cp;
 		t = p[i]->from > p[i]->ready ? p[i]->from : p[i]->ready;
 		if (t > w0)
 			w0 = t;
-		if (p[i]->src >= 0 && r->out_free[p[i]->src] > w0)
-			w0 = r->out_free[p[i]->src];
-		if (p[i]->dst >= 0 && r->in_free[p[i]->dst] > w0)
-			w0 = r->in_free[p[i]->dst];
+		w0 = port_turn(r, p[i]->src, p[i]->dst, w0);
 	}
 	hold = w0 + x->s.nm.gap_ns + x->s.nm.share * x->s.nm.gap_ns;
 	t = w0 + x->s.nm.xchg_ns;
