@@ -597,10 +597,16 @@ static int find_p2p(const struct st_pmodel *m, unsigned fn)
 	return NONE;
 }
 
+/* How far size 'd' is from group 'g''s size: in log2 d + 1. */
+static double size_dist(const struct group *g, double d)
+{
+	return fabs(log2((d + 1) / (g->d + 1)));
+}
+
 /* How far group 'g' is from (p, d): in log2 d + 1 and log2 p. */
 static double group_dist(const struct group *g, long p, double d)
 {
-	return fabs(log2((d + 1) / (g->d + 1))) +
+	return size_dist(g, d) +
 	       fabs(log2((double)p / (double)(g->p > 0 ? g->p : 1)));
 }
 
@@ -919,7 +925,7 @@ static const struct group *nearest_d(const struct row *rw, double d)
 	size_t i;
 
 	for (i = 0; rw && i < rw->ng; i++) {
-		x = fabs(log2((rw->g[i].d + 1) / (d + 1)));
+		x = size_dist(&rw->g[i], d);
 		if (x < bd) {
 			bd = x;
 			best = &rw->g[i];
