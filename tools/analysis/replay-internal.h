@@ -183,10 +183,10 @@ struct unit {
 	int op_blocked;			/* its op blocked (waited): inside
 					   MPI from op_entry to op_exit */
 	double op_exit;			/* the end of its last op */
-	/* A call whose compute was replayed and that starts after another
-	   unit's next op: held until that has started (unit_run()). */
-	struct rrec held;
-	int has_held, pre_done;
+	/* unit_run() replayed the compute before the unit's next call,
+	   which on_call() then skips; a call that starts after another
+	   unit's next op waits, so, first in 'fifo'. */
+	int pre_done;
 	/* The call site its last call counted in (NIL: none). */
 	uint32_t site_idx, site_site;
 	uint16_t site_fn;

@@ -287,25 +287,45 @@ int st_replay_rec_make(void *slot, const struct st_event *ev)
 	return 1;
 }
 
+/* Room for one more record in the queue of 'u'. */
+static int fifo_room(struct st_replay *r, struct unit *u)
+{
+	size_t i, a = u->falloc ? 2 * u->falloc : 16;
+	struct rrec *v;
+
+	if (u->fcount < u->falloc)
+		return 0;
+	v = malloc(a * sizeof(*v));
+	if (!v)
+		return st_rp_oom(r);
+	for (i = 0; i < u->fcount; i++)
+		v[i] = u->fifo[(u->fhead + i) % u->falloc];
+	free(u->fifo);
+	u->fifo = v;
+	u->falloc = a;
+	u->fhead = 0;
+	return 0;
+}
+
+/* Record 'x' at the end of the queue of 'u'. */
 static int fifo_push(struct st_replay *r, struct unit *u,
 		     const struct rrec *x)
 {
-	size_t i;
-
-	if (u->fcount == u->falloc) {
-		size_t a = u->falloc ? 2 * u->falloc : 16;
-		struct rrec *v = malloc(a * sizeof(*v));
-
-		if (!v)
-			return st_rp_oom(r);
-		for (i = 0; i < u->fcount; i++)
-			v[i] = u->fifo[(u->fhead + i) % u->falloc];
-		free(u->fifo);
-		u->fifo = v;
-		u->falloc = a;
-		u->fhead = 0;
-	}
+	if (fifo_room(r, u))
+		return r->rc;
 	u->fifo[(u->fhead + u->fcount++) % u->falloc] = *x;
+	return 0;
+}
+
+/* Record 'x', taken from the queue of 'u', back at its front. */
+static int fifo_unget(struct st_replay *r, struct unit *u,
+		      const struct rrec *x)
+{
+	if (fifo_room(r, u))
+		return r->rc;
+	u->fhead = (u->fhead + u->falloc - 1) % u->falloc;
+	u->fifo[u->fhead] = *x;
+	u->fcount++;
 	return 0;
 }
 
@@ -1267,13 +1287,7 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 			u->state = U_DONE;
 			return 0;
 		}
-		if (u->has_held) {
-			x = u->held;
-			u->has_held = 0;
-			rc = 1;
-		} else {
-			rc = unit_next(r, u, &x);
-		}
+		rc = unit_next(r, u, &x);
 		if (rc < 0)
 			break;
 		if (!rc) {
@@ -1300,8 +1314,11 @@ static int unit_run(struct st_replay *r, struct unit *u, double limit)
 			if (r->nheap && r->heap[0]->now < limit)
 				limit = r->heap[0]->now;
 			if (u->now > limit) {
-				u->held = x;
-				u->has_held = 1;
+				/* Not its turn: first in its queue. */
+				if (fifo_unget(r, u, &x)) {
+					free(x.group);
+					break;
+				}
 				u->running = 0;
 				return heap_push(r, u);
 			}
@@ -1701,8 +1718,6 @@ void st_replay_free(struct st_replay *r)
 
 		for (k = 0; k < u->fcount; k++)
 			free(u->fifo[(u->fhead + k) % u->falloc].group);
-		if (u->has_held)
-			free(u->held.group);
 		free(r->units[i]->done);
 		free(r->units[i]->ov);
 		free(r->units[i]->fifo);
