@@ -134,6 +134,20 @@ enum { U_READY, U_BLOCKED, U_DONE };
 /* Where the time of a finished call came from. */
 enum { SRC_LOCAL, SRC_MODEL, SRC_MISSING, SRC_TRACED };
 
+/*
+ * What a function's call does for the messages of its rank
+ * (st_replay.fprog, set once per function by st_replay_new()):
+ * PROG_STARTS, it only starts something and returns at once (an I-call,
+ * a persistent set-up, MPI_Start, MPI_Startall); PROG_MOVES, it moves
+ * messages (a point-to-point call, probes included, a blocking
+ * collective, a Wait or Test); PROG_LOCAL, neither (MPI_Request_free,
+ * communicator, window, one-sided and file calls, MPI_Finalize, a
+ * function the replay does not know).  A rendezvous transfer that needs
+ * both sides inside MPI waits for a call that is not PROG_STARTS, held
+ * sends and late eager receives for a PROG_MOVES one (on_call()).
+ */
+enum { PROG_LOCAL, PROG_STARTS, PROG_MOVES };
+
 struct unit {
 	int idx, rank, thread;
 	int state, started, finalized, running;
@@ -178,8 +192,8 @@ struct unit {
 	   and local time the open span began. */
 	struct st_phase_pos ph;
 	int op_in, span_open;
-	int op_prog;			/* its call progresses transfers (not
-					   an I-call nor a local one) */
+	int op_prog;			/* its call moves messages
+					   (PROG_MOVES) */
 	int op_blocked;			/* its op blocked (waited): inside
 					   MPI from op_entry to op_exit */
 	double op_exit;			/* the end of its last op */
@@ -373,6 +387,7 @@ struct st_replay {
 	struct st_replay_stats stats;
 
 	uint8_t *fkind, *ffam, *fbytes;	/* [ST_FN_COUNT] */
+	uint8_t *fprog;			/* [ST_FN_COUNT]: PROG_* */
 
 	void (*aux)(void *ctx, int rank, const struct st_event *ev);
 	void *aux_ctx;
