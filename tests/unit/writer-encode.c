@@ -347,6 +347,49 @@ Test(writer_encode, token_declines_after_reset)
 	free(b);
 }
 
+/*
+ * A repeat's token names a record of this chunk only: st_codec_reset()
+ * clears the contexts' tokens, which is all st_enc_repeat() relies on
+ * (its context's epoch is not checked).
+ */
+Test(writer_encode, repeat_declines_after_reset)
+{
+	struct st_event ev;
+	uint8_t *a = new_buf(), *p = a;
+	static struct st_codec c;
+
+	st_codec_init(&c);
+	make_allreduce(&ev);
+	ev.seq = 10;
+	ev.t0 = 1000;
+	ev.t1 = 1100;
+	cr_assert_eq(st_enc_record(&c, &p, a + BUF, &ev, 7), 0);
+	/* Taken in the same chunk, as a run... */
+	cr_assert_eq(st_enc_repeat(&c, &p, a + BUF, ev.fn, 7, 11, 1500,
+				   1600), 0);
+	/*
+	 * ...and after another collective on the communicator, through
+	 * the token map.
+	 */
+	ev.fn++;
+	ev.seq = 12;
+	ev.t0 = 2000;
+	ev.t1 = 2100;
+	cr_assert_eq(st_enc_record(&c, &p, a + BUF, &ev, 0), 0);
+	cr_assert_eq(st_enc_repeat(&c, &p, a + BUF, ev.fn - 1, 7, 13, 2500,
+				   2600), 0);
+	/*
+	 * Declined after a reset, nothing written, though the slot would
+	 * predict the sequence number 14.
+	 */
+	st_codec_reset(&c);
+	p = a;
+	cr_expect_eq(st_enc_repeat(&c, &p, a + BUF, ev.fn - 1, 7, 14, 3000,
+				   3100), 1);
+	cr_expect_eq(p, a);
+	free(a);
+}
+
 Test(writer_encode, repeated_call_costs_tag_and_timestamps)
 {
 	struct st_event ev[5];
