@@ -138,6 +138,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 	x->epoch = c->epoch;
 	x->key = key;
 	x->next = key & ST_KEY_NEXT;
+	x->nkey = 0;
 	x->gap = x->dur = 0;
 	x->lreq = 0;
 	memcpy(x->v, ctx_empty, sizeof(x->v));
