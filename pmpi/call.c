@@ -204,12 +204,14 @@ static uint32_t new_token(void)
 static inline __attribute__((always_inline)) int
 emit_like(const struct st_tok_rec *l)
 {
+	struct st_stream *s = st_tls.stream;
 	int r;
 
-	if (__builtin_expect(st_tls.slot < 0, 0))
+	/* No stream yet (st_tls.slot < 0): the whole record makes one. */
+	if (__builtin_expect(!s, 0))
 		return 1;
 	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
-	r = st_stream_like(st_tls.stream, l, l->kind);
+	r = st_stream_like(s, l, l->kind);
 	/* Full: make room (the caller appends the whole record after). */
 	if (__builtin_expect(r == -ENOBUFS, 0))
 		st_flush_slot(st_tls.slot, 1);
