@@ -110,7 +110,7 @@ struct st_fast {
 	int32_t root;
 	uint64_t comm_id, sbytes, rbytes;
 	uint16_t op;
-	struct st_req req;	/* nonblocking: its requests', but for id and seq */
+	struct st_req req;	/* its requests', but for id and seq */
 };
 #define ST_FAST_BITS 6		/* a thread's cache has 2^ST_FAST_BITS slots */
 

@@ -370,8 +370,10 @@ st_req_took_ref(uint64_t at, uint64_t id)
  */
 void st_req_note(uint64_t at, const struct st_req *r);
 
-/* Call sites (pmpi/site.c). */
-/* st_site_get() out of its cache: cold, so that a hit falls through. */
+/*
+ * Call sites (pmpi/site.c).  st_site_fill() is st_site_get() out of its
+ * cache: cold, so that a hit falls through.
+ */
 __attribute__((cold)) uint32_t st_site_fill(void *ra);
 
 /*

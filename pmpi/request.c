@@ -94,8 +94,6 @@ static struct slot *find(MPI_Request h)
 	return NULL;
 }
 
-#define drop st_req_drop		/* pmpi/internal.h */
-
 /* 'r', a new request of handle 'h', takes slot 's': its id. */
 static inline __attribute__((always_inline)) uint64_t
 take_slot(struct slot *s, MPI_Request h, struct st_req *r)
@@ -157,7 +155,7 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 		if (s->state == 2) {
 			if (s->h != h)
 				continue;
-			drop(s);
+			st_req_drop(s);
 			free_slot = s;
 			break;
 		}
@@ -299,8 +297,8 @@ static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
 
 /*
  * One request of st_req_snapshot(), in the table or the ring, a ring
- * entry searched from position 'from' on (0: the head); its ring position in '*at'
- * (tail: none).
+ * entry searched from position 'from' on (0: the head); its ring
+ * position in '*at' (tail: none).
  */
 static inline __attribute__((always_inline)) int
 snap_any(MPI_Request h, uint64_t from, uint64_t *snap, uint64_t *at)
@@ -393,7 +391,7 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 		*out = s->r;
 		found = 1;
 		if (!s->r.persistent || drop_persistent)
-			drop(s);
+			st_req_drop(s);
 	}
 	release();
 	return found;
