@@ -204,12 +204,14 @@ static uint32_t new_token(void)
 static inline __attribute__((always_inline)) int
 emit_like(const struct st_tok_rec *l)
 {
+	struct st_stream *s = st_tls.stream;
 	int r;
 
-	if (__builtin_expect(st_tls.slot < 0, 0))
+	/* No stream yet (st_tls.slot < 0): the whole record makes one. */
+	if (__builtin_expect(!s, 0))
 		return 1;
 	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
-	r = st_stream_like(st_tls.stream, l, l->kind);
+	r = st_stream_like(s, l, l->kind);
 	/* Full: make room (the caller appends the whole record after). */
 	if (__builtin_expect(r == -ENOBUFS, 0))
 		st_flush_slot(st_tls.slot, 1);
@@ -330,7 +332,6 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 		.ra = c->ra, .fn = c->fn,
 		.gen = atomic_load_explicit(&st_comm_gen, memory_order_relaxed),
 		.token = new_token(), .k = *k, .e = e,
-		.nb = r != NULL,
 		.coll = st_fn_info[c->fn].kind == ST_KIND_COLL,
 		.site = ev->site, .comm_size = ev->comm_size,
 		.tsize = ev->tsize, .comm_id = ev->comm, .sbytes = ev->sbytes,
@@ -442,18 +443,22 @@ static __attribute__((cold, noinline)) int repeat_clock(struct st_call *c)
 }
 
 /*
- * A nonblocking call made again from its call site with the same
- * arguments: its request is tracked as the entry's, and its record
- * appended like the entry's last one (st_stream_like()) but for
- * its sequence number, request and timestamps.
+ * The wrappers of the repeatable functions with a request, the
+ * nonblocking ones (the generator's guarantee: tools/gen/main.c), leave
+ * here.  A call made again from its call site with the same arguments:
+ * its request is tracked as the entry's, and its record appended like
+ * the entry's last one (st_stream_like()) but for its sequence number,
+ * request and timestamps.
  */
-static inline __attribute__((always_inline)) int
-leave_nb_inline(struct st_call *c)
+int st_leave_nb_key(struct st_call *c, int rc)
 {
 	struct st_fast *f = c->fast;
 	struct st_event ev;
 	uint64_t seq = 0, id, t0, t1;
 
+	if (!f || rc != MPI_SUCCESS ||
+	    !atomic_load_explicit(&st_on, memory_order_relaxed))
+		return leave_args(c, rc);
 	if (f->coll)
 		seq = count_call(f->e);
 	f->req.seq = seq;
@@ -482,22 +487,6 @@ leave_nb_inline(struct st_call *c)
 	return MPI_SUCCESS;
 }
 
-/* The same out of line, for st_leave_key() (st_leave_nb_key() inlines it). */
-static __attribute__((noinline)) int leave_nb(struct st_call *c)
-{
-	return leave_nb_inline(c);
-}
-
-int st_leave_nb_key(struct st_call *c, int rc)
-{
-	struct st_fast *f = c->fast;
-
-	if (!f || rc != MPI_SUCCESS || !f->nb ||
-	    !atomic_load_explicit(&st_on, memory_order_relaxed))
-		return st_leave_key(c, rc);
-	return leave_nb_inline(c);
-}
-
 /*
  * The common case of a repeat makes no call but the append, and keeps
  * nothing but 'c' across it: the record's seq and timestamps are in
@@ -513,8 +502,6 @@ int st_leave_key(struct st_call *c, int rc)
 	if (!f || rc != MPI_SUCCESS ||
 	    !atomic_load_explicit(&st_on, memory_order_relaxed))
 		return leave_args(c, rc);
-	if (f->nb)
-		return leave_nb(c);
 	seq = count_call(f->e);
 	c->rep.seq = seq;
 	if (__builtin_expect(!st_clock_ns_map(c->t0, c->t1, &t0, &t1), 0))
@@ -632,7 +619,9 @@ static void leave_coll(struct st_call *c, const struct st_fn_info *fi,
 		if (e && (fi->flags & ST_FNF_REPEAT))
 			token = fast_fill(c, e, ev, &r);
 		ev->req = st_req_add(*a->request, &r);
-	} else if (rc == MPI_SUCCESS && e && (fi->flags & ST_FNF_REPEAT)) {
+	} else if (rc == MPI_SUCCESS && e && (fi->flags & ST_FNF_REPEAT) &&
+		   fi->family == ST_FAM_BLOCKING) {
+		/* Only a blocking collective's entry has no request. */
 		token = fast_fill(c, e, ev, NULL);
 	}
 	st_emit_token(ev, token);
@@ -1082,44 +1071,6 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 	}
 }
 
-/* The site of a completion call from 'ra' not in the cache: look it up. */
-static __attribute__((noinline)) uint32_t csite_fill(void *ra)
-{
-	uint32_t site = st_site_get(ra);
-	struct st_csite *cs;
-
-	if (st_from_fortran(ra))
-		return site;
-	if (!st_tls.csite) {
-		st_tls.csite = calloc(1u << ST_CSITE_BITS,
-				      sizeof(*st_tls.csite));
-		if (!st_tls.csite)
-			return site;
-	}
-	cs = st_csite_slot(st_tls.csite, ra);
-	cs->ra = ra;
-	cs->site = site;
-	return site;
-}
-
-/*
- * st_site_get() of a completion call from 'ra', from this thread's
- * cache of completion sites (struct st_csite): a site's id never
- * changes once made.
- */
-static inline __attribute__((always_inline)) uint32_t
-complete_site(void *ra)
-{
-	struct st_csite *cs = st_tls.csite;
-
-	if (__builtin_expect(cs != NULL, 1)) {
-		cs = st_csite_slot(cs, ra);
-		if (__builtin_expect(cs->ra == ra, 1))
-			return cs->site;
-	}
-	return csite_fill(ra);
-}
-
 /*
  * The completion calls of loops (Wait, Waitall, Test, Testall, Start,
  * Startall) when they succeeded: their records without building what
@@ -1143,7 +1094,7 @@ static int complete_ok(struct st_call *c)
 			return 0;
 		if (!*a->flag) {
 			/* Polling, not a record. */
-			complete_site(c->ra);
+			st_site_get(c->ra);
 			return 1;
 		}
 		break;
@@ -1157,7 +1108,7 @@ static int complete_ok(struct st_call *c)
 	}
 	t0 = st_clock_ns(c->t0);
 	t1 = st_clock_ns(c->t1);
-	site = complete_site(c->ra);
+	site = st_site_get(c->ra);
 	if (c->fn == ST_FN_MPI_START || c->fn == ST_FN_MPI_STARTALL) {
 		start_ok(c, site, t0, t1);
 	} else {

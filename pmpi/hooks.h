@@ -356,17 +356,19 @@ st_rma_find(struct st_call *c, const struct st_rkey k)
 void st_leave(struct st_call *c, int rc);
 
 /*
- * Finish a traced call of a repeatable collective from 'c->k'.  When
- * this call site made the same call last time and it succeeded again,
- * the record is made from what that call left in a per-thread cache;
- * otherwise 'c->a' is filled from 'c->k' and st_leave() does the rest.
+ * Finish a traced call of a repeatable blocking collective from
+ * 'c->k'.  When this call site made the same call last time and it
+ * succeeded again, the record is made from what that call left in a
+ * per-thread cache; otherwise 'c->a' is filled from 'c->k' and
+ * st_leave() does the rest.
  * Returns 'rc', so that the wrapper need not keep it across the call.
  */
 int st_leave_key(struct st_call *c, int rc);
 
 /*
- * st_leave_key() of a nonblocking call (one with a request), whose
- * repeat path it takes without a call of its own.
+ * st_leave_key() of a repeatable nonblocking call (one with a request):
+ * the generator sends every such wrapper here and no other, so that
+ * st_leave_key() need not tell the two apart.
  */
 int st_leave_nb_key(struct st_call *c, int rc);
 

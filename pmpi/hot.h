@@ -102,7 +102,6 @@ struct st_fast {
 	int fn;
 	unsigned gen;		/* st_comm_gen when made */
 	uint32_t token;		/* the encoder's name for the fields */
-	int nb;			/* nonblocking: makes a request */
 	int coll;		/* counts a sequence number on 'e' */
 	struct st_key k;	/* the key it was made with */
 	struct st_comm_entry *e;
@@ -111,7 +110,7 @@ struct st_fast {
 	int32_t root;
 	uint64_t comm_id, sbytes, rbytes;
 	uint16_t op;
-	struct st_req req;	/* nb: its requests', but for id and seq */
+	struct st_req req;	/* its requests', but for id and seq */
 };
 #define ST_FAST_BITS 6		/* a thread's cache has 2^ST_FAST_BITS slots */
 
@@ -159,15 +158,15 @@ struct st_rfast {
 #define ST_RFAST_BITS 5		/* 2^ST_RFAST_BITS slots a thread */
 
 /*
- * A completion call site's id (st_site_get()), so that Wait, Test and
- * Start from the same site look it up once; never for a call through
- * the Fortran bindings, whose site is the caller's frame.
+ * A call site's id (st_site_get(), pmpi/internal.h), so that the calls
+ * from one site look it up once a thread; never for a call through the
+ * Fortran bindings, whose site is the caller's frame.
  */
 struct st_csite {
 	void *ra;		/* call site; NULL: empty */
 	uint32_t site;
 };
-#define ST_CSITE_BITS 5		/* 2^ST_CSITE_BITS slots a thread */
+#define ST_CSITE_BITS 6		/* 2^ST_CSITE_BITS slots a thread */
 
 /*
  * Per-thread state.  Initial-exec TLS: the library is loaded at start-up,
@@ -183,7 +182,7 @@ struct st_tls {
 	atomic_int *busy;	/* its flag: an append or flush is under way */
 	struct st_fast *fast;	/* the repeat cache; NULL until used */
 	struct st_rfast *rfast;	/* the one-sided one; NULL until used */
-	struct st_csite *csite;	/* completion sites; NULL until used */
+	struct st_csite *csite;	/* call sites; NULL until used */
 };
 #define ST_TLS_MODEL __attribute__((tls_model("initial-exec")))
 extern _Thread_local struct st_tls st_tls ST_TLS_MODEL;

@@ -326,8 +326,24 @@ extern unsigned st_req_live, st_req_dead;	/* the table's entries */
 /* Ring entry 's' taken: dead, and the ring's head past the dead. */
 void st_req_ring_drop(struct st_req_slot *s);
 
+/*
+ * Table entry 's' taken: dead.  It keeps its contents until the next
+ * st_req_add(), which the takes rely on.
+ */
+static inline void st_req_drop(struct st_req_slot *s)
+{
+	s->state = 1;
+	st_req_live--;
+	st_req_dead++;
+}
+
+/*
+ * The take of st_req_took() and st_req_took_ref(): the request
+ * snapshotted at 'at' as 'id', dropped (a persistent one in the table
+ * only when 'drop_persistent'), or NULL when it is no longer there.
+ */
 static inline __attribute__((always_inline)) struct st_req *
-st_req_took_ref(uint64_t at, uint64_t id)
+st_req_took_at(uint64_t at, uint64_t id, int drop_persistent)
 {
 	struct st_req_slot *s = (struct st_req_slot *)(uintptr_t)(
 		at & ~(uint64_t)ST_REQ_AT_RING);
@@ -335,23 +351,47 @@ st_req_took_ref(uint64_t at, uint64_t id)
 	/* Still the request snapshotted: ids are never reused. */
 	if (!s || s->state != 2 || s->r.id != id)
 		return NULL;
-	if (at & ST_REQ_AT_RING) {
+	if (at & ST_REQ_AT_RING)
 		st_req_ring_drop(s);
-	} else if (!s->r.persistent) {
-		s->state = 1;
-		st_req_live--;
-		st_req_dead++;
-	}
+	else if (!s->r.persistent || drop_persistent)
+		st_req_drop(s);
 	return &s->r;
 }
+
+static inline __attribute__((always_inline)) struct st_req *
+st_req_took_ref(uint64_t at, uint64_t id)
+{
+	return st_req_took_at(at, id, 0);
+}
+
 /*
  * The persistent request snapshotted at 'at' (tracked as 'r->id')
  * completes with the done token and status of 'r' from now on.
  */
 void st_req_note(uint64_t at, const struct st_req *r);
 
-/* Call sites (pmpi/site.c). */
-uint32_t st_site_get(void *ra);
+/*
+ * Call sites (pmpi/site.c).  st_site_fill() is st_site_get() out of its
+ * cache: cold, so that a hit falls through.
+ */
+__attribute__((cold)) uint32_t st_site_fill(void *ra);
+
+/*
+ * The id of the call site of a call from 'ra' (0: none), from this
+ * thread's cache of sites (struct st_csite) when there, else from the
+ * table (st_site_fill()): a site's id never changes once made.
+ */
+static inline __attribute__((always_inline)) uint32_t st_site_get(void *ra)
+{
+	struct st_csite *cs = st_tls.csite;
+
+	if (__builtin_expect(cs != NULL, 1)) {
+		cs = st_csite_slot(cs, ra);
+		if (__builtin_expect(cs->ra == ra, 1))
+			return cs->site;
+	}
+	return st_site_fill(ra);
+}
 void st_objects_emit(void);
 void st_site_init(void);	/* at load: Fortran bindings' address range */
 

@@ -94,18 +94,6 @@ static struct slot *find(MPI_Request h)
 	return NULL;
 }
 
-/*
- * A dropped slot keeps its contents until the next st_req_add(), which
- * is what st_req_took_ref() relies on (it drops inline, the same way:
- * pmpi/internal.h).
- */
-static void drop(struct slot *s)
-{
-	s->state = 1;
-	live--;
-	dead++;
-}
-
 /* 'r', a new request of handle 'h', takes slot 's': its id. */
 static inline __attribute__((always_inline)) uint64_t
 take_slot(struct slot *s, MPI_Request h, struct st_req *r)
@@ -120,6 +108,13 @@ take_slot(struct slot *s, MPI_Request h, struct st_req *r)
 	return id;
 }
 
+/* 'r', a new request of builtin handle 'h', joins the ring (with room). */
+static inline __attribute__((always_inline)) uint64_t
+ring_push(MPI_Request h, struct st_req *r)
+{
+	return take_slot(&ring[tail++ & (RING - 1)], h, r);
+}
+
 /*
  * Where st_req_snapshot() says a request is kept: the slot's address,
  * bit 0 set for an entry of the ring.
@@ -131,11 +126,6 @@ static struct slot *at_slot(uint64_t at)
 	return (struct slot *)(uintptr_t)(at & ~(uint64_t)AT_RING);
 }
 
-static int at_ring(uint64_t at)
-{
-	return (int)(at & AT_RING);
-}
-
 static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 						   struct st_req *r)
 {
@@ -145,17 +135,8 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 
 	acquire();
 	if (builtin(h) && !r->persistent) {
-		if (tail - head < RING) {
-			struct slot *s = &ring[tail & (RING - 1)];
-
-			id = next_id++;
-			r->id = id;
-			r->inst = 0;
-			s->r = *r;
-			s->h = h;
-			s->state = 2;
-			tail++;
-		}
+		if (tail - head < RING)
+			id = ring_push(h, r);
 		release();
 		return id;
 	}
@@ -174,7 +155,7 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 		if (s->state == 2) {
 			if (s->h != h)
 				continue;
-			drop(s);
+			st_req_drop(s);
 			free_slot = s;
 			break;
 		}
@@ -215,22 +196,20 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	if (builtin(h)) {
 		if (r->persistent || tail - head >= RING)
 			return add_slow(h, r);
-		s = &ring[tail & (RING - 1)];
-		tail++;
-	} else {
-		if (live >= CAP / 2 || (!live && dead > CAP / 4))
-			return add_slow(h, r);
-		i = hash(h);
-		s = &table[i];
-		if (s->state == 1) {
-			if (table[(i + 1) & (CAP - 1)].state != 0)
-				return add_slow(h, r);
-			dead--;
-		} else if (s->state != 0) {
-			return add_slow(h, r);
-		}
-		live++;
+		return ring_push(h, r);
 	}
+	if (live >= CAP / 2 || (!live && dead > CAP / 4))
+		return add_slow(h, r);
+	i = hash(h);
+	s = &table[i];
+	if (s->state == 1) {
+		if (table[(i + 1) & (CAP - 1)].state != 0)
+			return add_slow(h, r);
+		dead--;
+	} else if (s->state != 0) {
+		return add_slow(h, r);
+	}
+	live++;
 	return take_slot(s, h, r);
 }
 
@@ -318,17 +297,17 @@ static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
 
 /*
  * One request of st_req_snapshot(), in the table or the ring, a ring
- * entry searched from position 'from' on; its ring position in '*at'
- * (tail: none).
+ * entry searched from position 'from' on (0: the head); its ring
+ * position in '*at' (tail: none).
  */
 static inline __attribute__((always_inline)) int
 snap_any(MPI_Request h, uint64_t from, uint64_t *snap, uint64_t *at)
 {
-	*at = tail;
 	if (builtin(h)) {
 		*at = ring_next(h, from);
 		return snap_ring(*at, snap);
 	}
+	*at = tail;
 	if (h == MPI_REQUEST_NULL) {
 		snap[0] = snap[1] = 0;
 		return 0;
@@ -350,22 +329,13 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 	if (st_mt)
 		return snapshot_mt(reqs, n, snap);
 	/* One request, as a Wait's. */
-	if (n == 1) {
-		MPI_Request h = reqs[0];
-
-		if (builtin(h))
-			return snap_ring(ring_next(h, head), snap);
-		if (h == MPI_REQUEST_NULL) {
-			snap[0] = snap[1] = 0;
-			return 0;
-		}
-		return snap_one(h, snap);
-	}
+	if (n == 1)
+		return snap_any(reqs[0], 0, snap, &at0);
 	if (n == 2) {
-		recv = snap_any(reqs[0], head, snap, &at0);
+		recv = snap_any(reqs[0], 0, snap, &at0);
 		return recv | snap_any(reqs[1],
 				       reqs[1] == reqs[0] && at0 != tail
-					       ? at0 + 1 : head,
+					       ? at0 + 1 : 0,
 				       snap + 2, &at1);
 	}
 	return snapshot(reqs, n, snap);
@@ -421,7 +391,7 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 		*out = s->r;
 		found = 1;
 		if (!s->r.persistent || drop_persistent)
-			drop(s);
+			st_req_drop(s);
 	}
 	release();
 	return found;
@@ -430,23 +400,16 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		int drop_persistent)
 {
-	struct slot *s = at_slot(at);
-	int found = 0;
+	struct st_req *r;
 
-	if (!s)
+	if (!at)
 		return 0;
 	acquire();
-	/* Still the request snapshotted: ids are never reused. */
-	if (s->state == 2 && s->r.id == id) {
-		*out = s->r;
-		found = 1;
-		if (at_ring(at))
-			st_req_ring_drop(s);
-		else if (!s->r.persistent || drop_persistent)
-			drop(s);
-	}
+	r = st_req_took_at(at, id, drop_persistent);
+	if (r)
+		*out = *r;
 	release();
-	return found;
+	return r != NULL;
 }
 
 struct st_req *st_req_start_ref(MPI_Request h)

@@ -15,6 +15,7 @@
  */
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -259,7 +260,8 @@ static __attribute__((cold, noinline)) uintptr_t fortran_key(uintptr_t ra)
 	return unwind(f, 1, ra) ? f[0] : ra;
 }
 
-uint32_t st_site_get(void *ra)
+/* The site of 'ra' in the table, made when new. */
+static uint32_t site_find(void *ra)
 {
 	uintptr_t key = (uintptr_t)ra;
 	unsigned i, n;
@@ -278,4 +280,28 @@ uint32_t st_site_get(void *ra)
 			break;
 	}
 	return site_new(key, (uintptr_t)ra);
+}
+
+/*
+ * st_site_get() of a call from 'ra' not in this thread's cache: from
+ * the table, then cached, but for a call through the Fortran bindings,
+ * whose site is the caller's frame.
+ */
+__attribute__((noinline)) uint32_t st_site_fill(void *ra)
+{
+	uint32_t site = site_find(ra);
+	struct st_csite *cs;
+
+	if (in_fortran((uintptr_t)ra))
+		return site;
+	if (!st_tls.csite) {
+		st_tls.csite = calloc(1u << ST_CSITE_BITS,
+				      sizeof(*st_tls.csite));
+		if (!st_tls.csite)
+			return site;
+	}
+	cs = st_csite_slot(st_tls.csite, ra);
+	cs->ra = ra;
+	cs->site = site;
+	return site;
 }

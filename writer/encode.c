@@ -138,6 +138,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 	x->epoch = c->epoch;
 	x->key = key;
 	x->next = key & ST_KEY_NEXT;
+	x->nkey = 0;
 	x->gap = x->dur = 0;
 	x->lreq = 0;
 	memcpy(x->v, ctx_empty, sizeof(x->v));
@@ -414,13 +415,15 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		 * entries), but in a loop the slot is the one the previous
 		 * record predicts.  'req' and 'inst' are counted from one
 		 * record to the next, which a repeat's fields, those of the
-		 * token's record, are not.
+		 * token's record, are not.  A slot holds a token only for a
+		 * record of this chunk (st_codec_reset() clears them), so no
+		 * epoch is checked.
 		 */
 		x = c->tok[st_tok_index(token)];
 		if (!x || x->token != token)
 			x = st_ctx_slot(c, (c->prev->next & ST_KEY_FN_SITE) |
 					       ST_REC_CALL << 16);
-		if (x->token != token || !token || x->epoch != c->epoch ||
+		if (x->token != token || !token ||
 		    (x->key & 0xfffff) != (ST_REC_CALL << 16 | fn) ||
 		    st_pred_seq(c, ST_REC_CALL, x->v[ST_F_SEQ],
 				x->v[ST_F_COMM]) != seq ||

@@ -28,6 +28,7 @@ struct st_event;
 #define ST_KEY_NEXT 0xffffffff000fffffull
 /* Where a done record's ordinal goes in its key (st_rec_key()). */
 #define ST_KEY_ORD_SHIFT 27
+#define ST_KEY_ORD (0x1full << ST_KEY_ORD_SHIFT)
 
 /* Slots of the writer's token map (st_enc_repeat()). */
 #define ST_TOK_SLOTS 64
@@ -46,6 +47,9 @@ struct st_ctx {
 	uint64_t key;		/* st_ctx_key() */
 	uint64_t next;		/* kind, fn and site of its successor
 				   (key & ST_KEY_NEXT) */
+	uint64_t nkey;		/* writer: st_rec_key() of a record after
+				   it, 0 when none (ctx_claim()) */
+	struct st_ctx *nx;	/* and st_ctx_slot() of that key */
 	uint64_t gap, dur;	/* the timing of its size class */
 	uint32_t cls;		/* size class of its last record */
 	uint64_t lreq;		/* done records: the codec's last_req after
@@ -411,13 +415,28 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	const uint32_t site = l->site, token = l->token;
 	const uint64_t seq = l->seq, req = l->req, inst = l->inst;
 	const uint64_t t0 = l->t0, t1 = l->t1;
-	const uint64_t key = st_rec_key(c, kind, fn, site);
-	struct st_ctx *x = st_ctx_slot(c, key), *prev = c->prev;
-	uint64_t gap, dur, pg, pd;
+	struct st_ctx *x, *prev = c->prev;
+	uint64_t key, gap, dur, pg, pd;
 	uint8_t *p = *pp;
 	struct st_cseq *q = NULL;
 	int same;
 
+	/*
+	 * The record's key and slot, as the previous record's context
+	 * last saw them after it: a key is st_rec_key() of the kind, fn
+	 * and site and of that context's key, which stays while the slot
+	 * holds that context (ctx_claim() forgets nkey).
+	 */
+	if (__builtin_expect((prev->nkey & ~ST_KEY_ORD) ==
+			     st_ctx_key(kind, fn, site), 1)) {
+		key = prev->nkey;
+		x = prev->nx;
+	} else {
+		key = st_rec_key(c, kind, fn, site);
+		x = st_ctx_slot(c, key);
+		prev->nkey = key;
+		prev->nx = x;
+	}
 	/*
 	 * The token vouches for every field but the counters, which are
 	 * checked against their predictions (those of st_enc_record()).

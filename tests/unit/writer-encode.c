@@ -210,6 +210,43 @@ static void loop_record(struct st_event *ev, int it, int i, int persistent)
 	ev->inst = persistent ? (uint32_t)it + 1 : 0;
 }
 
+/*
+ * The key st_enc_token() takes from the previous record's context
+ * (nkey) is that context's: when its slot is claimed by another
+ * context, a done record's ordinal after it differs.  Here a call
+ * record's slot is taken by the first done record of a Waitall, whose
+ * second done record has ordinal 1, not the 0 the call record's
+ * context saw.
+ */
+Test(writer_encode, token_key_forgotten_when_slot_claimed)
+{
+	struct st_event ev[3];
+	uint8_t *buf = new_buf(), *p = buf;
+	uint64_t kb = st_ctx_key(ST_REC_DONE, 60, 7);
+	uint32_t site;
+	int i;
+
+	st_codec_init(&enc);
+	for (site = 1; st_ctx_slot(&enc, st_ctx_key(ST_REC_CALL, 40, site)) !=
+		       st_ctx_slot(&enc, kb); site++)
+		;
+	loop_record(&ev[0], 0, 0, 0);
+	ev[0].site = site;
+	loop_record(&ev[1], 0, 2, 0);
+	ev[2] = ev[1];
+	cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[0], 0), 0);
+	for (i = 1; i < 3; i++) {
+		/* Declined: the slot holds no token for the record's key. */
+		cr_expect_eq(st_enc_token(&enc, &p, buf + BUF, ev[i].kind,
+					  ev[i].fn, ev[i].site, 5, ev[i].seq,
+					  ev[i].req, ev[i].inst, ev[i].t0,
+					  ev[i].t1), 1, "done record %d", i);
+		cr_assert_eq(st_enc_record(&enc, &p, buf + BUF, &ev[i], 5), 0);
+	}
+	expect_decodes(buf, p, ev, 3);
+	free(buf);
+}
+
 Test(writer_encode, halo_loop_costs_tag_and_timestamps)
 {
 	struct st_event ev[3 * 5];
@@ -345,6 +382,49 @@ Test(writer_encode, token_declines_after_reset)
 	}
 	free(a);
 	free(b);
+}
+
+/*
+ * A repeat's token names a record of this chunk only: st_codec_reset()
+ * clears the contexts' tokens, which is all st_enc_repeat() relies on
+ * (its context's epoch is not checked).
+ */
+Test(writer_encode, repeat_declines_after_reset)
+{
+	struct st_event ev;
+	uint8_t *a = new_buf(), *p = a;
+	static struct st_codec c;
+
+	st_codec_init(&c);
+	make_allreduce(&ev);
+	ev.seq = 10;
+	ev.t0 = 1000;
+	ev.t1 = 1100;
+	cr_assert_eq(st_enc_record(&c, &p, a + BUF, &ev, 7), 0);
+	/* Taken in the same chunk, as a run... */
+	cr_assert_eq(st_enc_repeat(&c, &p, a + BUF, ev.fn, 7, 11, 1500,
+				   1600), 0);
+	/*
+	 * ...and after another collective on the communicator, through
+	 * the token map.
+	 */
+	ev.fn++;
+	ev.seq = 12;
+	ev.t0 = 2000;
+	ev.t1 = 2100;
+	cr_assert_eq(st_enc_record(&c, &p, a + BUF, &ev, 0), 0);
+	cr_assert_eq(st_enc_repeat(&c, &p, a + BUF, ev.fn - 1, 7, 13, 2500,
+				   2600), 0);
+	/*
+	 * Declined after a reset, nothing written, though the slot would
+	 * predict the sequence number 14.
+	 */
+	st_codec_reset(&c);
+	p = a;
+	cr_expect_eq(st_enc_repeat(&c, &p, a + BUF, ev.fn - 1, 7, 14, 3000,
+				   3100), 1);
+	cr_expect_eq(p, a);
+	free(a);
 }
 
 Test(writer_encode, repeated_call_costs_tag_and_timestamps)

@@ -591,6 +591,16 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		free(head);
 	}
 	fputs("\tc.t1 = st_now();\n", f);
+	/*
+	 * pmpi/call.c relies on it: st_leave_nb_key() serves every keyed
+	 * function with a request, which are the nonblocking ones, and
+	 * st_leave_key() none, which are the blocking ones.
+	 */
+	if (keyed && !param_of(fn, ST_ROLE_REQUEST) !=
+		     (fn->family == ST_FAM_BLOCKING))
+		die("%s: repeatable, %s request, family %s", fn->name,
+		    param_of(fn, ST_ROLE_REQUEST) ? "a" : "no",
+		    st_def_family_enum(fn->family));
 	if (keyed && param_of(fn, ST_ROLE_REQUEST)) {
 		fputs("\treturn st_leave_nb_key(&c, rc);\n", f);
 	} else if (keyed) {
