@@ -287,9 +287,10 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 /*
  * The repeat cache (struct st_fast, pmpi/hot.h).  It serves the functions
  * the generator marks ST_FNF_REPEAT, whose wrappers look their key up
- * with st_key_find() and leave through st_leave_key(): blocking
+ * with st_key_find() and leave through st_leave_key() (blocking
  * collectives without count or type arrays, whose contents could change
- * under the same pointers.
+ * under the same pointers) or, with a request, through
+ * st_leave_nb_key() (the nonblocking ones; tools/gen checks the split).
  */
 #define FAST_SLOTS (1 << ST_FAST_BITS)
 

@@ -19,7 +19,8 @@
  * arguments (ST_FNF_REPEAT) hands them all to st_key_find() before t0,
  * which looks them up in the repeat cache, and leaves through
  * st_leave_key(), which makes the record from the cache entry found, or
- * else fills c.a from c.k and goes on as st_leave():
+ * else fills c.a from c.k and goes on as st_leave() (a nonblocking one
+ * with a request the same way through st_leave_nb_key()):
  *
  *	st_key_find(&c, (struct st_key){ .role = param, ... });
  *	c.t0 = st_now();

@@ -214,7 +214,7 @@ static inline struct st_rfast *st_rfast_slot(struct st_rfast *cache,
 	return &cache[st_ra_slot(ra, ST_RFAST_BITS)];
 }
 
-/* The slot of call site 'ra' in the completion sites' cache 'cache'. */
+/* The slot of call site 'ra' in the call-site cache 'cache' (st_site_get()). */
 static inline struct st_csite *st_csite_slot(struct st_csite *cache,
 					     void *ra)
 {

@@ -596,7 +596,7 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	 * function with a request, which are the nonblocking ones, and
 	 * st_leave_key() none, which are the blocking ones.
 	 */
-	if (keyed && !param_of(fn, ST_ROLE_REQUEST) !=
+	if (keyed && (param_of(fn, ST_ROLE_REQUEST) == NULL) !=
 		     (fn->family == ST_FAM_BLOCKING))
 		die("%s: repeatable, %s request, family %s", fn->name,
 		    param_of(fn, ST_ROLE_REQUEST) ? "a" : "no",
