@@ -322,6 +322,12 @@ struct st_req_slot {
 	struct st_req r;
 };
 #define ST_REQ_AT_RING 1u
+
+/* The entry a snapshot's 'at' names (NULL: none). */
+static inline struct st_req_slot *st_req_at_slot(uint64_t at)
+{
+	return (struct st_req_slot *)(uintptr_t)(at & ~(uint64_t)ST_REQ_AT_RING);
+}
 extern unsigned st_req_live, st_req_dead;	/* the table's entries */
 /* Ring entry 's' taken: dead, and the ring's head past the dead. */
 void st_req_ring_drop(struct st_req_slot *s);
@@ -345,8 +351,7 @@ static inline void st_req_drop(struct st_req_slot *s)
 static inline __attribute__((always_inline)) struct st_req *
 st_req_took_at(uint64_t at, uint64_t id, int drop_persistent)
 {
-	struct st_req_slot *s = (struct st_req_slot *)(uintptr_t)(
-		at & ~(uint64_t)ST_REQ_AT_RING);
+	struct st_req_slot *s = st_req_at_slot(at);
 
 	/* Still the request snapshotted: ids are never reused. */
 	if (!s || s->state != 2 || s->r.id != id)

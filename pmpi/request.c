@@ -21,13 +21,10 @@
 
 #define CAP 32768	/* power of two; at most CAP/2 requests in flight */
 
-/* struct st_req_slot (pmpi/internal.h): state 0 free, 1 dead, 2 live. */
-#define slot st_req_slot
-
-static struct slot table[CAP];
+static struct st_req_slot table[CAP];
 
 #define RING 16384	/* power of two: builtin-handle requests in flight */
-static struct slot ring[RING];
+static struct st_req_slot ring[RING];
 static uint64_t head, tail;	/* ring[head % RING] is the oldest */
 
 static int builtin(MPI_Request h)
@@ -48,7 +45,7 @@ static uint64_t ring_next(MPI_Request h, uint64_t from)
 }
 
 /* Entry 's' of the ring taken: the oldest live entry is the head. */
-void st_req_ring_drop(struct slot *s)
+void st_req_ring_drop(struct st_req_slot *s)
 {
 	uint64_t i = head;
 
@@ -59,8 +56,6 @@ void st_req_ring_drop(struct slot *s)
 }
 
 unsigned st_req_live, st_req_dead;
-#define live st_req_live
-#define dead st_req_dead
 static uint64_t next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -81,7 +76,7 @@ static unsigned hash(MPI_Request h)
 	return (unsigned)((ST_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull) >> (64 - 15));
 }
 
-static struct slot *find(MPI_Request h)
+static struct st_req_slot *find(MPI_Request h)
 {
 	unsigned i = hash(h), n;
 
@@ -96,7 +91,7 @@ static struct slot *find(MPI_Request h)
 
 /* 'r', a new request of handle 'h', takes slot 's': its id. */
 static inline __attribute__((always_inline)) uint64_t
-take_slot(struct slot *s, MPI_Request h, struct st_req *r)
+take_slot(struct st_req_slot *s, MPI_Request h, struct st_req *r)
 {
 	uint64_t id = next_id++;
 
@@ -115,21 +110,10 @@ ring_push(MPI_Request h, struct st_req *r)
 	return take_slot(&ring[tail++ & (RING - 1)], h, r);
 }
 
-/*
- * Where st_req_snapshot() says a request is kept: the slot's address,
- * bit 0 set for an entry of the ring.
- */
-#define AT_RING ST_REQ_AT_RING
-
-static struct slot *at_slot(uint64_t at)
-{
-	return (struct slot *)(uintptr_t)(at & ~(uint64_t)AT_RING);
-}
-
 static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 						   struct st_req *r)
 {
-	struct slot *s, *free_slot = NULL;
+	struct st_req_slot *s, *free_slot = NULL;
 	unsigned i, n;
 	uint64_t id = 0;
 
@@ -141,9 +125,9 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 		return id;
 	}
 	/* Once empty, forget many dead slots so probes stay short. */
-	if (!live && dead > CAP / 4) {
+	if (!st_req_live && st_req_dead > CAP / 4) {
 		memset(table, 0, sizeof(table));
-		dead = 0;
+		st_req_dead = 0;
 	}
 	/*
 	 * One probe: the first slot not live is where the request goes,
@@ -164,13 +148,13 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 		if (s->state == 0)
 			break;
 	}
-	if (free_slot && live >= CAP / 2)
+	if (free_slot && st_req_live >= CAP / 2)
 		free_slot = NULL;
 	if (free_slot) {
 		if (free_slot->state == 1)
-			dead--;
+			st_req_dead--;
 		id = take_slot(free_slot, h, r);
-		live++;
+		st_req_live++;
 	}
 	release();
 	return id;
@@ -186,7 +170,7 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
  */
 uint64_t st_req_add(MPI_Request h, struct st_req *r)
 {
-	struct slot *s;
+	struct st_req_slot *s;
 	unsigned i;
 
 	if (h == MPI_REQUEST_NULL)
@@ -198,18 +182,18 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 			return add_slow(h, r);
 		return ring_push(h, r);
 	}
-	if (live >= CAP / 2 || (!live && dead > CAP / 4))
+	if (st_req_live >= CAP / 2 || (!st_req_live && st_req_dead > CAP / 4))
 		return add_slow(h, r);
 	i = hash(h);
 	s = &table[i];
 	if (s->state == 1) {
 		if (table[(i + 1) & (CAP - 1)].state != 0)
 			return add_slow(h, r);
-		dead--;
+		st_req_dead--;
 	} else if (s->state != 0) {
 		return add_slow(h, r);
 	}
-	live++;
+	st_req_live++;
 	return take_slot(s, h, r);
 }
 
@@ -217,7 +201,7 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 static inline __attribute__((always_inline)) int
 snap_one(MPI_Request h, uint64_t *snap)
 {
-	struct slot *s = find(h);
+	struct st_req_slot *s = find(h);
 
 	if (!s) {
 		snap[0] = snap[1] = 0;
@@ -235,13 +219,13 @@ snap_one(MPI_Request h, uint64_t *snap)
 static inline __attribute__((always_inline)) int
 snap_ring(uint64_t at, uint64_t *snap)
 {
-	struct slot *s = &ring[at & (RING - 1)];
+	struct st_req_slot *s = &ring[at & (RING - 1)];
 
 	if (at == tail) {
 		snap[0] = snap[1] = 0;
 		return 0;
 	}
-	snap[0] = (uint64_t)(uintptr_t)s | AT_RING;
+	snap[0] = (uint64_t)(uintptr_t)s | ST_REQ_AT_RING;
 	snap[1] = s->r.id;
 	return s->r.recv;
 }
@@ -343,7 +327,7 @@ int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap)
 
 int st_req_find(MPI_Request h, struct st_req *out)
 {
-	struct slot *s;
+	struct st_req_slot *s;
 	int found = 0;
 
 	acquire();
@@ -357,7 +341,7 @@ int st_req_find(MPI_Request h, struct st_req *out)
 
 int st_req_start(MPI_Request h, struct st_req *out)
 {
-	struct slot *s;
+	struct st_req_slot *s;
 	int found = 0;
 
 	acquire();
@@ -373,7 +357,7 @@ int st_req_start(MPI_Request h, struct st_req *out)
 int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 		int drop_persistent)
 {
-	struct slot *s;
+	struct st_req_slot *s;
 	int found = 0;
 
 	acquire();
@@ -414,7 +398,7 @@ int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 
 struct st_req *st_req_start_ref(MPI_Request h)
 {
-	struct slot *s = find(h);
+	struct st_req_slot *s = find(h);
 
 	if (!s || !s->r.persistent)
 		return NULL;
@@ -424,7 +408,7 @@ struct st_req *st_req_start_ref(MPI_Request h)
 
 void st_req_note(uint64_t at, const struct st_req *r)
 {
-	struct slot *s = at_slot(at);
+	struct st_req_slot *s = st_req_at_slot(at);
 
 	acquire();
 	if (s && s->state == 2 && s->r.id == r->id) {

@@ -260,15 +260,19 @@ static __attribute__((cold, noinline)) uintptr_t fortran_key(uintptr_t ra)
 	return unwind(f, 1, ra) ? f[0] : ra;
 }
 
-/* The site of 'ra' in the table, made when new. */
-static uint32_t site_find(void *ra)
+/*
+ * The site of 'ra' in the table, made when new; '*fortran' says whether
+ * the call came through the Fortran bindings.
+ */
+static uint32_t site_find(void *ra, int *fortran)
 {
 	uintptr_t key = (uintptr_t)ra;
 	unsigned i, n;
 
+	*fortran = in_fortran(key);
 	if (!st_set.depth)
 		return 0;
-	if (in_fortran(key))
+	if (*fortran)
 		key = fortran_key(key);
 	for (i = hash(key), n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
 		uintptr_t k = atomic_load_explicit(&table[i].key,
@@ -289,10 +293,11 @@ static uint32_t site_find(void *ra)
  */
 __attribute__((noinline)) uint32_t st_site_fill(void *ra)
 {
-	uint32_t site = site_find(ra);
+	int fortran;
+	uint32_t site = site_find(ra, &fortran);
 	struct st_csite *cs;
 
-	if (in_fortran((uintptr_t)ra))
+	if (fortran)
 		return site;
 	if (!st_tls.csite) {
 		st_tls.csite = calloc(1u << ST_CSITE_BITS,
