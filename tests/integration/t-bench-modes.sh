@@ -15,10 +15,13 @@
 #    headers; without it, no twin is called;
 #  - every timed collective follows an untimed call of the same operation
 #    and size (none with --cold-coll), as the traced calls show, in
-#    window mode at a start of its own 25 us or more later, and the
-#    headers and summary say which;
+#    window mode at a start of its own 25 us (or --pairs' @US) or more
+#    later, and the headers and summary say which;
 #  - bad options are usage errors (129) before any job starts.
-# All of it holds however busy the machine is.
+# All of it holds however busy the machine is: the gaps are the bench's
+# own waits, which load lengthens; only a rank late for its warm-up
+# (whose measurement is made again) shortens one, so most are checked,
+# not all, and no gap is checked against an upper bound.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bench-lib.sh"
 
@@ -178,11 +181,17 @@ YTRACE=$ST_TMP/wtrace-win "$ST_CLI" bench -o "$ST_TMP/win" \
 echo $? > "$ST_TMP/win.rc"
 expect_rc "$ST_TMP/win" 0
 dump_csv "$ST_TMP/wtrace-win" "$ST_TMP/wtrace-win.csv"
-st_awk "$ST_TMP/wtrace-win.csv" 'kind == "call" && fn == "MPI_Scan" {
-	k = ++n[rank]
-	if (k >= 8 && k % 2 == 0) w[rank] = t0_ns
-	if (k >= 9 && k % 2 == 1) { pairs++; far += t0_ns - w[rank] >= 25000 }
-	} END { print pairs + 0, far + 0 }' > "$ST_TMP/wtrace-win.n"
+# gaps CSV NS: the timed MPI_Scan (after the first call and the pilot's
+# pairs) and how many of them come NS ns or more after their warm-up.
+gaps() {
+	st_awk "$1" 'kind == "call" && fn == "MPI_Scan" {
+		k = ++n[rank]
+		if (k >= 8 && k % 2 == 0) w[rank] = t0_ns
+		if (k >= 9 && k % 2 == 1) { pairs++
+			far += t0_ns - w[rank] >= '"$2"' }
+		} END { print pairs + 0, far + 0 }'
+}
+gaps "$ST_TMP/wtrace-win.csv" 25000 > "$ST_TMP/wtrace-win.n"
 read -r pairs far < "$ST_TMP/wtrace-win.n"
 { [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
 	{ show "$ST_TMP/wtrace-win.n"
@@ -190,35 +199,24 @@ read -r pairs far < "$ST_TMP/wtrace-win.n"
 note "window mode: $far of $pairs timed calls 25 us or more after the warm-up"
 # A --pairs item's @US (what 'bench --like' gives a collective: the run's
 # quiet time before it) puts the timed call that long after its warm-up,
-# the window widened to fit; the default's are under 300 us apart.  The
-# header's pairs say the gap.
+# the window widened to fit (without it, 25 us after: the check above).
+# The header's pairs say the gap.
 YTRACE=$ST_TMP/wtrace-gap "$ST_CLI" bench -o "$ST_TMP/gap" \
 	--mpiexec "$ST_TMP/mpx.sh" --pairs scan:8@300 --nrep 5 \
 	< /dev/null > "$ST_TMP/gap.out" 2> "$ST_TMP/gap.err"
 echo $? > "$ST_TMP/gap.rc"
 expect_rc "$ST_TMP/gap" 0
 dump_csv "$ST_TMP/wtrace-gap" "$ST_TMP/wtrace-gap.csv"
-gaps() {
-	st_awk "$1" 'kind == "call" && fn == "MPI_Scan" {
-		k = ++n[rank]
-		if (k >= 8 && k % 2 == 0) w[rank] = t0_ns
-		if (k >= 9 && k % 2 == 1) { pairs++
-			far += t0_ns - w[rank] >= 300000 }
-		} END { print pairs + 0, far + 0 }'
-}
-gaps "$ST_TMP/wtrace-gap.csv" > "$ST_TMP/wtrace-gap.n"
-gaps "$ST_TMP/wtrace-win.csv" > "$ST_TMP/wtrace-win300.n"
+gaps "$ST_TMP/wtrace-gap.csv" 300000 > "$ST_TMP/wtrace-gap.n"
 read -r pairs far < "$ST_TMP/wtrace-gap.n"
-read -r pairs0 far0 < "$ST_TMP/wtrace-win300.n"
-{ [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ] &&
-  [ $((2 * far0)) -lt "$pairs0" ]; } ||
-	{ show "$ST_TMP/wtrace-gap.n"; show "$ST_TMP/wtrace-win300.n"
+{ [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
+	{ show "$ST_TMP/wtrace-gap.n"
 	  fail "--pairs scan:8@300: the timed call not 300 us after its warm-up"; }
 "$ST_CLI" dump --header "$ST_TMP/gap" > "$ST_TMP/gap.hdr" ||
 	fail "synctrace dump --header failed"
 [ "$(grep -c '^pairs=scan:8@300$' "$ST_TMP/gap.hdr")" = 2 ] ||
 	{ show "$ST_TMP/gap.hdr"; fail "the gap not in the headers' pairs"; }
-note "--pairs scan:8@300: $far of $pairs timed calls 300 us or more after the warm-up ($far0 of $pairs0 without)"
+note "--pairs scan:8@300: $far of $pairs timed calls 300 us or more after the warm-up"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \
