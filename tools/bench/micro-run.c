@@ -406,7 +406,8 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 	char *sb = c->sbuf, *rb = c->rbuf;
 	MPI_Comm comm = c->comm;
 
-	s->ncalls = 1;
+	/* A pattern sets its count once it has a partner: 0 until then. */
+	s->ncalls = op >= 0 && op < ST_MICRO_P2P_FIRST;
 	s->delay_ns = 0;
 	for (i = 0; i < ST_MICRO_MAX_CALLS; i++) {
 		s->rc[i] = 0;
@@ -535,31 +536,25 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		break;
 	case ST_MICRO_PINGPONG:
 	case ST_MICRO_SENDRECV:
-		s->ncalls = 0;
 		p2p(c, op, n, s);
 		break;
 	case ST_MICRO_BURST1:
 	case ST_MICRO_BURST2:
 	case ST_MICRO_BURST4:
 	case ST_MICRO_BURST8:
-		s->ncalls = 0;
 		burst(c, st_micro_burst_k(op), n, s);
 		break;
 	case ST_MICRO_LATE:
-		s->ncalls = 0;
 		late(c, n, s);
 		break;
 	case ST_MICRO_SBUSY:
 	case ST_MICRO_RBUSY:
-		s->ncalls = 0;
 		busy(c, op, n, s);
 		break;
 	case ST_MICRO_XBUSY:
-		s->ncalls = 0;
 		xbusy(c, n, s);
 		break;
 	default:
-		s->ncalls = 0;
 		break;
 	}
 }
