@@ -13,6 +13,7 @@
 
 #include "tools/bench/micro-ops.h"
 #include "tools/analysis/fn-names.h"
+#include "tools/analysis/grow.h"
 #include "tools/analysis/like.h"
 #include "tools/analysis/stats.h"
 #include "tools/analysis/table.h"
@@ -210,15 +211,8 @@ static void note_inflight(struct inflight *f, const struct st_event *ev)
 
 static int add_gap(struct gaps *g, const struct gap *x)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 1024;
-		struct gap *v = realloc(g->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		g->v = v;
-		g->cap = cap;
-	}
+	if (ST_GROW(g->v, g->n, g->cap))
+		return -ENOMEM;
 	g->v[g->n++] = *x;
 	return 0;
 }

@@ -74,6 +74,8 @@ struct net {
 	long kmax;		/* most messages in a burst group */
 	int has_k1;		/* bursts of one message measured */
 	double eager_max, rndv_min;
+	double need_d;		/* st_pmodel_progress()'s last size (-1: none) */
+	int need;		/* and its answer */
 };
 
 struct st_pmodel {
@@ -865,6 +867,7 @@ static void net_resolve(struct st_pmodel *m)
 	if (n->resolved)
 		return;
 	n->resolved = 1;
+	n->need_d = -1;
 	n->burst = kind_row(m, K_BURST, 0);
 	n->eager = kind_row(m, K_SEND_EAGER, 0);
 	n->rndv = kind_row(m, K_SEND_RNDV, 0);
@@ -944,6 +947,12 @@ int st_pmodel_progress(struct st_pmodel *m, double bytes)
 	net_resolve(m);
 	if (m->no_net)
 		return 0;
+	/*
+	 * Asked for every message: the last size's answer kept (it reads
+	 * group medians only, whatever the bound, statistic or formula).
+	 */
+	if (bytes == n->need_d)
+		return n->need;
 	/* A sender computing C = ST_MICRO_LATE_NS(d): the receive took
 	 * more than C / 2 (it took about C and more, or the transfer). */
 	g = nearest_d(n->sbusy, bytes);
@@ -957,6 +966,8 @@ int st_pmodel_progress(struct st_pmodel *m, double bytes)
 			b = &n->burst->g[i];
 	if (g && b && g->median > b->median / 2)
 		need |= 2;
+	n->need_d = bytes;
+	n->need = need;
 	return need;
 }
 

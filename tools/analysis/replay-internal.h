@@ -285,13 +285,13 @@ struct hsend {
  * A rendezvous transfer matched while its sender or receiver (or both)
  * was computing: it starts once each side it waits for ('need': 1 the
  * sender, 2 the receiver) has entered an MPI call, no earlier than
- * 'ready' (the later post) nor 'from' (the latest such entry).
+ * 'from': the later post, or the latest such entry after it.
  */
 struct pend {
 	struct msg s, v;
 	int32_t src, dst;
 	uint8_t need;
-	double ready, from;
+	double from;
 	uint32_t next;
 };
 

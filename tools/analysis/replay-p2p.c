@@ -180,24 +180,6 @@ static int blocked_at(const struct unit *u, double t)
 }
 
 /*
- * Whether rank 'rank' is inside an MPI call at 't': one of its units is
- * blocked in a call it entered by then (blocked_at()).
- */
-static int in_mpi(const struct st_replay *r, int rank, double t)
-{
-	const struct rank *rk = &r->ranks[rank];
-	size_t i;
-
-	for (i = 0; i < rk->nunits; i++) {
-		const struct unit *u = rk->units[i];
-
-		if (u && blocked_at(u, t) && u->op_entry <= t)
-			return 1;
-	}
-	return 0;
-}
-
-/*
  * The earliest entry of a call rank 'rank' is blocked in at or after
  * 't' (blocked_at()), -1 when none.  The replay may have run a rank
  * past the time a message is matched at: a call it entered after that
@@ -216,6 +198,17 @@ static double blocked_since(const struct st_replay *r, int rank, double t)
 			e = u->op_entry;
 	}
 	return e;
+}
+
+/*
+ * Whether rank 'rank' is inside an MPI call at 't': one of its units is
+ * blocked in a call it entered by then (blocked_at()).
+ */
+static int in_mpi(const struct st_replay *r, int rank, double t)
+{
+	double e = blocked_since(r, rank, t);
+
+	return e >= 0 && e <= t;
 }
 
 /*
@@ -328,9 +321,8 @@ static void xchg_start(struct st_replay *r, const struct pend *x,
 
 		base[i] = b->t;
 		cpb[i] = b->cp;
-		t = p[i]->from > p[i]->ready ? p[i]->from : p[i]->ready;
-		if (t > w0)
-			w0 = t;
+		if (p[i]->from > w0)
+			w0 = p[i]->from;
 		w0 = port_turn(r, p[i]->src, p[i]->dst, w0);
 	}
 	hold = w0 + x->s.nm.gap_ns + x->s.nm.share * x->s.nm.gap_ns;
@@ -418,8 +410,7 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 			xchg_start(r, &x, &y);
 			continue;
 		}
-		rndv_start(r, &x.s, &x.v, x.dst,
-			   x.from > x.ready ? x.from : x.ready);
+		rndv_start(r, &x.s, &x.v, x.dst, x.from);
 	}
 	return n;
 }
@@ -485,7 +476,6 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 	p->src = s->src;
 	p->dst = dst;
 	p->need = need;
-	p->ready = ready;
 	p->from = from;
 	p->next = NIL;
 	r->pend_live++;
@@ -956,9 +946,9 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	q->nwait = 1;		/* held until set up */
 	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
+	rv = net && (nm.rendezvous || st_replay_sync_send(fn));
 	if (net && (r->ranks[u->rank].hs_head != NIL ||
-		    (!nm.rendezvous && !st_replay_sync_send(fn) &&
-		     (nm.need & 1)))) {
+		    (!rv && (nm.need & 1)))) {
 		/*
 		 * Its message leaves when its sender is next inside MPI (or
 		 * after a message held so, in order).
@@ -969,7 +959,6 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		uint64_t k[3];
 		int32_t rw;
 
-		rv = nm.rendezvous || st_replay_sync_send(fn);
 		s.sync = (uint8_t)rv;
 		s.nm.rendezvous = rv;
 		if (rv)
@@ -983,7 +972,6 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 			return;
 		}
 	} else if (net) {
-		rv = nm.rendezvous || st_replay_sync_send(fn);
 		done = do_send(r, u, comm, peer, tag, rv,
 			       rv ? st_rp_w_req(r, qi) : WNONE, 0,
 			       (double)sbytes, cp, t, gm, &nm);

@@ -609,6 +609,22 @@ static void op_learn(struct unit *u, const struct req *q)
 		u->op_gm = q->gm;
 }
 
+/*
+ * Request 'qi' ('q'), done, gives its result to unit 'u', which waits
+ * for it (counted in u->op_nwait), and is released.
+ */
+static void req_to_unit(struct st_replay *r, struct unit *u,
+			const struct req *q, uint32_t qi)
+{
+	double T = q->T;
+	struct cpv cp = q->cp;
+
+	st_rp_recv_inside(r, u, q, &T, &cp);
+	op_learn(u, q);
+	req_release(r, qi);
+	unit_result(r, u, T, &cp);
+}
+
 /* The operation of request 'qi' is complete at 'T' along 'cp'. */
 void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		      struct cpv cp)
@@ -628,12 +644,7 @@ void st_rp_req_result(struct st_replay *r, uint32_t qi, double T,
 		struct unit *u = r->units[q->waiter];
 
 		q->waiter = WNONE;
-		T = q->T;
-		cp = q->cp;
-		st_rp_recv_inside(r, u, q, &T, &cp);
-		op_learn(u, q);
-		req_release(r, qi);
-		unit_result(r, u, T, &cp);
+		req_to_unit(r, u, q, qi);
 	}
 }
 
@@ -933,14 +944,8 @@ static void call_complete(struct st_replay *r, struct unit *u,
 		if (q->traced)
 			traced = 1;
 		if (q->state == Q_DONE) {
-			double T = q->T;
-			struct cpv cp = q->cp;
-
-			st_rp_recv_inside(r, u, q, &T, &cp);
-			op_learn(u, q);
-			req_release(r, qi);
 			u->op_nwait++;
-			unit_result(r, u, T, &cp);
+			req_to_unit(r, u, q, qi);
 		} else {
 			q->waiter = u->idx;
 			u->op_nwait++;
