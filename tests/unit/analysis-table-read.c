@@ -205,14 +205,7 @@ static void p2p_run(const char *dir)
 
 		fake_rank_open(&fr, dir, r, "nodeA", "100");
 		fake_sync_rec(&fr, &b, origin, origin + 1000);
-		st_event_clear(&ev);
-		ev.kind = ST_REC_COMM;
-		ev.fn = ST_FN_MPI_INIT;
-		ev.comm = 1;
-		ev.comm_size = 2;
-		ev.rank = r;
-		ev.t0 = ev.t1 = sync_local(r, 5e5);
-		fake_append(&fr, &ev);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		if (r == 0) {
 			p2p(&fr, 0, ST_FN_MPI_SEND, o + 1000, o + 1100, 1, 5, 8,
 			    0, 0);
@@ -351,14 +344,7 @@ static void pattern_run_at(const char *dir, double recv_at)
 
 		fake_rank_open(&fr, dir, r, "nodeA", "100");
 		fake_sync_rec(&fr, &b, origin, origin + 1000);
-		st_event_clear(&ev);
-		ev.kind = ST_REC_COMM;
-		ev.fn = ST_FN_MPI_INIT;
-		ev.comm = 1;
-		ev.comm_size = 2;
-		ev.rank = r;
-		ev.t0 = ev.t1 = sync_local(r, 5e5);
-		fake_append(&fr, &ev);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		for (i = 0; i < 2; i++)
 			bench_call(&fr, r, r ? ST_FN_MPI_IRECV : ST_FN_MPI_ISEND,
 				   o + (r ? recv_at + 5 * i : 1000 + 10 * i),
@@ -454,14 +440,7 @@ static void busy_run(const char *dir)
 
 		fake_rank_open(&fr, dir, r, "nodeA", "100");
 		fake_sync_rec(&fr, &b, origin, origin + 1000);
-		st_event_clear(&ev);
-		ev.kind = ST_REC_COMM;
-		ev.fn = ST_FN_MPI_INIT;
-		ev.comm = 1;
-		ev.comm_size = 2;
-		ev.rank = r;
-		ev.t0 = ev.t1 = sync_local(r, 5e5);
-		fake_append(&fr, &ev);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		if (r == 0) {
 			bench_call(&fr, 0, ST_FN_MPI_ISEND, o + 1000, o + 1010,
 				   5, 4096, 0, 1, 8);
@@ -639,14 +618,7 @@ static void osio_run(const char *dir)
 
 		fake_rank_open(&fr, dir, r, "nodeA", "100");
 		fake_sync_rec(&fr, &b, origin, origin + 1000);
-		st_event_clear(&ev);
-		ev.kind = ST_REC_COMM;
-		ev.fn = ST_FN_MPI_INIT;
-		ev.comm = 1;
-		ev.comm_size = 2;
-		ev.rank = r;
-		ev.t0 = ev.t1 = sync_local(r, 5e5);
-		fake_append(&fr, &ev);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		ev.fn = ST_FN_MPI_WIN_CREATE;
 		ev.comm = 7;
 		ev.parent = 1;

@@ -221,14 +221,7 @@ static inline void synced_run_scaled(const char *dir,
 		fake_append(&fr, &ev);
 		b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0, 0.0, icpt);
 		fake_sync_rec(&fr, &b, origin, origin + 25000000);
-		st_event_clear(&ev);
-		ev.kind = ST_REC_COMM;
-		ev.fn = ST_FN_MPI_INIT;
-		ev.comm = 1;
-		ev.comm_size = 2;
-		ev.rank = r;
-		ev.t0 = ev.t1 = sync_local(r, 26e6);
-		fake_append(&fr, &ev);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 26e6));
 		ev.comm = 5;
 		ev.comm_size = 1;
 		ev.rank = 0;

@@ -265,6 +265,24 @@ static inline void fake_call(struct st_event *ev, unsigned fn, uint64_t t0,
 	ev->site = site;
 }
 
+/*
+ * The COMM record of MPI_COMM_WORLD (id 1, 'size' ranks) that MPI_Init
+ * leaves on rank 'rank' at 't', appended; 'ev' keeps it, for records
+ * made from it after.
+ */
+static inline void fake_world(struct fake_rank *fr, struct st_event *ev,
+			      int rank, int size, uint64_t t)
+{
+	st_event_clear(ev);
+	ev->kind = ST_REC_COMM;
+	ev->fn = ST_FN_MPI_INIT;
+	ev->comm = 1;
+	ev->comm_size = size;
+	ev->rank = rank;
+	ev->t0 = ev->t1 = t;
+	fake_append(fr, ev);
+}
+
 /* The loaded object holding 'addr' in this process, as pmpi/ records it. */
 struct fake_obj {
 	char path[512];
@@ -388,14 +406,7 @@ static inline void fake_run(const char *dir, const struct fake_obj *obj,
 
 		fake_call(&ev, ST_FN_MPI_INIT, 1000 + o, 2000 + o, 0);
 		fake_append(&fr, &ev);
-		st_event_clear(&ev);
-		ev.kind = ST_REC_COMM;
-		ev.fn = ST_FN_MPI_INIT;
-		ev.comm = 1;
-		ev.comm_size = 2;
-		ev.rank = r;
-		ev.t0 = ev.t1 = 2000 + o;
-		fake_append(&fr, &ev);
+		fake_world(&fr, &ev, r, 2, 2000 + o);
 
 		st_event_clear(&ev);
 		ev.kind = ST_REC_SITE;
