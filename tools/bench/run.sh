@@ -21,11 +21,15 @@
 #      Waitall, Iallreduce+Wait, Irecv+Isend+Test until each completes,
 #      persistent point-to-point Start+Start+Waitall and a persistent
 #      Allreduce's Start+Wait, one-sided MPI_Put+MPI_Win_flush in a
-#      passive-target epoch, without and with the library (and with
-#      SYNCTRACE_DEPTH=0); loops of several calls are also given per
+#      passive-target epoch, without and with the library, with it and
+#      SYNCTRACE_LEVEL=0 (chunks stored uncompressed: where the ranks
+#      fill every core, the writer's zlib work is on their critical path,
+#      and this run tells it from the interposer's own) and with it and
+#      SYNCTRACE_DEPTH=0; loops of several calls are also given per
 #      call, the target being 50 ns per call.  BENCH_FIGURES=1c runs
 #      these loops but the 64 call sites, with the Barrier and Allreduce
-#      of 1a, without and with the library (BENCH_MPI=openmpi's default);
+#      of 1a, without and with the library and with LEVEL=0
+#      (BENCH_MPI=openmpi's default);
 #   2. trace bytes per record: rank files over decoded records, for the
 #      allreduce loop (zlib levels 1 and 9) and a varied workload;
 #   3. peak resident memory (VmHWM) per rank after 10 M cheap calls per
@@ -979,7 +983,7 @@ for fig in $FIGURES; do
 		N=$N_LOOPS
 		W=$((N / 10))
 		figure1 1c $NP bcast,sites,p2p,iallreduce,test,start,pcoll,put \
-			"none full nosite"
+			"none full stored nosite"
 		N=$n_saved
 		W=$((N / 10))
 		;;
@@ -991,7 +995,7 @@ for fig in $FIGURES; do
 		W=$((N / 10))
 		figure1 "1c ($BENCH_MPI)" $NP \
 			barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put \
-			"none full"
+			"none full stored"
 		N=$n_saved
 		W=$((N / 10))
 		;;
