@@ -360,11 +360,11 @@ fuzz-build:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
 		SAN=fuzzer-no-link,address,undefined fuzz-targets
 
-check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
+check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo $(BUILD)/apps/bench-calls
 	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
 		SAN=$(SAN) sh tests/fuzz/run.sh check
 
-fuzz: deps fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo
+fuzz: deps fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo $(BUILD)/apps/bench-calls
 	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
 		SAN=$(SAN) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 		sh tests/fuzz/run.sh fuzz

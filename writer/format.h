@@ -38,13 +38,16 @@
  *	off  len  field
  *	  0    4  magic "STCK"
  *	  4    2  stream index (the writing thread), reported as ev->thread
- *	  6    1  method: ST_CHUNK_STORED (payload is the records) or
+ *	  6    1  method: ST_CHUNK_STORED (payload is the records),
  *		  ST_CHUNK_DEFLATE (payload is a zlib stream, RFC 1950,
- *		  that inflates to the records)
+ *		  that inflates to the records) or, since version 10,
+ *		  ST_CHUNK_HUFF (payload is the records' bytes Huffman
+ *		  coded, writer/huff.h)
  *	  7    1  reserved, 0
  *	  8    4  raw length: bytes of encoded records, 1..ST_CHUNK_MAX_RAW
  *	 12    4  payload length: equal to the raw length when stored; at
- *		  most zlib's compressBound(raw length) when deflated
+ *		  most zlib's compressBound(raw length) when deflated; at
+ *		  most ST_HUFF_BOUND(raw length) when Huffman coded
  *	 16    4  record count, 1..raw length (a record takes at least a byte)
  *	 20    4  sequence number: the chunk's place among the chunks of
  *		  its stream, 0 for the first, then 1, 2, ... (modulo 2^32)
@@ -252,7 +255,9 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 9 (this one) added loop runs, and the kind to the successor
+ * Version 10 (this one) added the chunk method ST_CHUNK_HUFF, which
+ * the writer uses where zlib's Huffman coding alone was used before;
+ * the records are as in version 9.  Version 9 added loop runs, and the kind to the successor
  * a slot remembers, for them; a file of version 8 or older decodes as
  * before: ST_TAG_LOOP's tags are records there.  Version 8 added the
  * ordinal of done records to their context, the prediction of their 'req' by the requests made since,
@@ -276,7 +281,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 9
+#define ST_FORMAT_VERSION 10
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
@@ -292,6 +297,7 @@
 
 #define ST_CHUNK_STORED 0
 #define ST_CHUNK_DEFLATE 1
+#define ST_CHUNK_HUFF 2		/* since version 10 */
 
 #define ST_TAG_KIND 0x07
 #define ST_TAG_NOTIME 0x08

@@ -22,6 +22,7 @@
 #include "writer/encode.h"
 #include "writer/event.h"
 #include "writer/format.h"
+#include "writer/huff.h"
 #include "writer/reader.h"
 #include "writer/writer.h"
 
@@ -454,7 +455,8 @@ static int load_chunk(struct st_reader *r)
 	raw_len = st_get_le32(h + 8);
 	len = st_get_le32(h + 12);
 	count = st_get_le32(h + 16);
-	if ((method != ST_CHUNK_STORED && method != ST_CHUNK_DEFLATE) ||
+	if ((method != ST_CHUNK_STORED && method != ST_CHUNK_DEFLATE &&
+	     (method != ST_CHUNK_HUFF || r->version < 10)) ||
 	    h[7])
 		return fail(r, -EBADMSG,
 			    "unknown chunk method %u at offset %llu", method,
@@ -462,7 +464,8 @@ static int load_chunk(struct st_reader *r)
 	if (!raw_len || raw_len > ST_CHUNK_MAX_RAW || !count ||
 	    count > raw_len || !len ||
 	    (method == ST_CHUNK_STORED && len != raw_len) ||
-	    (method == ST_CHUNK_DEFLATE && len > compressBound(raw_len)))
+	    (method == ST_CHUNK_DEFLATE && len > compressBound(raw_len)) ||
+	    (method == ST_CHUNK_HUFF && len > ST_HUFF_BOUND(raw_len)))
 		return fail(r, -EBADMSG,
 			    "impossible chunk lengths at offset %llu "
 			    "(raw %u, stored %u, %u records)",
@@ -495,6 +498,12 @@ static int load_chunk(struct st_reader *r)
 		rc = inflate_chunk(r, payload, len, raw_len);
 		if (rc)
 			return rc;
+		payload = r->rbuf;
+	} else if (method == ST_CHUNK_HUFF) {
+		if (st_huff_decode(payload, len, r->rbuf, raw_len))
+			return fail(r, -EBADMSG,
+				    "chunk at offset %llu does not decode to "
+				    "its length", (unsigned long long)off);
 		payload = r->rbuf;
 	}
 	r->stream = st_get_le16(h + 4);

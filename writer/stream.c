@@ -26,10 +26,11 @@
  * with less effort: what remains of a repeat is its two timestamp
  * residuals (in a run, format.h), noise that string matching cannot
  * shorten.  At level 1, the default, such a buffer is stored as it is:
- * Huffman coding would take a quarter off its 2.2 bytes a record, at
- * some 200 instructions a record, which ranks that keep every core busy
- * pay in full.  At levels 2 to 5 it is Huffman-coded (Z_HUFFMAN_ONLY),
- * skipping the string matching, more than half of deflate's time there.
+ * Huffman coding would take a quarter off its 2.2 bytes a record, at a
+ * cost per record that ranks that keep every core busy pay in full.  At
+ * levels 2 to 5 it is Huffman-coded (writer/huff.h, a chunk method of
+ * its own: zlib's Huffman coding alone, Z_HUFFMAN_ONLY, took four times
+ * as long for the same bytes).
  * Members of loop runs (a loop's mixed records, format.h) do not count
  * as repeats here: stored, an application's loops would take more bytes
  * than deflated before loop runs were made (a halo exchange's 2.8 bytes
@@ -49,6 +50,7 @@
 #include "writer/encode.h"
 #include "writer/event.h"
 #include "writer/format.h"
+#include "writer/huff.h"
 #include "writer/stream.h"
 #include "writer/writer.h"
 
@@ -221,13 +223,15 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 /*
  * The strategy for a chunk that is not mostly repeats (see the top of
  * the file): every ST_PROBE_EVERY such chunks, the first included, its
- * first ST_PROBE_BYTES are deflated with each of Huffman coding alone,
- * run-length matching and the full string matching, into s->out, and
- * the shortest result names the strategy of this chunk and the next
- * ones (the first listed on a tie: the cheaper).  A loop of nonblocking
- * calls leaves records whose bytes are mostly timestamp residuals, where
- * string matching finds little and Huffman coding alone is both shorter
- * and about a third faster; an application's mixed records go on being
+ * first ST_PROBE_BYTES are coded with each of Huffman coding alone
+ * (huff.h, Z_HUFFMAN_ONLY here), deflate's run-length matching and its
+ * full string matching, into s->out, and the shortest result names the
+ * strategy of this chunk and the next ones (the first listed on a tie:
+ * the cheaper; Huffman coding also when it is at most 1/31 longer).  A
+ * loop of nonblocking calls leaves records whose bytes are mostly
+ * timestamp residuals, where string matching finds little and Huffman
+ * coding alone is as short and four times faster than deflate's
+ * (docs/hotpath.md); an application's mixed records go on being
  * deflated in full.  The probe costs some 2 % of the deflating.
  */
 #define ST_PROBE_EVERY 16
@@ -247,8 +251,21 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 	}
 	s->probe_in = ST_PROBE_EVERY - 1;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (deflate_chunk(s, raw, n, order[i], &clen))
+		if (order[i] == Z_HUFFMAN_ONLY) {
+			/*
+			 * Coded as the chunk would be (huff.h), and counted
+			 * 1/32 shorter than it is: it takes a quarter of
+			 * the time of deflate's string or run matching.
+			 */
+			clen = st_huff_encode(raw + ST_CHUNK_HDR_LEN, n,
+					      s->out + ST_CHUNK_HDR_LEN,
+					      s->bound);
+			if (!clen)
+				continue;
+			clen -= clen / 32;
+		} else if (deflate_chunk(s, raw, n, order[i], &clen)) {
 			return -EIO;
+		}
 		if (clen < best) {
 			best = clen;
 			s->pick = order[i];
@@ -267,7 +284,7 @@ static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 	int runs = nrep && nrep >= nrec / 4 * 3;
 	size_t clen = len;
 	uint8_t *chunk = raw;
-	int rc, strategy;
+	int rc, strategy, method = ST_CHUNK_STORED;
 
 	/* Mostly runs at level 1: stored (see above). */
 	if (s->level >= 1 && !(s->level == 1 && runs)) {
@@ -278,20 +295,26 @@ static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 				return -EIO;
 			strategy = s->pick;
 		}
-		if (deflate_chunk(s, raw, len, strategy, &clen))
-			return -EIO;
-		if (clen < len)
+		if (strategy == Z_HUFFMAN_ONLY) {
+			/* 0 when it would not be shorter than stored. */
+			clen = st_huff_encode(raw + ST_CHUNK_HDR_LEN, len,
+					      s->out + ST_CHUNK_HDR_LEN,
+					      len - 1);
+			method = ST_CHUNK_HUFF;
+		} else {
+			if (deflate_chunk(s, raw, len, strategy, &clen))
+				return -EIO;
+			method = ST_CHUNK_DEFLATE;
+		}
+		if (clen && clen < len)
 			chunk = s->out;
 	}
 	if (chunk == raw) {
 		/* Stored, or incompressible. */
 		clen = len;
-		chunk_header(s, chunk, ST_CHUNK_STORED, len, len, nrec,
-			     s->seq);
-	} else {
-		chunk_header(s, chunk, ST_CHUNK_DEFLATE, len, clen, nrec,
-			     s->seq);
+		method = ST_CHUNK_STORED;
 	}
+	chunk_header(s, chunk, method, len, clen, nrec, s->seq);
 	rc = s->sink->write(s->sink->ctx, chunk, ST_CHUNK_HDR_LEN + clen);
 	if (!rc)
 		s->seq++;

@@ -14,7 +14,8 @@
 #
 # Seeds are made here, from small traced runs of tests/integration/apps/
 # halo.c on 2 ranks and, for fuzz-tools, on 1 (stored and deflated
-# chunks, sync records) and what the tools make of them, so they follow
+# chunks, sync records), and of bench-calls' nonblocking loop (Huffman-
+# coded chunks) and what the tools make of them, so they follow
 # the format of this build.
 # Environment: BUILD, FUZZ_BUILD, MPIEXEC, SAN, FUZZ_SECONDS.
 
@@ -42,23 +43,31 @@ for t in $targets; do
 done
 command -v "$MPIEXEC" >/dev/null 2>&1 || die "no $MPIEXEC: run make deps"
 
-# trace DIR LEVEL [NP]: a halo run on NP ranks (2) traced into DIR at
-# zlib LEVEL.
+# trace DIR LEVEL [NP [APP ARG...]]: a run of APP (halo) on NP ranks (2)
+# traced into DIR at zlib LEVEL, in buffers of TBUF bytes (16K).
 trace()
 {
+	tdir=$1
+	tlevel=$2
+	tnp=${3:-2}
+	if [ $# -gt 3 ]; then
+		shift 3
+	else
+		set -- "$BUILD/apps/halo" 12 64 4
+	fi
 	preload=$top/$BUILD/libsynctrace.so
 	if [ -n "$SAN" ]; then
 		preload=$(gcc -print-file-name=libasan.so):$preload
 		export ASAN_OPTIONS=detect_leaks=0
 	fi
-	case $1 in
-	/*) dir=$1 ;;
-	*) dir=$top/$1 ;;
+	case $tdir in
+	/*) dir=$tdir ;;
+	*) dir=$top/$tdir ;;
 	esac
-	SYNCTRACE_DIR=$dir SYNCTRACE_LEVEL=$2 SYNCTRACE_BUFFER=16K \
+	SYNCTRACE_DIR=$dir SYNCTRACE_LEVEL=$tlevel SYNCTRACE_BUFFER=${TBUF:-16K} \
 	SYNCTRACE_SYNC_POINTS=4 LD_PRELOAD=$preload \
-		$MPIEXEC -n "${3:-2}" "$BUILD/apps/halo" 12 64 4 </dev/null \
-		>"$1.log" 2>&1 || { cat "$1.log" >&2; die "cannot trace halo"; }
+		$MPIEXEC -n "$tnp" "$@" </dev/null \
+		>"$tdir.log" 2>&1 || { cat "$tdir.log" >&2; die "cannot trace $1"; }
 	unset ASAN_OPTIONS
 }
 
@@ -72,7 +81,10 @@ make_seeds()
 	mkdir -p "$seeds/records"
 	trace "$work/run0" 0
 	trace "$work/run6" 6
-	for r in 0 6; do
+	# A loop of nonblocking calls: Huffman-coded chunks (writer/huff.h),
+	# in buffers where the code's table pays.
+	TBUF=64K trace "$work/runh" 1 2 "$BUILD/apps/bench-calls" p2p 8000 1 0
+	for r in 0 6 h; do
 		for f in "$work/run$r"/rank-*.st; do
 			n=run$r-$(basename "$f" .st)
 			cp "$f" "$seeds/rank/$n"
@@ -89,7 +101,8 @@ make_seeds()
 		trace "$work/one$r" $r 1
 		cp "$work/one$r/rank-0.st" "$seeds/tools/one$r-rank-0"
 	done
-	"$bin/split" "$seeds" "$work"/run0/rank-*.st "$work"/run6/rank-*.st ||
+	"$bin/split" "$seeds" "$work"/run0/rank-*.st "$work"/run6/rank-*.st \
+		"$work"/runh/rank-*.st ||
 		die "cannot split the seed traces"
 	for t in $targets; do
 		[ -n "$(ls "$seeds/$t")" ] || die "no seed for fuzz-$t"

@@ -18,6 +18,7 @@
 
 #include "writer/event.h"
 #include "writer/format.h"
+#include "writer/huff.h"
 #include "writer/reader.h"
 #include "writer/writer.h"
 #include "writer-test.h"
@@ -457,6 +458,60 @@ Test(writer_reader, checksummed_nonsense_is_refused)
 	mb.len = base;
 	put_chunk(0, ST_CHUNK_DEFLATE, 8, two, 8, 2);
 	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+}
+
+/* Make the file header in the membuf say 'version', checksum and all. */
+static void set_file_version(uint32_t version)
+{
+	uint32_t tlen = st_get_le32(mb.buf + 12), crc;
+
+	st_put_le32(mb.buf + 8, version);
+	crc = (uint32_t)crc32(0, mb.buf + 8, 8);
+	crc = (uint32_t)crc32(crc, mb.buf + ST_FILE_HDR_LEN, (uInt)tlen);
+	st_put_le32(mb.buf + 16, crc);
+}
+
+/*
+ * A Huffman-coded chunk (writer/huff.h) reads as its records in a file
+ * of version 10, is an unknown method in one of version 9, and one whose
+ * payload does not decode to its raw length is refused.
+ */
+Test(writer_reader, huffman_chunks_read_from_version_10_on)
+{
+	static const uint8_t rec[] = { 0x00, 0x04, 0x86, 0x01 };
+	uint8_t h[ST_HUFF_BOUND(sizeof(rec))], big[ST_HUFF_BOUND(1) + 1];
+	size_t hlen = st_huff_encode(rec, sizeof(rec), h, sizeof(h));
+	char err[256];
+	size_t base;
+	int n;
+
+	cr_assert_gt(hlen, 0);
+	memset(big, 0, sizeof(big));
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
+	base = mb.len;
+	put_chunk(0, ST_CHUNK_HUFF, sizeof(rec), h, (uint32_t)hlen, 1);
+	cr_assert_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(n, 1);
+
+	/* Its raw length one more than it decodes to. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_HUFF, sizeof(rec) + 1, h, (uint32_t)hlen, 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "does not decode"), "%s", err);
+
+	/* Longer than any coding of its raw length. */
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_HUFF, 1, big, sizeof(big), 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "impossible chunk lengths"), "%s", err);
+
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_HUFF, sizeof(rec), h, (uint32_t)hlen, 1);
+	set_file_version(9);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "unknown chunk method 2"), "%s", err);
+	set_file_version(10);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
 }
 
 Test(writer_reader, short_tail_is_truncation_only_if_it_looks_like_one)

@@ -1,0 +1,294 @@
+/*
+ * writer/huff.c: the Huffman coding of a chunk's records (huff.h).
+ *
+ * Encoding counts the byte values (in four tables, so that runs of one
+ * value do not wait on each other's increments), builds the code
+ * lengths with the two-queue method over the values sorted by count
+ * (halving the counts and building again in the rare chunk whose
+ * longest code would pass ST_HUFF_MAX_BITS), and writes four codes at a
+ * time into a 64-bit accumulator that is stored whole and advanced by
+ * the bytes it filled.  Decoding looks up ST_HUFF_MAX_BITS bits at a
+ * time in a table of every code's value and length.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer/huff.h"
+
+#define NSYM 256
+#define DEC_SIZE (1u << ST_HUFF_MAX_BITS)
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Code lengths for the counts 'f' (of which 'n' are not 0), into 'len';
+ * the longest is returned.  Ties go to the leaf, and the values are
+ * sorted by count and then value, so the lengths depend on the counts
+ * alone.
+ */
+static unsigned build_lengths(const uint64_t *f, unsigned n, uint8_t *len)
+{
+	uint64_t key[NSYM], w[2 * NSYM];
+	unsigned parent[2 * NSYM], depth[2 * NSYM];
+	unsigned i, k, leaf = 0, inner, next, max = 0;
+
+	for (i = 0, k = 0; i < NSYM; i++)
+		if (f[i])
+			key[k++] = f[i] << 8 | i;
+	qsort(key, n, sizeof(key[0]), cmp_u64);
+	for (i = 0; i < n; i++)
+		w[i] = key[i] >> 8;
+	inner = next = n;
+	for (k = 0; k + 1 < n; k++) {
+		unsigned two[2], j;
+
+		for (j = 0; j < 2; j++) {
+			if (leaf < n && (inner == next || w[leaf] <= w[inner]))
+				two[j] = leaf++;
+			else
+				two[j] = inner++;
+		}
+		w[next] = w[two[0]] + w[two[1]];
+		parent[two[0]] = parent[two[1]] = next;
+		next++;
+	}
+	/* Parents come after their children: the root is the last. */
+	depth[next - 1] = 0;
+	for (i = next - 1; i-- > 0;)
+		depth[i] = depth[parent[i]] + 1;
+	for (i = 0; i < n; i++) {
+		len[key[i] & 0xff] = (uint8_t)depth[i];
+		if (depth[i] > max)
+			max = depth[i];
+	}
+	return max;
+}
+
+/* Code lengths of the byte counts 'count' (not all 0), into 'len'. */
+static void code_lengths(const uint64_t *count, uint8_t *len)
+{
+	uint64_t f[NSYM];
+	unsigned i, n = 0;
+
+	memset(len, 0, NSYM);
+	for (i = 0; i < NSYM; i++) {
+		f[i] = count[i];
+		n += f[i] != 0;
+	}
+	if (n == 1) {
+		for (i = 0; f[i] == 0; i++)
+			;
+		len[i] = 1;
+		return;
+	}
+	while (build_lengths(f, n, len) > ST_HUFF_MAX_BITS)
+		for (i = 0; i < NSYM; i++)
+			if (f[i])
+				f[i] = f[i] >> 1 | 1;
+}
+
+/*
+ * The canonical codes of the lengths 'len', bit-reversed (the first bit
+ * lowest), into 'code'.  Returns -1 when the lengths over-subscribe the
+ * code or one passes ST_HUFF_MAX_BITS.
+ */
+static int canonical(const uint8_t *len, uint16_t *code)
+{
+	unsigned count[ST_HUFF_MAX_BITS + 1] = { 0 };
+	unsigned next[ST_HUFF_MAX_BITS + 1];
+	unsigned i, b, c = 0, kraft = 0;
+
+	for (i = 0; i < NSYM; i++) {
+		if (len[i] > ST_HUFF_MAX_BITS)
+			return -1;
+		if (len[i]) {
+			count[len[i]]++;
+			kraft += DEC_SIZE >> len[i];
+		}
+	}
+	if (kraft > DEC_SIZE)
+		return -1;
+	for (b = 1; b <= ST_HUFF_MAX_BITS; b++) {
+		c = (c + count[b - 1]) << 1;
+		next[b] = c;
+	}
+	for (i = 0; i < NSYM; i++) {
+		unsigned v, r = 0, j;
+
+		if (!len[i])
+			continue;
+		v = next[len[i]]++;
+		for (j = 0; j < len[i]; j++)
+			r |= (v >> j & 1) << (len[i] - 1 - j);
+		code[i] = (uint16_t)r;
+	}
+	return 0;
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << 8 * i;
+	return v;
+}
+
+size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	uint32_t cnt[4][NSYM];
+	uint64_t count[NSYM];
+	uint8_t len[NSYM];
+	uint16_t code[NSYM];
+	uint32_t tab[NSYM];
+	uint64_t acc = 0;
+	unsigned nb = 0;
+	uint8_t *o, *end;
+	size_t i;
+
+	if (!n || cap <= ST_HUFF_TABLE)
+		return 0;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i + 4 <= n; i += 4) {
+		cnt[0][in[i]]++;
+		cnt[1][in[i + 1]]++;
+		cnt[2][in[i + 2]]++;
+		cnt[3][in[i + 3]]++;
+	}
+	for (; i < n; i++)
+		cnt[0][in[i]]++;
+	for (i = 0; i < NSYM; i++)
+		count[i] = (uint64_t)cnt[0][i] + cnt[1][i] + cnt[2][i] +
+			   cnt[3][i];
+	code_lengths(count, len);
+	if (canonical(len, code))
+		return 0;	/* cannot happen: the lengths were fitted */
+	for (i = 0; i < NSYM; i++)
+		tab[i] = code[i] | (uint32_t)len[i] << 16;
+	for (i = 0; i < ST_HUFF_TABLE; i++)
+		out[i] = (uint8_t)(len[2 * i] | len[2 * i + 1] << 4);
+	o = out + ST_HUFF_TABLE;
+	end = out + cap;
+	/*
+	 * Four codes of at most 12 bits on at most 7 left (55 bits), stored
+	 * as 8 bytes while 8 fit; then a code and its whole bytes at a time.
+	 */
+#define PUT(b) do { \
+		uint32_t e = tab[b]; \
+		acc |= (uint64_t)(e & 0xffff) << nb; \
+		nb += e >> 16; \
+	} while (0)
+	for (i = 0; i + 4 <= n && end - o >= 8; i += 4) {
+		PUT(in[i]);
+		PUT(in[i + 1]);
+		PUT(in[i + 2]);
+		PUT(in[i + 3]);
+		put_le64(o, acc);
+		o += nb >> 3;
+		acc >>= nb & ~7u;
+		nb &= 7;
+	}
+	for (; i < n; i++) {
+		PUT(in[i]);
+		for (; nb >= 8; nb -= 8) {
+			if (o == end)
+				return 0;
+			*o++ = (uint8_t)acc;
+			acc >>= 8;
+		}
+	}
+#undef PUT
+	if (nb) {
+		if (o == end)
+			return 0;
+		*o++ = (uint8_t)acc;
+	}
+	return (size_t)(o - out);
+}
+
+int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n)
+{
+	uint8_t lens[NSYM];
+	uint16_t code[NSYM];
+	uint16_t dec[DEC_SIZE];
+	const uint8_t *p, *end = in + len;
+	uint64_t acc = 0;
+	unsigned nb = 0, i;
+	size_t k;
+
+	if (len < ST_HUFF_TABLE)
+		return -EBADMSG;
+	for (i = 0; i < ST_HUFF_TABLE; i++) {
+		lens[2 * i] = in[i] & 0xf;
+		lens[2 * i + 1] = in[i] >> 4;
+	}
+	if (canonical(lens, code))
+		return -EBADMSG;
+	memset(dec, 0, sizeof(dec));
+	for (i = 0; i < NSYM; i++) {
+		unsigned step, j;
+
+		if (!lens[i])
+			continue;
+		step = 1u << lens[i];
+		for (j = code[i]; j < DEC_SIZE; j += step)
+			dec[j] = (uint16_t)(i | (unsigned)lens[i] << 8);
+	}
+	p = in + ST_HUFF_TABLE;
+	k = 0;
+	/*
+	 * Four codes a refill of at least 56 bits while 8 bytes are left
+	 * (the bits past the whole bytes loaded come again with the next
+	 * load), then one at a time.
+	 */
+	while (n - k >= 4 && end - p >= 8) {
+		unsigned j;
+
+		acc |= get_le64(p) << nb;
+		p += (63 - nb) >> 3;
+		nb |= 56;
+		for (j = 0; j < 4; j++) {
+			unsigned e = dec[acc & (DEC_SIZE - 1)], l = e >> 8;
+
+			if (!l)
+				return -EBADMSG;
+			out[k++] = (uint8_t)e;
+			acc >>= l;
+			nb -= l;
+		}
+	}
+	for (; k < n; k++) {
+		unsigned e, l;
+
+		while (nb <= 56 && p < end) {
+			acc |= (uint64_t)*p++ << nb;
+			nb += 8;
+		}
+		e = dec[acc & (DEC_SIZE - 1)];
+		l = e >> 8;
+		if (!l || l > nb)
+			return -EBADMSG;
+		out[k] = (uint8_t)e;
+		acc >>= l;
+		nb -= l;
+	}
+	/* Every byte used, and the padding bits of the last one clear. */
+	if (p != end || nb >= 8 || acc)
+		return -EBADMSG;
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * writer/huff.h: private; the Huffman coding of a chunk's records
+ * (ST_CHUNK_HUFF, writer/format.h), which takes what zlib's Huffman
+ * coding alone would take off a chunk (its bytes coded one by one, a
+ * code for each byte value fitted to the chunk) at a third of its time:
+ * where the ranks fill every core, the writer's coding is on their
+ * critical path (docs/hotpath.md).
+ *
+ * The payload: ST_HUFF_TABLE bytes, the code length of byte value 2i in
+ * the low four bits of byte i and of value 2i + 1 in the high four (0:
+ * the value does not occur; at most ST_HUFF_MAX_BITS), then the codes of
+ * the raw bytes in order, packed from the lowest bit of each byte up,
+ * each code's first bit first, and zero bits to the end of the last
+ * byte.  The codes are canonical (as deflate's, RFC 1951 3.2.2): those
+ * of one length are consecutive numbers in the order of their values,
+ * and shorter codes come first.  A payload whose lengths over-subscribe
+ * the code, which holds a code that is not assigned, runs out before
+ * its raw length is decoded, or holds a byte more than it needs or a
+ * set padding bit, is corrupt.
+ */
+#ifndef ST_WRITER_HUFF_H
+#define ST_WRITER_HUFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ST_HUFF_TABLE 128
+#define ST_HUFF_MAX_BITS 12
+
+/* The longest payload of 'n' raw bytes. */
+#define ST_HUFF_BOUND(n) \
+	(ST_HUFF_TABLE + ((size_t)(n) * ST_HUFF_MAX_BITS + 7) / 8)
+
+/*
+ * Code the 'n' bytes at 'in' into 'out': returns the payload's length,
+ * or 0 when it would take more than 'cap' bytes (or n is 0).  'out' may
+ * be written up to 'cap' bytes.
+ */
+size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
+
+/*
+ * Decode the payload of 'len' bytes at 'in' into the 'n' bytes at
+ * 'out'.  Returns 0, or -EBADMSG when it is corrupt (see above).
+ */
+int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n);
+
+#endif
