@@ -232,10 +232,27 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
  * timestamp residuals, where string matching finds little and Huffman
  * coding alone is as short and four times faster than deflate's
  * (docs/hotpath.md); an application's mixed records go on being
- * deflated in full.  The probe costs some 2 % of the deflating.
+ * deflated in full.  The probe costs some 2 % of the deflating.  A
+ * chunk between probes whose first bytes are not like the last probe's
+ * (Huffman coding takes them to a ratio more than 1/8 away) is probed
+ * at once: a run's first mixed chunk (start-up, then its loop) does not
+ * fix the strategy of the 15 chunks after it.
  */
 #define ST_PROBE_EVERY 16
 #define ST_PROBE_BYTES 65536
+
+/*
+ * Huffman coding's bytes out per byte in, times 2^16, on the first 'n'
+ * bytes of 'raw' (coded into s->out); 2^16 when it would not shorten
+ * them.
+ */
+static uint64_t huff_ratio(struct st_stream *s, uint8_t *raw, size_t n)
+{
+	size_t clen = st_huff_encode(raw + ST_CHUNK_HDR_LEN, n,
+				     s->out + ST_CHUNK_HDR_LEN, n);
+
+	return clen ? ((uint64_t)clen << 16) / n : 1u << 16;
+}
 
 static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 {
@@ -246,8 +263,19 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 	unsigned i;
 
 	if (s->probe_in) {
+		uint64_t r, d;
+
 		s->probe_in--;
-		return 0;
+		/*
+		 * Unless the chunk's first bytes are no longer like those
+		 * of the last probe: Huffman coding them (some 1 % of
+		 * deflating them) takes them to a ratio more than 1/8 away
+		 * from the probe's.
+		 */
+		r = huff_ratio(s, raw, n);
+		d = r > s->huff_ratio ? r - s->huff_ratio : s->huff_ratio - r;
+		if (d <= s->huff_ratio / 8)
+			return 0;
 	}
 	s->probe_in = ST_PROBE_EVERY - 1;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -257,11 +285,10 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 			 * 1/32 shorter than it is: it takes a quarter of
 			 * the time of deflate's string or run matching.
 			 */
-			clen = st_huff_encode(raw + ST_CHUNK_HDR_LEN, n,
-					      s->out + ST_CHUNK_HDR_LEN,
-					      s->bound);
-			if (!clen)
+			s->huff_ratio = huff_ratio(s, raw, n);
+			if (s->huff_ratio >= 1u << 16)
 				continue;
+			clen = (size_t)((s->huff_ratio * n) >> 16);
 			clen -= clen / 32;
 		} else if (deflate_chunk(s, raw, n, order[i], &clen)) {
 			return -EIO;

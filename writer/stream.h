@@ -35,6 +35,8 @@ struct st_stream {
 	int strategy;		/* zlib strategy the stream is set to */
 	int pick;		/* strategy for chunks of other records */
 	uint32_t probe_in;	/* such chunks until the next probe */
+	uint64_t huff_ratio;	/* Huffman coding's bytes out per byte in
+				   at the last probe, times 2^16 */
 	uint16_t index;
 	uint32_t seq;		/* sequence number of the next chunk written */
 	size_t cap;		/* record bytes per buffer */

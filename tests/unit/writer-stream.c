@@ -808,6 +808,52 @@ Test(writer_stream, timing_noise_chunk_is_shorter_than_full_deflate)
 }
 
 /*
+ * A run's first chunk of other records, deflated (its strings), does
+ * not fix the strategy of the chunks that follow until the next probe:
+ * a loop's timing noise after it is Huffman-coded at once, and both
+ * read back.
+ */
+Test(writer_stream, a_deflated_chunk_does_not_fix_the_next_ones)
+{
+	enum { NS = 3000, NL = 12000 };
+	static struct st_event ev[NS + NL];
+	static const char *const words[] = { "alpha beta gamma delta",
+		"the quick brown fox jumps", "over the lazy dog again",
+		"epsilon zeta eta theta iota" };
+	struct st_stream *s;
+	uint64_t seed = 79;
+	int i;
+
+	for (i = 0; i < NS; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 300;
+		ev[i].text = words[rng_next(&seed) % 4];
+		ev[i].text_len = (uint32_t)strlen(ev[i].text);
+	}
+	jittered_loop(ev + NS, NL, 77, 50, 101, 250, 101);
+	for (i = NS; i < NS + NL; i++) {
+		ev[i].seq += NS;
+		ev[i].t0 += 10000000;
+		ev[i].t1 += 10000000;
+	}
+	cr_assert_eq(st_stream_new(&s, &sink, 0, 1 << 20, 1), 0);
+	for (i = 0; i < NS + NL; i++) {
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+		if (i == NS - 1)
+			cr_assert_eq(st_stream_flush(s), 0);
+	}
+	cr_assert_eq(st_stream_flush(s), 0);
+	st_stream_free(s);
+	cr_assert_eq(mb.nwrites, 3, "%zu writes: header and two chunks",
+		     mb.nwrites);
+	cr_expect_eq(chunk_method(1), ST_CHUNK_DEFLATE);
+	cr_expect_eq(chunk_method(2), ST_CHUNK_HUFF);
+	expect_file(mb.buf, mb.len, ev, NS + NL);
+}
+
+/*
  * A chunk whose records repeat a few different texts, strings that
  * deflate finds, is no longer than full deflating makes it.
  */
