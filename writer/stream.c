@@ -223,7 +223,7 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 /*
  * The strategy for a chunk that is not mostly repeats (see the top of
  * the file): every ST_PROBE_EVERY such chunks, the first included, its
- * first ST_PROBE_BYTES are coded with each of Huffman coding alone
+ * last ST_PROBE_BYTES are coded with each of Huffman coding alone
  * (huff.h, Z_HUFFMAN_ONLY here), deflate's run-length matching and its
  * full string matching, into s->out, and the shortest result names the
  * strategy of this chunk and the next ones (the first listed on a tie:
@@ -233,10 +233,12 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
  * coding alone is as short and four times faster than deflate's
  * (docs/hotpath.md); an application's mixed records go on being
  * deflated in full.  The probe costs some 2 % of the deflating.  A
- * chunk between probes whose first bytes are not like the last probe's
+ * chunk between probes whose last bytes are not like the last probe's
  * (Huffman coding takes them to a ratio more than 1/8 away) is probed
  * at once: a run's first mixed chunk (start-up, then its loop) does not
- * fix the strategy of the 15 chunks after it.
+ * fix the strategy of the 15 chunks after it.  The last bytes, not the
+ * first: a chunk where a loop begins is coded as fits the loop, which
+ * the next chunks will hold, not at deflate's full cost.
  */
 #define ST_PROBE_EVERY 16
 #define ST_PROBE_BYTES 65536
@@ -262,12 +264,14 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 	size_t best = SIZE_MAX, clen;
 	unsigned i;
 
+	/* The last bytes: what the next chunks are likeliest to be like. */
+	raw += len - n;
 	if (s->probe_in) {
 		uint64_t r, d;
 
 		s->probe_in--;
 		/*
-		 * Unless the chunk's first bytes are no longer like those
+		 * Unless the chunk's last bytes are no longer like those
 		 * of the last probe: Huffman coding them (some 1 % of
 		 * deflating them) takes them to a ratio more than 1/8 away
 		 * from the probe's.
