@@ -808,6 +808,28 @@ Test(writer_stream, timing_noise_chunk_is_shorter_than_full_deflate)
 }
 
 /*
+ * Records 'ev[0..n-1]' of an allreduce loop whose call records carry one
+ * of a few texts each, in an order drawn from 'seed': strings that
+ * deflate finds.
+ */
+static void string_events(struct st_event *ev, int n, uint64_t seed)
+{
+	static const char *const words[] = { "alpha beta gamma delta",
+		"the quick brown fox jumps", "over the lazy dog again",
+		"epsilon zeta eta theta iota" };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		make_allreduce(&ev[i]);
+		ev[i].seq = (uint64_t)i + 1;
+		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
+		ev[i].t1 = ev[i].t0 + 300;
+		ev[i].text = words[rng_next(&seed) % 4];
+		ev[i].text_len = (uint32_t)strlen(ev[i].text);
+	}
+}
+
+/*
  * A run's first chunk of other records, deflated (its strings), does
  * not fix the strategy of the chunks that follow until the next probe:
  * a loop's timing noise after it is Huffman-coded at once, and both
@@ -817,21 +839,10 @@ Test(writer_stream, a_deflated_chunk_does_not_fix_the_next_ones)
 {
 	enum { NS = 3000, NL = 12000 };
 	static struct st_event ev[NS + NL];
-	static const char *const words[] = { "alpha beta gamma delta",
-		"the quick brown fox jumps", "over the lazy dog again",
-		"epsilon zeta eta theta iota" };
 	struct st_stream *s;
-	uint64_t seed = 79;
 	int i;
 
-	for (i = 0; i < NS; i++) {
-		make_allreduce(&ev[i]);
-		ev[i].seq = (uint64_t)i + 1;
-		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
-		ev[i].t1 = ev[i].t0 + 300;
-		ev[i].text = words[rng_next(&seed) % 4];
-		ev[i].text_len = (uint32_t)strlen(ev[i].text);
-	}
+	string_events(ev, NS, 79);
 	jittered_loop(ev + NS, NL, 77, 50, 101, 250, 101);
 	for (i = NS; i < NS + NL; i++) {
 		ev[i].seq += NS;
@@ -861,22 +872,10 @@ Test(writer_stream, chunk_of_strings_is_no_longer_than_full_deflate)
 {
 	enum { N = 3000 };
 	static struct st_event ev[N];
-	static const char *const words[] = { "alpha beta gamma delta",
-		"the quick brown fox jumps", "over the lazy dog again",
-		"epsilon zeta eta theta iota" };
-	uint64_t seed = 78;
 	size_t rawlen, paylen, full;
 	uint8_t *raw;
-	int i;
 
-	for (i = 0; i < N; i++) {
-		make_allreduce(&ev[i]);
-		ev[i].seq = (uint64_t)i + 1;
-		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
-		ev[i].t1 = ev[i].t0 + 300;
-		ev[i].text = words[rng_next(&seed) % 4];
-		ev[i].text_len = (uint32_t)strlen(ev[i].text);
-	}
+	string_events(ev, N, 78);
 	cr_assert_eq(one_chunk(ev, N, &raw, &rawlen, &paylen),
 		     ST_CHUNK_DEFLATE);
 	full = full_deflate(raw, rawlen);
