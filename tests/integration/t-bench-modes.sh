@@ -174,29 +174,35 @@ note "collectives timed after a warm-up call (13 MPI_Scan a rank; 7 cold)"
 # 25 us after the warm-up's: after the first call and the pilot's 3
 # back-to-back pairs, each rank's MPI_Scan come in pairs at least 25 us
 # apart, entry to entry, unless the rank was late for the warm-up (the
-# measurement is then discarded and made again): most of them are.
+# measurement is then discarded and made again).  Under load one rank
+# can be late for most warm-ups (seen with the sanitizers and two busy
+# loops beside: 13 of 26), so a pair counts by the rank that was not:
+# in most pairs, some rank's timed call comes that long after its
+# warm-up.  Without the start of its own, none would.
 YTRACE=$ST_TMP/wtrace-win "$ST_CLI" bench -o "$ST_TMP/win" \
 	--mpiexec "$ST_TMP/mpx.sh" --ops scan --sizes 8 --nrep 5 \
 	< /dev/null > "$ST_TMP/win.out" 2> "$ST_TMP/win.err"
 echo $? > "$ST_TMP/win.rc"
 expect_rc "$ST_TMP/win" 0
 dump_csv "$ST_TMP/wtrace-win" "$ST_TMP/wtrace-win.csv"
-# gaps CSV NS: the timed MPI_Scan (after the first call and the pilot's
-# pairs) and how many of them come NS ns or more after their warm-up.
+# gaps CSV NS: the timed MPI_Scan calls (after the first call and the
+# pilot's pairs; the k-th call of every rank is one call of the job) and
+# in how many of them some rank came NS ns or more after its warm-up.
 gaps() {
 	st_awk "$1" 'kind == "call" && fn == "MPI_Scan" {
 		k = ++n[rank]
 		if (k >= 8 && k % 2 == 0) w[rank] = t0_ns
-		if (k >= 9 && k % 2 == 1) { pairs++
-			far += t0_ns - w[rank] >= '"$2"' }
-		} END { print pairs + 0, far + 0 }'
+		if (k >= 9 && k % 2 == 1) { d = t0_ns - w[rank]
+			if (!(k in g) || d > g[k]) g[k] = d }
+		} END { for (k in g) { pairs++; far += g[k] >= '"$2"' }
+			print pairs + 0, far + 0 }'
 }
 gaps "$ST_TMP/wtrace-win.csv" 25000 > "$ST_TMP/wtrace-win.n"
 read -r pairs far < "$ST_TMP/wtrace-win.n"
-{ [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
+{ [ "$pairs" -ge 5 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
 	{ show "$ST_TMP/wtrace-win.n"
 	  fail "window mode: the timed call not 25 us after its warm-up"; }
-note "window mode: $far of $pairs timed calls 25 us or more after the warm-up"
+note "window mode: $far of $pairs timed calls 25 us or more after a rank's warm-up"
 # A --pairs item's @US (what 'bench --like' gives a collective: the run's
 # quiet time before it) puts the timed call that long after its warm-up,
 # the window widened to fit (without it, 25 us after: the check above).
@@ -209,14 +215,14 @@ expect_rc "$ST_TMP/gap" 0
 dump_csv "$ST_TMP/wtrace-gap" "$ST_TMP/wtrace-gap.csv"
 gaps "$ST_TMP/wtrace-gap.csv" 300000 > "$ST_TMP/wtrace-gap.n"
 read -r pairs far < "$ST_TMP/wtrace-gap.n"
-{ [ "$pairs" -ge 10 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
+{ [ "$pairs" -ge 5 ] && [ $((2 * far)) -gt "$pairs" ]; } ||
 	{ show "$ST_TMP/wtrace-gap.n"
 	  fail "--pairs scan:8@300: the timed call not 300 us after its warm-up"; }
 "$ST_CLI" dump --header "$ST_TMP/gap" > "$ST_TMP/gap.hdr" ||
 	fail "synctrace dump --header failed"
 [ "$(grep -c '^pairs=scan:8@300$' "$ST_TMP/gap.hdr")" = 2 ] ||
 	{ show "$ST_TMP/gap.hdr"; fail "the gap not in the headers' pairs"; }
-note "--pairs scan:8@300: $far of $pairs timed calls 300 us or more after the warm-up"
+note "--pairs scan:8@300: $far of $pairs timed calls 300 us or more after a rank's warm-up"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \
