@@ -2,7 +2,8 @@
  * writer/huff.c: the Huffman coding of a chunk's records (huff.h).
  *
  * Encoding counts the byte values (in four tables, so that runs of one
- * value do not wait on each other's increments), builds the code
+ * value do not wait on each other's increments; st_huff_size() stops
+ * there, the length following from counts and code), builds the code
  * lengths with the two-queue method over the values sorted by count
  * (halving the counts and building again in the rare chunk whose
  * longest code would pass ST_HUFF_MAX_BITS), and writes four codes at a
@@ -149,20 +150,16 @@ static inline uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
-size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+/*
+ * The code of the 'n' bytes at 'in' (n > 0): their counts into 'count'
+ * and the code lengths into 'len'; returns the payload's length.
+ */
+static size_t fit(const uint8_t *in, size_t n, uint64_t *count, uint8_t *len)
 {
 	uint32_t cnt[4][NSYM];
-	uint64_t count[NSYM];
-	uint8_t len[NSYM];
-	uint16_t code[NSYM];
-	uint32_t tab[NSYM];
-	uint64_t acc = 0;
-	unsigned nb = 0;
-	uint8_t *o, *end;
+	uint64_t bits = 0;
 	size_t i;
 
-	if (!n || cap <= ST_HUFF_TABLE)
-		return 0;
 	memset(cnt, 0, sizeof(cnt));
 	for (i = 0; i + 4 <= n; i += 4) {
 		cnt[0][in[i]]++;
@@ -176,6 +173,33 @@ size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 		count[i] = (uint64_t)cnt[0][i] + cnt[1][i] + cnt[2][i] +
 			   cnt[3][i];
 	code_lengths(count, len);
+	for (i = 0; i < NSYM; i++)
+		bits += count[i] * len[i];
+	return ST_HUFF_TABLE + (size_t)((bits + 7) / 8);
+}
+
+size_t st_huff_size(const uint8_t *in, size_t n)
+{
+	uint64_t count[NSYM];
+	uint8_t len[NSYM];
+
+	return n ? fit(in, n, count, len) : 0;
+}
+
+size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	uint64_t count[NSYM];
+	uint8_t len[NSYM];
+	uint16_t code[NSYM];
+	uint32_t tab[NSYM];
+	uint64_t acc = 0;
+	unsigned nb = 0;
+	uint8_t *o, *end;
+	size_t i;
+
+	if (!n || cap <= ST_HUFF_TABLE)
+		return 0;
+	fit(in, n, count, len);
 	if (canonical(len, code))
 		return 0;	/* cannot happen: the lengths were fitted */
 	for (i = 0; i < NSYM; i++)

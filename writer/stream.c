@@ -245,15 +245,13 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 
 /*
  * Huffman coding's bytes out per byte in, times 2^16, on the first 'n'
- * bytes of 'raw' (coded into s->out); 2^16 when it would not shorten
- * them.
+ * bytes of the records at 'raw'; 2^16 when it would not shorten them.
  */
-static uint64_t huff_ratio(struct st_stream *s, uint8_t *raw, size_t n)
+static uint64_t huff_ratio(const uint8_t *raw, size_t n)
 {
-	size_t clen = st_huff_encode(raw + ST_CHUNK_HDR_LEN, n,
-				     s->out + ST_CHUNK_HDR_LEN, n);
+	size_t clen = st_huff_size(raw + ST_CHUNK_HDR_LEN, n);
 
-	return clen ? ((uint64_t)clen << 16) / n : 1u << 16;
+	return clen < n ? ((uint64_t)clen << 16) / n : 1u << 16;
 }
 
 static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
@@ -262,37 +260,38 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 				     Z_DEFAULT_STRATEGY };
 	size_t n = len < ST_PROBE_BYTES ? len : ST_PROBE_BYTES;
 	size_t best = SIZE_MAX, clen;
+	uint64_t r;
 	unsigned i;
 
 	/* The last bytes: what the next chunks are likeliest to be like. */
 	raw += len - n;
+	r = huff_ratio(raw, n);
 	if (s->probe_in) {
-		uint64_t r, d;
+		uint64_t d = r > s->huff_ratio ? r - s->huff_ratio
+					       : s->huff_ratio - r;
 
 		s->probe_in--;
 		/*
 		 * Unless the chunk's last bytes are no longer like those
-		 * of the last probe: Huffman coding them (some 1 % of
-		 * deflating them) takes them to a ratio more than 1/8 away
-		 * from the probe's.
+		 * of the last probe: Huffman coding takes them (counting
+		 * them is some 1 % of deflating the chunk) to a ratio more
+		 * than 1/8 away from the probe's.
 		 */
-		r = huff_ratio(s, raw, n);
-		d = r > s->huff_ratio ? r - s->huff_ratio : s->huff_ratio - r;
 		if (d <= s->huff_ratio / 8)
 			return 0;
 	}
 	s->probe_in = ST_PROBE_EVERY - 1;
+	s->huff_ratio = r;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (order[i] == Z_HUFFMAN_ONLY) {
 			/*
-			 * Coded as the chunk would be (huff.h), and counted
+			 * As long as the chunk would be (huff.h), counted
 			 * 1/32 shorter than it is: it takes a quarter of
 			 * the time of deflate's string or run matching.
 			 */
-			s->huff_ratio = huff_ratio(s, raw, n);
-			if (s->huff_ratio >= 1u << 16)
+			if (r >= 1u << 16)
 				continue;
-			clen = (size_t)((s->huff_ratio * n) >> 16);
+			clen = (size_t)((r * n) >> 16);
 			clen -= clen / 32;
 		} else if (deflate_chunk(s, raw, n, order[i], &clen)) {
 			return -EIO;

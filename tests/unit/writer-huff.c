@@ -32,6 +32,7 @@ static size_t roundtrip(const uint8_t *in, size_t n)
 	len = st_huff_encode(in, n, out, cap);
 	cr_assert_gt(len, ST_HUFF_TABLE, "%zu bytes coded to %zu", n, len);
 	cr_assert_leq(len, cap);
+	cr_assert_eq(st_huff_size(in, n), len, "the size without coding");
 	back[n] = 0xa5;
 	cr_assert_eq(st_huff_decode(out, len, back, n), 0, "%zu bytes", n);
 	cr_assert(!memcmp(back, in, n), "%zu bytes differ", n);
