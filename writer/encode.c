@@ -148,7 +148,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 static inline void timed(struct st_codec *c, unsigned kind, unsigned fn,
 			 uint64_t dur, uint64_t t1)
 {
-	c->done_fn = kind == ST_REC_DONE ? fn : ST_DONE_NONE;
+	c->done_fn = st_after_timed(c, kind, fn);
 	c->done_dur = dur;
 	c->last_t1 = t1;
 }
@@ -160,6 +160,7 @@ void st_codec_init(struct st_codec *c)
 	c->prev = &c->start;
 	c->done_fn = ST_DONE_NONE;
 	c->loops = 1;
+	c->starts = 1;
 }
 
 void st_codec_reset(struct st_codec *c)
@@ -259,7 +260,7 @@ static int enc_full(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	}
 	if (ev->t0 | ev->t1) {
 		/* A completion call's records share its timestamps. */
-		same = c->done_fn == ev->fn;
+		same = c->done_fn == st_share_fn(c, ev->kind, ev->fn);
 		gap = ev->t0 - c->last_t1;
 		dur = ev->t1 - ev->t0;
 		p = st_varint_put(p, st_zigzag(gap - (same ? 0 - c->done_dur
@@ -354,7 +355,7 @@ int st_enc_record(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		return enc_full(c, pp, limit, ev, token, x, key, 1);
 
 	p = st_enc_head(c, p, ev->kind, ev->fn, ev->site, key);
-	same = c->done_fn == ev->fn;
+	same = c->done_fn == st_share_fn(c, ev->kind, ev->fn);
 	gap = ev->t0 - c->last_t1;
 	dur = ev->t1 - ev->t0;
 	pg = same ? 0 - c->done_dur : x->gap;
@@ -608,7 +609,7 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		if (st_varint_get(&p, end, &gap) ||
 		    st_varint_get(&p, end, &dur))
 			return -EBADMSG;
-		same = c->done_fn == fn;
+		same = c->done_fn == st_share_fn(c, kind, fn);
 		gap = st_unzigzag(gap) + (same ? 0 - c->done_dur : x->gap);
 		dur = st_unzigzag(dur) + (same ? c->done_dur : x->dur);
 		if (!same) {

@@ -36,8 +36,10 @@ struct st_event;
 /* The highest ordinal of a done record (st_rec_key()). */
 #define ST_DONE_ORD_MAX 31
 
-/* st_codec.done_fn when the previous record is not a timed done record. */
+/* st_codec.done_fn when the previous record is not a timed done record, */
 #define ST_DONE_NONE UINT32_MAX
+/* or, version 11 on, when it is another timed record (a start's may share). */
+#define ST_DONE_TIMED (UINT32_MAX - 1)
 
 /* One (kind, fn, site) context: the prediction of its next record. */
 struct st_ctx {
@@ -74,13 +76,17 @@ struct st_codec {
 	uint64_t last_t1;	/* t1 of the previous timed record */
 	uint64_t last_req;	/* last request of a call record, 0: none */
 	uint64_t done_dur;	/* duration of the previous record, */
-	uint32_t done_fn;	/* its fn if a timed done one, or none */
+	uint32_t done_fn;	/* its fn if a timed done one, or none
+				   (st_after_timed()) */
 	uint32_t epoch;		/* bumped at each reset, never 0 */
 	uint16_t last_fn;	/* fn of the previous record */
 	uint8_t v6;		/* reader: a trace of version 7 or older,
 				   decoded by its rules (st_dec_record()) */
 	uint8_t loops;		/* ST_TAG_LOOP starts a loop run: version 9
 				   and later (st_codec_init() sets it) */
+	uint8_t starts;		/* a start record is predicted to share the
+				   previous timed record's timestamps:
+				   version 11 on (st_codec_init() sets it) */
 	uint32_t run_left;	/* reader: members of the run still to come */
 	uint32_t loop_left;	/* reader: those of the loop run */
 	struct st_ctx *prev;	/* slot of the previous record, or &start */
@@ -102,6 +108,28 @@ struct st_codec {
 	struct st_cseq cseq[ST_CSEQ_SLOTS];
 	struct st_tcls tcls[ST_TCLS_SLOTS];
 };
+
+/*
+ * What st_codec.done_fn must be for a timed record of 'kind' and 'fn' to
+ * be predicted to share the previous record's t0 and t1 (format.h): the
+ * records of a completion call after its first, which follow a done
+ * record of that call; and from version 11 on a start record, which
+ * follows its MPI_Start(all)'s call record or a start record of that
+ * call.
+ */
+static inline uint32_t st_share_fn(const struct st_codec *c, unsigned kind,
+				   unsigned fn)
+{
+	return kind == ST_REC_START && c->starts ? ST_DONE_TIMED : fn;
+}
+
+/* st_codec.done_fn after a timed record of 'kind' and 'fn'. */
+static inline uint32_t st_after_timed(const struct st_codec *c,
+				      unsigned kind, unsigned fn)
+{
+	return kind == ST_REC_DONE ? fn : c->starts ? ST_DONE_TIMED
+						    : ST_DONE_NONE;
+}
 
 /*
  * Bytes a record may take besides its text: tag, fn, mask, every field,
@@ -462,7 +490,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	if (__builtin_expect(limit - p < ST_HEAD_ROOM, 0))
 		return -ENOBUFS;
 	p = st_enc_head(c, p, kind, fn, site, key);
-	same = c->done_fn == fn;
+	same = c->done_fn == st_share_fn(c, kind, fn);
 	gap = t0 - c->last_t1;
 	dur = t1 - t0;
 	if (same && t1 == c->last_t1 && dur == c->done_dur) {
@@ -514,7 +542,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		x->gap = gap;
 		x->dur = dur;
 	}
-	c->done_fn = kind == ST_REC_DONE ? fn : ST_DONE_NONE;
+	c->done_fn = st_after_timed(c, kind, fn);
 	c->done_dur = dur;
 	c->last_t1 = t1;
 	prev->next = key & ST_KEY_NEXT;

@@ -247,15 +247,20 @@
  * which then becomes the record's gap and duration; except right after
  * a timed ST_REC_DONE record of the same fn (a completion call's
  * records, its ST_REC_DONE records and then its call record, all carry
- * its t0 and t1): there they are predicted as that record's t0 and t1
- * (the gap as minus its duration, the duration as its duration), and
+ * its t0 and t1), and for a timed ST_REC_START record right after any
+ * timed record but a done one (MPI_Start's or MPI_Startall's call
+ * record, then a start record for each request, all carry its t0 and
+ * t1; version 11 on): there they are predicted as that record's t0 and
+ * t1 (the gap as minus its duration, the duration as its duration), and
  * the slot's timing is left as it was.  A loop's timings jitter around
  * their typical values, so the residuals are small: a repeated
  * collective mostly costs three bytes before zlib, two in a run.
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 10 (this one) added the chunk method ST_CHUNK_HUFF, which
+ * Version 11 (this one) predicts a start record's timestamps as the
+ * previous timed record's (above), which a start record took from its
+ * slot's timing before.  Version 10 added the chunk method ST_CHUNK_HUFF, which
  * the writer uses where zlib's Huffman coding alone was used before;
  * the records are as in version 9.  Version 9 added loop runs, and the kind to the successor
  * a slot remembers, for them; a file of version 8 or older decodes as
@@ -281,7 +286,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 10
+#define ST_FORMAT_VERSION 11
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */

@@ -210,6 +210,7 @@ static int read_header(struct st_reader *r)
 	r->hdr_len = r->version >= 5 ? ST_CHUNK_HDR_LEN : ST_CHUNK_HDR_LEN_V4;
 	r->codec.v6 = r->version < 8;
 	r->codec.loops = r->version >= 9;
+	r->codec.starts = r->version >= 11;
 	if (have < ST_FILE_HDR_LEN)
 		return fail(r, -EBADMSG,
 			    "truncated file header (%zu bytes)", have);

@@ -178,7 +178,9 @@ Test(writer_encode, roundtrip_halo_exchange_loop)
  * 2it+1), Isend (2it+2), Waitall: done of each, its call record; or
  * with 'persistent', START of requests 1 and 2 (instance it+1), done
  * of each, the Waitall.  Timestamps as predicted from the second
- * iteration on.
+ * iteration on.  A start record carries the timestamps of the record
+ * before it, as after its MPI_Startall's call record (left out here:
+ * the Waitall's before the first, the first's before the second).
  */
 static void loop_record(struct st_event *ev, int it, int i, int persistent)
 {
@@ -196,6 +198,10 @@ static void loop_record(struct st_event *ev, int it, int i, int persistent)
 	ev->site = i < 2 ? (uint32_t)(recv ? 5 : 6) : 7;
 	ev->t0 = 1000 * (uint64_t)(it * 5 + (i < 2 ? i : 2)) + 1;
 	ev->t1 = ev->t0 + (i < 2 ? 100 : 500);
+	if (persistent && i < 2) {
+		ev->t0 = it ? 1000 * (uint64_t)(it * 5 - 3) + 1 : 1;
+		ev->t1 = ev->t0 + (it ? 500 : 100);
+	}
 	if (i == 4)
 		return;
 	ev->comm = 1;
@@ -1406,6 +1412,90 @@ Test(writer_encode, completion_records_share_the_call_timestamps)
 		cr_expect(!p[-2] && !p[-1], "record %d: residuals", i);
 	}
 	expect_decodes(buf, p, ev, n);
+	free(buf);
+}
+
+/*
+ * Format 11: MPI_Start's or MPI_Startall's call record and then a start
+ * record for each request all carry the call's t0 and t1, so each start
+ * record is predicted to repeat the timestamps of the record before it:
+ * two zero bytes however the call's duration varies (the token path
+ * from the second iteration on, the full encoder in the first).  A
+ * codec of version 10 (starts == 0) predicts them from their context's
+ * timing, as it did, so the varying duration shows in their residuals;
+ * and each decodes with its own rules.
+ */
+Test(writer_encode, start_records_share_their_call_timestamps)
+{
+	enum { IT = 40, PER = 4 };
+	static struct st_event ev[IT * PER];
+	static uint8_t *pos[IT * PER + 1];
+	uint8_t *buf = new_buf(), *p, *q;
+	uint64_t seed = 5, t = 7000, dur;
+	int it, i, n = 0, v, r, zero;
+
+	for (it = 0; it < IT; it++) {
+		/* MPI_Startall of 2 requests, then their Waitall's done. */
+		dur = 200 + rng_next(&seed) % 3000;
+		for (i = 0; i < PER; i++) {
+			st_event_clear(&ev[n]);
+			ev[n].kind = i == 0 ? ST_REC_CALL
+				   : i < 3 ? ST_REC_START : ST_REC_DONE;
+			ev[n].fn = i == 0 ? 70 : i < 3 ? 71 : 60;
+			ev[n].site = i < 3 ? 4 : 8;
+			if (i) {
+				ev[n].comm = 1;
+				ev[n].comm_size = 2;
+				ev[n].peer = 1;
+				ev[n].tsize = 8;
+				ev[n].sbytes = i == 2 ? 8 : 0;
+				ev[n].req = i == 3 ? 1 : (uint64_t)i;
+				ev[n].inst = (uint32_t)it + 1;
+			}
+			ev[n].t0 = i < 3 ? t + 50 : t + dur + 140;
+			ev[n].t1 = ev[n].t0 + (i < 3 ? dur : 40);
+			n++;
+		}
+		t = ev[n - 1].t1;
+	}
+	for (v = 11; v >= 10; v--) {
+		st_codec_init(&enc);
+		enc.starts = v == 11;
+		p = buf;
+		for (i = 0; i < n; i++) {
+			q = pos[i] = p;
+			r = st_enc_token(&enc, &p, buf + BUF, ev[i].kind,
+					 ev[i].fn, ev[i].site, 10 + (uint32_t)(i % PER),
+					 ev[i].seq, ev[i].req, ev[i].inst,
+					 ev[i].t0, ev[i].t1);
+			if (r)
+				cr_assert_eq(st_enc_record(&enc, &p, buf + BUF,
+							   &ev[i], 10 +
+							   (uint32_t)(i % PER)),
+					     0);
+			zero = p - q >= 2 && !p[-2] && !p[-1];
+			/* A start record, from the second iteration on. */
+			if (i >= PER && (i % PER == 1 || i % PER == 2))
+				cr_expect_eq(zero, v == 11, "version %d, record "
+					     "%d: %d bytes, ending %02x %02x",
+					     v, i, (int)(p - q), p[-2], p[-1]);
+		}
+		pos[n] = p;
+		st_codec_init(&dec);
+		dec.starts = v == 11;
+		{
+			const uint8_t *rp = buf;
+			struct st_event got;
+
+			for (i = 0; i < n; i++) {
+				cr_assert_eq(st_dec_record(&dec, &rp, p, &got),
+					     0, "version %d, record %d", v, i);
+				got.thread = ev[i].thread;
+				expect_event_eq(&got, &ev[i], i);
+				cr_assert_eq(rp, pos[i + 1]);
+			}
+		}
+	}
 	free(buf);
 }
 
