@@ -44,7 +44,13 @@ static uint64_t ring_next(MPI_Request h, uint64_t from)
 	return tail;
 }
 
-/* Entry 's' of the ring taken: the oldest live entry is the head. */
+/*
+ * Entry 's' of the ring taken: the oldest live entry is the head.  An
+ * empty ring starts again at its first entry, so a loop whose requests
+ * complete at once reuses the same few entries, which stay in cache,
+ * rather than writing its way through all of the ring's.  No entry is
+ * live then, so no snapshot's position can name one.
+ */
 void st_req_ring_drop(struct st_req_slot *s)
 {
 	uint64_t i = head;
@@ -53,6 +59,8 @@ void st_req_ring_drop(struct st_req_slot *s)
 	while (i < tail && ring[i & (RING - 1)].state != 2)
 		i++;
 	head = i;
+	if (i == tail)
+		head = tail = 0;
 }
 
 unsigned st_req_live, st_req_dead;
