@@ -148,7 +148,7 @@ static void ctx_claim(struct st_codec *c, struct st_ctx *x, uint64_t key)
 static inline void timed(struct st_codec *c, unsigned kind, unsigned fn,
 			 uint64_t dur, uint64_t t1)
 {
-	c->done_fn = st_after_timed(c, kind, fn);
+	c->done_fn = st_after_timed(kind, fn);
 	c->done_dur = dur;
 	c->last_t1 = t1;
 }
@@ -460,7 +460,16 @@ int st_enc_repeat(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 	q->seq = seq;
 	x->gap = t0 - c->last_t1;
 	x->dur = t1 - t0;
-	c->done_fn = ST_DONE_NONE;
+	/*
+	 * As st_dec_record() decodes it: a timed call record, or a run's
+	 * member, after which nothing shares timestamps (format.h).
+	 */
+	if (n) {
+		c->done_fn = ST_DONE_NONE;
+	} else {
+		c->done_fn = st_after_timed(ST_REC_CALL, fn);
+		c->done_dur = t1 - t0;
+	}
 	c->last_t1 = t1;
 	st_ctx_follow(c, x, x->key);
 	c->last_fn = (uint16_t)fn;
@@ -619,6 +628,8 @@ int st_dec_record(struct st_codec *c, const uint8_t **pp, const uint8_t *end,
 		ev->t0 = c->last_t1 + gap;
 		ev->t1 = ev->t0 + dur;
 		timed(c, kind, fn, dur, ev->t1);
+		if (run)
+			c->done_fn = ST_DONE_NONE;
 	}
 	ev->nframes = 0;
 	if (tag & ST_TAG_FRAMES) {

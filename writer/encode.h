@@ -36,9 +36,13 @@ struct st_event;
 /* The highest ordinal of a done record (st_rec_key()). */
 #define ST_DONE_ORD_MAX 31
 
-/* st_codec.done_fn when the previous record is not a timed done record, */
+/* st_codec.done_fn when the previous record is untimed, or none, */
 #define ST_DONE_NONE UINT32_MAX
-/* or, version 11 on, when it is another timed record (a start's may share). */
+/*
+ * or when it is a timed record but a done one: a start record after it
+ * shares its timestamps from version 11 on (st_share_fn()); before, no
+ * record's fn matches it, so it predicts what ST_DONE_NONE does.
+ */
 #define ST_DONE_TIMED (UINT32_MAX - 1)
 
 /* One (kind, fn, site) context: the prediction of its next record. */
@@ -124,11 +128,9 @@ static inline uint32_t st_share_fn(const struct st_codec *c, unsigned kind,
 }
 
 /* st_codec.done_fn after a timed record of 'kind' and 'fn'. */
-static inline uint32_t st_after_timed(const struct st_codec *c,
-				      unsigned kind, unsigned fn)
+static inline uint32_t st_after_timed(unsigned kind, unsigned fn)
 {
-	return kind == ST_REC_DONE ? fn : c->starts ? ST_DONE_TIMED
-						    : ST_DONE_NONE;
+	return kind == ST_REC_DONE ? fn : ST_DONE_TIMED;
 }
 
 /*
@@ -542,7 +544,7 @@ st_enc_like_kind(struct st_codec *c, uint8_t **pp, const uint8_t *limit,
 		x->gap = gap;
 		x->dur = dur;
 	}
-	c->done_fn = st_after_timed(c, kind, fn);
+	c->done_fn = st_after_timed(kind, fn);
 	c->done_dur = dur;
 	c->last_t1 = t1;
 	prev->next = key & ST_KEY_NEXT;
@@ -588,7 +590,7 @@ static inline int st_enc_run_open(const struct st_codec *c, const uint8_t *p,
  * epoch and comm; nor the context's 'inst' and 'req', which the run's
  * first repeat found to be 0, and which stay 0; nor 'prev' and the
  * context's successor, which are run_x and its own fn and site, nor
- * 'done_fn', ST_DONE_NONE after a repeat; nor the size class, which the
+ * 'done_fn', ST_DONE_NONE after a run's member; nor the size class, which the
  * fields decide.
  */
 static inline int st_enc_run_next(struct st_codec *c, uint8_t **pp,

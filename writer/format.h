@@ -250,7 +250,8 @@
  * its t0 and t1), and for a timed ST_REC_START record right after any
  * timed record but a done one (MPI_Start's or MPI_Startall's call
  * record, then a start record for each request, all carry its t0 and
- * t1; version 11 on): there they are predicted as that record's t0 and
+ * t1; version 11 on; a member of a run, ST_TAG_RUN, is not such a
+ * record): there they are predicted as that record's t0 and
  * t1 (the gap as minus its duration, the duration as its duration), and
  * the slot's timing is left as it was.  A loop's timings jitter around
  * their typical values, so the residuals are small: a repeated
