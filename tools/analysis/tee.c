@@ -493,7 +493,8 @@ static inline int get(struct st_tee *t, struct cons *cs, int rank,
 		__builtin_prefetch((const char *)(x + 4) + 64);
 		__builtin_prefetch((const char *)(x + 4) + 128);
 	}
-	b = k->bytes + x->off;
+	/* A record without frames or text may sit in a block of no bytes. */
+	b = k->bytes ? k->bytes + x->off : NULL;
 	memcpy(ev, x->head, HEAD);
 	nf = ev->nframes < ST_MAX_FRAMES ? ev->nframes : ST_MAX_FRAMES;
 	if (nf)
