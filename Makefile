@@ -93,6 +93,10 @@ OAPPS := $(patsubst tests/integration/apps/%.c,$(OBUILD)/apps/%,$(APP_C)) \
 OMPI_ALL := $(if $(HAVE_OPENMPI),$(OLIB) $(if $(BENCH_SRC),$(OBENCH)))
 OMPI_TEST := $(if $(HAVE_OPENMPI),$(OLIB) $(addprefix $(OBUILD)/apps/,\
 	p2p fort-f77 fort-mod fort-f08 bench-calls))
+SBUILD := $(BUILD)/selftime
+SLIB := $(SBUILD)/libsynctrace.so
+SPMPI_OBJ := $(patsubst %.c,$(SBUILD)/%.o,$(PMPI_SRC)) \
+	$(SBUILD)/gen/wrappers.o
 CLI := $(BUILD)/synctrace
 GEN := $(BUILD)/gen-wrappers
 BENCH := $(BUILD)/synctrace-bench
@@ -184,6 +188,21 @@ $(OBUILD)/apps/%: tests/integration/apps/%.f90
 	@mkdir -p $(@D)
 	$(call say,OMPIFC,$@)$(OMPIFC) -O2 -g -J $(@D) -o $@ $<
 
+# The self-time build (pmpi/selftime.h, `make bench`'s figure 1d): the
+# interposer with -DST_SELFTIME, its objects under $(BUILD)/selftime/.
+$(SBUILD)/gen/wrappers.o: $(BUILD)/gen/wrappers.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)$(MPICC) $(LIB_CFLAGS) -DST_SELFTIME -c -o $@ $<
+
+$(filter-out $(SBUILD)/gen/wrappers.o,$(SPMPI_OBJ)): $(SBUILD)/%.o: %.c \
+		| $(GEN_H)
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)$(MPICC) $(LIB_CFLAGS) -DST_SELFTIME -c -o $@ $<
+
+$(SLIB): $(SPMPI_OBJ) $(PURE_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
+	$(call say,LINK,$@)$(MPICC) -shared -Wl,-z,defs -o $@ $^ $(LDFLAGS_ALL) \
+		-lunwind -lz -ldl -lm -lpthread
+
 $(BUILD)/tools/analysis/export-otf2.o: ALL_CFLAGS += $(OTF2_CFLAGS)
 
 $(CLI): $(TOOL_OBJ) $(WRITER_OBJ) $(SYNC_OBJ)
@@ -223,8 +242,8 @@ $(BUILD)/apps/%: tests/integration/apps/%.f90
 check-unit: $(UNIT) $(CLI) $(if $(BENCH_SRC),$(BENCH))
 	$(Q)$(UNIT) --jobs 2
 
-check-integration: $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH)) \
-		$(OMPI_TEST)
+check-integration: $(LIB) $(SLIB) $(CLI) $(APPS) \
+		$(if $(BENCH_SRC),$(BENCH)) $(OMPI_TEST)
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) MPIEXEC=$(MPIEXEC) OMPIEXEC=$(OMPIEXEC) \
 		sh tests/integration/run.sh
 
@@ -275,7 +294,7 @@ real-apps: deps all
 
 # MPICH's figures, then Open MPI's (BENCH_OMPI_FIGURES, default "1c 2").
 BENCH_APPS := bench-calls bench-mix cg
-bench: deps all $(GENTRACE) $(addprefix $(BUILD)/apps/,$(BENCH_APPS)) \
+bench: deps all $(SLIB) $(GENTRACE) $(addprefix $(BUILD)/apps/,$(BENCH_APPS)) \
 		$(if $(HAVE_OPENMPI),$(addprefix $(OBUILD)/apps/,$(BENCH_APPS)))
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tools/bench/run.sh
 	$(Q)$(if $(HAVE_OPENMPI),BUILD=$(BUILD) BENCH_MPI=openmpi \

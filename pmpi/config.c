@@ -41,7 +41,9 @@ static const struct st_settings defaults = DEFAULTS;
 /*
  * Every SYNCTRACE_ variable some part of synctrace reads: the library's
  * (this file), `synctrace run`'s channel to it (SYNCTRACE_NOTIFY) and
- * the command's own (SYNCTRACE_ADDR2LINE).  A new variable goes here.
+ * the command's own (SYNCTRACE_ADDR2LINE), and the self-time build's
+ * (SYNCTRACE_SELFTIME_FENCE, pmpi/selftime.h).  A new variable goes
+ * here.
  */
 static const char *const known[] = {
 	"SYNCTRACE_DIR", "SYNCTRACE_NOTIFY", "SYNCTRACE_BUFFER",
@@ -52,7 +54,7 @@ static const char *const known[] = {
 	"SYNCTRACE_SYNC_POINTS", "SYNCTRACE_SYNC_EXCHANGES",
 	"SYNCTRACE_SYNC_PINGPONGS", "SYNCTRACE_SYNC_SPAN_MS",
 	"SYNCTRACE_SYNC_CHECK", "SYNCTRACE_CLOCK_SKEW", "SYNCTRACE_CLOCK",
-	"SYNCTRACE_ADDR2LINE",
+	"SYNCTRACE_ADDR2LINE", "SYNCTRACE_SELFTIME_FENCE",
 };
 
 /*

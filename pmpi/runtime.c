@@ -34,6 +34,7 @@
 #include "pmpi/abi.h"
 #include "pmpi/hooks.h"
 #include "pmpi/internal.h"
+#include "pmpi/selftime.h"
 #include "writer/reader.h"
 #include "writer/run.h"
 #include "writer/writer.h"
@@ -890,6 +891,9 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	st_tls.guard = 1;
 	if (st_comm == MPI_COMM_NULL)
 		return;
+#ifdef ST_SELFTIME
+	st_self_report(st_rank);
+#endif
 	st_sync_finish();
 	ok = atomic_load(&st_on) && flush_all() == 0;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st_comm);

@@ -591,6 +591,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		free(head);
 	}
 	fputs("\tc.t1 = st_now();\n", f);
+	if (fn->kind != ST_KIND_INIT && fn->kind != ST_KIND_FINALIZE)
+		fputs("\tST_SELF_MPI(&c);\n", f);
 	/*
 	 * pmpi/call.c relies on it: st_leave_nb_key() serves every keyed
 	 * function with a request, which are the nonblocking ones, and
@@ -646,7 +648,7 @@ static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 	int pmpi = defines_pmpi(fn);
 	struct strlist decls = { 0 }, wdecls = { 0 }, wargs = { 0 };
 	struct strlist args = { 0 };
-	char *head, *real, *body;
+	char *head, *real, *body, *id = fn_id(form_name(fn, large));
 	size_t i;
 
 	decl_list(&decls, fn, large);
@@ -675,7 +677,17 @@ static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 	free(head);
 	if (pmpi)
 		put_resolve_check(f, name);
-	put_return(f, 1, body, &wargs);
+	if (fn->kind == ST_KIND_INIT || fn->kind == ST_KIND_FINALIZE) {
+		put_return(f, 1, body, &wargs);
+	} else {
+		/* The self-time build's count (pmpi/selftime.h). */
+		char *call = xstrfmt("rc = %s(", body);
+
+		fputs("\tint rc;\n\n\tST_SELF_BEGIN();\n", f);
+		put_list(f, 1, 1, call, &wargs, ");");
+		fprintf(f, "\tST_SELF_END(%s);\n\treturn rc;\n", id);
+		free(call);
+	}
 	fputs("}\n", f);
 	if (pmpi)
 		fprintf(f, "ST_STUB_PTR(%s, st_c_%s, st_real_P%s);\n", name,
@@ -698,6 +710,7 @@ static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 			name, name);
 	}
 
+	free(id);
 	free(body);
 	free(real);
 	sl_clear(&args);
@@ -778,7 +791,8 @@ static void gen_wrappers(FILE *f, const struct st_def *def)
 	for (i = 0; mpi && i < mpi->headers.n; i++)
 		fprintf(f, "#include <%s>\n", mpi->headers.v[i]);
 	fputs("#include <string.h>\n\n"
-	      "#include \"pmpi/hooks.h\"\n#include \"gen/ops.h\"\n\n", f);
+	      "#include \"pmpi/hooks.h\"\n#include \"pmpi/selftime.h\"\n"
+	      "#include \"gen/ops.h\"\n\n", f);
 	fputs("_Static_assert(sizeof(void *) == sizeof(int (*)(void)),\n"
 	      "\t       \"function pointers must fit a void *\");\n", f);
 	put_mpis(f, def);
