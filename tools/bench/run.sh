@@ -30,6 +30,12 @@
 #      these loops but the 64 call sites, with the Barrier and Allreduce
 #      of 1a, without and with the library and with LEVEL=0
 #      (BENCH_MPI=openmpi's default);
+#      1d: 2 ranks, the loops of 1c (and the collectives of 1a) with the
+#      self-time build of the library ($BUILD/selftime/libsynctrace.so,
+#      pmpi/selftime.h): the time each call spent inside the interposer,
+#      its MPI function's own time left out, per function and per loop,
+#      against the same 50 ns; it tells the interposer's work from the
+#      ranks' coupling, which 1c's differences include (MPICH only);
 #   2. trace bytes per record: rank files over decoded records, for the
 #      allreduce loop (zlib levels 1 and 9) and a varied workload;
 #   3. peak resident memory (VmHWM) per rank after 10 M cheap calls per
@@ -66,7 +72,8 @@
 # BENCH_MEM_EVENTS (calls per rank in figure 3, 10000000),
 # BENCH_TOOLS_RECORDS and BENCH_TOOLS_RUNS (figure 5: records of the
 # generated run, 100000000, and runs per tool, 3), BENCH_LOOP_CALLS
-# (iterations per block in figure 1c, 20000), BENCH_CG_RUNS (rounds of
+# (iterations per block in figures 1c and 1d, 20000), BENCH_SELF_RUNS
+# (runs per loop in figure 1d, 9), BENCH_CG_RUNS (rounds of
 # figure 4, 11), BENCH_CG_N and BENCH_CG_ITERS (its unknowns per rank and
 # iterations, 4096 and 20000), BENCH_FIGURES (which figures to run,
 # "1 2 3 4 5"; "1c 2" with BENCH_MPI=openmpi), TMPDIR.
@@ -93,6 +100,7 @@ FIGURES=${BENCH_FIGURES:-1 2 3 4 5}
 TOOLS_RECORDS=${BENCH_TOOLS_RECORDS:-100000000}
 TOOLS_RUNS=${BENCH_TOOLS_RUNS:-3}
 N_LOOPS=${BENCH_LOOP_CALLS:-20000}
+R_SELF=${BENCH_SELF_RUNS:-9}
 R_CG=${BENCH_CG_RUNS:-11}
 CG_N=${BENCH_CG_N:-4096}
 CG_ITERS=${BENCH_CG_ITERS:-20000}
@@ -119,11 +127,11 @@ warn()
 
 for f in $FIGURES; do
 	case $f in
-	1|1c|2|3|4|5) ;;
-	*) die "BENCH_FIGURES='$FIGURES': the figures are 1 to 5 (1c: the loops of figure 1 alone)" ;;
+	1|1c|1d|2|3|4|5) ;;
+	*) die "BENCH_FIGURES='$FIGURES': the figures are 1 to 5 (1c: the loops of figure 1 alone; 1d: their time inside the interposer)" ;;
 	esac
 done
-for v in $R $N $B $TRACE_RUNS $MIX_ITERS $MEM_EVENTS $N_LOOPS $R_CG $CG_N \
+for v in $R $N $B $TRACE_RUNS $MIX_ITERS $MEM_EVENTS $N_LOOPS $R_SELF $R_CG $CG_N \
 	$CG_ITERS $TOOLS_RECORDS $TOOLS_RUNS; do
 	case $v in
 	''|*[!0-9]*|0) die "BENCH_* values must be positive integers" ;;
@@ -139,6 +147,7 @@ case $BUILD in
 *) build=$top/$BUILD ;;
 esac
 LIB=$build/libsynctrace.so
+SLIB=$build/selftime/libsynctrace.so
 CLI=$build/synctrace
 apps=apps
 if [ $BENCH_MPI = openmpi ]; then
@@ -560,6 +569,133 @@ figure1()
 	echo "  Rounds in which other processes took over 10 % of a core:" \
 		"$# of $R${1:+ (round$disturbed)}"
 	phase_end "figure $f1_title"
+}
+
+# --- figure 1d: time inside the interposer -------------------------------
+
+# f1d_fns OP: the functions of one iteration of OP (bench-calls.c).
+f1d_fns()
+{
+	case $1 in
+	barrier) echo MPI_Barrier ;;
+	allreduce) echo MPI_Allreduce ;;
+	bcast) echo MPI_Bcast ;;
+	p2p) echo MPI_Irecv MPI_Isend MPI_Waitall ;;
+	iallreduce) echo MPI_Iallreduce MPI_Wait ;;
+	test) echo MPI_Irecv MPI_Isend MPI_Test ;;
+	start) echo MPI_Start MPI_Waitall ;;
+	pcoll) echo MPI_Start MPI_Wait ;;
+	put) echo MPI_Put MPI_Win_flush ;;
+	esac
+}
+
+# figure1d: R_SELF runs of each loop alone on NP ranks with the self-time
+# build, without and with SYNCTRACE_SELFTIME_FENCE=1 in turn; every rank
+# prints, per function, its traced calls and their mean ns inside the
+# interposer (pmpi/selftime.h).  A run's figure for a function is the
+# larger of the ranks' means, for a loop the larger of the ranks' means
+# over the loop's calls (each function weighted by its calls); medians
+# over runs.
+figure1d()
+{
+	f1d_ops="barrier allreduce bcast p2p iallreduce test start pcoll put"
+	[ -f "$SLIB" ] || die "no '$SLIB': run make bench (it builds it)"
+	echo
+	echo "Figure 1d: time inside the interposer per call, $NP ranks (ns)"
+	echo "  The self-time build of the library ($SLIB,"
+	echo "  pmpi/selftime.h) counts, for every traced call, the time from"
+	echo "  entering its wrapper to leaving it less the MPI function's own"
+	echo "  (between the interposer's two clock reads); it traces as the"
+	echo "  library does.  \"inside\": as it runs; right after a call that"
+	echo "  sends through shared memory, the interposer's first stores wait"
+	echo "  for MPI's own memory operations, which the application would"
+	echo "  wait for in its next call.  \"work alone\": with a full fence"
+	echo "  (mfence) ending each MPI call's time, SYNCTRACE_SELFTIME_FENCE=1."
+	echo "  Each loop runs alone, $B blocks of $N_LOOPS iterations after" \
+		"$((N_LOOPS / 10)) warm-up ones,"
+	echo "  $R_SELF runs per loop and variant, interleaved; a run's figure" \
+		"is the larger of the"
+	echo "  ranks' means.  The added time per call (the target's measure)" \
+		"is figure 1c's;"
+	echo "  this one tells the interposer's work from how the ranks couple."
+	snap phase_snap
+	: > "$tmp/f1d.dat"
+	: > "$tmp/f1d.clock"
+	run=1
+	while [ $run -le "$R_SELF" ]; do
+		for op in $f1d_ops; do
+			for fence in 0 1; do
+				f1d_run $op $run $fence
+			done
+		done
+		run=$((run + 1))
+	done
+	echo
+	printf '  %-20s %-14s %-10s %3s %8s %19s %17s %s\n' loop function \
+		variant n median "95% CI of median" "min..max" "<= 50 ns"
+	for op in $f1d_ops; do
+		for fn in $(f1d_fns $op) loop; do
+			for fence in 0 1; do
+				set -- $(awk -v o=$op -v f=$fn -v v=$fence \
+					'$2 == o && $3 == f && $5 == v { print $4 }' \
+					"$tmp/f1d.dat" | stats)
+				verdict=
+				if [ $fn = loop ]; then
+					verdict=MISS
+					awk -v d="$2" 'BEGIN { exit !(d <= 50) }' &&
+						verdict=PASS
+				fi
+				printf '  %-20s %-14s %-10s %3d %8.1f %19s %17s %s\n' \
+					"$(f1_opname $op)" \
+					"$([ $fn = loop ] && echo "per call" ||
+						echo $fn)" \
+					"$([ $fence = 1 ] && echo "work alone" ||
+						echo inside)" \
+					$1 $2 "[$3, $4]" "$5..$6" "$verdict"
+			done
+		done
+	done
+	set -- $(stats < "$tmp/f1d.clock")
+	echo "  (A clock read, two back to back at MPI_Finalize: median $2 ns," \
+		"n = $1 ranks' runs;"
+	echo "  the figure holds about one read of the measure's own and leaves" \
+		"out about one"
+	echo "  of the interposer's.)"
+	phase_end "figure 1d"
+}
+
+# f1d_run OP RUN FENCE: one run of figure 1d, its figures appended to
+# $tmp/f1d.dat as "run op function ns fence" (function "loop": per call
+# of the loop).
+f1d_run()
+{
+	name=f1d-$1-$2-$3
+	run $name LD_PRELOAD="$SLIB" SYNCTRACE_DIR="$tmp/$name.d" \
+		SYNCTRACE_SELFTIME_FENCE=$3 \
+		$MPIEXEC -n $NP "$CALLS_APP" $1 $N_LOOPS $B $((N_LOOPS / 10))
+	rm -rf "$tmp/$name.d"
+	grep -q "^synctrace-selftime: .* clock_read_ns=.* fence=$3\$" \
+		"$tmp/$name.err" || die "'$name' printed no self-time figures"
+	sed -n 's/^synctrace-selftime: rank=\([0-9]*\) fn=\([A-Za-z_]*\) calls=\([0-9]*\) ns_per_call=\([0-9.]*\)$/\1 \2 \3 \4/p' \
+		"$tmp/$name.err" |
+		awk -v r=$2 -v o=$1 -v fns="$(f1d_fns $1)" -v v=$3 '
+		BEGIN { split(fns, f); for (i in f) want[f[i]] = 1 }
+		$2 in want {
+			if (!(($2) in m) || $4 > m[$2])
+				m[$2] = $4
+			sum[$1] += $3 * $4
+			n[$1] += $3
+		}
+		END {
+			for (k in m)
+				print r, o, k, m[k], v
+			for (k in n)
+				if (n[k] && sum[k] / n[k] > l)
+					l = sum[k] / n[k]
+			printf "%s %s loop %.1f %s\n", r, o, l, v
+		}' >> "$tmp/f1d.dat"
+	sed -n 's/^synctrace-selftime: rank=[0-9]* clock_read_ns=\([0-9.]*\) .*$/\1/p' \
+		"$tmp/$name.err" >> "$tmp/f1d.clock"
 }
 
 # --- figure 2: trace bytes per record --------------------------------------
@@ -986,6 +1122,12 @@ for fig in $FIGURES; do
 			"none full stored nosite"
 		N=$n_saved
 		W=$((N / 10))
+		[ $BENCH_MPI = mpich ] && figure1d
+		;;
+	1d)
+		[ $BENCH_MPI = mpich ] ||
+			die "figure 1d has an MPICH build only"
+		figure1d
 		;;
 	1c)
 		# The loops alone, with the collectives of 1a: what
