@@ -41,9 +41,7 @@ static const struct st_settings defaults = DEFAULTS;
 /*
  * Every SYNCTRACE_ variable some part of synctrace reads: the library's
  * (this file), `synctrace run`'s channel to it (SYNCTRACE_NOTIFY) and
- * the command's own (SYNCTRACE_ADDR2LINE), and the self-time build's
- * (SYNCTRACE_SELFTIME_FENCE, pmpi/selftime.h).  A new variable goes
- * here.
+ * the command's own (SYNCTRACE_ADDR2LINE).  A new variable goes here.
  */
 static const char *const known[] = {
 	"SYNCTRACE_DIR", "SYNCTRACE_NOTIFY", "SYNCTRACE_BUFFER",
@@ -309,6 +307,8 @@ int st_config_load(struct st_settings *set, char *err, size_t errlen)
 				errlen)) ||
 	    (rc = get_int_field("SYNCTRACE_YIELD", 0, 1, &set->yield, err,
 				errlen)) ||
+	    (rc = get_int_field("SYNCTRACE_SELFTIME_FENCE", 0, 1,
+				&set->selftime_fence, err, errlen)) ||
 	    (rc = get_int_field("SYNCTRACE_VERBOSE", 0, 2, &set->verbose, err,
 				errlen)) ||
 	    (rc = get_int_field("SYNCTRACE_DISABLE", 0, 1, &set->disable, err,

@@ -35,6 +35,8 @@ struct st_settings {
 	long sync_span_ms;	/* SYNCTRACE_SYNC_SPAN_MS, -1 = default */
 	int sync_check;		/* SYNCTRACE_SYNC_CHECK: ping-pongs, 0 = off */
 	char skew[256];		/* SYNCTRACE_CLOCK_SKEW, "" = none */
+	int selftime_fence;	/* SYNCTRACE_SELFTIME_FENCE: read by the
+				   self-time build only (pmpi/selftime.h) */
 };
 
 /* Bits of 'families'. */

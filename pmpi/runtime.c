@@ -891,9 +891,7 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	st_tls.guard = 1;
 	if (st_comm == MPI_COMM_NULL)
 		return;
-#ifdef ST_SELFTIME
-	st_self_report(st_rank);
-#endif
+	ST_SELF_REPORT(st_rank);
 	st_sync_finish();
 	ok = atomic_load(&st_on) && flush_all() == 0;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st_comm);

@@ -5,7 +5,6 @@
 #ifdef ST_SELFTIME
 
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "gen/ops.h"
 #include "pmpi/hooks.h"
@@ -13,14 +12,6 @@
 #include "pmpi/selftime.h"
 
 __thread struct st_self st_self;
-int st_self_fence;
-
-static __attribute__((constructor)) void self_init(void)
-{
-	const char *v = getenv("SYNCTRACE_SELFTIME_FENCE");
-
-	st_self_fence = v && v[0] == '1' && !v[1];
-}
 
 static uint64_t self_calls[ST_FN_COUNT], self_ticks[ST_FN_COUNT];
 
@@ -36,23 +27,11 @@ void st_self_add(int fn, uint64_t ticks)
 	self_ticks[fn] += ticks;
 }
 
-/* ns of a duration of 'ticks' of st_now(). */
-static double self_ns(double ticks)
-{
-	return ticks * (double)st_clock_map.mult / 4294967296.0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 void st_self_report(int rank)
 {
-	uint64_t d[101], a;
-	int fn, i;
+	char src[256];
+	double res_ns, cost_ns;
+	int fn;
 
 	for (fn = 0; fn < ST_FN_COUNT; fn++)
 		if (self_calls[fn])
@@ -61,17 +40,14 @@ void st_self_report(int rank)
 				"ns_per_call=%.1f\n",
 				rank, self_names[fn],
 				(unsigned long long)self_calls[fn],
-				self_ns((double)self_ticks[fn] /
-					(double)self_calls[fn]));
-	/* Two reads back to back, for the scale of a clock read. */
-	for (i = 0; i < 101; i++) {
-		a = st_now();
-		d[i] = st_now() - a;
-	}
-	qsort(d, 101, sizeof(d[0]), cmp_u64);
+				(double)self_ticks[fn] /
+					(double)self_calls[fn] *
+					(double)st_clock_map.mult /
+					4294967296.0);
+	st_clock_describe(src, sizeof(src), &res_ns, &cost_ns);
 	fprintf(stderr,
 		"synctrace-selftime: rank=%d clock_read_ns=%.1f fence=%d\n",
-		rank, self_ns((double)d[50]), st_self_fence);
+		rank, cost_ns, st_set.selftime_fence);
 }
 
 #endif

@@ -14,7 +14,8 @@
  * measure adds (entry and exit) stand in for the parts of the
  * interposer's own two reads that fall inside [c.t0, c.t1], which the
  * subtraction leaves out: the figure is the interposer's time to within
- * a clock read's share, whose cost st_self_report() prints.
+ * a clock read's share, whose cost st_self_report() prints (that of
+ * st_clock_describe(), the run's clock_cost_ns).
  *
  * Per process, by function: calls and ticks in plain counters, which
  * the threads of a multi-threaded program would share without a lock
@@ -47,6 +48,8 @@
 
 #include <stdint.h>
 
+#include "pmpi/config.h"
+
 #pragma GCC visibility push(hidden)
 
 struct st_self {
@@ -56,14 +59,13 @@ struct st_self {
 	uint64_t mpi;		/* its MPI function's c.t1 - c.t0 */
 };
 extern __thread struct st_self st_self;
-/* SYNCTRACE_SELFTIME_FENCE=1 (read at load): see above. */
-extern int st_self_fence;
 
 /* A traced call of function 'fn' spent 'ticks' in the interposer. */
 void st_self_add(int fn, uint64_t ticks);
 
 /* Print the counts (above) on stderr. */
 void st_self_report(int rank);
+#define ST_SELF_REPORT(rank) st_self_report(rank)
 
 #pragma GCC visibility pop
 
@@ -77,12 +79,13 @@ void st_self_report(int rank);
 	} while (0)
 /*
  * In the body, after c.t1: the call is traced; its MPI time, up to a
- * full fence's end when st_self_fence (the trace keeps c.t1).
+ * full fence's end with SYNCTRACE_SELFTIME_FENCE=1 (the trace keeps
+ * c.t1).
  */
 #define ST_SELF_MPI(c)                                                      \
 	do {                                                                \
 		st_self.traced = 1;                                         \
-		if (st_self_fence) {                                        \
+		if (st_set.selftime_fence) {                                \
 			__builtin_ia32_mfence();                            \
 			st_self.mpi = st_now() - (c)->t0;                   \
 		} else {                                                    \
@@ -99,6 +102,7 @@ void st_self_report(int rank);
 
 #else
 
+#define ST_SELF_REPORT(rank) ((void)0)
 #define ST_SELF_BEGIN() ((void)0)
 #define ST_SELF_MPI(c) ((void)0)
 #define ST_SELF_END(fn) ((void)0)

@@ -16,8 +16,10 @@
 need_app bench-calls
 slib=$st_build/selftime/libsynctrace.so
 [ -f "$slib" ] || fail "no '$slib': run make check-integration"
-preload=$slib
-[ -n "$SAN" ] && preload=$st_asan:$slib
+# traced() preloads $ST_PRELOAD: the library, after the sanitizer
+# runtime in a sanitizer build.  The self-time build takes its place.
+lib_preload=$ST_PRELOAD
+ST_PRELOAD=${ST_PRELOAD%"$ST_LIB"}$slib
 
 n=300
 blocks=2
@@ -32,10 +34,7 @@ fig()
 }
 
 t=$ST_TMP/all
-env LD_PRELOAD="$preload" SYNCTRACE_DIR="$t" $MPIEXEC -n 2 \
-	"$ST_APPS/bench-calls" p2p $n $blocks $warm < /dev/null \
-	> "$t.out" 2> "$t.err"
-echo $? > "$t.rc"
+traced "$t" "$t" $MPIEXEC -n 2 "$ST_APPS/bench-calls" p2p $n $blocks $warm
 expect_rc "$t" 0
 grep -q '^op=p2p ' "$t.out" || { show "$t.out"; fail "bench-calls did not run"; }
 dump_csv "$t" "$t.csv"
@@ -58,10 +57,8 @@ done
 note "each rank counted $calls calls of each function, all traced"
 
 t=$ST_TMP/nop2p
-env LD_PRELOAD="$preload" SYNCTRACE_DIR="$t" SYNCTRACE_FAMILIES=all,-p2p \
-	SYNCTRACE_SELFTIME_FENCE=1 $MPIEXEC -n 2 "$ST_APPS/bench-calls" p2p $n $blocks $warm \
-	< /dev/null > "$t.out" 2> "$t.err"
-echo $? > "$t.rc"
+SYNCTRACE_FAMILIES=all,-p2p SYNCTRACE_SELFTIME_FENCE=1 traced "$t" "$t" \
+	$MPIEXEC -n 2 "$ST_APPS/bench-calls" p2p $n $blocks $warm
 expect_rc "$t" 0
 for r in 0 1; do
 	for fn in MPI_Irecv MPI_Isend; do
@@ -77,6 +74,7 @@ done
 note "untraced calls are not counted; SYNCTRACE_SELFTIME_FENCE=1 is taken"
 
 t=$ST_TMP/plain-lib
+ST_PRELOAD=$lib_preload
 traced "$t" "$t" $MPIEXEC -n 2 "$ST_APPS/bench-calls" p2p $n $blocks $warm
 expect_rc "$t" 0
 ! grep -q 'synctrace-selftime' "$t.err" ||

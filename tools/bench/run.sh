@@ -656,8 +656,8 @@ figure1d()
 		done
 	done
 	set -- $(stats < "$tmp/f1d.clock")
-	echo "  (A clock read, two back to back at MPI_Finalize: median $2 ns," \
-		"n = $1 ranks' runs;"
+	echo "  (A clock read costs $2 ns, median over $1 ranks' runs (the" \
+		"run's clock_cost_ns);"
 	echo "  the figure holds about one read of the measure's own and leaves" \
 		"out about one"
 	echo "  of the interposer's.)"
