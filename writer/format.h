@@ -40,14 +40,17 @@
  *	  4    2  stream index (the writing thread), reported as ev->thread
  *	  6    1  method: ST_CHUNK_STORED (payload is the records),
  *		  ST_CHUNK_DEFLATE (payload is a zlib stream, RFC 1950,
- *		  that inflates to the records) or, since version 10,
+ *		  that inflates to the records), since version 10
  *		  ST_CHUNK_HUFF (payload is the records' bytes Huffman
- *		  coded, writer/huff.h)
+ *		  coded, writer/huff.h) or, since version 12,
+ *		  ST_CHUNK_HUFF_CTX (the records' bytes each coded with
+ *		  the code of the byte before it, writer/huff.h)
  *	  7    1  reserved, 0
  *	  8    4  raw length: bytes of encoded records, 1..ST_CHUNK_MAX_RAW
  *	 12    4  payload length: equal to the raw length when stored; at
  *		  most zlib's compressBound(raw length) when deflated; at
- *		  most ST_HUFF_BOUND(raw length) when Huffman coded
+ *		  most ST_HUFF_BOUND(raw length) when Huffman coded and
+ *		  ST_HUFF_CTX_BOUND(raw length) when context coded
  *	 16    4  record count, 1..raw length (a record takes at least a byte)
  *	 20    4  sequence number: the chunk's place among the chunks of
  *		  its stream, 0 for the first, then 1, 2, ... (modulo 2^32)
@@ -259,7 +262,8 @@
  * All state, slots, table entries, previous record and previous t1,
  * starts empty in every chunk, so every chunk decodes on its own.
  *
- * Version 11 (this one) predicts a start record's timestamps as the
+ * Version 12 (this one) added the chunk method ST_CHUNK_HUFF_CTX; the
+ * records are as in version 11.  Version 11 predicts a start record's timestamps as the
  * previous timed record's (above), which a start record took from its
  * slot's timing before.  Version 10 added the chunk method ST_CHUNK_HUFF, which
  * the writer uses where zlib's Huffman coding alone was used before;
@@ -287,7 +291,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_FORMAT_VERSION 11
+#define ST_FORMAT_VERSION 12
 #define ST_FORMAT_VERSION_MIN 4	/* the oldest this reader reads */
 
 #define ST_FILE_MAGIC "SYNCTRC"		/* with its NUL: 8 bytes */
@@ -304,6 +308,7 @@
 #define ST_CHUNK_STORED 0
 #define ST_CHUNK_DEFLATE 1
 #define ST_CHUNK_HUFF 2		/* since version 10 */
+#define ST_CHUNK_HUFF_CTX 3	/* since version 12 */
 
 #define ST_TAG_KIND 0x07
 #define ST_TAG_NOTIME 0x08

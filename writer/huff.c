@@ -9,7 +9,9 @@
  * longest code would pass ST_HUFF_MAX_BITS), and writes four codes at a
  * time into a 64-bit accumulator that is stored whole and advanced by
  * the bytes it filled.  Decoding looks up ST_HUFF_MAX_BITS bits at a
- * time in a table of every code's value and length.
+ * time in a table of every code's value and length.  The context
+ * coding (huff.h) does the same with a code, and a table, per context:
+ * both go through pack() and unpack(), whose 'ctx' is a constant.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -164,6 +166,15 @@ static inline uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
+/* The ST_HUFF_TABLE bytes of the code lengths 'len' at 'out'. */
+static void put_lengths(uint8_t *out, const uint8_t *len)
+{
+	unsigned i;
+
+	for (i = 0; i < ST_HUFF_TABLE; i++)
+		out[i] = (uint8_t)(len[2 * i] | len[2 * i + 1] << 4);
+}
+
 /*
  * The code of the 'n' bytes at 'in' (n > 0): their counts into 'count'
  * and the code lengths into 'len'; returns the payload's length.
@@ -200,34 +211,28 @@ size_t st_huff_size(const uint8_t *in, size_t n)
 	return n ? fit(in, n, count, len) : 0;
 }
 
-size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+/*
+ * Pack the codes of the 'n' bytes at 'in' at 'o', before 'end': each
+ * byte's entry (code | length << 16) in 'tab', at 256 times its
+ * context (that of the byte before it, 0 for the first, by 'map') when
+ * 'ctx'.  Returns the end of the codes, or NULL when they pass 'end'.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+pack(const uint8_t *in, size_t n, const uint32_t *tab, const uint8_t *map,
+     uint8_t *o, const uint8_t *end, int ctx)
 {
-	uint64_t count[NSYM];
-	uint8_t len[NSYM];
-	uint16_t code[NSYM];
-	uint32_t tab[NSYM];
 	uint64_t acc = 0;
-	unsigned nb = 0;
-	uint8_t *o, *end;
+	unsigned nb = 0, prev = 0;
 	size_t i;
 
-	if (!n || cap <= ST_HUFF_TABLE)
-		return 0;
-	fit(in, n, count, len);
-	if (canonical(len, code))
-		return 0;	/* cannot happen: the lengths were fitted */
-	for (i = 0; i < NSYM; i++)
-		tab[i] = code[i] | (uint32_t)len[i] << 16;
-	for (i = 0; i < ST_HUFF_TABLE; i++)
-		out[i] = (uint8_t)(len[2 * i] | len[2 * i + 1] << 4);
-	o = out + ST_HUFF_TABLE;
-	end = out + cap;
 	/*
 	 * Four codes of at most 12 bits on at most 7 left (55 bits), stored
 	 * as 8 bytes while 8 fit; then a code and its whole bytes at a time.
 	 */
 #define PUT(b) do { \
-		uint32_t e = tab[b]; \
+		unsigned v_ = (b); \
+		uint32_t e = tab[ctx ? (unsigned)map[prev] << 8 | v_ : v_]; \
+		prev = v_; \
 		acc |= (uint64_t)(e & 0xffff) << nb; \
 		nb += e >> 16; \
 	} while (0)
@@ -245,7 +250,7 @@ size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 		PUT(in[i]);
 		for (; nb >= 8; nb -= 8) {
 			if (o == end)
-				return 0;
+				return NULL;
 			*o++ = (uint8_t)acc;
 			acc >>= 8;
 		}
@@ -253,31 +258,51 @@ size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 #undef PUT
 	if (nb) {
 		if (o == end)
-			return 0;
+			return NULL;
 		*o++ = (uint8_t)acc;
 	}
-	return (size_t)(o - out);
+	return o;
 }
 
-int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n)
+size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	uint64_t count[NSYM];
+	uint8_t len[NSYM];
+	uint16_t code[NSYM];
+	uint32_t tab[NSYM];
+	uint8_t *o;
+	size_t i;
+
+	if (!n || cap <= ST_HUFF_TABLE)
+		return 0;
+	fit(in, n, count, len);
+	if (canonical(len, code))
+		return 0;	/* cannot happen: the lengths were fitted */
+	for (i = 0; i < NSYM; i++)
+		tab[i] = code[i] | (uint32_t)len[i] << 16;
+	put_lengths(out, len);
+	o = pack(in, n, tab, NULL, out + ST_HUFF_TABLE, out + cap, 0);
+	return o ? (size_t)(o - out) : 0;
+}
+
+/*
+ * The decoding table of the code lengths in the ST_HUFF_TABLE bytes at
+ * 'in' into 'dec' (DEC_SIZE entries: value | length << 8, length 0 for
+ * no code).  Returns 0, or -1 when the lengths are not a code.
+ */
+static int dec_table(const uint8_t *in, uint16_t *dec)
 {
 	uint8_t lens[NSYM];
 	uint16_t code[NSYM];
-	uint16_t dec[DEC_SIZE];
-	const uint8_t *p, *end = in + len;
-	uint64_t acc = 0;
-	unsigned nb = 0, i;
-	size_t k;
+	unsigned i;
 
-	if (len < ST_HUFF_TABLE)
-		return -EBADMSG;
 	for (i = 0; i < ST_HUFF_TABLE; i++) {
 		lens[2 * i] = in[i] & 0xf;
 		lens[2 * i + 1] = in[i] >> 4;
 	}
 	if (canonical(lens, code))
-		return -EBADMSG;
-	memset(dec, 0, sizeof(dec));
+		return -1;
+	memset(dec, 0, DEC_SIZE * sizeof(*dec));
 	for (i = 0; i < NSYM; i++) {
 		unsigned step, j;
 
@@ -287,8 +312,24 @@ int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n)
 		for (j = code[i]; j < DEC_SIZE; j += step)
 			dec[j] = (uint16_t)(i | (unsigned)lens[i] << 8);
 	}
-	p = in + ST_HUFF_TABLE;
-	k = 0;
+	return 0;
+}
+
+/*
+ * Decode the codes from 'p' to 'end' into the 'n' bytes at 'out', each
+ * looked up in 'dec', or when 'ctx' in the table at DEC_SIZE times its
+ * context (that of the byte before it by 'map', 0 for the first).
+ * Returns 0 or -EBADMSG.
+ */
+static inline __attribute__((always_inline)) int
+unpack(const uint8_t *p, const uint8_t *end, const uint16_t *dec,
+       const uint8_t *map, uint8_t *out, size_t n, int ctx)
+{
+	uint64_t acc = 0;
+	unsigned nb = 0, prev = 0;
+	size_t k = 0;
+
+#define TAB (ctx ? dec + (size_t)map[prev] * DEC_SIZE : dec)
 	/*
 	 * Four codes a refill of at least 56 bits while 8 bytes are left
 	 * (the bits past the whole bytes loaded come again with the next
@@ -301,11 +342,12 @@ int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n)
 		p += (63 - nb) >> 3;
 		nb |= 56;
 		for (j = 0; j < 4; j++) {
-			unsigned e = dec[acc & (DEC_SIZE - 1)], l = e >> 8;
+			unsigned e = TAB[acc & (DEC_SIZE - 1)], l = e >> 8;
 
 			if (!l)
 				return -EBADMSG;
 			out[k++] = (uint8_t)e;
+			prev = e & 0xff;
 			acc >>= l;
 			nb -= l;
 		}
@@ -317,16 +359,145 @@ int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n)
 			acc |= (uint64_t)*p++ << nb;
 			nb += 8;
 		}
-		e = dec[acc & (DEC_SIZE - 1)];
+		e = TAB[acc & (DEC_SIZE - 1)];
 		l = e >> 8;
 		if (!l || l > nb)
 			return -EBADMSG;
 		out[k] = (uint8_t)e;
+		prev = e & 0xff;
 		acc >>= l;
 		nb -= l;
 	}
+#undef TAB
 	/* Every byte used, and the padding bits of the last one clear. */
 	if (p != end || nb >= 8 || acc)
 		return -EBADMSG;
 	return 0;
+}
+
+int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n)
+{
+	uint16_t dec[DEC_SIZE];
+
+	if (len < ST_HUFF_TABLE || dec_table(in, dec))
+		return -EBADMSG;
+	return unpack(in + ST_HUFF_TABLE, in + len, dec, NULL, out, n, 0);
+}
+
+/*
+ * The context coding's fit of the 'n' bytes at 'in' (n > 0): the
+ * context of each byte value into 'map' (the ST_HUFF_CTX - 1 commonest
+ * values one each, by count and then value, the others the last) and
+ * the code lengths of each context into 'len'; returns the payload's
+ * length.
+ */
+static size_t fit_ctx(const uint8_t *in, size_t n, uint8_t *map,
+		      uint8_t (*len)[NSYM])
+{
+	uint32_t cnt[2][ST_HUFF_CTX][NSYM];
+	uint64_t count[NSYM], key[NSYM], bits = 0;
+	uint8_t len0[NSYM];
+	unsigned i, t, prev = 0, prev2;
+	size_t k, h = n / 2;
+
+	fit(in, n, count, len0);
+	for (i = 0; i < NSYM; i++)
+		key[i] = count[i] << 8 | (NSYM - 1 - i);
+	qsort(key, NSYM, sizeof(key[0]), cmp_u64);
+	memset(map, ST_HUFF_CTX - 1, NSYM);
+	for (t = 0; t < ST_HUFF_CTX - 1; t++)
+		map[NSYM - 1 - (key[NSYM - 1 - t] & 0xff)] = (uint8_t)t;
+	/*
+	 * The two halves counted side by side, into tables of their own:
+	 * a pair that repeats (the same context and value) then waits on
+	 * its last increment half as often.
+	 */
+	memset(cnt, 0, sizeof(cnt));
+	prev2 = h ? in[h - 1] : 0;
+	for (k = 0; k < h; k++) {
+		cnt[0][map[prev]][in[k]]++;
+		cnt[1][map[prev2]][in[h + k]]++;
+		prev = in[k];
+		prev2 = in[h + k];
+	}
+	if (n & 1)
+		cnt[1][map[prev2]][in[n - 1]]++;
+	for (t = 0; t < ST_HUFF_CTX; t++) {
+		for (i = 0; i < NSYM; i++)
+			count[i] = (uint64_t)cnt[0][t][i] + cnt[1][t][i];
+		for (i = 0; i < NSYM && !count[i]; i++)
+			;
+		if (i == NSYM) {
+			memset(len[t], 0, NSYM);
+			continue;
+		}
+		code_lengths(count, len[t]);
+		for (i = 0; i < NSYM; i++)
+			bits += count[i] * len[t][i];
+	}
+	return ST_HUFF_CTX_HEAD + (size_t)((bits + 7) / 8);
+}
+
+size_t st_huff_ctx_size(const uint8_t *in, size_t n)
+{
+	uint8_t map[NSYM], len[ST_HUFF_CTX][NSYM];
+
+	return n ? fit_ctx(in, n, map, len) : 0;
+}
+
+size_t st_huff_ctx_encode(const uint8_t *in, size_t n, uint8_t *out,
+			  size_t cap)
+{
+	uint8_t map[NSYM], len[ST_HUFF_CTX][NSYM];
+	uint16_t code[NSYM];
+	uint32_t *tab;
+	uint8_t *o = NULL;
+	unsigned i, t;
+
+	if (!n || cap <= ST_HUFF_CTX_HEAD)
+		return 0;
+	tab = malloc(ST_HUFF_CTX * NSYM * sizeof(*tab));
+	if (!tab)
+		return 0;
+	fit_ctx(in, n, map, len);
+	for (i = 0; i < ST_HUFF_TABLE; i++)
+		out[i] = (uint8_t)(map[2 * i] | map[2 * i + 1] << 4);
+	for (t = 0; t < ST_HUFF_CTX; t++) {
+		if (canonical(len[t], code))
+			goto done;	/* cannot happen: fitted */
+		for (i = 0; i < NSYM; i++)
+			tab[t * NSYM + i] = code[i] | (uint32_t)len[t][i] << 16;
+		put_lengths(out + (1 + t) * ST_HUFF_TABLE, len[t]);
+	}
+	o = pack(in, n, tab, map, out + ST_HUFF_CTX_HEAD, out + cap, 1);
+done:
+	free(tab);
+	return o ? (size_t)(o - out) : 0;
+}
+
+int st_huff_ctx_decode(const uint8_t *in, size_t len, uint8_t *out,
+		       size_t n)
+{
+	uint8_t map[NSYM];
+	uint16_t *dec;
+	unsigned i, t;
+	int rc = -EBADMSG;
+
+	if (len < ST_HUFF_CTX_HEAD)
+		return -EBADMSG;
+	dec = malloc(ST_HUFF_CTX * DEC_SIZE * sizeof(*dec));
+	if (!dec)
+		return -ENOMEM;
+	for (i = 0; i < ST_HUFF_TABLE; i++) {
+		map[2 * i] = in[i] & 0xf;
+		map[2 * i + 1] = in[i] >> 4;
+	}
+	for (t = 0; t < ST_HUFF_CTX; t++)
+		if (dec_table(in + (1 + t) * ST_HUFF_TABLE,
+			      dec + (size_t)t * DEC_SIZE))
+			goto done;
+	rc = unpack(in + ST_HUFF_CTX_HEAD, in + len, dec, map, out, n, 1);
+done:
+	free(dec);
+	return rc;
 }

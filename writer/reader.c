@@ -457,7 +457,8 @@ static int load_chunk(struct st_reader *r)
 	len = st_get_le32(h + 12);
 	count = st_get_le32(h + 16);
 	if ((method != ST_CHUNK_STORED && method != ST_CHUNK_DEFLATE &&
-	     (method != ST_CHUNK_HUFF || r->version < 10)) ||
+	     (method != ST_CHUNK_HUFF || r->version < 10) &&
+	     (method != ST_CHUNK_HUFF_CTX || r->version < 12)) ||
 	    h[7])
 		return fail(r, -EBADMSG,
 			    "unknown chunk method %u at offset %llu", method,
@@ -466,7 +467,9 @@ static int load_chunk(struct st_reader *r)
 	    count > raw_len || !len ||
 	    (method == ST_CHUNK_STORED && len != raw_len) ||
 	    (method == ST_CHUNK_DEFLATE && len > compressBound(raw_len)) ||
-	    (method == ST_CHUNK_HUFF && len > ST_HUFF_BOUND(raw_len)))
+	    (method == ST_CHUNK_HUFF && len > ST_HUFF_BOUND(raw_len)) ||
+	    (method == ST_CHUNK_HUFF_CTX &&
+	     len > ST_HUFF_CTX_BOUND(raw_len)))
 		return fail(r, -EBADMSG,
 			    "impossible chunk lengths at offset %llu "
 			    "(raw %u, stored %u, %u records)",
@@ -500,8 +503,14 @@ static int load_chunk(struct st_reader *r)
 		if (rc)
 			return rc;
 		payload = r->rbuf;
-	} else if (method == ST_CHUNK_HUFF) {
-		if (st_huff_decode(payload, len, r->rbuf, raw_len))
+	} else if (method == ST_CHUNK_HUFF || method == ST_CHUNK_HUFF_CTX) {
+		rc = method == ST_CHUNK_HUFF
+			     ? st_huff_decode(payload, len, r->rbuf, raw_len)
+			     : st_huff_ctx_decode(payload, len, r->rbuf,
+						  raw_len);
+		if (rc == -ENOMEM)
+			return fail(r, -ENOMEM, "out of memory");
+		if (rc)
 			return fail(r, -EBADMSG,
 				    "chunk at offset %llu does not decode to "
 				    "its length", (unsigned long long)off);

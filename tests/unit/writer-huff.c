@@ -3,7 +3,9 @@
  * gives back every input byte for byte, whatever its distribution (one
  * value, all 256, counts that would make codes longer than the limit),
  * is as short as zlib's Huffman coding alone on skewed bytes, declines
- * what would not fit, and refuses every kind of corrupt payload.
+ * what would not fit, and refuses every kind of corrupt payload; and so
+ * does the context coding, which takes bytes that depend on the byte
+ * before them to fewer bytes than one code.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -234,4 +236,123 @@ Test(writer_huff, corrupt_payloads_refused)
 	}
 	cr_expect_lt(ok, (int)((len - ST_HUFF_TABLE) / 7),
 		     "every flipped payload decoded");
+}
+
+/* roundtrip() of the context coding; returns the length. */
+static size_t ctx_roundtrip(const uint8_t *in, size_t n)
+{
+	size_t cap = ST_HUFF_CTX_BOUND(n), len;
+	uint8_t *out = malloc(cap), *back = malloc(n + 1);
+
+	cr_assert(out && back);
+	len = st_huff_ctx_encode(in, n, out, cap);
+	cr_assert_gt(len, ST_HUFF_CTX_HEAD, "%zu bytes coded to %zu", n, len);
+	cr_assert_leq(len, cap);
+	cr_assert_eq(st_huff_ctx_size(in, n), len, "the size without coding");
+	back[n] = 0xa5;
+	cr_assert_eq(st_huff_ctx_decode(out, len, back, n), 0, "%zu bytes",
+		     n);
+	cr_assert(!memcmp(back, in, n), "%zu bytes differ", n);
+	cr_assert_eq(back[n], 0xa5, "written past the output");
+	free(out);
+	free(back);
+	return len;
+}
+
+/*
+ * 'n' bytes like records': each byte drawn from a few values that
+ * depend on the byte before it (a tag, then the bytes it announces).
+ */
+static void ctx_bytes(uint8_t *in, size_t n, uint64_t seed)
+{
+	unsigned tag = 0;
+	size_t i;
+
+	/* One of four tags, then one of the two bytes that tag allows. */
+	for (i = 0; i < n; i++) {
+		uint64_t r = rng_next(&seed);
+
+		if (i % 2 == 0) {
+			tag = (unsigned)(r % 4);
+			in[i] = (uint8_t)(0xa0 + tag);
+		} else {
+			in[i] = (uint8_t)(11 + 2 * tag + (r >> 8 & 1));
+		}
+	}
+}
+
+/*
+ * The context coding gives back every input, whatever its length and
+ * distribution, and takes bytes that depend on the byte before them to
+ * fewer bytes than one code does, as deflate would.
+ */
+Test(writer_huff, context_coding_round_trips_and_pays_on_dependent_bytes)
+{
+	enum { N = 65536 };
+	static uint8_t in[N];
+	uint64_t seed = 13;
+	size_t n, i, ctx, one;
+
+	for (i = 0; i < N; i++)
+		in[i] = (uint8_t)rng_next(&seed);
+	for (n = 1; n <= 70; n++)
+		ctx_roundtrip(in, n);
+	ctx_roundtrip(in, N);
+	memset(in, 7, 4000);
+	cr_expect_eq(ctx_roundtrip(in, 4000), ST_HUFF_CTX_HEAD + 4000 / 8);
+	for (i = 0; i < 256; i++)
+		in[i] = (uint8_t)i;
+	ctx_roundtrip(in, 256);
+	ctx_bytes(in, N, 5);
+	ctx = ctx_roundtrip(in, N);
+	one = roundtrip(in, N);
+	cr_expect_lt(ctx * 3, one * 2, "context %zu bytes, one code %zu", ctx,
+		     one);
+}
+
+/* The context coding's corrupt payloads, as Huffman coding's. */
+Test(writer_huff, context_coding_refuses_corrupt_payloads)
+{
+	enum { N = 3000 };
+	static uint8_t in[N], out[ST_HUFF_CTX_BOUND(N) + 8], back[N];
+	size_t len, cut, i;
+	int ok = 0;
+
+	ctx_bytes(in, N, 7);
+	len = st_huff_ctx_encode(in, N, out, ST_HUFF_CTX_BOUND(N));
+	cr_assert_gt(len, ST_HUFF_CTX_HEAD);
+	cr_assert_eq(st_huff_ctx_decode(out, len, back, N), 0);
+	for (cut = 0; cut < len; cut += cut < 200 ? 1 : 97)
+		cr_expect_eq(st_huff_ctx_decode(out, cut, back, N), -EBADMSG,
+			     "cut at %zu of %zu", cut, len);
+	out[len] = 0;
+	cr_expect_eq(st_huff_ctx_decode(out, len + 1, back, N), -EBADMSG);
+	/*
+	 * The contexts of tags 0xa0 and 0xa1 swapped: what follows them
+	 * cannot decode as it was.
+	 */
+	{
+		uint8_t map = out[0xa0 / 2];
+
+		cr_assert_neq(map & 0xf, map >> 4);
+		out[0xa0 / 2] = (uint8_t)(map >> 4 | (map & 0xf) << 4);
+		ok = st_huff_ctx_decode(out, len, back, N) == 0 &&
+		     !memcmp(back, in, N);
+		cr_expect(!ok, "decoded as it was with other contexts");
+		out[0xa0 / 2] = map;
+	}
+	/* A table's length over the maximum. */
+	out[ST_HUFF_TABLE + 3] = (uint8_t)((out[ST_HUFF_TABLE + 3] & 0xf0) | 13);
+	cr_expect_eq(st_huff_ctx_decode(out, len, back, N), -EBADMSG);
+	/*
+	 * Flipped bits: refused, or decoded to other bytes (its codes all
+	 * one or two bits long, every bit string decodes), never a crash.
+	 */
+	len = st_huff_ctx_encode(in, N, out, ST_HUFF_CTX_BOUND(N));
+	for (i = ST_HUFF_CTX_HEAD; i < len; i += 7) {
+		out[i] ^= 0x10;
+		if (st_huff_ctx_decode(out, len, back, N) == 0)
+			cr_expect(memcmp(back, in, N), "byte %zu flipped", i);
+		out[i] ^= 0x10;
+	}
 }

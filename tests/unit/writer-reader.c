@@ -524,6 +524,49 @@ Test(writer_reader, huffman_chunks_read_from_version_10_on)
 	cr_expect_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
 }
 
+/*
+ * A context-coded chunk (writer/huff.h) reads as its records in a file
+ * of version 12, is an unknown method in one of version 11, and one
+ * whose payload does not decode to its raw length, or is longer than
+ * any coding of it, is refused.
+ */
+Test(writer_reader, context_coded_chunks_read_from_version_12_on)
+{
+	static const uint8_t rec[] = { 0x00, 0x04, 0x86, 0x01 };
+	static uint8_t h[ST_HUFF_CTX_BOUND(sizeof(rec))],
+		big[ST_HUFF_CTX_BOUND(1) + 1];
+	size_t hlen = st_huff_ctx_encode(rec, sizeof(rec), h, sizeof(h));
+	char err[256];
+	size_t base;
+	int n;
+
+	cr_assert_gt(hlen, 0);
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
+	base = mb.len;
+	put_chunk(0, ST_CHUNK_HUFF_CTX, sizeof(rec), h, (uint32_t)hlen, 1);
+	cr_assert_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(n, 1);
+
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_HUFF_CTX, sizeof(rec) + 1, h, (uint32_t)hlen,
+		  1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "does not decode"), "%s", err);
+
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_HUFF_CTX, 1, big, sizeof(big), 1);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "impossible chunk lengths"), "%s", err);
+
+	mb.len = base;
+	put_chunk(0, ST_CHUNK_HUFF_CTX, sizeof(rec), h, (uint32_t)hlen, 1);
+	set_file_version(11);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
+	cr_expect(strstr(err, "unknown chunk method 3"), "%s", err);
+	set_file_version(12);
+	cr_expect_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
+}
+
 Test(writer_reader, short_tail_is_truncation_only_if_it_looks_like_one)
 {
 	struct st_reader *r;
