@@ -36,7 +36,10 @@
  * than deflated before loop runs were made (a halo exchange's 2.8 bytes
  * a record, 4.0 stored).
  * Any other buffer is deflated with the strategy that a probe of its
- * first bytes, now and then, found shortest (pick_strategy()).
+ * first bytes, now and then, found shortest (pick_strategy()); but at
+ * level 1 only while deflating keeps within a share of the time the
+ * records take to come (affordable()): a rank that makes calls faster
+ * than zlib can afford has its chunks context or Huffman coded.
  */
 #include <errno.h>
 #include <sched.h>
@@ -53,6 +56,16 @@
 #include "writer/huff.h"
 #include "writer/stream.h"
 #include "writer/writer.h"
+
+/* The calling thread's CPU time in ns (0 when the clock fails). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 		  uint16_t index, size_t buf_bytes, int level)
@@ -73,6 +86,7 @@ int st_stream_new(struct st_stream **out, const struct st_sink *sink,
 	s->strategy = Z_DEFAULT_STRATEGY;
 	s->pick = Z_DEFAULT_STRATEGY;
 	s->cap = buf_bytes;
+	s->cpu_ns = thread_cpu_ns;
 	s->bound = compressBound((uLong)buf_bytes);
 	for (i = 0; i < 2; i++)
 		s->buf[i].raw = malloc(ST_CHUNK_HDR_LEN + buf_bytes +
@@ -111,6 +125,9 @@ int st_stream_append_token(struct st_stream *s, const struct st_event *ev,
 	uint8_t *p = s->pos;
 	int rc;
 
+	/* A stream's first timed record starts its first chunk's span. */
+	if (__builtin_expect(!s->chunk_t0, 0))
+		s->chunk_t0 = ev->t0;
 	rc = st_enc_record(&s->codec, &p, s->limit, ev, token);
 	if (rc) {
 		/* Never fits, even alone: flushing would not help. */
@@ -196,6 +213,24 @@ static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
 	st_put_le32(hdr + 28, (uint32_t)crc32(0, hdr, 28));
 }
 
+/* The context coding (huff.h), as a strategy beside zlib's. */
+#define ST_STRATEGY_CTX (-1)
+
+/* struct st_stream.cost_ps: the coders that must keep to their share. */
+enum { COST_CTX, COST_ZLIB };
+
+/*
+ * A coder that started at CPU time 't' has coded 'len' bytes: what a
+ * byte cost it, for over_budget(); not from a few bytes.
+ */
+static void note_cost(struct st_stream *s, int which, uint64_t t, size_t len)
+{
+	uint64_t dt = s->cpu_ns() - t;
+
+	if (len >= 4096 && t && dt < UINT64_MAX / 1000)
+		s->cost_ps[which] = dt * 1000 / len;
+}
+
 /*
  * Deflate 'len' bytes of records at 'raw' into s->out with 'strategy';
  * '*clen' the payload's length.  Returns 0 or -EIO.
@@ -203,6 +238,8 @@ static void chunk_header(const struct st_stream *s, uint8_t *hdr, int method,
 static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 			 int strategy, size_t *clen)
 {
+	uint64_t t = s->cpu_ns();
+
 	if (deflateReset(&s->z) != Z_OK)
 		return -EIO;
 	if (strategy != s->strategy) {
@@ -217,22 +254,77 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 	if (deflate(&s->z, Z_FINISH) != Z_STREAM_END)
 		return -EIO;
 	*clen = s->bound - s->z.avail_out;
+	note_cost(s, COST_ZLIB, t, len);
 	return 0;
+}
+
+/*
+ * At level 1, the coders' share of the time: a chunk is deflated, or
+ * context coded, only when that coder's CPU time for it, at what a byte
+ * cost it last on this stream, is at most 1/ST_CODER_SHARE of 'span',
+ * the ns its records took to come; else it takes the next cheaper
+ * coder: context coding (when the probe found it shorter than Huffman
+ * coding) then Huffman coding, some 1.2 ns a byte.  On the records of a
+ * CG-shaped loop of 470,000 records a second, 3.9 bytes a record,
+ * deflate takes 12 ns a byte and the context coding 3.2 for fewer bytes
+ * (docs/hotpath.md); on ranks that keep every core busy the writer's
+ * time is the application's.  At 1/50, a rank whose chunks deflate at
+ * 12 ns a byte, 3 to 6 bytes a record, keeps deflate up to some 300,000
+ * to 600,000 records a second, and the context coding to about four
+ * times as many.  Before a coder ran once its cost is unknown, and so
+ * is the span of a chunk without timestamps: neither is held against
+ * it.  Levels 2 to 9 ask for the shortest chunks and have no such
+ * limit.
+ */
+#define ST_CODER_SHARE 50
+
+static int over_budget(const struct st_stream *s, int which, size_t len,
+		       uint64_t span)
+{
+	if (s->level != 1 || !s->cost_ps[which] || !span)
+		return 0;
+	return (uint64_t)len * s->cost_ps[which] / 1000 >
+	       span / ST_CODER_SHARE;
+}
+
+/* 'strategy', or the cheaper one its share of the time leaves. */
+static int affordable(const struct st_stream *s, int strategy, size_t len,
+		      uint64_t span)
+{
+	if (strategy != Z_HUFFMAN_ONLY && strategy != ST_STRATEGY_CTX &&
+	    over_budget(s, COST_ZLIB, len, span))
+		strategy = s->ctx_better ? ST_STRATEGY_CTX : Z_HUFFMAN_ONLY;
+	if (strategy == ST_STRATEGY_CTX &&
+	    over_budget(s, COST_CTX, len, span))
+		strategy = Z_HUFFMAN_ONLY;
+	return strategy;
+}
+
+/* The ns the filling buffer's records took, 0 when unknown. */
+static uint64_t chunk_span(const struct st_stream *s)
+{
+	uint64_t t1 = s->codec.last_t1;
+
+	return s->chunk_t0 && t1 > s->chunk_t0 ? t1 - s->chunk_t0 : 0;
 }
 
 /*
  * The strategy for a chunk that is not mostly repeats (see the top of
  * the file): every ST_PROBE_EVERY such chunks, the first included, its
  * last ST_PROBE_BYTES are coded with each of Huffman coding alone
- * (huff.h, Z_HUFFMAN_ONLY here), deflate's run-length matching and its
- * full string matching, into s->out, and the shortest result names the
+ * (huff.h, Z_HUFFMAN_ONLY here), the context coding (huff.h,
+ * ST_STRATEGY_CTX), deflate's run-length matching and its full string
+ * matching (unless zlib is over its share of the time, affordable()),
+ * into s->out or only counted, and the shortest result names the
  * strategy of this chunk and the next ones (the first listed on a tie:
- * the cheaper; Huffman coding also when it is at most 1/31 longer).  A
- * loop of nonblocking calls leaves records whose bytes are mostly
- * timestamp residuals, where string matching finds little and Huffman
- * coding alone is as short and four times faster than deflate's
- * (docs/hotpath.md); an application's mixed records go on being
- * deflated in full.  The probe costs some 2 % of the deflating.  A
+ * the cheaper; the two Huffman codings also when at most 1/31 longer
+ * than zlib).  A loop of nonblocking calls leaves records whose bytes
+ * are mostly timestamp residuals, where string matching finds little
+ * and Huffman coding alone is as short and four times faster than
+ * deflate's (docs/hotpath.md); an application's mixed records, whose
+ * bytes depend on the bytes before them, are context coded, or
+ * deflated where zlib finds more.  The probe costs some 2 % of the
+ * deflating.  A
  * chunk between probes whose last bytes are not like the last probe's
  * (Huffman coding takes them to a ratio more than 1/8 away) is probed
  * at once: a run's first mixed chunk (start-up, then its loop) does not
@@ -242,6 +334,7 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
  */
 #define ST_PROBE_EVERY 16
 #define ST_PROBE_BYTES 65536
+#define ST_CTX_MIN_LEN 32768
 
 /*
  * Huffman coding's bytes out per byte in, times 2^16, on the first 'n'
@@ -254,10 +347,12 @@ static uint64_t huff_ratio(const uint8_t *raw, size_t n)
 	return clen < n ? ((uint64_t)clen << 16) / n : 1u << 16;
 }
 
-static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
+static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len,
+			 uint64_t span)
 {
-	static const int order[] = { Z_HUFFMAN_ONLY, Z_RLE,
+	static const int order[] = { Z_HUFFMAN_ONLY, ST_STRATEGY_CTX, Z_RLE,
 				     Z_DEFAULT_STRATEGY };
+	size_t huff = SIZE_MAX;
 	size_t n = len < ST_PROBE_BYTES ? len : ST_PROBE_BYTES;
 	size_t best = SIZE_MAX, clen;
 	uint64_t r;
@@ -292,7 +387,16 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
 			if (r >= 1u << 16)
 				continue;
 			clen = (size_t)((r * n) >> 16);
+			huff = clen;
 			clen -= clen / 32;
+		} else if (order[i] == ST_STRATEGY_CTX) {
+			/* As long as it would be, as cheap against zlib. */
+			clen = st_huff_ctx_size(raw + ST_CHUNK_HDR_LEN, n);
+			s->ctx_better = clen < huff;
+			clen -= clen / 32;
+		} else if (over_budget(s, COST_ZLIB, len, span)) {
+			/* zlib will not be used: not worth probing. */
+			continue;
 		} else if (deflate_chunk(s, raw, n, order[i], &clen)) {
 			return -EIO;
 		}
@@ -309,7 +413,7 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len)
  * repeats) and write them as the next chunk.
  */
 static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
-		       uint32_t nrec, uint32_t nrep)
+		       uint32_t nrec, uint32_t nrep, uint64_t span)
 {
 	int runs = nrep && nrep >= nrec / 4 * 3;
 	size_t clen = len;
@@ -321,11 +425,26 @@ static int write_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 		if (runs && s->level <= 5) {
 			strategy = Z_HUFFMAN_ONLY;
 		} else {
-			if (pick_strategy(s, raw, len))
+			if (pick_strategy(s, raw, len, span))
 				return -EIO;
-			strategy = s->pick;
+			strategy = affordable(s, s->pick, len, span);
+			/*
+			 * Its tables take 2 KiB: not for a short chunk
+			 * (the probe judged 64 KiB).
+			 */
+			if (strategy == ST_STRATEGY_CTX &&
+			    len < ST_CTX_MIN_LEN)
+				strategy = Z_HUFFMAN_ONLY;
 		}
-		if (strategy == Z_HUFFMAN_ONLY) {
+		if (strategy == ST_STRATEGY_CTX) {
+			uint64_t t = s->cpu_ns();
+
+			clen = st_huff_ctx_encode(raw + ST_CHUNK_HDR_LEN, len,
+						  s->out + ST_CHUNK_HDR_LEN,
+						  len - 1);
+			note_cost(s, COST_CTX, t, len);
+			method = ST_CHUNK_HUFF_CTX;
+		} else if (strategy == Z_HUFFMAN_ONLY) {
 			/* 0 when it would not be shorter than stored. */
 			clen = st_huff_encode(raw + ST_CHUNK_HDR_LEN, len,
 					      s->out + ST_CHUNK_HDR_LEN,
@@ -357,6 +476,7 @@ static void reset(struct st_stream *s)
 	s->pos = s->buf[s->cur].raw + ST_CHUNK_HDR_LEN;
 	s->nrec = 0;
 	s->nrep = 0;
+	s->chunk_t0 = s->codec.last_t1;
 	st_codec_reset(&s->codec);
 }
 
@@ -373,7 +493,7 @@ int st_stream_write_sealed(struct st_stream *s)
 	}
 	if (i == 2)
 		return 0;
-	rc = write_chunk(s, b->raw, b->len, b->nrec, b->nrep);
+	rc = write_chunk(s, b->raw, b->len, b->nrec, b->nrep, b->span);
 	atomic_store_explicit(&b->state, BUF_FREE, memory_order_release);
 	return rc ? rc : 1;
 }
@@ -397,6 +517,7 @@ int st_stream_seal(struct st_stream *s)
 	b->len = st_stream_buffered(s);
 	b->nrec = s->nrec;
 	b->nrep = s->nrep;
+	b->span = chunk_span(s);
 	atomic_store_explicit(&o->state, BUF_FILLING, memory_order_relaxed);
 	s->cur = !s->cur;
 	reset(s);
@@ -421,7 +542,8 @@ int st_stream_flush(struct st_stream *s)
 			sched_yield();	/* another thread is writing it */
 	}
 	if (len) {
-		r = write_chunk(s, b->raw, len, s->nrec, s->nrep);
+		r = write_chunk(s, b->raw, len, s->nrec, s->nrep,
+				chunk_span(s));
 		if (r && !rc)
 			rc = r;
 	}

@@ -21,6 +21,7 @@ struct st_buf {
 	size_t len;		/* SEALED: bytes of records */
 	uint32_t nrec;		/* SEALED: records */
 	uint32_t nrep;		/* SEALED: of which repeats */
+	uint64_t span;		/* SEALED: ns its records took (chunk_span()) */
 	atomic_int state;
 };
 
@@ -37,6 +38,16 @@ struct st_stream {
 	uint32_t probe_in;	/* such chunks until the next probe */
 	uint64_t huff_ratio;	/* Huffman coding's bytes out per byte in
 				   at the last probe, times 2^16 */
+	int ctx_better;		/* the last probe found the context coding
+				   shorter than Huffman coding */
+	uint64_t cost_ps[2];	/* CPU time per byte, in ps, of the context
+				   coding [0] and zlib [1] when they last
+				   took 4 KiB or more; 0: not yet */
+	uint64_t chunk_t0;	/* the last timestamp before the filling
+				   buffer's records (in the first chunk, its
+				   first record's t0), 0: unknown */
+	uint64_t (*cpu_ns)(void); /* the writing thread's CPU time, ns (a
+				   field so that tests can make zlib slow) */
 	uint16_t index;
 	uint32_t seq;		/* sequence number of the next chunk written */
 	size_t cap;		/* record bytes per buffer */

@@ -84,7 +84,9 @@ make_seeds()
 	# A loop of nonblocking calls: Huffman-coded chunks (writer/huff.h),
 	# in buffers where the code's table pays.
 	TBUF=64K trace "$work/runh" 1 2 "$BUILD/apps/bench-calls" p2p 8000 1 0
-	for r in 0 6 h; do
+	# A varied loop: context-coded chunks (writer/huff.h).
+	TBUF=128K trace "$work/runc" 1 2 "$BUILD/apps/bench-mix" 1000
+	for r in 0 6 h c; do
 		for f in "$work/run$r"/rank-*.st; do
 			n=run$r-$(basename "$f" .st)
 			cp "$f" "$seeds/rank/$n"
@@ -102,7 +104,7 @@ make_seeds()
 		cp "$work/one$r/rank-0.st" "$seeds/tools/one$r-rank-0"
 	done
 	"$bin/split" "$seeds" "$work"/run0/rank-*.st "$work"/run6/rank-*.st \
-		"$work"/runh/rank-*.st ||
+		"$work"/runh/rank-*.st "$work"/runc/rank-*.st ||
 		die "cannot split the seed traces"
 	for t in $targets; do
 		[ -n "$(ls "$seeds/$t")" ] || die "no seed for fuzz-$t"

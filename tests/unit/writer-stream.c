@@ -28,6 +28,7 @@
 #include "writer/format.h"
 #include "writer/huff.h"
 #include "writer/reader.h"
+#include "writer/stream.h"
 #include "writer/writer.h"
 #include "writer-test.h"
 
@@ -733,9 +734,19 @@ Test(writer_stream, repeats_write_what_the_codec_writes)
 }
 
 /*
- * The one chunk a stream of 'n' events 'ev' (one buffer, at level 1)
- * writes: its method, its record bytes ('*raw', malloc'ed, '*rawlen')
- * and its payload's length.
+ * A clock that stands still: zlib costs nothing, so that a test of the
+ * chunks' sizes does not depend on how fast this machine deflates
+ * (zlib_keeps_to_its_share_of_the_records_time tests zlib's share).
+ */
+static uint64_t free_zlib_clock(void)
+{
+	return 1;
+}
+
+/*
+ * The one chunk a stream of 'n' events 'ev' (one buffer, at level 1,
+ * zlib free) writes: its method, its record bytes ('*raw', malloc'ed,
+ * '*rawlen') and its payload's length.
  */
 static int one_chunk(const struct st_event *ev, int n, uint8_t **raw,
 		     size_t *rawlen, size_t *paylen)
@@ -746,6 +757,7 @@ static int one_chunk(const struct st_event *ev, int n, uint8_t **raw,
 	int i;
 
 	cr_assert_eq(st_stream_new(&s, &sink, 0, 1 << 20, 1), 0);
+	s->cpu_ns = free_zlib_clock;
 	for (i = 0; i < n; i++)
 		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
 	cr_assert_eq(st_stream_flush(s), 0);
@@ -810,9 +822,10 @@ Test(writer_stream, timing_noise_chunk_is_shorter_than_full_deflate)
 /*
  * Records 'ev[0..n-1]' of an allreduce loop whose call records carry one
  * of a few texts each, in an order drawn from 'seed': strings that
- * deflate finds.
+ * deflate finds; a record every 'step' ns.
  */
-static void string_events(struct st_event *ev, int n, uint64_t seed)
+static void string_events(struct st_event *ev, int n, uint64_t seed,
+			  uint64_t step)
 {
 	static const char *const words[] = { "alpha beta gamma delta",
 		"the quick brown fox jumps", "over the lazy dog again",
@@ -822,7 +835,7 @@ static void string_events(struct st_event *ev, int n, uint64_t seed)
 	for (i = 0; i < n; i++) {
 		make_allreduce(&ev[i]);
 		ev[i].seq = (uint64_t)i + 1;
-		ev[i].t0 = 1000 + 1000 * (uint64_t)i;
+		ev[i].t0 = 1000 + step * (uint64_t)i;
 		ev[i].t1 = ev[i].t0 + 300;
 		ev[i].text = words[rng_next(&seed) % 4];
 		ev[i].text_len = (uint32_t)strlen(ev[i].text);
@@ -830,8 +843,9 @@ static void string_events(struct st_event *ev, int n, uint64_t seed)
 }
 
 /*
- * A run's first chunk of other records, deflated (its strings), does
- * not fix the strategy of the chunks that follow until the next probe:
+ * A run's first chunk of other records, deflated (its strings; zlib
+ * free), does not fix the strategy of the chunks that follow until the
+ * next probe:
  * a loop's timing noise after it is Huffman-coded at once, and both
  * read back.
  */
@@ -842,7 +856,7 @@ Test(writer_stream, a_deflated_chunk_does_not_fix_the_next_ones)
 	struct st_stream *s;
 	int i;
 
-	string_events(ev, NS, 79);
+	string_events(ev, NS, 79, 1000);
 	jittered_loop(ev + NS, NL, 77, 50, 101, 250, 101);
 	for (i = NS; i < NS + NL; i++) {
 		ev[i].seq += NS;
@@ -850,6 +864,7 @@ Test(writer_stream, a_deflated_chunk_does_not_fix_the_next_ones)
 		ev[i].t1 += 10000000;
 	}
 	cr_assert_eq(st_stream_new(&s, &sink, 0, 1 << 20, 1), 0);
+	s->cpu_ns = free_zlib_clock;
 	for (i = 0; i < NS + NL; i++) {
 		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
 		if (i == NS - 1)
@@ -875,7 +890,7 @@ Test(writer_stream, chunk_of_strings_is_no_longer_than_full_deflate)
 	size_t rawlen, paylen, full;
 	uint8_t *raw;
 
-	string_events(ev, N, 78);
+	string_events(ev, N, 78, 1000);
 	cr_assert_eq(one_chunk(ev, N, &raw, &rawlen, &paylen),
 		     ST_CHUNK_DEFLATE);
 	full = full_deflate(raw, rawlen);
@@ -884,4 +899,81 @@ Test(writer_stream, chunk_of_strings_is_no_longer_than_full_deflate)
 	cr_expect_lt(paylen * 4, rawlen, "strings were not matched: %zu of %zu",
 		     paylen, rawlen);
 	free(raw);
+}
+
+/* A zlib that takes 1 ms of CPU for whatever it deflates. */
+static uint64_t slow_zlib_clock(void)
+{
+	static uint64_t t = 1;
+
+	return t += 1000000;
+}
+
+/*
+ * The methods of the two chunks a stream at 'level' writes for two runs
+ * of 3,000 records of strings, one every 'step' ns, with its coders as
+ * slow as slow_zlib_clock() makes them, into 'm'; sealed and written as
+ * the writer thread does when 'sealed', else flushed.  The records read
+ * back.
+ */
+static void budget_chunks(int level, uint64_t step, int sealed, int *m)
+{
+	enum { N = 3000 };
+	static struct st_event ev[2 * N];
+	struct st_stream *s;
+	int i;
+
+	free(mb.buf);
+	memset(&mb, 0, sizeof(mb));
+	sink = membuf_sink(&mb);
+	cr_assert_eq(st_trace_write_header(&sink, hdr, 2), 0);
+	string_events(ev, 2 * N, 80, step);
+	cr_assert_eq(st_stream_new(&s, &sink, 0, 1 << 20, level), 0);
+	s->cpu_ns = slow_zlib_clock;
+	for (i = 0; i < 2 * N; i++) {
+		cr_assert_eq(st_stream_append(s, &ev[i]), 0);
+		if (i % N < N - 1)
+			continue;
+		if (sealed) {
+			cr_assert_eq(st_stream_seal(s), 1);
+			cr_assert_eq(st_stream_write_sealed(s), 1);
+		} else {
+			cr_assert_eq(st_stream_flush(s), 0);
+		}
+	}
+	st_stream_free(s);
+	cr_assert_eq(mb.nwrites, 3, "%zu writes: header and two chunks",
+		     mb.nwrites);
+	expect_file(mb.buf, mb.len, ev, 2 * N);
+	m[0] = chunk_method(1);
+	m[1] = chunk_method(2);
+	free(mb.buf);
+	mb.buf = NULL;		/* for teardown() */
+}
+
+/*
+ * At level 1 each coder dearer than Huffman coding gets 1/50 of the
+ * time the records took.  Strings, which deflate shortens most, that
+ * came faster than a coder taking 1 ms a chunk can afford (3,000
+ * records in 3 ms) are context coded (its cost is not known yet), then
+ * Huffman-coded (it took 1 ms for the first chunk); deflated when they
+ * came slowly (in 3,000 s); on both the writer thread's path and the
+ * flush's.  Other levels ask for the shortest chunks: deflated however
+ * fast the records came.
+ */
+Test(writer_stream, coders_keep_to_their_share_of_the_records_time)
+{
+	int m[2], sealed;
+
+	for (sealed = 0; sealed < 2; sealed++) {
+		budget_chunks(1, 1000, sealed, m);
+		cr_expect_eq(m[0], ST_CHUNK_HUFF_CTX, "sealed %d", sealed);
+		cr_expect_eq(m[1], ST_CHUNK_HUFF, "sealed %d", sealed);
+		budget_chunks(1, 1000000000, sealed, m);
+		cr_expect_eq(m[0], ST_CHUNK_DEFLATE, "sealed %d", sealed);
+		cr_expect_eq(m[1], ST_CHUNK_DEFLATE, "sealed %d", sealed);
+	}
+	budget_chunks(6, 1000, 1, m);
+	cr_expect_eq(m[0], ST_CHUNK_DEFLATE);
+	cr_expect_eq(m[1], ST_CHUNK_DEFLATE);
 }
