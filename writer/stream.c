@@ -259,24 +259,24 @@ static int deflate_chunk(struct st_stream *s, uint8_t *raw, size_t len,
 }
 
 /*
- * At level 1, the coders' share of the time: a chunk is deflated, or
- * context coded, only when that coder's CPU time for it, at what a byte
- * cost it last on this stream, is at most 1/ST_CODER_SHARE of 'span',
- * the ns its records took to come; else it takes the next cheaper
- * coder: context coding (when the probe found it shorter than Huffman
- * coding) then Huffman coding, some 1.2 ns a byte.  On the records of a
- * CG-shaped loop of 470,000 records a second, 3.9 bytes a record,
- * deflate takes 12 ns a byte and the context coding 3.2 for fewer bytes
- * (docs/hotpath.md); on ranks that keep every core busy the writer's
- * time is the application's.  At 1/50, a rank whose chunks deflate at
- * 12 ns a byte, 3 to 6 bytes a record, keeps deflate up to some 300,000
- * to 600,000 records a second, and the context coding to about four
- * times as many.  Before a coder ran once its cost is unknown, and so
- * is the span of a chunk without timestamps: neither is held against
- * it.  Levels 2 to 9 ask for the shortest chunks and have no such
- * limit.
+ * At level 1, the coders' share of the time: a chunk is deflated only
+ * when zlib's CPU time for it, at what a byte cost zlib last on this
+ * stream, is at most 1/50 of 'span', the ns its records took to come,
+ * and context coded only when that coding's is at most 1/25; else it
+ * takes the next cheaper coding: context coding (when the probe found
+ * it shorter than Huffman coding) then Huffman coding, some 1.2 ns a
+ * byte.  On the records of a CG-shaped loop of 470,000 records a
+ * second, 3.9 bytes a record, deflate takes 12 ns a byte and the
+ * context coding 3.2 for fewer bytes (docs/hotpath.md); on ranks that
+ * keep every core busy the writer's time is the application's.  So a
+ * rank whose chunks deflate at 12 ns a byte, 3 to 6 bytes a record,
+ * keeps deflate up to some 300,000 to 600,000 records a second, and the
+ * context coding (up to 3.2 ns a byte) up to 2 to 4 million.  Before a
+ * coder ran once its cost is unknown, and so is the span of a chunk
+ * without timestamps: neither is held against it.  Levels 2 to 9 ask
+ * for the shortest chunks and have no such limit.
  */
-#define ST_CODER_SHARE 50
+static const uint64_t coder_share[] = { [COST_CTX] = 25, [COST_ZLIB] = 50 };
 
 static int over_budget(const struct st_stream *s, int which, size_t len,
 		       uint64_t span)
@@ -284,7 +284,7 @@ static int over_budget(const struct st_stream *s, int which, size_t len,
 	if (s->level != 1 || !s->cost_ps[which] || !span)
 		return 0;
 	return (uint64_t)len * s->cost_ps[which] / 1000 >
-	       span / ST_CODER_SHARE;
+	       span / coder_share[which];
 }
 
 /* 'strategy', or the cheaper one its share of the time leaves. */

@@ -952,8 +952,8 @@ static void budget_chunks(int level, uint64_t step, int sealed, int *m)
 }
 
 /*
- * At level 1 each coder dearer than Huffman coding gets 1/50 of the
- * time the records took.  Strings, which deflate shortens most, that
+ * At level 1 zlib gets 1/50 of the time the records took, and the
+ * context coding 1/25.  Strings, which deflate shortens most, that
  * came faster than a coder taking 1 ms a chunk can afford (3,000
  * records in 3 ms) are context coded (its cost is not known yet), then
  * Huffman-coded (it took 1 ms for the first chunk); deflated when they
