@@ -379,7 +379,8 @@ fuzz-build:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
 		SAN=fuzzer-no-link,address,undefined fuzz-targets
 
-check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo $(BUILD)/apps/bench-calls
+check-fuzz: fuzz-build $(LIB) $(CLI) $(BUILD)/apps/halo $(BUILD)/apps/bench-calls \
+		$(BUILD)/apps/bench-mix
 	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) MPIEXEC=$(MPIEXEC) \
 		SAN=$(SAN) sh tests/fuzz/run.sh check
 

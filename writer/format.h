@@ -44,7 +44,8 @@
  *		  ST_CHUNK_HUFF (payload is the records' bytes Huffman
  *		  coded, writer/huff.h) or, since version 12,
  *		  ST_CHUNK_HUFF_CTX (the records' bytes each coded with
- *		  the code of the byte before it, writer/huff.h)
+ *		  the code of its context, one of 16 that the byte before
+ *		  it decides, writer/huff.h)
  *	  7    1  reserved, 0
  *	  8    4  raw length: bytes of encoded records, 1..ST_CHUNK_MAX_RAW
  *	 12    4  payload length: equal to the raw length when stored; at

@@ -35,9 +35,10 @@
  * as repeats here: stored, an application's loops would take more bytes
  * than deflated before loop runs were made (a halo exchange's 2.8 bytes
  * a record, 4.0 stored).
- * Any other buffer is deflated with the strategy that a probe of its
- * first bytes, now and then, found shortest (pick_strategy()); but at
- * level 1 only while deflating keeps within a share of the time the
+ * Any other buffer is coded with the coding (Huffman, context, or
+ * zlib's with a strategy) that a probe of its last bytes, now and then,
+ * found shortest (pick_strategy()); but at level 1 a coder dearer than
+ * Huffman coding only while it keeps within a share of the time the
  * records take to come (affordable()): a rank that makes calls faster
  * than zlib can afford has its chunks context or Huffman coded.
  */
@@ -125,7 +126,10 @@ int st_stream_append_token(struct st_stream *s, const struct st_event *ev,
 	uint8_t *p = s->pos;
 	int rc;
 
-	/* A stream's first timed record starts its first chunk's span. */
+	/*
+	 * A stream's first record starts its first chunk's span (its first
+	 * timed one: the t0 of an untimed record is 0).
+	 */
 	if (__builtin_expect(!s->chunk_t0, 0))
 		s->chunk_t0 = ev->t0;
 	rc = st_enc_record(&s->codec, &p, s->limit, ev, token);
@@ -225,10 +229,13 @@ enum { COST_CTX, COST_ZLIB };
  */
 static void note_cost(struct st_stream *s, int which, uint64_t t, size_t len)
 {
-	uint64_t dt = s->cpu_ns() - t;
+	uint64_t dt = s->cpu_ns() - t, ps;
 
-	if (len >= 4096 && t && dt < UINT64_MAX / 1000)
-		s->cost_ps[which] = dt * 1000 / len;
+	if (len < 4096 || !t || dt >= UINT64_MAX / 1000)
+		return;
+	/* At most 1 us a byte: len * cost_ps cannot overflow. */
+	ps = dt * 1000 / len;
+	s->cost_ps[which] = ps < 1000000 ? ps : 1000000;
 }
 
 /*
@@ -397,7 +404,7 @@ static int pick_strategy(struct st_stream *s, uint8_t *raw, size_t len,
 			 * zlib as Huffman coding is.
 			 */
 			clen = st_huff_ctx_size(raw + ST_CHUNK_HDR_LEN, n);
-			s->ctx_better = clen + clen / 7 < huff;
+			s->ctx_better = clen < n && clen + clen / 7 < huff;
 			if (!s->ctx_better)
 				continue;
 			clen -= clen / 32;
@@ -483,7 +490,9 @@ static void reset(struct st_stream *s)
 	s->pos = s->buf[s->cur].raw + ST_CHUNK_HDR_LEN;
 	s->nrec = 0;
 	s->nrep = 0;
-	s->chunk_t0 = s->codec.last_t1;
+	/* After a chunk without timestamps, the one before's end. */
+	if (s->codec.last_t1)
+		s->chunk_t0 = s->codec.last_t1;
 	st_codec_reset(&s->codec);
 }
 

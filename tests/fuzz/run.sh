@@ -104,8 +104,13 @@ make_seeds()
 		cp "$work/one$r/rank-0.st" "$seeds/tools/one$r-rank-0"
 	done
 	"$bin/split" "$seeds" "$work"/run0/rank-*.st "$work"/run6/rank-*.st \
-		"$work"/runh/rank-*.st "$work"/runc/rank-*.st ||
-		die "cannot split the seed traces"
+		"$work"/runh/rank-*.st "$work"/runc/rank-*.st \
+		>"$work/split.out" || die "cannot split the seed traces"
+	# Every chunk method among the seeds (the writer picks them).
+	for m in stored deflate huff ctx; do
+		grep -q "chunks:.* $m [1-9]" "$work/split.out" ||
+			die "no $m chunk in the seed traces: $(cat "$work/split.out")"
+	done
 	for t in $targets; do
 		[ -n "$(ls "$seeds/$t")" ] || die "no seed for fuzz-$t"
 	done

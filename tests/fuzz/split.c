@@ -5,7 +5,11 @@
  *
  * writes into OUTDIR/chunk/ each file's chunks (what follows its
  * header), into OUTDIR/records/ each chunk's records behind their count
- * (fuzz-records' input), into OUTDIR/sync/ the text of each sync record.
+ * (fuzz-records' input, whatever the chunk's method), into OUTDIR/sync/
+ * the text of each sync record; and prints how many chunks it saw of
+ * each method,
+ *
+ *	chunks: stored S deflate D huff H ctx C
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +18,7 @@
 
 #include "writer/event.h"
 #include "writer/format.h"
+#include "writer/huff.h"
 #include "writer/reader.h"
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -48,8 +53,12 @@ static void put(const char *dir, const char *sub, const char *name, int i,
 	}
 }
 
+/* Chunks seen of each method (ST_CHUNK_*). */
+static unsigned methods[4];
+
 static void split(const char *dir, const char *path, int k)
 {
+	int method;
 	size_t len, off, plen, raw;
 	uint8_t *buf = slurp(path, &len), *rec, cnt[2];
 	struct st_reader *r;
@@ -72,8 +81,20 @@ static void split(const char *dir, const char *path, int k)
 			break;
 		rec = malloc(raw ? raw : 1);
 		rlen = raw;
-		if (buf[off + 6] == ST_CHUNK_STORED)
+		method = buf[off + 6];
+		if (method < 4)
+			methods[method]++;
+		if (method == ST_CHUNK_STORED)
 			memcpy(rec, buf + off + ST_CHUNK_HDR_LEN, raw);
+		else if (method == ST_CHUNK_HUFF ||
+			 method == ST_CHUNK_HUFF_CTX)
+			rlen = (method == ST_CHUNK_HUFF
+					? st_huff_decode
+					: st_huff_ctx_decode)(
+				       buf + off + ST_CHUNK_HDR_LEN, plen, rec,
+				       raw)
+				       ? 0
+				       : raw;
 		else if (uncompress(rec, &rlen, buf + off + ST_CHUNK_HDR_LEN,
 				    plen) != Z_OK)
 			rlen = 0;
@@ -106,5 +127,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 2; i < argc; i++)
 		split(argv[1], argv[i], i - 2);
+	printf("chunks: stored %u deflate %u huff %u ctx %u\n", methods[0],
+	       methods[1], methods[2], methods[3]);
 	return 0;
 }

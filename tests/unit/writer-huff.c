@@ -24,24 +24,59 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
-/* Code 'in', decode it again, and check both; returns the length. */
-static size_t roundtrip(const uint8_t *in, size_t n)
+/* A coding: Huffman coding or the context coding (huff.h). */
+struct coding {
+	size_t (*encode)(const uint8_t *, size_t, uint8_t *, size_t);
+	size_t (*size)(const uint8_t *, size_t);
+	int (*decode)(const uint8_t *, size_t, uint8_t *, size_t);
+	size_t head;		/* its tables' bytes */
+	size_t (*bound)(size_t);
+};
+
+static size_t huff_bound(size_t n)
 {
-	size_t cap = ST_HUFF_BOUND(n), len;
+	return ST_HUFF_BOUND(n);
+}
+
+static size_t ctx_bound(size_t n)
+{
+	return ST_HUFF_CTX_BOUND(n);
+}
+
+static const struct coding huff = { st_huff_encode, st_huff_size,
+				    st_huff_decode, ST_HUFF_TABLE,
+				    huff_bound };
+static const struct coding ctx = { st_huff_ctx_encode, st_huff_ctx_size,
+				   st_huff_ctx_decode, ST_HUFF_CTX_HEAD,
+				   ctx_bound };
+
+/*
+ * Code 'in' with 'c', decode it again, and check both; returns the
+ * length.
+ */
+static size_t coded_roundtrip(const struct coding *c, const uint8_t *in,
+			      size_t n)
+{
+	size_t cap = c->bound(n), len;
 	uint8_t *out = malloc(cap), *back = malloc(n + 1);
 
 	cr_assert(out && back);
-	len = st_huff_encode(in, n, out, cap);
-	cr_assert_gt(len, ST_HUFF_TABLE, "%zu bytes coded to %zu", n, len);
+	len = c->encode(in, n, out, cap);
+	cr_assert_gt(len, c->head, "%zu bytes coded to %zu", n, len);
 	cr_assert_leq(len, cap);
-	cr_assert_eq(st_huff_size(in, n), len, "the size without coding");
+	cr_assert_eq(c->size(in, n), len, "the size without coding");
 	back[n] = 0xa5;
-	cr_assert_eq(st_huff_decode(out, len, back, n), 0, "%zu bytes", n);
+	cr_assert_eq(c->decode(out, len, back, n), 0, "%zu bytes", n);
 	cr_assert(!memcmp(back, in, n), "%zu bytes differ", n);
 	cr_assert_eq(back[n], 0xa5, "written past the output");
 	free(out);
 	free(back);
 	return len;
+}
+
+static size_t roundtrip(const uint8_t *in, size_t n)
+{
+	return coded_roundtrip(&huff, in, n);
 }
 
 Test(writer_huff, one_value_takes_a_bit_each)
@@ -238,25 +273,9 @@ Test(writer_huff, corrupt_payloads_refused)
 		     "every flipped payload decoded");
 }
 
-/* roundtrip() of the context coding; returns the length. */
 static size_t ctx_roundtrip(const uint8_t *in, size_t n)
 {
-	size_t cap = ST_HUFF_CTX_BOUND(n), len;
-	uint8_t *out = malloc(cap), *back = malloc(n + 1);
-
-	cr_assert(out && back);
-	len = st_huff_ctx_encode(in, n, out, cap);
-	cr_assert_gt(len, ST_HUFF_CTX_HEAD, "%zu bytes coded to %zu", n, len);
-	cr_assert_leq(len, cap);
-	cr_assert_eq(st_huff_ctx_size(in, n), len, "the size without coding");
-	back[n] = 0xa5;
-	cr_assert_eq(st_huff_ctx_decode(out, len, back, n), 0, "%zu bytes",
-		     n);
-	cr_assert(!memcmp(back, in, n), "%zu bytes differ", n);
-	cr_assert_eq(back[n], 0xa5, "written past the output");
-	free(out);
-	free(back);
-	return len;
+	return coded_roundtrip(&ctx, in, n);
 }
 
 /*
@@ -327,6 +346,8 @@ Test(writer_huff, context_coding_refuses_corrupt_payloads)
 			     "cut at %zu of %zu", cut, len);
 	out[len] = 0;
 	cr_expect_eq(st_huff_ctx_decode(out, len + 1, back, N), -EBADMSG);
+	cr_expect_eq(st_huff_ctx_decode(out, ST_HUFF_CTX_HEAD, back, N),
+		     -EBADMSG, "the tables alone");
 	/*
 	 * The contexts of tags 0xa0 and 0xa1 swapped: what follows them
 	 * cannot decode as it was.
@@ -355,4 +376,21 @@ Test(writer_huff, context_coding_refuses_corrupt_payloads)
 			cr_expect(memcmp(back, in, N), "byte %zu flipped", i);
 		out[i] ^= 0x10;
 	}
+}
+
+/* The context coding declines what would not fit, and nothing. */
+Test(writer_huff, context_coding_declines_what_does_not_fit)
+{
+	enum { N = 3000 };
+	static uint8_t in[N], out[ST_HUFF_CTX_BOUND(N)];
+	size_t len;
+
+	ctx_bytes(in, N, 9);
+	len = st_huff_ctx_encode(in, N, out, sizeof(out));
+	cr_assert_gt(len, ST_HUFF_CTX_HEAD);
+	cr_expect_eq(st_huff_ctx_encode(in, N, out, len), len);
+	cr_expect_eq(st_huff_ctx_encode(in, N, out, len - 1), 0);
+	cr_expect_eq(st_huff_ctx_encode(in, N, out, ST_HUFF_CTX_HEAD), 0);
+	cr_expect_eq(st_huff_ctx_encode(in, 0, out, sizeof(out)), 0);
+	cr_expect_eq(st_huff_ctx_size(in, 0), 0);
 }

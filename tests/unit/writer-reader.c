@@ -482,89 +482,71 @@ static void set_file_version(uint32_t version)
 }
 
 /*
- * A Huffman-coded chunk (writer/huff.h) reads as its records in a file
- * of version 10, is an unknown method in one of version 9, and one whose
- * payload does not decode to its raw length is refused.
+ * A chunk of 'method', whose payload 'h' ('hlen' bytes) codes one record,
+ * reads as its record in a file of 'version', is an unknown method in
+ * one of the version before, and one whose payload does not decode to
+ * its raw length, or is longer than any coding of its raw length
+ * ('big', 'blen' bytes for a raw length of 1), is refused.
  */
-Test(writer_reader, huffman_chunks_read_from_version_10_on)
+static void coded_chunks_read(int method, const uint8_t *h, size_t hlen,
+			      const uint8_t *big, size_t blen,
+			      uint32_t version)
 {
 	static const uint8_t rec[] = { 0x00, 0x04, 0x86, 0x01 };
-	uint8_t h[ST_HUFF_BOUND(sizeof(rec))], big[ST_HUFF_BOUND(1) + 1];
-	size_t hlen = st_huff_encode(rec, sizeof(rec), h, sizeof(h));
-	char err[256];
+	char err[256], unknown[64];
 	size_t base;
 	int n;
 
 	cr_assert_gt(hlen, 0);
-	memset(big, 0, sizeof(big));
 	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
 	base = mb.len;
-	put_chunk(0, ST_CHUNK_HUFF, sizeof(rec), h, (uint32_t)hlen, 1);
+	put_chunk(0, method, sizeof(rec), h, (uint32_t)hlen, 1);
 	cr_assert_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(n, 1);
 
 	/* Its raw length one more than it decodes to. */
 	mb.len = base;
-	put_chunk(0, ST_CHUNK_HUFF, sizeof(rec) + 1, h, (uint32_t)hlen, 1);
+	put_chunk(0, method, sizeof(rec) + 1, h, (uint32_t)hlen, 1);
 	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
 	cr_expect(strstr(err, "does not decode"), "%s", err);
 
 	/* Longer than any coding of its raw length. */
 	mb.len = base;
-	put_chunk(0, ST_CHUNK_HUFF, 1, big, sizeof(big), 1);
+	put_chunk(0, method, 1, big, (uint32_t)blen, 1);
 	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
 	cr_expect(strstr(err, "impossible chunk lengths"), "%s", err);
 
 	mb.len = base;
-	put_chunk(0, ST_CHUNK_HUFF, sizeof(rec), h, (uint32_t)hlen, 1);
-	set_file_version(9);
+	put_chunk(0, method, sizeof(rec), h, (uint32_t)hlen, 1);
+	set_file_version(version - 1);
 	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
-	cr_expect(strstr(err, "unknown chunk method 2"), "%s", err);
-	set_file_version(10);
+	snprintf(unknown, sizeof(unknown), "unknown chunk method %d", method);
+	cr_expect(strstr(err, unknown), "%s", err);
+	set_file_version(version);
 	cr_expect_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
 }
 
-/*
- * A context-coded chunk (writer/huff.h) reads as its records in a file
- * of version 12, is an unknown method in one of version 11, and one
- * whose payload does not decode to its raw length, or is longer than
- * any coding of it, is refused.
- */
+/* Huffman-coded chunks (writer/huff.h), from version 10 on. */
+Test(writer_reader, huffman_chunks_read_from_version_10_on)
+{
+	static const uint8_t rec[] = { 0x00, 0x04, 0x86, 0x01 };
+	static uint8_t h[ST_HUFF_BOUND(sizeof(rec))], big[ST_HUFF_BOUND(1) + 1];
+
+	coded_chunks_read(ST_CHUNK_HUFF, h,
+			  st_huff_encode(rec, sizeof(rec), h, sizeof(h)), big,
+			  sizeof(big), 10);
+}
+
+/* Context-coded chunks (writer/huff.h), from version 12 on. */
 Test(writer_reader, context_coded_chunks_read_from_version_12_on)
 {
 	static const uint8_t rec[] = { 0x00, 0x04, 0x86, 0x01 };
 	static uint8_t h[ST_HUFF_CTX_BOUND(sizeof(rec))],
 		big[ST_HUFF_CTX_BOUND(1) + 1];
-	size_t hlen = st_huff_ctx_encode(rec, sizeof(rec), h, sizeof(h));
-	char err[256];
-	size_t base;
-	int n;
 
-	cr_assert_gt(hlen, 0);
-	cr_assert_eq(st_trace_write_header(&sink, hdr, 1), 0);
-	base = mb.len;
-	put_chunk(0, ST_CHUNK_HUFF_CTX, sizeof(rec), h, (uint32_t)hlen, 1);
-	cr_assert_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(n, 1);
-
-	mb.len = base;
-	put_chunk(0, ST_CHUNK_HUFF_CTX, sizeof(rec) + 1, h, (uint32_t)hlen,
-		  1);
-	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
-	cr_expect(strstr(err, "does not decode"), "%s", err);
-
-	mb.len = base;
-	put_chunk(0, ST_CHUNK_HUFF_CTX, 1, big, sizeof(big), 1);
-	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
-	cr_expect(strstr(err, "impossible chunk lengths"), "%s", err);
-
-	mb.len = base;
-	put_chunk(0, ST_CHUNK_HUFF_CTX, sizeof(rec), h, (uint32_t)hlen, 1);
-	set_file_version(11);
-	cr_expect_eq(read_all(&n, err, sizeof(err)), -EBADMSG);
-	cr_expect(strstr(err, "unknown chunk method 3"), "%s", err);
-	set_file_version(12);
-	cr_expect_eq(read_all(&n, err, sizeof(err)), 0, "%s", err);
+	coded_chunks_read(ST_CHUNK_HUFF_CTX, h,
+			  st_huff_ctx_encode(rec, sizeof(rec), h, sizeof(h)),
+			  big, sizeof(big), 12);
 }
 
 Test(writer_reader, short_tail_is_truncation_only_if_it_looks_like_one)

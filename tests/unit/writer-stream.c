@@ -774,6 +774,9 @@ static int one_chunk(const struct st_event *ev, int n, uint8_t **raw,
 	} else if (c[6] == ST_CHUNK_HUFF) {
 		cr_assert_eq(st_huff_decode(c + ST_CHUNK_HDR_LEN, *paylen,
 					    *raw, *rawlen), 0);
+	} else if (c[6] == ST_CHUNK_HUFF_CTX) {
+		cr_assert_eq(st_huff_ctx_decode(c + ST_CHUNK_HDR_LEN, *paylen,
+						*raw, *rawlen), 0);
 	} else {
 		got = *rawlen;
 		cr_assert_eq(uncompress(*raw, &got, c + ST_CHUNK_HDR_LEN,
