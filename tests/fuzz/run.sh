@@ -84,7 +84,9 @@ make_seeds()
 	# A loop of nonblocking calls: Huffman-coded chunks (writer/huff.h),
 	# in buffers where the code's table pays.
 	TBUF=64K trace "$work/runh" 1 2 "$BUILD/apps/bench-calls" p2p 8000 1 0
-	# A varied loop: context-coded chunks (writer/huff.h).
+	# A varied loop: mixed records, which the writer mostly codes with
+	# the context coding (writer/huff.h) or deflates; split makes every
+	# file again in each coding as well.
 	TBUF=128K trace "$work/runc" 1 2 "$BUILD/apps/bench-mix" 1000
 	for r in 0 6 h c; do
 		for f in "$work/run$r"/rank-*.st; do
@@ -104,13 +106,8 @@ make_seeds()
 		cp "$work/one$r/rank-0.st" "$seeds/tools/one$r-rank-0"
 	done
 	"$bin/split" "$seeds" "$work"/run0/rank-*.st "$work"/run6/rank-*.st \
-		"$work"/runh/rank-*.st "$work"/runc/rank-*.st \
-		>"$work/split.out" || die "cannot split the seed traces"
-	# Every chunk method among the seeds (the writer picks them).
-	for m in stored deflate huff ctx; do
-		grep -q "chunks:.* $m [1-9]" "$work/split.out" ||
-			die "no $m chunk in the seed traces: $(cat "$work/split.out")"
-	done
+		"$work"/runh/rank-*.st "$work"/runc/rank-*.st ||
+		die "cannot split the seed traces"
 	for t in $targets; do
 		[ -n "$(ls "$seeds/$t")" ] || die "no seed for fuzz-$t"
 	done
