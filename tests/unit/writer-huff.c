@@ -79,6 +79,23 @@ static size_t roundtrip(const uint8_t *in, size_t n)
 	return coded_roundtrip(&huff, in, n);
 }
 
+/*
+ * The valid payload 'out' of 'len' bytes, coding 'n' bytes with 'c', is
+ * refused when cut anywhere (too short for its raw length) or with a
+ * byte more than it needs, even a zero (out has room for it).
+ */
+static void expect_cuts_refused(const struct coding *c, uint8_t *out,
+				size_t len, uint8_t *back, size_t n)
+{
+	size_t cut;
+
+	for (cut = 0; cut < len; cut += cut < 200 ? 1 : 97)
+		cr_expect_eq(c->decode(out, cut, back, n), -EBADMSG,
+			     "cut at %zu of %zu", cut, len);
+	out[len] = 0;
+	cr_expect_eq(c->decode(out, len + 1, back, n), -EBADMSG);
+}
+
 Test(writer_huff, one_value_takes_a_bit_each)
 {
 	uint8_t in[4000];
@@ -216,17 +233,11 @@ Test(writer_huff, corrupt_payloads_refused)
 {
 	enum { N = 3000 };
 	static uint8_t in[N], out[ST_HUFF_BOUND(N) + 8], back[N];
-	size_t len = valid(in, N, out), cut, i;
+	size_t len = valid(in, N, out), i;
 	int ok = 0;
 
 	cr_assert_eq(st_huff_decode(out, len, back, N), 0);
-	/* Cut anywhere: too short for its raw length. */
-	for (cut = 0; cut < len; cut += cut < 200 ? 1 : 97)
-		cr_expect_eq(st_huff_decode(out, cut, back, N), -EBADMSG,
-			     "cut at %zu of %zu", cut, len);
-	/* A byte more than it needs, even a zero. */
-	out[len] = 0;
-	cr_expect_eq(st_huff_decode(out, len + 1, back, N), -EBADMSG);
+	expect_cuts_refused(&huff, out, len, back, N);
 	/* Nine bytes of one value: 9 bits, the last 7 bits padding. */
 	{
 		uint8_t one[9], pad[ST_HUFF_BOUND(9)];
@@ -334,18 +345,14 @@ Test(writer_huff, context_coding_refuses_corrupt_payloads)
 {
 	enum { N = 3000 };
 	static uint8_t in[N], out[ST_HUFF_CTX_BOUND(N) + 8], back[N];
-	size_t len, cut, i;
+	size_t len, i;
 	int ok = 0;
 
 	ctx_bytes(in, N, 7);
 	len = st_huff_ctx_encode(in, N, out, ST_HUFF_CTX_BOUND(N));
 	cr_assert_gt(len, ST_HUFF_CTX_HEAD);
 	cr_assert_eq(st_huff_ctx_decode(out, len, back, N), 0);
-	for (cut = 0; cut < len; cut += cut < 200 ? 1 : 97)
-		cr_expect_eq(st_huff_ctx_decode(out, cut, back, N), -EBADMSG,
-			     "cut at %zu of %zu", cut, len);
-	out[len] = 0;
-	cr_expect_eq(st_huff_ctx_decode(out, len + 1, back, N), -EBADMSG);
+	expect_cuts_refused(&ctx, out, len, back, N);
 	cr_expect_eq(st_huff_ctx_decode(out, ST_HUFF_CTX_HEAD, back, N),
 		     -EBADMSG, "the tables alone");
 	/*
