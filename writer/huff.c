@@ -166,23 +166,32 @@ static inline uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
-/* The ST_HUFF_TABLE bytes of the code lengths 'len' at 'out'. */
-static void put_lengths(uint8_t *out, const uint8_t *len)
+/*
+ * The ST_HUFF_TABLE bytes at 'out' of a value of four bits for each
+ * byte value, 'v' (a code length, or a context), and back.
+ */
+static void put_nibbles(uint8_t *out, const uint8_t *v)
 {
 	unsigned i;
 
 	for (i = 0; i < ST_HUFF_TABLE; i++)
-		out[i] = (uint8_t)(len[2 * i] | len[2 * i + 1] << 4);
+		out[i] = (uint8_t)(v[2 * i] | v[2 * i + 1] << 4);
 }
 
-/*
- * The code of the 'n' bytes at 'in' (n > 0): their counts into 'count'
- * and the code lengths into 'len'; returns the payload's length.
- */
-static size_t fit(const uint8_t *in, size_t n, uint64_t *count, uint8_t *len)
+static void get_nibbles(const uint8_t *in, uint8_t *v)
+{
+	unsigned i;
+
+	for (i = 0; i < ST_HUFF_TABLE; i++) {
+		v[2 * i] = in[i] & 0xf;
+		v[2 * i + 1] = in[i] >> 4;
+	}
+}
+
+/* The counts of the byte values of the 'n' bytes at 'in' into 'count'. */
+static void count_bytes(const uint8_t *in, size_t n, uint64_t *count)
 {
 	uint32_t cnt[4][NSYM];
-	uint64_t bits = 0;
 	size_t i;
 
 	memset(cnt, 0, sizeof(cnt));
@@ -197,6 +206,18 @@ static size_t fit(const uint8_t *in, size_t n, uint64_t *count, uint8_t *len)
 	for (i = 0; i < NSYM; i++)
 		count[i] = (uint64_t)cnt[0][i] + cnt[1][i] + cnt[2][i] +
 			   cnt[3][i];
+}
+
+/*
+ * The code of the 'n' bytes at 'in' (n > 0): their counts into 'count'
+ * and the code lengths into 'len'; returns the payload's length.
+ */
+static size_t fit(const uint8_t *in, size_t n, uint64_t *count, uint8_t *len)
+{
+	uint64_t bits = 0;
+	size_t i;
+
+	count_bytes(in, n, count);
 	code_lengths(count, len);
 	for (i = 0; i < NSYM; i++)
 		bits += count[i] * len[i];
@@ -280,7 +301,7 @@ size_t st_huff_encode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 		return 0;	/* cannot happen: the lengths were fitted */
 	for (i = 0; i < NSYM; i++)
 		tab[i] = code[i] | (uint32_t)len[i] << 16;
-	put_lengths(out, len);
+	put_nibbles(out, len);
 	o = pack(in, n, tab, NULL, out + ST_HUFF_TABLE, out + cap, 0);
 	return o ? (size_t)(o - out) : 0;
 }
@@ -296,10 +317,7 @@ static int dec_table(const uint8_t *in, uint16_t *dec)
 	uint16_t code[NSYM];
 	unsigned i;
 
-	for (i = 0; i < ST_HUFF_TABLE; i++) {
-		lens[2 * i] = in[i] & 0xf;
-		lens[2 * i + 1] = in[i] >> 4;
-	}
+	get_nibbles(in, lens);
 	if (canonical(lens, code))
 		return -1;
 	memset(dec, 0, DEC_SIZE * sizeof(*dec));
@@ -396,11 +414,10 @@ static size_t fit_ctx(const uint8_t *in, size_t n, uint8_t *map,
 {
 	uint32_t cnt[2][ST_HUFF_CTX][NSYM];
 	uint64_t count[NSYM], key[NSYM], bits = 0;
-	uint8_t len0[NSYM];
 	unsigned i, t, prev = 0, prev2;
 	size_t k, h = n / 2;
 
-	fit(in, n, count, len0);
+	count_bytes(in, n, count);
 	for (i = 0; i < NSYM; i++)
 		key[i] = count[i] << 8 | (NSYM - 1 - i);
 	qsort(key, NSYM, sizeof(key[0]), cmp_u64);
@@ -460,14 +477,13 @@ size_t st_huff_ctx_encode(const uint8_t *in, size_t n, uint8_t *out,
 	if (!tab)
 		return 0;
 	fit_ctx(in, n, map, len);
-	for (i = 0; i < ST_HUFF_TABLE; i++)
-		out[i] = (uint8_t)(map[2 * i] | map[2 * i + 1] << 4);
+	put_nibbles(out, map);
 	for (t = 0; t < ST_HUFF_CTX; t++) {
 		if (canonical(len[t], code))
 			goto done;	/* cannot happen: fitted */
 		for (i = 0; i < NSYM; i++)
 			tab[t * NSYM + i] = code[i] | (uint32_t)len[t][i] << 16;
-		put_lengths(out + (1 + t) * ST_HUFF_TABLE, len[t]);
+		put_nibbles(out + (1 + t) * ST_HUFF_TABLE, len[t]);
 	}
 	o = pack(in, n, tab, map, out + ST_HUFF_CTX_HEAD, out + cap, 1);
 done:
@@ -480,7 +496,7 @@ int st_huff_ctx_decode(const uint8_t *in, size_t len, uint8_t *out,
 {
 	uint8_t map[NSYM];
 	uint16_t *dec;
-	unsigned i, t;
+	unsigned t;
 	int rc = -EBADMSG;
 
 	if (len < ST_HUFF_CTX_HEAD)
@@ -488,10 +504,7 @@ int st_huff_ctx_decode(const uint8_t *in, size_t len, uint8_t *out,
 	dec = malloc(ST_HUFF_CTX * DEC_SIZE * sizeof(*dec));
 	if (!dec)
 		return -ENOMEM;
-	for (i = 0; i < ST_HUFF_TABLE; i++) {
-		map[2 * i] = in[i] & 0xf;
-		map[2 * i + 1] = in[i] >> 4;
-	}
+	get_nibbles(in, map);
 	for (t = 0; t < ST_HUFF_CTX; t++)
 		if (dec_table(in + (1 + t) * ST_HUFF_TABLE,
 			      dec + (size_t)t * DEC_SIZE))

@@ -53,12 +53,12 @@ int st_huff_decode(const uint8_t *in, size_t len, uint8_t *out, size_t n);
 
 /*
  * The context coding (ST_CHUNK_HUFF_CTX, format version 12): each byte
- * coded with one of ST_HUFF_CTX codes, the one of the byte before it
- * (of value 0 for the first).  A record's bytes depend on the bytes
- * before them (a tag, then the fields and residuals it announces), so
- * that a code per context takes a chunk of records to some 25 % fewer
- * bytes than one code (docs/hotpath.md), as few as deflate's string
- * matching at a fifth of its time.
+ * coded with one of ST_HUFF_CTX codes, the one of the context the byte
+ * before it belongs to (a byte of value 0 for the first).  A record's
+ * bytes depend on the bytes before them (a tag, then the fields and
+ * residuals it announces), so that a code per context takes a chunk of
+ * records to a fifth fewer bytes than one code (docs/hotpath.md), as
+ * few as deflate's string matching at a fourth to a fifth of its time.
  *
  * The payload: ST_HUFF_TABLE bytes, the context of byte value 2i in the
  * low four bits of byte i and of value 2i + 1 in the high four; then

@@ -33,6 +33,10 @@ struct st_stream {
 				   loop run members do not count) */
 	int cur;		/* index of the filling buffer */
 	int level;		/* zlib level */
+	uint64_t chunk_t0;	/* the last timestamp before the filling
+				   buffer's records (in the first chunk, its
+				   first record's t0), 0: unknown; beside
+				   pos, which the appends touch too */
 	int strategy;		/* zlib strategy the stream is set to */
 	int pick;		/* strategy for chunks of other records */
 	uint32_t probe_in;	/* such chunks until the next probe */
@@ -43,9 +47,6 @@ struct st_stream {
 	uint64_t cost_ps[2];	/* CPU time per byte, in ps, of the context
 				   coding [0] and zlib [1] when they last
 				   took 4 KiB or more; 0: not yet */
-	uint64_t chunk_t0;	/* the last timestamp before the filling
-				   buffer's records (in the first chunk, its
-				   first record's t0), 0: unknown */
 	uint64_t (*cpu_ns)(void); /* the writing thread's CPU time, ns (a
 				   field so that tests can make zlib slow) */
 	uint16_t index;
