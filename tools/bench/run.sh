@@ -76,7 +76,11 @@
 # (runs per loop in figure 1d, 9), BENCH_CG_RUNS (rounds of
 # figure 4, 11), BENCH_CG_N and BENCH_CG_ITERS (its unknowns per rank and
 # iterations, 4096 and 20000), BENCH_FIGURES (which figures to run,
-# "1 2 3 4 5"; "1c 2" with BENCH_MPI=openmpi), TMPDIR.
+# "1 2 3 4 5"; "1c 2" with BENCH_MPI=openmpi), BENCH_LOOPS (the loops
+# of figures 1c and 1d, comma-separated, default all of theirs: barrier
+# allreduce bcast sites p2p iallreduce test start pcoll put; figure 1c
+# run inside figure 1 leaves barrier and allreduce to 1a, 1d has no
+# sites), TMPDIR.
 
 BUILD=${BUILD:-build}
 BENCH_MPI=${BENCH_MPI:-mpich}
@@ -90,6 +94,25 @@ openmpi)
 	;;
 *) echo "bench: BENCH_MPI='$BENCH_MPI': mpich or openmpi" >&2; exit 1 ;;
 esac
+# The loops of figures 1c and 1d (BENCH_LOOPS): LOOPS_1C OPS, the
+# comma-separated OPS less those not in BENCH_LOOPS.
+for op in $(echo "${BENCH_LOOPS:-}" | tr , ' '); do
+	case $op in
+	barrier|allreduce|bcast|sites|p2p|iallreduce|test|start|pcoll|put) ;;
+	*) echo "bench: BENCH_LOOPS: no loop '$op' (barrier allreduce" \
+		"bcast sites p2p iallreduce test start pcoll put)" >&2
+	   exit 1 ;;
+	esac
+done
+loops()
+{
+	[ -n "${BENCH_LOOPS:-}" ] || { echo "$1"; return; }
+	for op in $(echo "$1" | tr , ' '); do
+		case ",$BENCH_LOOPS," in
+		*",$op,"*) printf '%s\n' "$op" ;;
+		esac
+	done | paste -s -d,
+}
 R=${BENCH_RUNS:-25}
 N=${BENCH_CALLS:-100000}
 B=${BENCH_BLOCKS:-5}
@@ -598,7 +621,9 @@ f1d_fns()
 # over runs.
 figure1d()
 {
-	f1d_ops="barrier allreduce bcast p2p iallreduce test start pcoll put"
+	f1d_ops=$(loops barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put |
+		tr , ' ')
+	[ -n "$f1d_ops" ] || return 0
 	[ -f "$SLIB" ] || die "no '$SLIB': run make bench (it builds it)"
 	echo
 	echo "Figure 1d: time inside the interposer per call, $NP ranks (ns)"
@@ -1118,8 +1143,9 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		figure1 1c $NP bcast,sites,p2p,iallreduce,test,start,pcoll,put \
-			"none full stored nosite"
+		f1c_ops=$(loops bcast,sites,p2p,iallreduce,test,start,pcoll,put)
+		[ -z "$f1c_ops" ] ||
+			figure1 1c $NP $f1c_ops "none full stored nosite"
 		N=$n_saved
 		W=$((N / 10))
 		[ $BENCH_MPI = mpich ] && figure1d
@@ -1135,9 +1161,9 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		figure1 "1c ($BENCH_MPI)" $NP \
-			barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put \
-			"none full stored"
+		f1c_ops=$(loops barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put)
+		[ -z "$f1c_ops" ] ||
+			figure1 "1c ($BENCH_MPI)" $NP $f1c_ops "none full stored"
 		N=$n_saved
 		W=$((N / 10))
 		;;
