@@ -7,7 +7,9 @@ For each validation app, on 2 ranks:
   2. per target, measure its costs there with `synctrace bench --like`
      (--bench-runs K launches of --nrep measurements, 5 by default: one
      launch's 8 B MPI_Allreduce moved by up to 1.6 times from the next
-     one's, docs/validation.md) and make the table from them pooled
+     one's, docs/validation.md), the launches spread between the reps
+     of steps 1 and 3 so that the tables and the runs see the machine
+     over the same minutes, and make the table from them pooled
      (`synctrace table --json`); for "shm", the bench
      with SYNCTRACE_YIELD=1 when the shm runs have it: it then makes its
      blocking calls as the traced runs' interposer does (the nonblocking
@@ -134,10 +136,18 @@ def complete(rundir):
         return False
 
 
-def bench_last(out, runs):
-    """The run directory of the last launch of `bench --runs RUNS -o
-    OUT`: OUT itself for one launch, else its run-RUNS."""
-    return os.path.join(out, "run-%d" % runs) if runs > 1 else out
+def bench_launch(out, k):
+    """The run directory of launch K of a table's bench OUT: OUT/run-K,
+    as `bench --runs` names its launches, so that `synctrace table OUT`
+    pools them."""
+    return os.path.join(out, "run-%d" % k)
+
+
+def launches_due(rep, reps, runs):
+    """Bench launches due once rep REP of REPS is done: RUNS spread
+    evenly over the reps, the first after rep 1 (whose shm trace the
+    benches imitate), all of them by the end of the last."""
+    return -(-rep * runs // reps)
 
 
 def say(*a):
@@ -165,15 +175,13 @@ class Runner:
         self.shm_yield = True
 
     def run(self, argv, log, env=None, timed=True, timeout=900, tries=3,
-            rundir=None, done=None):
+            rundir=None):
         """Run argv (under the timing lock when timed), output to log.
         With 'rundir', the run directory it writes: removed before each
-        try, and a try that times out once the directory 'done' (by
-        default 'rundir'; a bench with --runs: its last run-N) is
-        complete counts (a job over UCX's TCP transport now and then
+        try, and a try that times out once that directory is complete
+        counts (a job over UCX's TCP transport now and then
         hangs in MPI_Finalize).  A command still running at its time
         limit is ended with its whole process group."""
-        done = done or rundir
         e = dict(os.environ)
         e.pop("LD_PRELOAD", None)
         if env:
@@ -189,8 +197,8 @@ class Runner:
                                       stderr=subprocess.STDOUT, env=e,
                                       stdin=subprocess.DEVNULL,
                                       start_new_session=True)
-                rc = self.wait(pr, timeout, done)
-            if rc == 0 or (rc == -1 and done and complete(done)):
+                rc = self.wait(pr, timeout, rundir)
+            if rc == 0 or (rc == -1 and rundir and complete(rundir)):
                 return True
             say("'%s' failed (try %d), see %s" % (" ".join(argv[:4]), t + 1,
                                                   log))
@@ -229,21 +237,20 @@ class Runner:
                          "-n", "2", os.path.join(self.apps, app)] + args,
                         out + ".log", env=env, timeout=300, rundir=out)
 
-    def bench(self, like, target, out, nrep, runs=1):
-        """The table's bench on 'target', 'runs' launches of 'nrep'
-        measurements; "shm" waits as its runs do (SYNCTRACE_YIELD=1
-        with --shm-yield 1: the bench then makes its blocking calls as
-        the interposer does in yield mode)."""
+    def bench(self, like, target, out, nrep, seed):
+        """One launch of the table's bench on 'target', 'nrep'
+        measurements with the shuffled order of 'seed' (launch K of
+        `bench --runs` has seed K); "shm" waits as its runs do
+        (SYNCTRACE_YIELD=1 with --shm-yield 1: the bench then makes its
+        blocking calls as the interposer does in yield mode)."""
         argv = [self.cli, "bench", "--like", like, "--nrep", str(nrep),
-                "-o", out]
-        if runs > 1:
-            argv += ["--runs", str(runs)]
+                "--seed", str(seed), "-o", out]
         if TARGETS[target]["genv"]:
             argv += ["--"] + TARGETS[target]["genv"]
         env = {"SYNCTRACE_YIELD": "1"} if target == "shm" and \
             self.shm_yield else None
         return self.run(argv, out + ".log", env=env, timeout=900,
-                        rundir=out, done=bench_last(out, runs))
+                        rundir=out)
 
     def table(self, bench, out):
         return self.run([self.cli, "table", "--json", out, bench],
@@ -380,7 +387,15 @@ def main():
     say("work in %s; load average %.1f at the start" % (work, load()))
 
     # 1 and 3: the traces, interleaved: each rep runs every app in every
-    # place, so that a busy spell spreads over all of them.
+    # place, so that a busy spell spreads over all of them.  2: the
+    # tables' bench launches, per app and target, like its first shm
+    # trace, spread between the reps: a machine whose costs drift over
+    # minutes then gives the tables what it gives the runs.
+    benched = []
+    for t in targets:
+        if table_of(t) not in benched:
+            benched.append(table_of(t))
+    launched = 0
     for rep in range(1, o.reps + 1):
         for app, args, _ in apps:
             for t in ["shm"] + [x for x in targets if x != "shm"]:
@@ -389,26 +404,27 @@ def main():
                     if not rn.trace(app, args, t, d):
                         die("%s on %s failed, see %s.log" % (app, t, d))
         say("traces of rep %d done (load %.1f)" % (rep, load()))
-
-    # 2: the tables, per app and target, like its first shm trace.
-    benched = []
-    for t in targets:
-        if table_of(t) not in benched:
-            benched.append(table_of(t))
+        due = launches_due(rep, o.reps, o.bench_runs)
+        for k in range(launched + 1, due + 1):
+            for app, args, _ in apps:
+                for t in benched:
+                    b = bench_launch(os.path.join(
+                        work, "bench-%s-%s" % (app, t)), k)
+                    if o.keep and complete(b):
+                        continue
+                    os.makedirs(os.path.dirname(b), exist_ok=True)
+                    if not rn.bench(os.path.join(work, "%s-shm-1" % app),
+                                    t, b, o.nrep, k):
+                        die("bench --like %s on %s failed, see %s.log"
+                            % (app, t, b))
+            say("bench launch %d of %d done (load %.1f)"
+                % (k, o.bench_runs, load()))
+        launched = due
     for app, args, _ in apps:
         for t in benched:
             b = os.path.join(work, "bench-%s-%s" % (app, t))
-            tj = b + ".json"
-            # Kept: a complete bench (with --runs, its last launch).
-            if o.keep and os.path.exists(tj) and complete(
-                    bench_last(b, o.bench_runs)):
-                continue
-            if not rn.bench(os.path.join(work, "%s-shm-1" % app), t, b,
-                            o.nrep, o.bench_runs):
-                die("bench --like %s on %s failed, see %s.log" % (app, t, b))
-            if not rn.table(b, tj):
-                die("table of %s failed, see %s.log" % (b, tj))
-        say("tables of %s done (load %.1f)" % (app, load()))
+            if not rn.table(b, b + ".json"):
+                die("table of %s failed, see %s.json.log" % (b, b))
 
     # 4: predictions and what was measured: the tuning apps first, whose
     # errors calibrate the model's error C per target (the fraction of
