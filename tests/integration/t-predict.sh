@@ -13,6 +13,9 @@
 #    rank's predicted time is its compute plus its MPI time; the run
 #    time is the latest rank's and lies within its bounds (lo <= run <=
 #    hi); the measured run time is the latest rank's measured one;
+#  - each function's first calls (ST_REPLAY_FIRST_CALLS, 64 a rank) are
+#    counted apart: their number and measured time are the trace's
+#    (each rank's first 64 calls of the function, to 1 ns a call);
 #  - compute is kept as measured: a rank's predicted compute plus the
 #    durations of its MPI calls in the trace is its measured run time
 #    (to 2 ns), and --compute-scale 2 doubles it;
@@ -55,13 +58,18 @@ def need(ok, what):
     if not ok:
         bad.append(what)
 
-calls, dur = {}, {}
+calls, dur, seen, first = {}, {}, {}, {}
 header = "rank,thread,kind,fn,t0_ns,t1_ns".split(",")
 for row in csv.reader(open(trace)):
     r = dict(zip(header, row))
     if r["kind"] != "call":
         continue
     calls[r["fn"]] = calls.get(r["fn"], 0) + 1
+    k = (r["rank"], r["fn"])
+    seen[k] = seen.get(k, 0) + 1
+    if seen[k] <= 64:
+        n, t = first.get(r["fn"], (0, 0))
+        first[r["fn"]] = (n + 1, t + int(r["t1_ns"]) - int(r["t0_ns"]))
     if r["fn"].startswith("MPI_Init") or r["fn"] == "MPI_Finalize":
         continue
     rank = int(r["rank"])
@@ -73,6 +81,13 @@ for f in p["functions"]:
          % (f["fn"], f["calls"], calls.get(f["fn"], 0)))
     need(f["from_table"] + f["from_measured"] + f["local"] == f["calls"],
          "%s: table + measured + local != calls" % f["fn"])
+    n, t = first.get(f["fn"], (0, 0))
+    need(f["first_calls"] == n, "%s: %d first calls, %d in the trace"
+         % (f["fn"], f["first_calls"], n))
+    need(f["fn"].startswith("MPI_Init") or f["fn"] == "MPI_Finalize" or
+         abs(f["first_measured_ns"] - t) <= n,
+         "%s: %.0f ns in the first calls, %d in the trace"
+         % (f["fn"], f["first_measured_ns"], t))
 ranks = p["ranks"]
 need(len(ranks) == p["nranks"] == 2, "not 2 ranks")
 for rk in ranks:

@@ -516,7 +516,9 @@ static void op_finish(struct st_replay *r, struct unit *u)
 {
 	struct st_replay_fn *f = &r->fns[u->op_fn];
 	struct rank *rk = &r->ranks[u->rank];
+	uint8_t *seen = &r->fn_calls[(size_t)u->rank * ST_FN_COUNT + u->op_fn];
 	double tail = op_tail(u), dt, wait;
+	int first = *seen < ST_REPLAY_FIRST_CALLS;
 
 	if (tail > 0) {
 		u->op_T += tail;
@@ -533,12 +535,17 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		rk->mpi_out = u->op_T;
 	u->op_exit = u->op_T;
 	r->stats.calls++;
+	*seen += first;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
 		return;
 	f->calls++;
 	f->pred_ns += dt;
 	f->meas_ns += u->op_meas;
+	if (first) {
+		f->first_calls++;
+		f->first_meas_ns += u->op_meas;
+	}
 	f->wait_ns += wait;
 	if (u->op_src == SRC_MODEL)
 		f->n_model++;
@@ -1576,8 +1583,9 @@ int st_replay_new(struct st_replay **out, int nranks,
 	r->ffam = calloc(ST_FN_COUNT, 1);
 	r->fbytes = calloc(ST_FN_COUNT, 1);
 	r->fprog = calloc(ST_FN_COUNT, 1);
+	r->fn_calls = calloc((size_t)nranks, ST_FN_COUNT);
 	if (!r->ranks || !r->fns || !r->fkind || !r->ffam || !r->fbytes ||
-	    !r->fprog || !r->out_free) {
+	    !r->fprog || !r->fn_calls || !r->out_free) {
 		st_replay_free(r);
 		return -ENOMEM;
 	}
@@ -1772,6 +1780,7 @@ void st_replay_free(struct st_replay *r)
 	free(r->ffam);
 	free(r->fbytes);
 	free(r->fprog);
+	free(r->fn_calls);
 	free(r->scan_buf);
 	st_rp_rma_free(r);
 	free(r);

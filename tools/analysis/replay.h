@@ -360,7 +360,19 @@ struct st_replay_fn {
 	uint64_t n_op_missing;	/* nonblocking or persistent operations
 				   these calls started that the model
 				   lacked (measured used) */
+	uint64_t first_calls;	/* of 'calls', each rank's first
+				   ST_REPLAY_FIRST_CALLS of the function */
+	double first_meas_ns;	/* measured time in those */
 };
+
+/*
+ * The calls of a function each rank makes first, which st_replay_fn
+ * counts apart: an MPI library's start (its shared-memory pools' first
+ * use: UCX's queue has 64 entries by default) can make them dearer
+ * than any later call, which tables of warm processes leave out
+ * (docs/prediction.md, Limits).
+ */
+#define ST_REPLAY_FIRST_CALLS 64
 
 /* Per call site of one rank and function. */
 struct st_replay_site {

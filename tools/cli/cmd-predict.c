@@ -44,6 +44,10 @@
 #include "writer/fn-info.h"
 #include "writer/reader.h"
 
+/* ST_REPLAY_FIRST_CALLS, spelled out for the output's text. */
+#define FIRST_CALLS "64"
+_Static_assert(ST_REPLAY_FIRST_CALLS == 64, "FIRST_CALLS spells it");
+
 const char st_predict_usage[] =
 "usage: synctrace predict RUN --table TABLE.json [options]\n"
 "\n"
@@ -115,7 +119,9 @@ const char st_predict_usage[] =
 "                          and call-site figures are those of the phase\n"
 "    --validate            set the run's measured times (per rank, per\n"
 "                          function, per call site) beside the\n"
-"                          prediction, with the relative errors\n"
+"                          prediction, with the relative errors, and\n"
+"                          per function the share of its measured time\n"
+"                          in each rank's first 64 calls of it\n"
 "    --json                write JSON on stdout instead of text\n"
 "    --top N               call sites to show (default 10, 0: all)\n"
 "    -h, --help            show this help\n";
@@ -1005,11 +1011,16 @@ static void print_text(struct result *res)
 	       "makes it wait for (members: a collective's last member,\n"
 	       "over a window or a file too; post: the targets' "
 	       "MPI_Win_post; completes: the origins'\nMPI_Win_complete; "
-	       "message, requests, root, lower ranks; -: nothing):\n\n");
+	       "message, requests, root, lower ranks; -: nothing)%s:\n\n",
+	       o->validate ? ";\nfirst " FIRST_CALLS ": the share of the "
+	       "measured time in each rank's first " FIRST_CALLS " calls of "
+	       "the\nfunction (an MPI library's start, which tables of warm "
+	       "processes leave out)" : "");
 	printf("%-*s %10s %10s %10s %10s %-8s %-9s", w, "function", "calls",
 	       "predicted", "mean/call", "waiting", "cost", "waits for");
 	if (o->validate)
-		printf(" %10s %8s", "measured", "error");
+		printf(" %10s %8s %8s", "measured", "error",
+		       "first " FIRST_CALLS);
 	putchar('\n');
 	for (i = 0; i < n; i++) {
 		const struct st_replay_fn *x = &fns[i];
@@ -1021,10 +1032,16 @@ static void print_text(struct result *res)
 		       st_fmt_ns(x->pred_ns / (double)x->calls, b, sizeof(b)),
 		       st_fmt_ns(x->wait_ns, c, sizeof(c)), src_label(x),
 		       st_replay_waits_for(x->fn));
-		if (o->validate)
+		if (o->validate) {
 			printf(" %10s %8s", st_fmt_ns(x->meas_ns, d,
 						      sizeof(d)),
 			       fmt_err(x->pred_ns, x->meas_ns, e, sizeof(e)));
+			if (x->meas_ns > 0)
+				printf(" %7.0f%%",
+				       100 * x->first_meas_ns / x->meas_ns);
+			else
+				printf(" %8s", "-");
+		}
 		putchar('\n');
 	}
 
@@ -1250,6 +1267,9 @@ static void print_json(struct result *res)
 			rc |= st_jset(y, "predicted_hi_ns",
 				      st_jnum(res->fn_hi[z->fn]));
 		}
+		rc |= st_jset(y, "first_calls", jint((long long)z->first_calls));
+		rc |= st_jset(y, "first_measured_ns",
+			      st_jnum(z->first_meas_ns));
 		if (o->validate)
 			rc |= st_jset(y, "error", jerr(z->pred_ns, z->meas_ns));
 	}
