@@ -1014,12 +1014,13 @@ static void print_text(struct result *res)
 	       "message, requests, root, lower ranks; -: nothing)%s:\n\n",
 	       o->validate ? ";\nfirst " FIRST_CALLS ": the share of the "
 	       "measured time in each rank's first " FIRST_CALLS " calls of "
-	       "the\nfunction (an MPI library's start, which tables of warm "
-	       "processes leave out)" : "");
+	       "the\nfunction, then the share of the calls they are (an MPI "
+	       "library's start, which\ntables of warm processes leave out, "
+	       "makes the first dearer)" : "");
 	printf("%-*s %10s %10s %10s %10s %-8s %-9s", w, "function", "calls",
 	       "predicted", "mean/call", "waiting", "cost", "waits for");
 	if (o->validate)
-		printf(" %10s %8s %8s", "measured", "error",
+		printf(" %10s %8s %9s", "measured", "error",
 		       "first " FIRST_CALLS);
 	putchar('\n');
 	for (i = 0; i < n; i++) {
@@ -1036,11 +1037,14 @@ static void print_text(struct result *res)
 			printf(" %10s %8s", st_fmt_ns(x->meas_ns, d,
 						      sizeof(d)),
 			       fmt_err(x->pred_ns, x->meas_ns, e, sizeof(e)));
-			if (x->meas_ns > 0)
-				printf(" %7.0f%%",
-				       100 * x->first_meas_ns / x->meas_ns);
+			if (x->meas_ns > 0 && x->calls)
+				snprintf(g, sizeof(g), "%.0f%%/%.0f%%",
+					 100 * x->first_meas_ns / x->meas_ns,
+					 100 * (double)x->first_calls /
+						 (double)x->calls);
 			else
-				printf(" %8s", "-");
+				snprintf(g, sizeof(g), "-");
+			printf(" %9s", g);
 		}
 		putchar('\n');
 	}

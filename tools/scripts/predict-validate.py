@@ -491,9 +491,11 @@ def main():
                 # The share of each rank's first calls (the MPI
                 # library's start, which the tables leave out).
                 for f in m.get("functions", []):
-                    if f["measured_ns"] > 0 and "first_measured_ns" in f:
-                        mfirst.setdefault(f["fn"], []).append(
-                            f["first_measured_ns"] / f["measured_ns"])
+                    if f["measured_ns"] > 0 and f["calls"] and \
+                            "first_measured_ns" in f:
+                        mfirst.setdefault(f["fn"], []).append((
+                            f["first_measured_ns"] / f["measured_ns"],
+                            f["first_calls"] / f["calls"]))
                 mmpi.append(sum(fn_times(m, "measured_ns").values()))
             if not meas:
                 die("no rep of %s on %s could be predicted" % (app, t))
@@ -516,7 +518,9 @@ def main():
                 r["functions"].append({"fn": fn, "measured_ns": mv,
                                        "predicted_ns": pv,
                                        "share": mv / tot,
-                                       "first": median(mfirst.get(fn, [])),
+                                       "first": [median([x[i] for x in
+                                                         mfirst.get(fn, [])])
+                                                 for i in (0, 1)],
                                        "error": (pv - mv) / mv})
             same = [x for x in results if x["app"] == app and
                     x["target"] == table_of(t) and "smpi" in x]
@@ -570,9 +574,11 @@ def main():
     print()
     print("Per MPI function holding >= 10 % of the measured MPI time "
           "(target: within 15 %); first 64: the share of its measured")
-    print("time in each rank's first 64 calls of it (the MPI library's "
-          "start, which the tables leave out):")
-    print("%-11s %-8s %-16s %6s %10s %10s %8s %8s" % (
+    print("time in each rank's first 64 calls of it, then the share of "
+          "its calls they are (the MPI")
+    print("library's start, which the tables leave out, makes the first "
+          "dearer):")
+    print("%-11s %-8s %-16s %6s %10s %10s %8s %9s" % (
         "app", "on", "function", "share", "measured", "predicted", "error",
         "first 64"))
     for r in results:
@@ -581,12 +587,13 @@ def main():
             if r["set"] == "held-out" and not ok:
                 status = 1
             first = f["first"]
-            print("%-11s %-8s %-16s %5.0f%% %8.1fms %8.1fms %8s %8s "
+            print("%-11s %-8s %-16s %5.0f%% %8.1fms %8.1fms %8s %9s "
                   "%s%s" % (
                       r["app"], r["target"], f["fn"], 100 * f["share"],
                       f["measured_ns"] / 1e6, f["predicted_ns"] / 1e6,
                       pct(f["error"]),
-                      "%.0f%%" % (100 * first) if first == first else "-",
+                      "%.0f%%/%.0f%%" % (100 * first[0], 100 * first[1])
+                      if first[0] == first[0] else "-",
                       "PASS" if ok else "MISS",
                 "" if r["set"] == "held-out" else " (tuning)"))
     cover = n_in / n_cases if n_cases else float("nan")
