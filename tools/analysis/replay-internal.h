@@ -390,7 +390,7 @@ struct st_replay {
 	uint8_t *fprog;			/* [ST_FN_COUNT]: PROG_* */
 	uint8_t *fn_calls;		/* [nranks][ST_FN_COUNT]: each
 					   rank's calls of each function,
-					   up to ST_REPLAY_FIRST_CALLS */
+					   up to ST_REPLAY_EARLY_CALLS */
 
 	void (*aux)(void *ctx, int rank, const struct st_event *ev);
 	void *aux_ctx;

@@ -518,7 +518,7 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	struct rank *rk = &r->ranks[u->rank];
 	uint8_t *seen = &r->fn_calls[(size_t)u->rank * ST_FN_COUNT + u->op_fn];
 	double tail = op_tail(u), dt, wait;
-	int first = *seen < ST_REPLAY_FIRST_CALLS;
+	int first = *seen < ST_REPLAY_EARLY_CALLS;
 
 	if (tail > 0) {
 		u->op_T += tail;
@@ -543,8 +543,8 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	f->pred_ns += dt;
 	f->meas_ns += u->op_meas;
 	if (first) {
-		f->first_calls++;
-		f->first_meas_ns += u->op_meas;
+		f->early_calls++;
+		f->early_meas_ns += u->op_meas;
 	}
 	f->wait_ns += wait;
 	if (u->op_src == SRC_MODEL)
@@ -1583,6 +1583,7 @@ int st_replay_new(struct st_replay **out, int nranks,
 	r->ffam = calloc(ST_FN_COUNT, 1);
 	r->fbytes = calloc(ST_FN_COUNT, 1);
 	r->fprog = calloc(ST_FN_COUNT, 1);
+	_Static_assert(ST_REPLAY_EARLY_CALLS <= UINT8_MAX, "fn_calls' bytes");
 	r->fn_calls = calloc((size_t)nranks, ST_FN_COUNT);
 	if (!r->ranks || !r->fns || !r->fkind || !r->ffam || !r->fbytes ||
 	    !r->fprog || !r->fn_calls || !r->out_free) {

@@ -360,19 +360,22 @@ struct st_replay_fn {
 	uint64_t n_op_missing;	/* nonblocking or persistent operations
 				   these calls started that the model
 				   lacked (measured used) */
-	uint64_t first_calls;	/* of 'calls', each rank's first
-				   ST_REPLAY_FIRST_CALLS of the function */
-	double first_meas_ns;	/* measured time in those */
+	uint64_t early_calls;	/* of 'calls', those among the rank's
+				   first ST_REPLAY_EARLY_CALLS of the
+				   function in the whole run (phases
+				   or not), in the order the replay
+				   ends them (a rank's threads mixed) */
+	double early_meas_ns;	/* measured time in those */
 };
 
 /*
  * The calls of a function each rank makes first, which st_replay_fn
  * counts apart: an MPI library's start (its shared-memory pools' first
  * use: UCX's queue has 64 entries by default) can make them dearer
- * than any later call, which tables of warm processes leave out
- * (docs/prediction.md, Limits).
+ * than the table's steady state, and than the one first call a table
+ * may charge extra (docs/prediction.md, Limits).
  */
-#define ST_REPLAY_FIRST_CALLS 64
+#define ST_REPLAY_EARLY_CALLS 64
 
 /* Per call site of one rank and function. */
 struct st_replay_site {

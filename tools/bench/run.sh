@@ -94,9 +94,11 @@ openmpi)
 	;;
 *) echo "bench: BENCH_MPI='$BENCH_MPI': mpich or openmpi" >&2; exit 1 ;;
 esac
-# The loops of figures 1c and 1d (BENCH_LOOPS): LOOPS_1C OPS, the
-# comma-separated OPS less those not in BENCH_LOOPS.
-for op in $(echo "${BENCH_LOOPS:-}" | tr , ' '); do
+# The loops of figures 1c and 1d (BENCH_LOOPS, commas or spaces
+# between the names): loops OPS, the comma-separated OPS less those not
+# in BENCH_LOOPS.
+BENCH_LOOPS=$(echo "${BENCH_LOOPS:-}" | tr -s ' ,' ',,' | sed 's/^,//; s/,$//')
+for op in $(echo "$BENCH_LOOPS" | tr , ' '); do
 	case $op in
 	barrier|allreduce|bcast|sites|p2p|iallreduce|test|start|pcoll|put) ;;
 	*) echo "bench: BENCH_LOOPS: no loop '$op' (barrier allreduce" \
@@ -621,9 +623,14 @@ f1d_fns()
 # over runs.
 figure1d()
 {
-	f1d_ops=$(loops barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put |
+	f1d_ops=$(loops \
+		barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put |
 		tr , ' ')
-	[ -n "$f1d_ops" ] || return 0
+	if [ -z "$f1d_ops" ]; then
+		echo
+		echo "Figure 1d: none of its loops in BENCH_LOOPS ($BENCH_LOOPS)"
+		return 0
+	fi
 	[ -f "$SLIB" ] || die "no '$SLIB': run make bench (it builds it)"
 	echo
 	echo "Figure 1d: time inside the interposer per call, $NP ranks (ns)"
@@ -1143,9 +1150,15 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		f1c_ops=$(loops bcast,sites,p2p,iallreduce,test,start,pcoll,put)
-		[ -z "$f1c_ops" ] ||
+		f1c_ops=$(loops \
+			bcast,sites,p2p,iallreduce,test,start,pcoll,put)
+		if [ -n "$f1c_ops" ]; then
 			figure1 1c $NP $f1c_ops "none full stored nosite"
+		else
+			echo
+			echo "Figure 1c: none of its loops in BENCH_LOOPS" \
+				"($BENCH_LOOPS)"
+		fi
 		N=$n_saved
 		W=$((N / 10))
 		[ $BENCH_MPI = mpich ] && figure1d
@@ -1161,9 +1174,16 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		f1c_ops=$(loops barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put)
-		[ -z "$f1c_ops" ] ||
-			figure1 "1c ($BENCH_MPI)" $NP $f1c_ops "none full stored"
+		f1c_ops=barrier,allreduce,bcast,p2p,iallreduce,test
+		f1c_ops=$(loops $f1c_ops,start,pcoll,put)
+		if [ -n "$f1c_ops" ]; then
+			figure1 "1c ($BENCH_MPI)" $NP $f1c_ops \
+				"none full stored"
+		else
+			echo
+			echo "Figure 1c: none of its loops in BENCH_LOOPS" \
+				"($BENCH_LOOPS)"
+		fi
 		N=$n_saved
 		W=$((N / 10))
 		;;

@@ -44,9 +44,10 @@
 #include "writer/fn-info.h"
 #include "writer/reader.h"
 
-/* ST_REPLAY_FIRST_CALLS, spelled out for the output's text. */
-#define FIRST_CALLS "64"
-_Static_assert(ST_REPLAY_FIRST_CALLS == 64, "FIRST_CALLS spells it");
+/* ST_REPLAY_EARLY_CALLS as text, for the output's. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define EARLY STR(ST_REPLAY_EARLY_CALLS)
 
 const char st_predict_usage[] =
 "usage: synctrace predict RUN --table TABLE.json [options]\n"
@@ -121,7 +122,7 @@ const char st_predict_usage[] =
 "                          function, per call site) beside the\n"
 "                          prediction, with the relative errors, and\n"
 "                          per function the share of its measured time\n"
-"                          in each rank's first 64 calls of it\n"
+"                          in each rank's first " EARLY " calls of it\n"
 "    --json                write JSON on stdout instead of text\n"
 "    --top N               call sites to show (default 10, 0: all)\n"
 "    -h, --help            show this help\n";
@@ -1012,16 +1013,16 @@ static void print_text(struct result *res)
 	       "over a window or a file too; post: the targets' "
 	       "MPI_Win_post; completes: the origins'\nMPI_Win_complete; "
 	       "message, requests, root, lower ranks; -: nothing)%s:\n\n",
-	       o->validate ? ";\nfirst " FIRST_CALLS ": the share of the "
-	       "measured time in each rank's first " FIRST_CALLS " calls of "
+	       o->validate ? ";\nfirst " EARLY ": the share of the "
+	       "measured time in each rank's first " EARLY " calls of "
 	       "the\nfunction, then the share of the calls they are (an MPI "
-	       "library's start, which\ntables of warm processes leave out, "
-	       "makes the first dearer)" : "");
+	       "library's start can make\nthem dearer than the table's "
+	       "steady state)" : "");
 	printf("%-*s %10s %10s %10s %10s %-8s %-9s", w, "function", "calls",
 	       "predicted", "mean/call", "waiting", "cost", "waits for");
 	if (o->validate)
 		printf(" %10s %8s %9s", "measured", "error",
-		       "first " FIRST_CALLS);
+		       "first " EARLY);
 	putchar('\n');
 	for (i = 0; i < n; i++) {
 		const struct st_replay_fn *x = &fns[i];
@@ -1039,8 +1040,8 @@ static void print_text(struct result *res)
 			       fmt_err(x->pred_ns, x->meas_ns, e, sizeof(e)));
 			if (x->meas_ns > 0 && x->calls)
 				snprintf(g, sizeof(g), "%.0f%%/%.0f%%",
-					 100 * x->first_meas_ns / x->meas_ns,
-					 100 * (double)x->first_calls /
+					 100 * x->early_meas_ns / x->meas_ns,
+					 100 * (double)x->early_calls /
 						 (double)x->calls);
 			else
 				snprintf(g, sizeof(g), "-");
@@ -1271,9 +1272,10 @@ static void print_json(struct result *res)
 			rc |= st_jset(y, "predicted_hi_ns",
 				      st_jnum(res->fn_hi[z->fn]));
 		}
-		rc |= st_jset(y, "first_calls", jint((long long)z->first_calls));
-		rc |= st_jset(y, "first_measured_ns",
-			      st_jnum(z->first_meas_ns));
+		rc |= st_jset(y, "early_calls",
+			      jint((long long)z->early_calls));
+		rc |= st_jset(y, "early_measured_ns",
+			      st_jnum(z->early_meas_ns));
 		if (o->validate)
 			rc |= st_jset(y, "error", jerr(z->pred_ns, z->meas_ns));
 	}

@@ -50,7 +50,9 @@ Every timed step runs under `flock /tmp/synctrace-timing.lock`, and the
 load average is recorded beside it: on a shared machine the figures
 depend on what else runs.  The run takes a few minutes
 (215 s with --reps 7 --nrep 30 on 2 loaded CPUs; at a load of about
-2.5, 55 s with one bench launch per table and no SMPI, 117 s with 5).
+2.5, 55 s with one bench launch per table and no SMPI, 117 s with 5;
+with the launches spread between the reps, each its own `synctrace
+bench`, 362 and 409 s at a load of 1 to 2, no SMPI).
 
 Usage: predict-validate.py [--reps N] [--nrep N] [--bench-runs K]
                            [--apps A,B] [--targets shm,shm-spin,tcp]
@@ -134,6 +136,12 @@ def complete(rundir):
             return "complete=1" in f.read().split("\n")
     except OSError:
         return False
+
+
+def bench_dir(work, app, table):
+    """The directory of the bench launches of APP's table for target
+    TABLE (table_of()); its table is the same name + ".json"."""
+    return os.path.join(work, "bench-%s-%s" % (app, table))
 
 
 def bench_launch(out, k):
@@ -252,8 +260,9 @@ class Runner:
         return self.run(argv, out + ".log", env=env, timeout=900,
                         rundir=out)
 
-    def table(self, bench, out):
-        return self.run([self.cli, "table", "--json", out, bench],
+    def table(self, runs, out):
+        """The table of the run directories 'runs', pooled."""
+        return self.run([self.cli, "table", "--json", out] + runs,
                         out + ".log", timed=False)
 
     def predict(self, trace, table, out, extra=()):
@@ -336,7 +345,9 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--nrep", type=int, default=30)
     ap.add_argument("--bench-runs", type=int, default=5,
-                    help="launches of each table's bench (bench --runs), "
+                    help="launches of each table's bench (each a `bench "
+                    "--like --seed K`, spread between the reps: with "
+                    "fewer reps than launches, several after one rep), "
                     "pooled by synctrace table: a small collective's "
                     "cost moves from launch to launch (default 5)")
     ap.add_argument("--apps", default="")
@@ -408,8 +419,7 @@ def main():
         for k in range(launched + 1, due + 1):
             for app, args, _ in apps:
                 for t in benched:
-                    b = bench_launch(os.path.join(
-                        work, "bench-%s-%s" % (app, t)), k)
+                    b = bench_launch(bench_dir(work, app, t), k)
                     if o.keep and complete(b):
                         continue
                     os.makedirs(os.path.dirname(b), exist_ok=True)
@@ -422,8 +432,11 @@ def main():
         launched = due
     for app, args, _ in apps:
         for t in benched:
-            b = os.path.join(work, "bench-%s-%s" % (app, t))
-            if not rn.table(b, b + ".json"):
+            b = bench_dir(work, app, t)
+            # These launches exactly: a kept directory may hold others.
+            if not rn.table([bench_launch(b, k)
+                             for k in range(1, o.bench_runs + 1)],
+                            b + ".json"):
                 die("table of %s failed, see %s.json.log" % (b, b))
 
     # 4: predictions and what was measured: the tuning apps first, whose
@@ -446,7 +459,7 @@ def main():
             calibrated = True
         for t in targets:
             model_err = errs[t]
-            tj = os.path.join(work, "bench-%s-%s.json" % (app, table_of(t)))
+            tj = bench_dir(work, app, table_of(t)) + ".json"
             pred, lo, hi, meas, path, bounds = [], [], [], [], [], []
             pfn, mfn, mfirst, mmpi = {}, {}, {}, []
             csrc, ctgt = [], []
@@ -492,10 +505,10 @@ def main():
                 # library's start, which the tables leave out).
                 for f in m.get("functions", []):
                     if f["measured_ns"] > 0 and f["calls"] and \
-                            "first_measured_ns" in f:
+                            "early_measured_ns" in f:
                         mfirst.setdefault(f["fn"], []).append((
-                            f["first_measured_ns"] / f["measured_ns"],
-                            f["first_calls"] / f["calls"]))
+                            f["early_measured_ns"] / f["measured_ns"],
+                            f["early_calls"] / f["calls"]))
                 mmpi.append(sum(fn_times(m, "measured_ns").values()))
             if not meas:
                 die("no rep of %s on %s could be predicted" % (app, t))
@@ -519,8 +532,9 @@ def main():
                                        "predicted_ns": pv,
                                        "share": mv / tot,
                                        "first": [median([x[i] for x in
-                                                         mfirst.get(fn, [])])
-                                                 for i in (0, 1)],
+                                                         mfirst[fn]])
+                                                 for i in (0, 1)]
+                                       if fn in mfirst else None,
                                        "error": (pv - mv) / mv})
             same = [x for x in results if x["app"] == app and
                     x["target"] == table_of(t) and "smpi" in x]
@@ -586,14 +600,14 @@ def main():
             ok = abs(f["error"]) <= FN_TARGET
             if r["set"] == "held-out" and not ok:
                 status = 1
-            first = f["first"]
+            first = f["first"]  # None: predict did not say
             print("%-11s %-8s %-16s %5.0f%% %8.1fms %8.1fms %8s %9s "
                   "%s%s" % (
                       r["app"], r["target"], f["fn"], 100 * f["share"],
                       f["measured_ns"] / 1e6, f["predicted_ns"] / 1e6,
                       pct(f["error"]),
                       "%.0f%%/%.0f%%" % (100 * first[0], 100 * first[1])
-                      if first[0] == first[0] else "-",
+                      if first else "-",
                       "PASS" if ok else "MISS",
                 "" if r["set"] == "held-out" else " (tuning)"))
     cover = n_in / n_cases if n_cases else float("nan")
