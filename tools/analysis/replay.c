@@ -518,7 +518,7 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	struct rank *rk = &r->ranks[u->rank];
 	uint8_t *seen = &r->fn_calls[(size_t)u->rank * ST_FN_COUNT + u->op_fn];
 	double tail = op_tail(u), dt, wait;
-	int first = *seen < ST_REPLAY_EARLY_CALLS;
+	int early = *seen < ST_REPLAY_EARLY_CALLS;
 
 	if (tail > 0) {
 		u->op_T += tail;
@@ -535,14 +535,14 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		rk->mpi_out = u->op_T;
 	u->op_exit = u->op_T;
 	r->stats.calls++;
-	*seen += first;
+	*seen += early;
 	/* Outside the selected phases it only moves time on. */
 	if (!u->op_in)
 		return;
 	f->calls++;
 	f->pred_ns += dt;
 	f->meas_ns += u->op_meas;
-	if (first) {
+	if (early) {
 		f->early_calls++;
 		f->early_meas_ns += u->op_meas;
 	}

@@ -489,6 +489,19 @@ f1_run()
 	done
 }
 
+# figure1c TITLE OPS VARIANTS: figure1 of those of the loops OPS that
+# BENCH_LOOPS names, on NP ranks; says so when it names none.
+figure1c()
+{
+	f1c_ops=$(loops "$2")
+	if [ -z "$f1c_ops" ]; then
+		echo
+		echo "Figure $1: none of its loops in BENCH_LOOPS ($BENCH_LOOPS)"
+		return 0
+	fi
+	figure1 "$1" $NP $f1c_ops "$3"
+}
+
 # figure1 TITLE NP OPS VARIANTS: R rounds, each running every variant
 # once (the first is "none") in a rotating order; medians per variant and
 # paired differences against "none".
@@ -1150,15 +1163,8 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		f1c_ops=$(loops \
-			bcast,sites,p2p,iallreduce,test,start,pcoll,put)
-		if [ -n "$f1c_ops" ]; then
-			figure1 1c $NP $f1c_ops "none full stored nosite"
-		else
-			echo
-			echo "Figure 1c: none of its loops in BENCH_LOOPS" \
-				"($BENCH_LOOPS)"
-		fi
+		figure1c 1c bcast,sites,p2p,iallreduce,test,start,pcoll,put \
+			"none full stored nosite"
 		N=$n_saved
 		W=$((N / 10))
 		[ $BENCH_MPI = mpich ] && figure1d
@@ -1174,16 +1180,9 @@ for fig in $FIGURES; do
 		n_saved=$N
 		N=$N_LOOPS
 		W=$((N / 10))
-		f1c_ops=barrier,allreduce,bcast,p2p,iallreduce,test
-		f1c_ops=$(loops $f1c_ops,start,pcoll,put)
-		if [ -n "$f1c_ops" ]; then
-			figure1 "1c ($BENCH_MPI)" $NP $f1c_ops \
-				"none full stored"
-		else
-			echo
-			echo "Figure 1c: none of its loops in BENCH_LOOPS" \
-				"($BENCH_LOOPS)"
-		fi
+		figure1c "1c ($BENCH_MPI)" \
+			barrier,allreduce,bcast,p2p,iallreduce,test,start,pcoll,put \
+			"none full stored"
 		N=$n_saved
 		W=$((N / 10))
 		;;

@@ -461,7 +461,7 @@ def main():
             model_err = errs[t]
             tj = bench_dir(work, app, table_of(t)) + ".json"
             pred, lo, hi, meas, path, bounds = [], [], [], [], [], []
-            pfn, mfn, mfirst, mmpi = {}, {}, {}, []
+            pfn, mfn, mearly, mmpi = {}, {}, {}, []
             csrc, ctgt = [], []
             for rep in range(1, o.reps + 1):
                 src = os.path.join(work, "%s-shm-%d" % (app, rep))
@@ -502,11 +502,12 @@ def main():
                 for k, v in fn_times(m, "measured_ns").items():
                     mfn.setdefault(k, []).append(v)
                 # The share of each rank's first calls (the MPI
-                # library's start, which the tables leave out).
+                # library's start can make them dearer than the
+                # table's steady state).
                 for f in m.get("functions", []):
                     if f["measured_ns"] > 0 and f["calls"] and \
                             "early_measured_ns" in f:
-                        mfirst.setdefault(f["fn"], []).append((
+                        mearly.setdefault(f["fn"], []).append((
                             f["early_measured_ns"] / f["measured_ns"],
                             f["early_calls"] / f["calls"]))
                 mmpi.append(sum(fn_times(m, "measured_ns").values()))
@@ -531,10 +532,10 @@ def main():
                 r["functions"].append({"fn": fn, "measured_ns": mv,
                                        "predicted_ns": pv,
                                        "share": mv / tot,
-                                       "first": [median([x[i] for x in
-                                                         mfirst[fn]])
+                                       "early": [median([x[i] for x in
+                                                         mearly[fn]])
                                                  for i in (0, 1)]
-                                       if fn in mfirst else None,
+                                       if fn in mearly else None,
                                        "error": (pv - mv) / mv})
             same = [x for x in results if x["app"] == app and
                     x["target"] == table_of(t) and "smpi" in x]
@@ -590,8 +591,8 @@ def main():
           "(target: within 15 %); first 64: the share of its measured")
     print("time in each rank's first 64 calls of it, then the share of "
           "its calls they are (the MPI")
-    print("library's start, which the tables leave out, makes the first "
-          "dearer):")
+    print("library's start can make them dearer than the table's steady "
+          "state):")
     print("%-11s %-8s %-16s %6s %10s %10s %8s %9s" % (
         "app", "on", "function", "share", "measured", "predicted", "error",
         "first 64"))
@@ -600,14 +601,14 @@ def main():
             ok = abs(f["error"]) <= FN_TARGET
             if r["set"] == "held-out" and not ok:
                 status = 1
-            first = f["first"]  # None: predict did not say
+            early = f["early"]  # None: predict did not say
             print("%-11s %-8s %-16s %5.0f%% %8.1fms %8.1fms %8s %9s "
                   "%s%s" % (
                       r["app"], r["target"], f["fn"], 100 * f["share"],
                       f["measured_ns"] / 1e6, f["predicted_ns"] / 1e6,
                       pct(f["error"]),
-                      "%.0f%%/%.0f%%" % (100 * first[0], 100 * first[1])
-                      if first else "-",
+                      "%.0f%%/%.0f%%" % (100 * early[0], 100 * early[1])
+                      if early else "-",
                       "PASS" if ok else "MISS",
                 "" if r["set"] == "held-out" else " (tuning)"))
     cover = n_in / n_cases if n_cases else float("nan")
