@@ -77,10 +77,10 @@
 # figure 4, 11), BENCH_CG_N and BENCH_CG_ITERS (its unknowns per rank and
 # iterations, 4096 and 20000), BENCH_FIGURES (which figures to run,
 # "1 2 3 4 5"; "1c 2" with BENCH_MPI=openmpi), BENCH_LOOPS (the loops
-# of figures 1c and 1d, comma-separated, default all of theirs: barrier
-# allreduce bcast sites p2p iallreduce test start pcoll put; figure 1c
-# run inside figure 1 leaves barrier and allreduce to 1a, 1d has no
-# sites), TMPDIR.
+# of figures 1c and 1d, separated by commas or spaces, default all of
+# theirs: barrier allreduce bcast sites p2p iallreduce test start pcoll
+# put; figure 1c run inside figure 1 leaves barrier and allreduce to 1a,
+# 1d has no sites), TMPDIR.
 
 BUILD=${BUILD:-build}
 BENCH_MPI=${BENCH_MPI:-mpich}
