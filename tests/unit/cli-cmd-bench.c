@@ -653,10 +653,38 @@ Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
 		 "-n 3 %s micro --dir %s --pairs allreduce:8@25,pingpong:512,"
 		 "late:512,burst1:512,burst2:512,sendrecv:512,sbusy:512,"
 		 "rbusy:512,xbusy:512 "
-		 "--nrep 5 --seed 1\n", app, bench, real);
+		 "--nrep 5 --seed 1 --start\n", app, bench, real);
 	cr_expect_str_eq(c.out, want);
 	cr_expect_eq(c.status, 0, "%s", c.err);
 	free(real);
+	captured_free(&c);
+}
+
+/* --no-start: the same bench without the library's start. */
+Test(tools_cmd_bench, like_without_the_start)
+{
+	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
+	char app[300];
+	char *argv[] = { "bench", "--like", app, "--no-start", "-o", out,
+			 mpiexec, NULL };
+	char *alone[] = { "bench", "--no-start", NULL };
+	struct captured c;
+
+	need_bench(bench, sizeof(bench));
+	fake_mpiexec(fake, sizeof(fake), 0);
+	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
+	snprintf(out, sizeof(out), "%s/costs", dir);
+	snprintf(app, sizeof(app), "%s/app", dir);
+	traced_app(app, 3);
+	c = run_cmd(dir, cmd_bench, argv);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.out, " micro --dir ") && !strstr(c.out, "--start"),
+		  "%s", c.out);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_bench, alone);
+	cr_expect_neq(c.status, 0);
+	cr_expect(strstr(c.err, "'--no-start' goes with '--like'"), "%s",
+		  c.err);
 	captured_free(&c);
 }
 

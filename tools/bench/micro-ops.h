@@ -90,6 +90,17 @@ enum st_micro_op {
 #define ST_MICRO_TAG_SBUSY 5
 #define ST_MICRO_TAG_RBUSY 6
 #define ST_MICRO_TAG_XBUSY 7
+/*
+ * The library's start (micro --start): before the pilots, in a fresh
+ * process, ST_MICRO_START_MSGS ping-pongs at each message size of the
+ * point-to-point items of --pairs, in their order, every call recorded
+ * with this tag: what a process's first messages of a size cost beyond
+ * the later ones (an MPI library fills its pools and maps its shared
+ * memory as the first messages go).  'synctrace table' keeps them apart
+ * from the ping-pong groups (the table's "start" rows).
+ */
+#define ST_MICRO_TAG_START 8
+#define ST_MICRO_START_MSGS 128
 
 /* Whether 'op' is one of the busy-side patterns (sbusy, rbusy). */
 static inline int st_micro_busy(int op)

@@ -196,7 +196,7 @@ static int yield_wait(int rc, MPI_Request *req, MPI_Status *st)
 			TIMED(k, blocking); \
 	} while (0)
 
-static void p2p(struct st_micro_ctx *c, int op, int n,
+static void p2p(struct st_micro_ctx *c, int op, int n, int tag,
 		struct st_micro_stamps *s)
 {
 	MPI_Status st[2];
@@ -214,26 +214,26 @@ static void p2p(struct st_micro_ctx *c, int op, int n,
 	} else if (c->rank % 2 == 0) {
 		s->ncalls = 2;
 		YTIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
-				   TAG_PINGPONG, c->comm),
+				   tag, c->comm),
 		       MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
-				 TAG_PINGPONG, c->comm, &yreq),
+				 tag, c->comm, &yreq),
 		       MPI_STATUS_IGNORE);
 		YTIMED(1, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
-				   TAG_PINGPONG, c->comm, &st[1]),
+				   tag, c->comm, &st[1]),
 		       MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner,
-				 TAG_PINGPONG, c->comm, &yreq),
+				 tag, c->comm, &yreq),
 		       &st[1]);
 	} else {
 		s->ncalls = 2;
 		YTIMED(0, MPI_Recv(c->rbuf, n, MPI_BYTE, c->partner,
-				   TAG_PINGPONG, c->comm, &st[0]),
+				   tag, c->comm, &st[0]),
 		       MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner,
-				 TAG_PINGPONG, c->comm, &yreq),
+				 tag, c->comm, &yreq),
 		       &st[0]);
 		YTIMED(1, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner,
-				   TAG_PINGPONG, c->comm),
+				   tag, c->comm),
 		       MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
-				 TAG_PINGPONG, c->comm, &yreq),
+				 tag, c->comm, &yreq),
 		       MPI_STATUS_IGNORE);
 	}
 	/* After the last clock read: bytes as the status says. */
@@ -536,7 +536,8 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		break;
 	case ST_MICRO_PINGPONG:
 	case ST_MICRO_SENDRECV:
-		p2p(c, op, n, s);
+		p2p(c, op, n, op == ST_MICRO_PINGPONG && c->start ?
+		    ST_MICRO_TAG_START : TAG_PINGPONG, s);
 		break;
 	case ST_MICRO_BURST1:
 	case ST_MICRO_BURST2:
@@ -717,7 +718,7 @@ void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 		break;
 	case ST_MICRO_PINGPONG:
 		ev->peer = c->partner;
-		ev->tag = TAG_PINGPONG;
+		ev->tag = c->start ? ST_MICRO_TAG_START : TAG_PINGPONG;
 		if (ev->fn == ST_FN_MPI_SEND) {
 			ev->rbytes = 0;
 		} else {

@@ -56,6 +56,8 @@ struct st_micro_ctx {
 	unsigned fresh;		/* st_micro_fresh()'s calls */
 	int yield;		/* blocking calls as twin + test + yield
 				   (SYNCTRACE_YIELD=1, micro-run.c) */
+	int start;		/* ping-pongs are the library's start's:
+				   tagged ST_MICRO_TAG_START */
 };
 
 /*

@@ -143,6 +143,10 @@ const char st_bench_micro_usage[] =
 "                        collective follows its previous MPI calls\n"
 "    --quick             a small configuration: sizes 1,1K,64K and\n"
 "                        5 measurements (unless given)\n"
+"    --start             before the pilots, the MPI library's start: at\n"
+"                        each size of a point-to-point item of --pairs,\n"
+"                        in their order, 128 ping-pongs in a row, each\n"
+"                        call recorded (tag 8) for the table's start rows\n"
 "    -h, --help          show this help\n"
 "\n"
 "SYNCTRACE_CLOCK_SKEW distorts each rank's clock (tests).\n";
@@ -190,6 +194,7 @@ struct opts {
 	int barrier;		/* --sync barrier */
 	int reuse;		/* --reuse-buffers */
 	int cold_coll;		/* --cold-coll: no warm-up call */
+	int start;		/* --start: the library's start first */
 	uint64_t seed;
 	double factor;
 	double min_window_ns;
@@ -272,6 +277,7 @@ struct job {
 	int epochs, refreshes;
 	double sync_err_ns, sync_ms;
 	double check_ns[3];	/* after init, at the end, after the last */
+	int nstart;		/* sizes of the library's start */
 	uint64_t t_begin, t_pilot, t_measure, t_end;
 };
 
@@ -496,6 +502,8 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 			o->reuse = 1;
 		} else if (!strcmp(arg, "--cold-coll")) {
 			o->cold_coll = 1;
+		} else if (!strcmp(arg, "--start")) {
+			o->start = 1;
 		} else if ((rc = st_bench_opt_value(argc, argv, &i,
 					    "--dir", &val))) {
 			if (rc < 0 || !*val)
@@ -609,6 +617,9 @@ static int parse_opts(struct opts *o, int argc, char **argv, char *err,
 	if (pairs && (ops || sizes || min || max || quick))
 		return bad(err, errlen, "%s", "'--pairs' excludes '--ops', "
 			   "'--sizes', '--min', '--max' and '--quick'");
+	if (o->start && !pairs)
+		return bad(err, errlen, "%s", "'--start' needs '--pairs' "
+			   "(its point-to-point sizes)");
 	if (pairs)
 		return 0;
 	if (!o->ops)
@@ -1112,6 +1123,52 @@ static void pilot(struct job *j)
 }
 
 /*
+ * Step 1b (--start): the MPI library's start.  At each size of a
+ * point-to-point item of --pairs, once and in their order, the rank
+ * pairs make ST_MICRO_START_MSGS ping-pongs in a row (a barrier before
+ * each size), every call recorded with tag ST_MICRO_TAG_START and seq
+ * 0.  This comes before anything else of the bench sends a message of
+ * those sizes, as an application's first messages come before its
+ * later ones; the table compares each ping-pong's send with the later
+ * ones' (its start rows).
+ */
+static void start_probe(struct job *j)
+{
+	struct st_micro_stamps s;
+	struct st_event ev;
+	size_t seen[ST_MICRO_MAX_PAIRS];
+	int i, k, m, c;
+
+	j->mc.start = 1;
+	for (i = 0; i < j->o.npairs; i++) {
+		size_t n = j->o.pair_n[i];
+
+		if (j->o.pair_op[i] < ST_MICRO_P2P_FIRST)
+			continue;
+		for (k = 0; k < j->nstart && seen[k] != n; k++)
+			;
+		if (k < j->nstart)
+			continue;
+		seen[j->nstart++] = n;
+		st_micro_prepare(&j->mc, n);
+		MPI_Barrier(j->bench);
+		for (m = 0; m < ST_MICRO_START_MSGS; m++) {
+			if (!j->o.reuse)
+				st_micro_fresh(&j->mc, ST_MICRO_PINGPONG, n);
+			st_micro_call(&j->mc, ST_MICRO_PINGPONG, n, &s);
+			for (c = 0;
+			     c < st_micro_nrecords(ST_MICRO_PINGPONG, &s);
+			     c++) {
+				st_micro_event(&j->mc, ST_MICRO_PINGPONG, n,
+					       &s, c, BENCH_COMM_ID, 0, &ev);
+				st_bench_trace_append(&j->tr, &ev);
+			}
+		}
+	}
+	j->mc.start = 0;
+}
+
+/*
  * The next batch from the list, the same on every rank: up to MAX_BATCH
  * measurements whose windows add up to about BATCH_SPAN_NS.  When the
  * list is used up, the discarded ones are shuffled into a new list.
@@ -1542,6 +1599,13 @@ static void print_summary(struct job *j)
 	       "(trace seq 1 to %d)\n  for the table's first-call cost; it "
 	       "is not among the measurements above\n",
 	       o->npairs ? " in the order of --pairs" : "", j->npairs);
+	if (j->nstart)
+		printf("start: before the pilots, %d ping-pongs in a row at "
+		       "each of %d size%s (the\n  point-to-point ones of "
+		       "--pairs, in their order), recorded apart (tag %d)\n"
+		       "  for the table's start rows\n", ST_MICRO_START_MSGS,
+		       j->nstart, j->nstart == 1 ? "" : "s",
+		       ST_MICRO_TAG_START);
 	if (o->barrier) {
 		printf("sync: MPI_Barrier before each measurement (barrier "
 		       "mode, for comparison: nothing\n"
@@ -1953,6 +2017,8 @@ int st_bench_micro(int argc, char **argv)
 	do_sync(j, 0);
 	sync_figures(j);
 	check_sync(j, 0, "sync_check_init_ns");
+	if (j->o.start)
+		start_probe(j);
 	j->t_pilot = st_mpi_raw_ns();
 	pilot(j);
 	plan_counts(j);

@@ -81,7 +81,10 @@ const char st_bench_usage[] =
 "                        ranks as it had (unless -n): a table in the\n"
 "                        application's own mix of operations, each\n"
 "                        collective after the quiet time the run had\n"
-"                        before it (OP:SIZE@US; docs/bench.md)\n"
+"                        before it (OP:SIZE@US; docs/bench.md), and\n"
+"                        first the MPI library's start at the run's\n"
+"                        message sizes (the table's start rows)\n"
+"    --no-start          with --like: not the library's start\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --seed N            seed of the shuffled order of the first run;\n"
@@ -226,7 +229,7 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	enum { O_QUICK = 256, O_REUSE, O_RUNS, O_OPS, O_SIZES, O_PAIRS,
 	       O_LIKE, O_MIN, O_MAX, O_NREP, O_SEED, O_SYNC, O_WINDOW_FACTOR,
 	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND,
-	       O_PAIR_TIME, O_COLD_COLL };
+	       O_PAIR_TIME, O_COLD_COLL, O_NO_START };
 	static const struct option longopts[] = {
 		{ "bind", no_argument, NULL, O_BIND },
 		{ "cold-coll", no_argument, NULL, O_COLD_COLL },
@@ -236,6 +239,7 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 		{ "min", required_argument, NULL, O_MIN },
 		{ "mpiexec", required_argument, NULL, O_MPIEXEC },
 		{ "no-bind", no_argument, NULL, O_NO_BIND },
+		{ "no-start", no_argument, NULL, O_NO_START },
 		{ "nrep", required_argument, NULL, O_NREP },
 		{ "ops", required_argument, NULL, O_OPS },
 		{ "output", required_argument, NULL, 'o' },
@@ -284,6 +288,9 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 			break;
 		case O_COLD_COLL:
 			o->cold_coll = 1;
+			break;
+		case O_NO_START:
+			o->no_start = 1;
 			break;
 		case O_REPRO:
 			o->repro = 1;
@@ -449,6 +456,9 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	if (o->pairs && o->like)
 		return set_err(err, errlen, "%s", "'--pairs' and '--like' "
 			       "exclude each other");
+	if (o->no_start && !o->like)
+		return set_err(err, errlen, "%s", "'--no-start' goes with "
+			       "'--like'");
 	if (lo > hi)
 		return set_err(err, errlen, "'--min' %s is above '--max'",
 			       o->min);
@@ -462,8 +472,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     char *sbuf, size_t slen)
 {
 	/* mpiexec -n N, binding, extra, bench micro, 11 options with
-	 * values, 3 flags. */
-	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 3 + 1, n = 0;
+	 * values, 4 flags. */
+	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 4 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -506,6 +516,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		v[n++] = "--reuse-buffers";
 	if (o->cold_coll)
 		v[n++] = "--cold-coll";
+	if (o->like && !o->no_start)
+		v[n++] = "--start";
 	v[n] = NULL;
 	return v;
 }
