@@ -936,3 +936,61 @@ Test(tools_table, summary_past_the_cap_matches_exact_within_resolution)
 	st_table_free(te);
 	st_table_free(ts);
 }
+
+/*
+ * The library's start: series by (launch, rank, size) in the order
+ * their sends came, interleaved; each series' later half is its steady
+ * state, the excess per send the median over the series.
+ */
+Test(tools_table, start_rows_from_the_series_of_each_size)
+{
+	struct st_table *t = table_with(0, 0);
+	const struct st_table_start *r;
+	uint32_t run;
+	int rank, k;
+
+	for (k = 0; k < ST_TABLE_START_MSGS; k++) {
+		for (run = 0; run < 2; run++) {
+			for (rank = 0; rank < 2; rank++) {
+				/* Steady 500 (run 1: 600); the first 10
+				   sends 10 us more, the 11th of rank 1
+				   4 us more. */
+				double x = 500 + 100 * run +
+					   (k < 10 ? 10000 : 0) +
+					   (k == 10 && rank ? 4000 : 0);
+
+				cr_assert_eq(st_table_add_start(t, run, rank,
+								2048, x), 0);
+			}
+		}
+		/* 1 KiB: one series, too short to count. */
+		if (k < ST_TABLE_START_MIN - 1)
+			cr_assert_eq(st_table_add_start(t, 0, 0, 1024, 9e3),
+				     0);
+	}
+	cr_expect_eq(st_table_add_start(t, 0, 0, -1, 5), -EINVAL);
+	cr_expect_eq(st_table_add_start(t, 0, 0, 8, NAN), -EINVAL);
+	cr_assert_eq(st_table_finish(t), 0);
+	cr_expect_eq(st_table_add_start(t, 0, 0, 2048, 5), -EINVAL);
+	cr_assert_eq(st_table_nstarts(t), 1, "the short 1 KiB series left out");
+	r = st_table_start(t, 0);
+	cr_assert_not_null(r);
+	cr_expect_float_eq(r->bytes, 2048, 1e-9);
+	cr_expect_eq(r->series, 4);
+	cr_expect_eq(r->msgs, ST_TABLE_START_MSGS);
+	cr_expect_float_eq(r->steady_ns, 550, 1e-9, "%g", r->steady_ns);
+	/* Series' excesses: 100000, and 104000 for rank 1's. */
+	cr_expect_float_eq(r->excess_min_ns, 100000, 1e-9);
+	cr_expect_float_eq(r->excess_max_ns, 104000, 1e-9);
+	cr_expect_float_eq(r->excess_ns, 102000, 1e-9);
+	for (k = 0; k < 10; k++)
+		cr_expect_float_eq(r->profile_ns[k], 10000, 1e-9);
+	/* The 11th: median of 0, 0, 4000, 4000. */
+	cr_expect_float_eq(r->profile_ns[10], 2000, 1e-9);
+	cr_expect_float_eq(r->profile_ns[11], 0, 1e-9);
+	cr_expect_float_eq(r->profile_sum_ns, 102000, 1e-9);
+	/* Over 2 x 550 + 1000: the first 10, not the 11th's 2000. */
+	cr_expect_eq(r->slow, 10);
+	cr_expect_null(st_table_start(t, 1));
+	st_table_free(t);
+}

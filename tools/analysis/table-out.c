@@ -594,6 +594,38 @@ static void print_first(FILE *f, const struct st_table *t)
 	}
 }
 
+static void print_starts(FILE *f, const struct st_table *t)
+{
+	char d[32], ex[32], lo[32], hi[32], sd[32], n[32], range[80];
+	size_t i, nr = st_table_nstarts(t);
+
+	if (!nr)
+		return;
+	fprintf(f, "\nThe MPI library's start (bench --start): in a fresh "
+		"process, each size's first\n%d ping-pongs in a row; a "
+		"send's excess is its time less the median send\nof its "
+		"series' later half (the steady state).  Per size: the "
+		"series (launch,\nrank), the steady send, the excess summed "
+		"over a series (median over the series,\nrange), and the "
+		"sends up to the last whose median excess is over twice the\n"
+		"steady state + 1 us.\n\n", ST_TABLE_START_MSGS);
+	fprintf(f, "%9s %7s %9s %10s  %-22s %s\n", "d", "series", "steady",
+		"excess", "range", "slow sends");
+	for (i = 0; i < nr; i++) {
+		const struct st_table_start *r = st_table_start(t, i);
+
+		snprintf(n, sizeof(n), "n=%zu", r->series);
+		snprintf(range, sizeof(range), "[%s, %s]",
+			 st_fmt_ns(r->excess_min_ns, lo, sizeof(lo)),
+			 st_fmt_ns(r->excess_max_ns, hi, sizeof(hi)));
+		fprintf(f, "%9s %7s %9s %10s  %-22s %zu of %zu\n",
+			fmt_size(r->bytes, d, sizeof(d)), n,
+			st_fmt_ns(r->steady_ns, sd, sizeof(sd)),
+			st_fmt_ns(r->excess_ns, ex, sizeof(ex)), range,
+			r->slow, r->msgs);
+	}
+}
+
 static void print_left_out(FILE *f, const struct st_table_meta *m)
 {
 	struct {
@@ -648,6 +680,7 @@ int st_table_write_text(FILE *f, const struct st_table *t,
 	print_groups(f, t);
 	print_launches(f, t);
 	print_first(f, t);
+	print_starts(f, t);
 	print_left_out(f, m);
 	return ferror(f) ? -EIO : 0;
 }
@@ -1210,6 +1243,38 @@ static json_t *json_op(const struct st_table *t, const struct st_table_op *op)
 	return x;
 }
 
+/* The start rows: "start": [{bytes, series, ..., profile_ns: [...]}]. */
+static json_t *json_starts(const struct st_table *t)
+{
+	json_t *a = json_array(), *x, *pr;
+	size_t i, k, nr = st_table_nstarts(t);
+	int rc = !a;
+
+	for (i = 0; a && i < nr; i++) {
+		const struct st_table_start *r = st_table_start(t, i);
+
+		rc |= st_jadd(a, x = json_object());
+		if (!x)
+			break;
+		rc |= st_jset(x, "bytes", st_jnum(r->bytes));
+		rc |= st_jset(x, "series", jint((long long)r->series));
+		rc |= st_jset(x, "messages", jint((long long)r->msgs));
+		rc |= st_jset(x, "steady_ns", st_jnum(r->steady_ns));
+		rc |= st_jset(x, "excess_ns", st_jnum(r->excess_ns));
+		rc |= st_jset(x, "excess_min_ns", st_jnum(r->excess_min_ns));
+		rc |= st_jset(x, "excess_max_ns", st_jnum(r->excess_max_ns));
+		rc |= st_jset(x, "slow", jint((long long)r->slow));
+		rc |= st_jset(x, "profile_ns", pr = json_array());
+		for (k = 0; pr && k < r->msgs; k++)
+			rc |= st_jadd(pr, st_jnum(r->profile_ns[k]));
+	}
+	if (rc) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 int st_table_write_json(FILE *f, const struct st_table *t,
 			const struct st_table_meta *m)
 {
@@ -1225,6 +1290,8 @@ int st_table_write_json(FILE *f, const struct st_table *t,
 	rc |= st_jset(doc, "operations", ops = json_array());
 	for (i = 0; ops && i < nops; i++)
 		rc |= st_jadd(ops, json_op(t, st_table_op(t, i)));
+	if (st_table_nstarts(t))
+		rc |= st_jset(doc, "start", json_starts(t));
 	rc = rc ? -ENOMEM : st_json_write(f, doc);
 	json_decref(doc);
 	return rc;

@@ -1307,7 +1307,17 @@ static int walk(struct reading *rd, struct st_run *run)
 		}
 		if (!in)
 			continue;
-		if (x.ev->kind == ST_REC_DONE) {
+		if (rd->bench && x.ev->kind == ST_REC_CALL &&
+		    x.ev->tag == ST_MICRO_TAG_START &&
+		    (x.ev->fn == ST_FN_MPI_SEND ||
+		     x.ev->fn == ST_FN_MPI_RECV)) {
+			/* The library's start: its sends' own times. */
+			rc = x.ev->fn == ST_FN_MPI_SEND && !x.ev->rc ?
+			     st_table_add_start(rd->t, rd->run, x.rank,
+						(double)x.ev->sbytes,
+						(double)(x.ev->t1 -
+							 x.ev->t0)) : 0;
+		} else if (x.ev->kind == ST_REC_DONE) {
 			rc = on_done(rd, x.rank, x.ev);
 		} else if (rd->bench && x.ev->kind == ST_REC_CALL &&
 			   (x.ev->fn == ST_FN_MPI_WAITALL ||

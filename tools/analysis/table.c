@@ -25,6 +25,16 @@
 
 static void summary_free(struct st_table_hist *s);
 
+/* tools/analysis/table-start.c */
+struct st_table_starts;
+int st_tstart_add(struct st_table_starts **sp, uint32_t run, int rank,
+		  double bytes, double send_ns);
+int st_tstart_finish(struct st_table_starts *st);
+size_t st_tstart_nrows(const struct st_table_starts *st);
+const struct st_table_start *st_tstart_row(const struct st_table_starts *st,
+					   size_t i);
+void st_tstart_free(struct st_table_starts *st);
+
 struct st_table {
 	struct st_table_options o;
 	struct st_table_op *ops;
@@ -38,6 +48,7 @@ struct st_table {
 	struct first_smp *first;  /* first-call samples, to be matched to
 				     their groups by st_table_finish() */
 	size_t nfirst, alloc_first;
+	struct st_table_starts *starts;	/* the library's start, or NULL */
 	uint64_t nsamples;
 	double err_median, err_max;
 	int finished;
@@ -190,6 +201,7 @@ void st_table_free(struct st_table *t)
 
 	if (!t)
 		return;
+	st_tstart_free(t->starts);
 	for (i = 0; i < t->ngroups; i++) {
 		free(t->groups[i].x);
 		free(t->groups[i].run);
@@ -1603,6 +1615,8 @@ int st_table_finish(struct st_table *t)
 	if (t->finished)
 		return 0;
 	summarise_first(t);
+	if ((rc = st_tstart_finish(t->starts)))
+		return rc;
 	sp = malloc((t->ngroups + 1) * sizeof(*sp));
 	if (!sp)
 		return -ENOMEM;
@@ -1681,6 +1695,25 @@ size_t st_table_nops(const struct st_table *t)
 const struct st_table_op *st_table_op(const struct st_table *t, size_t i)
 {
 	return i < t->nops ? &t->ops[i] : NULL;
+}
+
+int st_table_add_start(struct st_table *t, uint32_t run, int rank,
+		       double bytes, double send_ns)
+{
+	if (t->finished)
+		return -EINVAL;
+	return st_tstart_add(&t->starts, run, rank, bytes, send_ns);
+}
+
+size_t st_table_nstarts(const struct st_table *t)
+{
+	return st_tstart_nrows(t->starts);
+}
+
+const struct st_table_start *st_table_start(const struct st_table *t,
+					    size_t i)
+{
+	return st_tstart_row(t->starts, i);
 }
 
 size_t st_table_ngroups(const struct st_table *t)

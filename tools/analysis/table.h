@@ -272,6 +272,45 @@ int st_table_add_first(struct st_table *t, int kind, unsigned fn,
 		       double cost_ns);
 
 /*
+ * The MPI library's start (synctrace bench --start, micro-ops.h
+ * ST_MICRO_TAG_START): in a fresh process, ST_TABLE_START_MSGS
+ * ping-pongs in a row at a message size, before anything else of the
+ * bench sends one.  st_table_add_start() adds the time of one of those
+ * sends ('send_ns', the MPI_Send's own) by 'rank' in launch 'run', in
+ * the order they came: each (run, rank, bytes) is a series.
+ * st_table_finish() makes a row per size from its series of at least
+ * ST_TABLE_START_MIN sends: the later half of a series is its steady
+ * state; a send's excess is its time less that half's median.
+ * Returns 0, -EINVAL (finished, bad bytes or time), -ENOMEM.
+ */
+#define ST_TABLE_START_MSGS 128
+#define ST_TABLE_START_MIN 16
+
+struct st_table_start {
+	double bytes;		/* the message size */
+	size_t series;		/* (launch, rank) series */
+	size_t msgs;		/* sends in the longest series */
+	double steady_ns;	/* median over the series of their steady
+				   state (the later half's median send) */
+	/* Each series' excess summed over its sends: median, least, most. */
+	double excess_ns, excess_min_ns, excess_max_ns;
+	/* The i-th send's excess: the median over the series, 0 when
+	   that is below 0; and their sum. */
+	double profile_ns[ST_TABLE_START_MSGS];
+	double profile_sum_ns;
+	size_t slow;		/* 1 + the last send whose profile is over
+				   twice the steady state + 1 us; 0: none */
+};
+
+int st_table_add_start(struct st_table *t, uint32_t run, int rank,
+		       double bytes, double send_ns);
+
+/* The start rows (after st_table_finish()), by size ascending. */
+size_t st_table_nstarts(const struct st_table *t);
+const struct st_table_start *st_table_start(const struct st_table *t,
+					    size_t i);
+
+/*
  * Summarise every group and fit every operation.  Operations are then
  * in order: collectives by name, then point-to-point by name; groups by
  * operation, p, d.  Returns 0 or -ENOMEM (a fit that fails for want of
