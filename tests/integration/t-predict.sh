@@ -182,6 +182,103 @@ env -u LD_PRELOAD "$ST_CLI" bench -n 2 -o "$b" \
 "$ST_CLI" table --json "$b.json" "$b" > "$b-table.txt" 2> "$b-table.err" ||
 	{ show "$b-table.err"; fail "table of the bench run failed"; }
 
+# start_check APP RUN LIKE LIKE.json PRED.json: the library's start.
+# The like bench made 128 ping-pongs at each of the run's message sizes
+# before its pilots (tag 8); the table's start rows are those sends'
+# series as tables.md defines them; the prediction charged each
+# channel's first messages the row's profile, as counted from the run.
+start_check()
+{
+	dump_csv "$3" "$3.csv"
+	python3 - "$@" "$ST_CSV_HEADER" <<'EOF' || fail "$1: the library's start is not as measured"
+import csv, json, math, re, statistics, sys
+app, run, like, table, pred, header = sys.argv[1:7]
+cols = header.split(",")
+bad = []
+def need(ok, what):
+    if not ok:
+        bad.append(what)
+
+out = open(like + ".out").read()
+items = re.search(r"^like .*:\n  (\S+)", out, re.M).group(1).split(",")
+P2P = ("pingpong", "sendrecv", "late", "burst", "sbusy", "rbusy", "xbusy")
+sizes = {int(i.split(":")[1].split("@")[0]) for i in items
+         if i.startswith(P2P)}
+sends, measured = {}, set()
+for row in csv.reader(open(like + ".csv")):
+    r = dict(zip(cols, row))
+    rank = int(r["rank"])
+    if r["tag"] == "8" and r["kind"] == "call":
+        if r["fn"] == "MPI_Send":
+            sends.setdefault((rank, int(r["sbytes"])), []).append(
+                int(r["t1_ns"]) - int(r["t0_ns"]))
+        need(rank not in measured,
+             "rank %d: a start record after a measurement" % rank)
+    elif r["seq"] not in ("", "0"):
+        measured.add(rank)
+need({b for _, b in sends} == sizes,
+     "start sizes %s, the run's %s" % (sorted({b for _, b in sends}),
+                                        sorted(sizes)))
+for k, v in sends.items():
+    need(len(v) == 128, "%s: %d start sends, not 128" % (k, len(v)))
+
+t = json.load(open(table))
+rows = t.get("start", [])
+need(len(rows) == len(sizes), "%d start rows" % len(rows))
+for row in rows:
+    b = row["bytes"]
+    ser = [v for (rk, sb), v in sorted(sends.items()) if sb == b]
+    steady = [statistics.median(v[len(v) // 2:]) for v in ser]
+    ex = sorted(sum(x - s for x in v) for v, s in zip(ser, steady))
+    need(row["series"] == len(ser), "%g: series" % b)
+    need(math.isclose(row["steady_ns"], statistics.median(steady)),
+         "%g: steady %g" % (b, row["steady_ns"]))
+    need(math.isclose(row["excess_ns"], statistics.median(ex)) and
+         math.isclose(row["excess_min_ns"], ex[0]) and
+         math.isclose(row["excess_max_ns"], ex[-1]), "%g: excess" % b)
+    prof = [max(0.0, statistics.median([v[k] - s
+                                        for v, s in zip(ser, steady)]))
+            for k in range(128)]
+    need(len(row["profile_ns"]) == 128 and
+         all(math.isclose(a, c, abs_tol=1e-6)
+             for a, c in zip(prof, row["profile_ns"])), "%g: profile" % b)
+
+# What the replay charged: each channel's sends in order, per row.
+p = json.load(open(pred))
+need(p["start"] == bool(rows), "start %s" % p["start"])
+count, ns, msgs = {}, 0.0, 0
+for row in csv.reader(open(run + ".csv")):
+    r = dict(zip(cols, row))
+    if r["kind"] != "call" or r["rc"] not in ("", "0") or \
+       not re.match(r"MPI_I?[BSR]?send(_c)?$", r["fn"], re.I) or \
+       not r["peer"].isdigit() or not r["sbytes"]:
+        continue
+    b = int(r["sbytes"])
+    near = [(abs(math.log2(b / x["bytes"])), i) for i, x in enumerate(rows)
+            if b > 0 and abs(math.log2(b / x["bytes"])) <= 1]
+    if not near:
+        continue
+    i = min(near)[1]
+    key = (r["rank"], r["comm"], r["peer"], i)
+    k = count.get(key, 0)
+    count[key] = k + 1
+    prof = rows[i]["profile_ns"]
+    if k < len(prof) and prof[k] > 0:
+        ns += prof[k]
+        msgs += 1
+need(p["start_messages"] == msgs and
+     math.isclose(p["start_ns"], ns, rel_tol=1e-9, abs_tol=1e-3),
+     "charged %d messages %g ns, the run's sends %d %g" %
+     (p["start_messages"], p["start_ns"], msgs, ns))
+if bad:
+    print(app + ": " + "; ".join(bad))
+    sys.exit(1)
+print("t-predict: %s (like table): start rows at %s B, %d messages "
+      "charged %.0f ns" % (app, ",".join("%g" % x["bytes"] for x in rows)
+                           or "-", msgs, ns))
+EOF
+}
+
 # one_case APP ARGS...: trace APP, predict it from its own table, the
 # grid's and one like it, and check each prediction.
 one_case()
@@ -228,6 +325,7 @@ one_case()
 		{ show "$l-table.err"; fail "table of the like run failed"; }
 	predict_json "$run" "$l.json" "$run-like.pred"
 	account "$app (like table)" "$run-like.pred" "$run.csv"
+	start_check "$app" "$run" "$l" "$l.json" "$run-like.pred"
 }
 
 one_case bsp 400 20000

@@ -1327,3 +1327,61 @@ Test(tools_predict, command_usage_errors)
 	captured_free(&c);
 	remove_tree(dir);
 }
+
+Test(tools_predict, model_start_rows)
+{
+	static const char t[] =
+		"{\"format\": \"synctrace-table\", \"version\": 1, "
+		"\"operations\": [], \"start\": ["
+		"{\"bytes\": 2048, \"profile_ns\": [5000, 300, 0]}, "
+		"{\"bytes\": 65536, \"profile_ns\": [90000]}]}";
+	static const char *const bad[] = {
+		"\"start\": 3",
+		"\"start\": [{\"bytes\": -1, \"profile_ns\": []}]",
+		"\"start\": [{\"bytes\": 8}]",
+		"\"start\": [{\"bytes\": 8, \"profile_ns\": [1, -2]}]",
+		"\"start\": [{\"bytes\": 8, \"profile_ns\": [\"1\"]}]",
+		"\"start\": [{\"bytes\": 8, \"profile_ns\": []}, "
+		"{\"bytes\": 8, \"profile_ns\": []}]",
+	};
+	struct st_pmodel *m = load(t);
+	char text[512], err[256];
+	double x;
+	size_t i;
+
+	cr_expect_eq(st_pmodel_start_rows(m), 2);
+	/* The nearest row within a factor of 2 of the size. */
+	cr_expect_eq(st_pmodel_start_row(m, 2048), 0);
+	cr_expect_eq(st_pmodel_start_row(m, 1024), 0);
+	cr_expect_eq(st_pmodel_start_row(m, 4096), 0);
+	cr_expect_eq(st_pmodel_start_row(m, 1023), -1);
+	cr_expect_eq(st_pmodel_start_row(m, 40000), 1);
+	cr_expect_eq(st_pmodel_start_row(m, 8), -1);
+	cr_expect_eq(st_pmodel_start_row(m, 0), -1);
+	x = st_pmodel_start_ns(m, 0, 0);
+	cr_expect_float_eq(x, 5000, 1e-9);
+	x = st_pmodel_start_ns(m, 0, 1);
+	cr_expect_float_eq(x, 300, 1e-9);
+	x = st_pmodel_start_ns(m, 0, 2);
+	cr_expect_float_eq(x, 0, 1e-9);
+	x = st_pmodel_start_ns(m, 0, 3);
+	cr_expect_float_eq(x, 0, 1e-9);
+	x = st_pmodel_start_ns(m, 2, 0);
+	cr_expect_float_eq(x, 0, 1e-9);
+	x = st_pmodel_start_ns(m, 1, 0);
+	cr_expect_float_eq(x, 90000, 1e-9);
+	st_pmodel_no_start(m, 1);
+	cr_expect_eq(st_pmodel_start_row(m, 2048), -1);
+	st_pmodel_free(m);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "{\"format\": \"synctrace-table\", "
+			 "\"version\": 1, \"operations\": [], %s}", bad[i]);
+		cr_expect_eq(st_pmodel_parse(&m, text, strlen(text), "s.json",
+					     err, sizeof(err)), -EBADMSG,
+			     "accepted %s", bad[i]);
+		cr_expect(strstr(err, "'s.json'") && strstr(err, "start"),
+			  "%s", err);
+		cr_expect_null(m);
+	}
+}

@@ -128,7 +128,8 @@ static double c_coll(void *ctx, unsigned fn, long p, double d)
 
 static struct st_replay *run(struct script *s, int global, const char *phase)
 {
-	struct st_replay_model m = { NULL, c_coll, NULL, NULL, NULL, NULL, 0 };
+	struct st_replay_model m = { NULL, c_coll, NULL, NULL, NULL, NULL, 0,
+				     NULL, NULL };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 	char err[256];

@@ -253,7 +253,7 @@ static int replay_g(struct script *s, int n, const struct consts *c,
 		    char *err, size_t errlen)
 {
 	struct st_replay_model m = { (void *)c, c_coll, c_p2p, c_inject,
-				     NULL, c_msg, 0 };
+				     NULL, c_msg, 0, NULL, NULL };
 
 	return replay_m(s, n, &m, scale, global, out, err, errlen);
 }
@@ -750,7 +750,7 @@ Test(tools_replay, first_call_is_charged_once_per_key)
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL, 0 };
+				     NULL, 0, NULL, NULL };
 	const struct st_replay_fn *fn;
 	struct script s[2];
 	struct st_replay *rp;
@@ -845,7 +845,7 @@ Test(tools_replay, records_in_the_replays_form_replay_as_events)
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll_counted, c_p2p, NULL,
-				     c_coll_first, NULL, 0 };
+				     c_coll_first, NULL, 0, NULL, NULL };
 	struct script s[2];
 	struct rsrc x[2];
 	struct st_replay *rp;
@@ -907,7 +907,7 @@ Test(tools_replay, first_call_is_not_charged_to_measured_costs)
 				   .missing = ST_FN_MPI_ALLREDUCE },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL, 0 };
+				     NULL, 0, NULL, NULL };
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
@@ -927,7 +927,7 @@ Test(tools_replay, first_call_excess_reaches_every_member)
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000, .other = 3000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL, 0 };
+				     NULL, 0, NULL, NULL };
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
@@ -2293,7 +2293,7 @@ Test(tools_replay, finalize_that_never_returned_ends_at_its_mark)
 Test(tools_replay, missing_rank_stream_is_an_error)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
-				     NULL, NULL, 0 };
+				     NULL, NULL, 0, NULL, NULL };
 	struct st_replay_source src;
 	struct st_replay *rp;
 	struct script s[1];
@@ -2358,7 +2358,7 @@ Test(tools_replay, unmatched_receive_does_not_hang)
 Test(tools_replay, bad_arguments)
 {
 	struct st_replay_model m = { &model_c, c_coll, c_p2p, NULL,
-				     NULL, NULL, 0 };
+				     NULL, NULL, 0, NULL, NULL };
 	struct st_replay_opts o;
 	struct st_replay *rp;
 
@@ -2520,7 +2520,7 @@ Test(tools_replay, large_trace_throughput_and_bounded_state,
 	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
 			    .at8 = 1000 };
 	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
-				     NULL, 0 };
+				     NULL, 0, NULL, NULL };
 	struct file_src fs[NR];
 	struct st_replay *rp;
 	const struct st_replay_stats *st;
@@ -2661,4 +2661,116 @@ Test(tools_replay, init_call_after_the_start_counts_nothing_twice)
 	cr_expect_eq(st_replay_stats(rp)->calls, 4);
 	st_replay_free(rp);
 	free_scripts(s, 2);
+}
+
+/*
+ * The library's start: a row for messages of 4 to 16 B whose first two
+ * messages on a channel cost 1000 and 300 ns more.
+ */
+struct start_consts {
+	struct consts c;	/* first: the other callbacks' context */
+	double prof[2];
+	unsigned asked;
+};
+
+static int c_start_row(void *ctx, double bytes)
+{
+	(void)ctx;
+	return bytes >= 4 && bytes <= 16 ? 0 : -1;
+}
+
+static double c_start_ns(void *ctx, int row, uint32_t k)
+{
+	struct start_consts *sc = ctx;
+
+	sc->asked++;
+	return row == 0 && k < 2 ? sc->prof[k] : 0;
+}
+
+/*
+ * Rank 0 sends 8 B to ranks 1, 2, 1, 2, 1 (blocking, or 'isend' then a
+ * wait each), then 1 MiB to rank 1; ranks 1 and 2 receive them.  Rank
+ * 0's predicted time and its sends' predicted time into 'p0' and
+ * 'send'.
+ */
+static void start_sends(struct start_consts *sc, int on, int isend,
+			double *p0, double *send, uint64_t *charged)
+{
+	struct st_replay_model m = { sc, c_coll, c_p2p, c_inject, NULL, NULL,
+				     0, on ? c_start_row : NULL,
+				     on ? c_start_ns : NULL };
+	static const int to[] = { 1, 2, 1, 2, 1, 1 };
+	struct script s[3];
+	struct st_replay *rp;
+	const struct st_replay_fn *f;
+	struct st_event *e;
+	char err[256];
+	uint64_t req;
+	int r, i;
+
+	for (r = 0; r < 3; r++)
+		s_init(&s[r], r, 3, 0);
+	for (i = 0; i < 6; i++) {
+		uint64_t bytes = i == 5 ? 1u << 20 : 8;
+
+		req = (uint64_t)i + 1;
+		s_compute(&s[0], 10);
+		e = s_p2p(&s[0], isend ? ST_FN_MPI_ISEND : ST_FN_MPI_SEND,
+			  to[i], 0, bytes, 50);
+		if (isend) {
+			e->req = req;
+			s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+		}
+		s_p2p(&s[to[i]], ST_FN_MPI_RECV, 0, 0, bytes, 50);
+	}
+	for (r = 0; r < 3; r++)
+		s_finalize(&s[r]);
+	cr_assert_eq(replay_m(s, 3, &m, 1, 0, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	*p0 = PRED(rp, 0);
+	f = fn_of(rp, isend ? ST_FN_MPI_ISEND : ST_FN_MPI_SEND);
+	cr_assert(f);
+	*send = f->pred_ns;
+	*charged = st_replay_stats(rp)->start_msgs;
+	cr_expect_float_eq(st_replay_stats(rp)->start_ns,
+			   *charged ? 2600 : 0, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 3);
+}
+
+Test(tools_replay, library_start_charges_each_channels_first_messages)
+{
+	struct start_consts sc = { .c = model_c, .prof = { 1000, 300 } };
+	double p0, p0_off, send, send_off;
+	uint64_t n;
+
+	/*
+	 * Channels 0->1 and 0->2 each pay 1000 + 300 for their first two
+	 * 8 B messages; the third to rank 1 and the 1 MiB one (no row)
+	 * nothing: 2600 more on the sender, all of it in MPI_Send.
+	 */
+	start_sends(&sc, 0, 0, &p0_off, &send_off, &n);
+	cr_expect_eq(sc.asked, 0);
+	start_sends(&sc, 1, 0, &p0, &send, &n);
+	cr_expect_eq(sc.asked, 5, "asked %u times", sc.asked);
+	cr_expect_eq(n, 4, "charged %llu", (unsigned long long)n);
+	cr_expect_float_eq(send - send_off, 2600, 1e-9, "%g", send - send_off);
+	cr_expect_float_eq(p0 - p0_off, 2600, 1e-9, "%g", p0 - p0_off);
+	/* Nonblocking: the I-call's model cost (30) holds it. */
+	sc.c.inject = 30;
+	sc.asked = 0;
+	start_sends(&sc, 0, 1, &p0_off, &send_off, &n);
+	start_sends(&sc, 1, 1, &p0, &send, &n);
+	cr_expect_eq(sc.asked, 5);
+	cr_expect_eq(n, 4);
+	cr_expect_float_eq(send - send_off, 2600, 1e-9, "%g", send - send_off);
+	cr_expect_float_eq(send_off, 6 * 30, 1e-9);
+	/* A send the model lacks keeps its measured time, start and all. */
+	sc.c.inject = 0;
+	sc.c.missing = ST_FN_MPI_SEND;
+	start_sends(&sc, 0, 0, &p0_off, &send_off, &n);
+	start_sends(&sc, 1, 0, &p0, &send, &n);
+	cr_expect_float_eq(send, send_off, 1e-9);
+	cr_expect_float_eq(send_off, 6 * 50, 1e-9);
+	cr_expect_eq(n, 0, "a measured cost is not charged again");
 }

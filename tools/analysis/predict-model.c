@@ -78,9 +78,19 @@ struct net {
 	int need;		/* and its answer */
 };
 
+/* A start row of the table: the k-th message's excess at 'bytes'. */
+struct start_row {
+	double bytes;
+	size_t msgs;
+	double *profile;	/* 'msgs' values, ns, >= 0 */
+};
+
 struct st_pmodel {
 	struct row *rows;
 	size_t nrows;
+	struct start_row *start;
+	size_t nstart;
+	int no_start;
 	int formula_only, mean, bench, bound;
 	int no_net, send_fallback;
 	struct net net;
@@ -339,6 +349,55 @@ static int read_row(const json_t *j, struct row *rw,
 	return 0;
 }
 
+/*
+ * The table's start rows ("start", absent in tables without them):
+ * each "bytes" a number >= 0 and "profile_ns" an array of numbers >= 0,
+ * by size ascending.
+ */
+static int read_start(struct st_pmodel *m, const json_t *a,
+		      const char *name, char *err, size_t errlen)
+{
+	size_t i, k;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return bad(err, errlen, "'%s': \"start\" is not an array",
+			   name);
+	if (!json_array_size(a))
+		return 0;
+	if (!(m->start = calloc(json_array_size(a), sizeof(*m->start))))
+		return -ENOMEM;
+	for (i = 0; i < json_array_size(a); i++) {
+		const json_t *x = json_array_get(a, i);
+		const json_t *pr = json_object_get(x, "profile_ns");
+		struct start_row *sr = &m->start[m->nstart];
+
+		sr->bytes = jnum(json_object_get(x, "bytes"), -1);
+		if (!(sr->bytes >= 0) || !isfinite(sr->bytes) ||
+		    !json_is_array(pr) ||
+		    (m->nstart && sr->bytes <= sr[-1].bytes))
+			return bad(err, errlen, "'%s': start row %zu: no "
+				   "\"bytes\" above the row before, or no "
+				   "\"profile_ns\" array", name, i);
+		sr->msgs = json_array_size(pr);
+		if (sr->msgs && !(sr->profile = malloc(sr->msgs *
+						       sizeof(double))))
+			return -ENOMEM;
+		m->nstart++;
+		for (k = 0; k < sr->msgs; k++) {
+			double v = jnum(json_array_get(pr, k), -1);
+
+			if (!(v >= 0) || !isfinite(v))
+				return bad(err, errlen, "'%s': start row %zu: "
+					   "\"profile_ns\" value %zu is not "
+					   "a finite number >= 0", name, i, k);
+			sr->profile[k] = v;
+		}
+	}
+	return 0;
+}
+
 int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
@@ -397,6 +456,14 @@ int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
 			st_pmodel_free(m);
 			return rc;
 		}
+	}
+	if ((rc = read_start(m, json_object_get(j, "start"), name, err,
+			     errlen))) {
+		if (rc == -ENOMEM && err && errlen)
+			snprintf(err, errlen, "out of memory");
+		json_decref(j);
+		st_pmodel_free(m);
+		return rc;
 	}
 	meta = json_object_get(j, "metadata");
 	m->mpi = dup_or_null(jstr(json_object_get(meta, "mpi_library"),
@@ -498,6 +565,9 @@ void st_pmodel_free(struct st_pmodel *m)
 		free(m->rows[i].g);
 	}
 	free(m->rows);
+	for (i = 0; m->start && i < m->nstart; i++)
+		free(m->start[i].profile);
+	free(m->start);
 	free(m->coll_row);
 	free(m->p2p_row);
 	free(m->mpi);
@@ -1160,6 +1230,54 @@ double st_pmodel_p2p_inject(struct st_pmodel *m, unsigned fn, double bytes)
 	return row_eval(m, rw, 2, rw->use.d_min > 0 ? rw->use.d_min : 0);
 }
 
+int st_pmodel_start_row(struct st_pmodel *m, double bytes)
+{
+	double best = INFINITY, dist;
+	size_t i;
+	int r = -1;
+
+	if (m->no_start || !(bytes > 0))
+		return -1;
+	for (i = 0; i < m->nstart; i++) {
+		if (!(m->start[i].bytes > 0))
+			continue;
+		dist = fabs(log2(bytes / m->start[i].bytes));
+		if (dist <= 1 && dist < best) {
+			best = dist;
+			r = (int)i;
+		}
+	}
+	return r;
+}
+
+double st_pmodel_start_ns(const struct st_pmodel *m, int row, uint32_t k)
+{
+	if (row < 0 || (size_t)row >= m->nstart ||
+	    k >= m->start[row].msgs)
+		return 0;
+	return m->start[row].profile[k];
+}
+
+void st_pmodel_no_start(struct st_pmodel *m, int off)
+{
+	m->no_start = off;
+}
+
+size_t st_pmodel_start_rows(const struct st_pmodel *m)
+{
+	return m->nstart;
+}
+
+static int model_start_row(void *ctx, double bytes)
+{
+	return st_pmodel_start_row(ctx, bytes);
+}
+
+static double model_start_ns(void *ctx, int row, uint32_t k)
+{
+	return st_pmodel_start_ns(ctx, row, k);
+}
+
 static double model_coll(void *ctx, unsigned fn, long p, double d)
 {
 	return st_pmodel_coll(ctx, fn, p, d);
@@ -1202,6 +1320,8 @@ void st_pmodel_replay_model(struct st_pmodel *m, struct st_replay_model *rm)
 	rm->p2p = model_p2p;
 	rm->inject = model_inject;
 	rm->msg = model_msg;
+	rm->start_row = model_start_row;
+	rm->start_ns = model_start_ns;
 }
 
 const char *st_pmodel_mpi_library(const struct st_pmodel *m)

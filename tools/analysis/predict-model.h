@@ -127,6 +127,19 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 /* With 'on' 0, st_pmodel_msg() gives nothing (the replay as before). */
 void st_pmodel_network(struct st_pmodel *m, int on);
 
+/*
+ * The MPI library's start (the table's "start" rows, from synctrace
+ * bench --start): st_pmodel_start_row() is the row for messages of
+ * 'bytes', the one nearest in log size within a factor of 2, or -1
+ * (none, or st_pmodel_no_start() set); st_pmodel_start_ns() what the
+ * k-th message (0-based) of a channel at that row costs beyond the
+ * steady state, 0 past the row's messages.
+ */
+int st_pmodel_start_row(struct st_pmodel *m, double bytes);
+double st_pmodel_start_ns(const struct st_pmodel *m, int row, uint32_t k);
+void st_pmodel_no_start(struct st_pmodel *m, int off);
+size_t st_pmodel_start_rows(const struct st_pmodel *m);
+
 /* What the network model makes of the table, in a line, into 'buf'. */
 void st_pmodel_net_describe(struct st_pmodel *m, char *buf, size_t len);
 

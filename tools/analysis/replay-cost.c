@@ -229,3 +229,40 @@ int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,
 	return 1;
 }
 
+
+/* Past this many messages a channel's start is over (its count stops). */
+#define START_MAX 65536u
+
+double st_rp_start_cost(struct st_replay *r, int rank, uint64_t comm,
+			int32_t peer, double bytes)
+{
+	uint64_t c;
+	uint32_t *v;
+	double x;
+	int row;
+
+	if (!r->model.start_row || !r->model.start_ns ||
+	    (row = r->model.start_row(r->model.ctx, bytes)) < 0)
+		return 0;
+	c = (uint64_t)(uint32_t)peer << 32 | (uint32_t)row;
+	v = st_rp_map_get(&r->start_of, (uint64_t)rank, comm, c);
+	if (!v) {
+		if (st_rp_map_put(&r->start_of, (uint64_t)rank, comm, c, 0)) {
+			st_rp_oom(r);
+			return 0;
+		}
+		v = st_rp_map_get(&r->start_of, (uint64_t)rank, comm, c);
+	}
+	if (!v || *v >= START_MAX)
+		return 0;
+	x = r->model.start_ns(r->model.ctx, row, (*v)++);
+	return isfinite(x) && x > 0 ? x : 0;
+}
+
+void st_rp_start_charged(struct st_replay *r, double e)
+{
+	if (e > 0) {
+		r->stats.start_msgs++;
+		r->stats.start_ns += e;
+	}
+}

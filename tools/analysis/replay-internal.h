@@ -348,6 +348,9 @@ struct st_replay {
 
 	struct hmap inst_of, mq_of, req_of, comm_of, site_of;
 	struct ccache ccache[COST_CACHE];	/* see struct ccache */
+	struct hmap start_of;		/* (rank, comm, peer << 32 | start
+					   row): the channel's messages
+					   so far (model.start_row) */
 	struct hmap first_seen;		/* (fn, p, bits of d) whose first
 					   call is charged (coll_first) */
 	struct inst *insts;
@@ -534,6 +537,17 @@ uint32_t st_rp_inst_find(const struct st_replay *r, uint64_t comm,
  * The network model's costs of a message of 'bytes' sent by 'fn' into
  * '*m': 1 when the model has them, else 0.
  */
+/*
+ * The MPI library's start: what the next message of 'bytes' from 'rank'
+ * to 'peer' on 'comm' costs beyond the steady state (model.start_row,
+ * start_ns), moving the channel's count on; 0 when the model has none.
+ * Where the message's cost is the model's, the caller adds it and
+ * counts it with st_rp_start_charged() (a measured cost holds it).
+ */
+double st_rp_start_cost(struct st_replay *r, int rank, uint64_t comm,
+			int32_t peer, double bytes);
+void st_rp_start_charged(struct st_replay *r, double e);
+
 int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,
 		   struct st_replay_msg *m);
 
@@ -566,12 +580,14 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u,
 
 /*
  * Start nonblocking point-to-point operation 'fn' as request 'qi' at
- * time 't' along 'cp', by a call that ended at measured global time 'gm'.
+ * time 't' along 'cp', by a call that ended at measured global time 'gm';
+ * a send costs 'start_ns' more (st_rp_start_cost(), its I-call's
+ * caller asks it).
  */
 void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		     unsigned fn, uint64_t comm, int32_t peer, int32_t tag,
 		     uint64_t sbytes, uint64_t rbytes, double meas, double t,
-		     struct cpv cp, double gm);
+		     struct cpv cp, double gm, double start_ns);
 
 /* A receive (function 'fn'; 0 for a probe) by 'w', posted at 't'. */
 void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,

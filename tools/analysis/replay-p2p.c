@@ -793,6 +793,17 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 }
 
 /*
+ * The library's start costs 'e' more: the sender's part and the
+ * message's arrival (the copy into memory the library touches first).
+ */
+static void msg_start(struct st_replay_msg *nm, double e)
+{
+	nm->send_ns += e;
+	nm->xfer_ns += e;
+	nm->rndv_send_ns += e;
+}
+
+/*
  * Call 'x' of 'u' sends 'bytes' to 'peer', 'tag', costed as blocking
  * send 'fn' (x->fn, or MPI_Send for the one half of an MPI_Sendrecv
  * whose other half is MPI_PROC_NULL) at 't' along 'cp0'.
@@ -803,12 +814,16 @@ static void send_call(struct st_replay *r, struct unit *u,
 		      struct cpv cp0, double t)
 {
 	double ls = 0, xs = 0, done;
+	double e = st_rp_start_cost(r, u->rank, x->comm, peer,
+				    (double)bytes);
 	struct st_replay_msg nm;
 	int rv, src;
 
 	if (st_rp_msg_cost(r, fn, (double)bytes, &nm)) {
 		rv = nm.rendezvous || st_replay_sync_send(fn);
 		nm.xfer_nb_ns = 0;	/* a blocking send: the ping-pong's */
+		msg_start(&nm, e);
+		st_rp_start_charged(r, e);
 		st_rp_op_begin(u, x, 0, SRC_MODEL);
 		done = do_send(r, u, x->comm, peer, tag, rv,
 			       rv ? st_rp_w_unit(u) : WNONE, 0,
@@ -822,6 +837,11 @@ static void send_call(struct st_replay *r, struct unit *u,
 		return;
 	}
 	src = st_rp_p2p_cost(r, fn, (double)bytes, meas, &ls, &xs);
+	if (src == SRC_MODEL) {
+		ls += e;
+		xs += e;
+		st_rp_start_charged(r, e);
+	}
 	st_rp_op_begin(u, x, ls, src);
 	do_send(r, u, x->comm, peer, tag, st_replay_sync_send(fn),
 		st_replay_sync_send(fn) ? st_rp_w_unit(u) : WNONE, xs,
@@ -931,7 +951,7 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		     unsigned fn, uint64_t comm, int32_t peer, int32_t tag,
 		     uint64_t sbytes, uint64_t rbytes, double meas, double t,
-		     struct cpv cp, double gm)
+		     struct cpv cp, double gm, double start_ns)
 {
 	double local = 0, xfer = 0, done;
 	struct req *q = &r->reqs[qi];
@@ -946,6 +966,10 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	q->nwait = 1;		/* held until set up */
 	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
+	if (net) {
+		msg_start(&nm, start_ns);
+		st_rp_start_charged(r, start_ns);
+	}
 	rv = net && (nm.rendezvous || st_replay_sync_send(fn));
 	if (net && (r->ranks[u->rank].hs_head != NIL ||
 		    (!rv && (nm.need & 1)))) {
@@ -982,8 +1006,13 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		}
 	} else if (bytes == ST_BYTES_SEND && peer_ok(peer)) {
 		if (st_rp_p2p_cost(r, fn, (double)sbytes, meas, &local,
-				   &xfer) == SRC_MISSING)
+				   &xfer) == SRC_MISSING) {
 			r->reqs[qi].missing = 1;
+		} else {
+			local += start_ns;
+			xfer += start_ns;
+			st_rp_start_charged(r, start_ns);
+		}
 		q = &r->reqs[qi];
 		q->T = t + local;
 		q->cp = cp_add(cp, local);

@@ -792,9 +792,21 @@ static void call_nonblocking(struct st_replay *r, struct unit *u,
 	int kind = r->fkind[x->fn], fam = r->ffam[x->fn];
 	int src = st_rp_icall_cost(r, x, meas, &busy);
 	struct cpv cp0 = u->cp;
-	double t = u->now;
+	double t = u->now, e = 0;
 	uint32_t qi;
 
+	/*
+	 * A send's start is in its I-call, as its hand-over is, when the
+	 * model costs the call; it is counted with the message's cost
+	 * (st_rp_start_p2p()).
+	 */
+	if (kind == ST_KIND_P2P && fam != ST_FAM_PERSISTENT && !x->rc &&
+	    r->fbytes[x->fn] == ST_BYTES_SEND && peer_ok(x->peer)) {
+		e = st_rp_start_cost(r, u->rank, x->comm, x->peer,
+				     (double)x->sbytes);
+		if (src == SRC_MODEL)
+			busy += e;
+	}
 	st_rp_op_begin(u, x, busy, src);
 	if (!x->req || x->rc)
 		return;
@@ -820,7 +832,7 @@ static void call_nonblocking(struct st_replay *r, struct unit *u,
 	if (kind == ST_KIND_P2P) {
 		st_rp_start_p2p(r, u, qi, x->fn, x->comm, x->peer, x->tag,
 				x->sbytes, x->rbytes, meas, t, cp0,
-				st_rp_gtime(r, u->rank, x->t1));
+				st_rp_gtime(r, u->rank, x->t1), e);
 		return;
 	}
 	r->reqs[qi].is_coll = 1;
@@ -869,7 +881,11 @@ static void on_start(struct st_replay *r, struct unit *u, const struct rrec *x)
 	if (!q->is_coll) {
 		st_rp_start_p2p(r, u, qi, q->fn, q->comm, q->peer, q->tag,
 				q->sbytes, q->rbytes, 0, t, cp,
-				st_rp_gtime(r, u->rank, x->t1));
+				st_rp_gtime(r, u->rank, x->t1),
+				r->fbytes[q->fn] == ST_BYTES_SEND &&
+				peer_ok(q->peer) ?
+				st_rp_start_cost(r, u->rank, q->comm, q->peer,
+						 (double)q->sbytes) : 0);
 		return;
 	}
 	y = *x;
@@ -1768,6 +1784,7 @@ void st_replay_free(struct st_replay *r)
 	st_rp_map_free(&r->comm_of);
 	st_rp_map_free(&r->site_of);
 	st_rp_map_free(&r->first_seen);
+	st_rp_map_free(&r->start_of);
 	free(r->insts);
 	free(r->membs);
 	free(r->msgs);

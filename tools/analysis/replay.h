@@ -225,6 +225,20 @@ struct st_replay_model {
 	 * for instances of the same function, group and sizes.
 	 */
 	int coll_pure;
+	/*
+	 * The MPI library's start: a process's first messages of a size
+	 * on a channel cost more than the later ones (the library fills
+	 * its pools, maps its shared memory).  'start_row' names the row
+	 * that answers for messages of 'bytes' (sizes that share one
+	 * count together), negative when none; 'start_ns' what the k-th
+	 * message (0-based) of a channel at that row costs beyond what
+	 * the other functions say.  The replay counts each channel's
+	 * messages (a rank, communicator and peer) per row, and adds the
+	 * excess to the send: its call, and the message's arrival.  NULL:
+	 * no start costs.
+	 */
+	int (*start_row)(void *ctx, double bytes);
+	double (*start_ns)(void *ctx, int row, uint32_t k);
 };
 
 /*
@@ -398,6 +412,10 @@ struct st_replay_stats {
 	uint64_t released;	/* receives no send matched (see run) */
 	uint64_t unknown_reqs;	/* completions of untracked requests */
 	size_t max_inflight;	/* most instances + messages + requests */
+	/* The library's start (model.start_ns): messages whose modelled
+	   cost it added to, and what it added (ns). */
+	uint64_t start_msgs;
+	double start_ns;
 };
 
 const struct st_replay_stats *st_replay_stats(const struct st_replay *r);

@@ -92,6 +92,10 @@ const char st_predict_usage[] =
 "                          costs the table's steady state (with\n"
 "                          --statistic=mean none is charged anyway: each\n"
 "                          row's mean holds its first calls)\n"
+"    --no-start            charge no start costs: a channel's first\n"
+"                          messages of a size cost the steady state too\n"
+"                          (a table from 'synctrace bench --like' gives\n"
+"                          what a fresh process's first ones cost more)\n"
 "    --send-start=MODE     what starting a nonblocking send (MPI_Isend...)\n"
 "                          costs: 'auto' (default), the table's cost of\n"
 "                          the call at that size when it has one (its\n"
@@ -147,6 +151,7 @@ struct popts {
 	int no_net;
 	double err_comm, err_comp;	/* --model-error */
 	int no_first;
+	int no_start;		/* --no-start */
 	struct st_phase_sel phase;	/* --phase */
 	int statistic;		/* 0 auto, 1 median, 2 mean */
 	int median;		/* what auto chose */
@@ -192,7 +197,7 @@ struct gsite {
 static void parse_options(struct popts *o, int argc, char **argv)
 {
 	enum { O_TABLE = 256, O_SCALE, O_MISSING, O_STATISTIC, O_TOP,
-	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_SEND_START,
+	       O_VALIDATE, O_JSON, O_FORMULA, O_NO_FIRST, O_NO_START, O_SEND_START,
 	       O_NETWORK, O_MODEL_ERROR, O_PHASE };
 	static const struct option longopts[] = {
 		{ "compute-scale", required_argument, NULL, O_SCALE },
@@ -203,6 +208,7 @@ static void parse_options(struct popts *o, int argc, char **argv)
 		{ "model-error", required_argument, NULL, O_MODEL_ERROR },
 		{ "network", required_argument, NULL, O_NETWORK },
 		{ "no-first", no_argument, NULL, O_NO_FIRST },
+		{ "no-start", no_argument, NULL, O_NO_START },
 		{ "phase", required_argument, NULL, O_PHASE },
 		{ "send-start", required_argument, NULL, O_SEND_START },
 		{ "statistic", required_argument, NULL, O_STATISTIC },
@@ -287,6 +293,9 @@ static void parse_options(struct popts *o, int argc, char **argv)
 			break;
 		case O_NO_FIRST:
 			o->no_first = 1;
+			break;
+		case O_NO_START:
+			o->no_start = 1;
 			break;
 		case O_PHASE:
 			if (!val || st_phase_parse(val, &o->phase))
@@ -876,6 +885,32 @@ static void print_first(const struct result *res)
 	print_wrapped(line);
 }
 
+/* Whether the library's start was charged, and how much. */
+static void print_start(const struct result *res)
+{
+	char line[WIDTH * 4], a[32];
+	size_t rows = st_pmodel_start_rows(res->pm), n;
+	uint64_t msgs = st_replay_stats(res->rp)->start_msgs;
+	double ns = st_replay_stats(res->rp)->start_ns;
+
+	n = (size_t)snprintf(line, sizeof(line), "%-14s", "start:");
+	if (res->o->no_start)
+		snprintf(line + n, sizeof(line) - n, "not charged "
+			 "(--no-start)");
+	else if (!rows)
+		snprintf(line + n, sizeof(line) - n, "not charged (the table "
+			 "has no start rows: 'synctrace bench --like' "
+			 "measures them)");
+	else
+		snprintf(line + n, sizeof(line) - n, "charged from %zu table "
+			 "row%s (each channel's first messages of a size cost "
+			 "what a fresh process's cost more): %" PRIu64
+			 " message%s, +%s in all", rows, rows == 1 ? "" : "s",
+			 msgs, msgs == 1 ? "" : "s",
+			 st_fmt_ns(ns, a, sizeof(a)));
+	print_wrapped(line);
+}
+
 /* 's' with control characters (header values hold tabs) as spaces. */
 static const char *flat(const char *s, char *buf, size_t len)
 {
@@ -924,6 +959,7 @@ static void print_text(struct result *res)
 	print_wrapped(line);
 	print_factors(res);
 	print_first(res);
+	print_start(res);
 	if (o->phase.mode != ST_PHASE_ALL) {
 		snprintf(line, sizeof(line), "%-14s%s; the whole run is "
 			 "replayed, and every figure below but the critical "
@@ -1147,6 +1183,12 @@ static void print_json(struct result *res)
 	rc |= st_jset(doc, "statistic", st_jstr(o->median ? "median" :
 						"mean"));
 	rc |= st_jset(doc, "first_calls", json_boolean(res->first));
+	rc |= st_jset(doc, "start", json_boolean(!o->no_start &&
+					     st_pmodel_start_rows(res->pm)));
+	rc |= st_jset(doc, "start_messages",
+		      jint((long long)st_replay_stats(res->rp)->start_msgs));
+	rc |= st_jset(doc, "start_ns",
+		      st_jnum(st_replay_stats(res->rp)->start_ns));
 	rc |= st_jset(doc, "costs", st_jstr(o->formula ? "formulas" :
 					    "groups and formulas"));
 	rc |= st_jset(doc, "missing", st_jstr(o->missing_measured ?
@@ -1455,6 +1497,7 @@ static void configure(struct st_pmodel *pm, const struct popts *o, int first,
 		rm->inject = NULL;
 	if (!first)
 		rm->coll_first = NULL;
+	st_pmodel_no_start(pm, o->no_start);
 }
 
 /*

@@ -357,6 +357,9 @@ def main():
                     "SYNCTRACE_YIELD=1 (1, the default) or spinning (0)")
     ap.add_argument("--no-smpi", action="store_true")
     ap.add_argument("--keep", default="")
+    ap.add_argument("--predict-opt", action="append", default=[],
+                    help="an option for every synctrace predict, e.g. "
+                    "--predict-opt=--no-start (repeat for more)")
     ap.add_argument("--json", default="")
     ap.add_argument("--no-lock", action="store_true",
                     help="do not take the timing lock at each step: the "
@@ -470,9 +473,10 @@ def main():
                 tgt = os.path.join(work, "%s-%s-%d" % (
                     app, t, rep % o.reps + 1 if t == "shm" else rep))
                 p = rn.predict(src, tj, tgt + ".pred-%s.json" % t,
-                               ["--model-error=%g,%g" % tuple(model_err)])
+                               ["--model-error=%g,%g" % tuple(model_err)]
+                               + o.predict_opt)
                 m = rn.predict(tgt, tj, tgt + ".meas.json",
-                               ["--missing=measured"])
+                               ["--missing=measured"] + o.predict_opt)
                 if not p or not m:
                     # A run over UCX's TCP transport now and then hangs
                     # in MPI_Finalize and is killed with its trace cut
