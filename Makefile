@@ -55,7 +55,7 @@ endif
 # and built with $(CC) so unit tests can link them.
 WRITER_SRC := $(sort $(wildcard writer/*.c))
 SYNC_SRC := $(sort $(wildcard sync/*.c))
-PMPI_PURE := pmpi/bytes.c pmpi/config.c
+PMPI_PURE := pmpi/bytes.c pmpi/config.c pmpi/idle.c
 PMPI_SRC := $(filter-out $(PMPI_PURE),$(sort $(wildcard pmpi/*.c)))
 GEN_SRC := $(sort $(wildcard tools/gen/*.c))
 ANALYSIS_SRC := $(sort $(wildcard tools/analysis/*.c))

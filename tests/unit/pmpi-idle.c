@@ -1,0 +1,151 @@
+/*
+ * tests/unit/pmpi-idle.c: the exit's wait for other threads' streams
+ * (pmpi/idle.c).  An idle stream is written; one that stays busy is
+ * skipped and reported, within the wait, which is one budget for all
+ * streams, not one each; one whose append ends during the wait is
+ * written, after it ended.  The streams are stand-ins: nothing here
+ * looks into them.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "pmpi/idle.h"
+
+#define NSLOTS 256
+
+struct rec {
+	struct st_stream *seen[NSLOTS];
+	int n;
+	struct st_slot *slot;	/* when set: its flag must read clear */
+	int busy_at_flush;
+};
+
+static int record(struct st_stream *s, void *ctx)
+{
+	struct rec *r = ctx;
+
+	if (r->slot && atomic_load(&r->slot->busy))
+		r->busy_at_flush = 1;
+	if (r->n < NSLOTS)
+		r->seen[r->n++] = s;
+	return 0;
+}
+
+/* Distinct stand-in streams, never dereferenced. */
+static char fake[NSLOTS];
+#define STREAM(i) ((struct st_stream *)(void *)&fake[i])
+
+Test(pmpi_idle, idle_written_busy_skipped_and_reported)
+{
+	static struct st_slot slot[4];
+	struct rec r = { .n = 0 };
+	int first = 7, skipped;
+
+	slot[0].s = STREAM(0);
+	slot[1].s = NULL;		/* a thread that has no stream yet */
+	atomic_store(&slot[1].busy, 1);
+	slot[2].s = STREAM(2);
+	atomic_store(&slot[2].busy, 1);	/* in the middle of an append */
+	slot[3].s = STREAM(3);
+	skipped = st_slots_flush_idle(slot, 4, 2000000, record, &r, &first);
+	cr_expect_eq(skipped, 1);
+	cr_expect_eq(first, 2);
+	cr_assert_eq(r.n, 2);
+	cr_expect_eq(r.seen[0], STREAM(0));
+	cr_expect_eq(r.seen[1], STREAM(3));
+}
+
+Test(pmpi_idle, none_busy_none_skipped)
+{
+	static struct st_slot slot[2];
+	struct rec r = { .n = 0 };
+	int first = 7;
+
+	slot[0].s = STREAM(0);
+	slot[1].s = STREAM(1);
+	cr_expect_eq(st_slots_flush_idle(slot, 2, 0, record, &r, &first), 0);
+	cr_expect_eq(first, -1);
+	cr_expect_eq(r.n, 2);
+}
+
+/*
+ * The wait is one budget: 256 busy streams and 2 ms take about 2 ms,
+ * not half a second.  The bound leaves room for a loaded machine.
+ */
+Test(pmpi_idle, wait_is_bounded_in_all)
+{
+	static struct st_slot slot[NSLOTS];
+	struct rec r = { .n = 0 };
+	uint64_t t0, took;
+	int i, first, skipped;
+
+	for (i = 0; i < NSLOTS; i++) {
+		slot[i].s = STREAM(i);
+		atomic_store(&slot[i].busy, 1);
+	}
+	t0 = st_idle_now_ns();
+	skipped = st_slots_flush_idle(slot, NSLOTS, 2000000, record, &r,
+				      &first);
+	took = st_idle_now_ns() - t0;
+	cr_expect_eq(skipped, NSLOTS);
+	cr_expect_eq(first, 0);
+	cr_expect_eq(r.n, 0);
+	cr_expect_geq(took, 2000000u);
+	cr_expect_lt(took, 200000000u, "waited %llu ns",
+		     (unsigned long long)took);
+}
+
+struct ender {
+	struct st_slot *slot;
+	int *payload;
+};
+
+/* The owning thread: finish the append, then clear the flag. */
+static void *end_append(void *arg)
+{
+	struct ender *e = arg;
+	struct timespec ms = { 0, 1000000 };
+
+	nanosleep(&ms, NULL);
+	*e->payload = 42;
+	atomic_store_explicit(&e->slot->busy, 0, memory_order_release);
+	return NULL;
+}
+
+/*
+ * An append that ends within the wait: the stream is written, after
+ * the flag was cleared, and what the thread wrote before is seen.  The
+ * budget is generous so that a slow machine does not make it a skip.
+ */
+Test(pmpi_idle, written_once_append_ends)
+{
+	static struct st_slot slot[1];
+	static int payload;
+	struct ender e = { slot, &payload };
+	struct rec r = { .n = 0, .slot = slot };
+	pthread_t t;
+	int first, skipped;
+
+	slot[0].s = STREAM(0);
+	atomic_store(&slot[0].busy, 1);
+	cr_assert_eq(pthread_create(&t, NULL, end_append, &e), 0);
+	skipped = st_slots_flush_idle(slot, 1, 5000000000u, record, &r,
+				      &first);
+	cr_expect_eq(payload, 42);
+	pthread_join(t, NULL);
+	cr_expect_eq(skipped, 0);
+	cr_expect_eq(first, -1);
+	cr_expect_eq(r.n, 1);
+	cr_expect_eq(r.busy_at_flush, 0);
+}
+
+Test(pmpi_idle, past_deadline_still_reads_the_flag)
+{
+	static struct st_slot slot;
+
+	slot.s = STREAM(0);
+	cr_expect_eq(st_slot_wait_idle(&slot, 0), 1);
+	atomic_store(&slot.busy, 1);
+	cr_expect_eq(st_slot_wait_idle(&slot, 0), 0);
+}
