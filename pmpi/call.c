@@ -210,7 +210,8 @@ emit_like(const struct st_tok_rec *l)
 	/* No stream yet (st_tls.slot < 0): the whole record makes one. */
 	if (__builtin_expect(!s, 0))
 		return 1;
-	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	if (!st_busy_enter(st_tls.busy))
+		return 0;	/* tracing stopped: no record at all */
 	r = st_stream_like(s, l, l->kind);
 	/* Full: make room (the caller appends the whole record after). */
 	if (__builtin_expect(r == -ENOBUFS, 0))
@@ -278,10 +279,15 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 {
 	if (st_tls.slot < 0)
 		return;
-	if (st_tls.next_flush_ns)
+	if (st_tls.next_flush_ns) {
+		/* It changes the stream too (pmpi/runtime.c, on_exit_flush). */
+		if (!st_busy_enter(st_tls.busy))
+			return;
 		st_flush_slot(st_tls.slot, 0);
-	else
+		atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+	} else {
 		st_tls.next_flush_ns = now + st_flush_interval_ns;
+	}
 }
 
 /*
@@ -429,7 +435,8 @@ static __attribute__((cold, noinline)) int repeat_append(struct st_call *c)
 	const struct st_fast *f = c->fast;
 	int r;
 
-	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	if (!st_busy_enter(st_tls.busy))
+		return repeat_rest(c, 0);	/* tracing stopped */
 	r = st_stream_append_repeat(st_tls.stream, (unsigned)c->fn, f->token,
 				    c->rep.seq, c->rep.t0, c->rep.t1);
 	return repeat_rest(c, r);
@@ -513,7 +520,8 @@ int st_leave_key(struct st_call *c, int rc)
 			     (st_flush_interval_ns &&
 			      t1 > st_tls.next_flush_ns), 0))
 		return repeat_append(c);
-	atomic_store_explicit(st_tls.busy, 1, memory_order_relaxed);
+	if (__builtin_expect(!st_busy_enter(st_tls.busy), 0))
+		return repeat_rest(c, 0);	/* tracing stopped */
 	r = st_stream_append_repeat(st_tls.stream, (unsigned)c->fn, f->token,
 				    seq, t0, t1);
 	if (__builtin_expect(r != 0, 0))

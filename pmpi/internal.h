@@ -91,6 +91,29 @@ extern int st_rank, st_size;
 extern MPI_Comm st_comm;	/* synctrace's private duplicate of WORLD */
 extern int st_mt;		/* MPI_THREAD_MULTIPLE was provided */
 
+/*
+ * Mark this thread's stream busy (its flag, 'busy') before changing it;
+ * clear the flag with a release store after.  Returns 1, or 0 when
+ * tracing has stopped meanwhile: the flag is clear again and the stream
+ * must be left alone, since another thread may be writing it (exit
+ * without MPI_Finalize).  The store, then the load of st_on, in that
+ * order, is half of the argument at on_exit_flush() (pmpi/runtime.c);
+ * the compiler barrier keeps them in order, membarrier(2) on the other
+ * side does what a fence would have done here.
+ */
+static inline __attribute__((always_inline)) int
+st_busy_enter(atomic_int *busy)
+{
+	atomic_store_explicit(busy, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (__builtin_expect(atomic_load_explicit(&st_on,
+						  memory_order_relaxed), 1))
+		return 1;
+	/* Relaxed: nothing written since that others must see. */
+	atomic_store_explicit(busy, 0, memory_order_relaxed);
+	return 0;
+}
+
 /* Warn once on stderr and switch tracing off for good. */
 void st_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

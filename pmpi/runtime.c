@@ -8,12 +8,12 @@
  * compresses and writes it while the application fills the other
  * (SYNCTRACE_ASYNC=1, the default), or compressed on the spot.
  * MPI_Finalize flushes and lets the ranks agree that the trace set is
- * complete; exit flushes; fatal signals and MPI_Abort write what is
- * buffered with write(2) only and then go on as they would have; a
- * child forked by the application leaves the trace to its parent.  Any
- * trouble of synctrace's own warns once and switches tracing off: the
- * application's calls, results, return codes and exit status are never
- * touched.
+ * complete; exit flushes every stream no thread is appending to; fatal
+ * signals and MPI_Abort write what is buffered with write(2) only and
+ * then go on as they would have; a child forked by the application
+ * leaves the trace to its parent.  Any trouble of synctrace's own warns
+ * once and switches tracing off: the application's calls, results,
+ * return codes and exit status are never touched.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +35,7 @@
 #include "gen/version.h"
 #include "pmpi/abi.h"
 #include "pmpi/hooks.h"
+#include "pmpi/idle.h"
 #include "pmpi/internal.h"
 #include "pmpi/selftime.h"
 #include "writer/reader.h"
@@ -57,6 +60,7 @@ static char run_id[ST_RUN_ID_MAX];
 static struct st_sink sink = { NULL, st_sink_fd_write };
 static int finalized;
 static pid_t trace_pid;		/* the process that owns the trace */
+static int membarrier_ok;	/* registered: membarrier(2) usable */
 uint64_t st_flush_interval_ns;
 
 /*
@@ -76,10 +80,7 @@ static struct {
 
 /* Thread streams, kept in a global list for flushes at exit and signals. */
 #define MAX_STREAMS 1024
-static struct {
-	struct st_stream *s;
-	atomic_int busy;	/* an append or flush is under way */
-} streams[MAX_STREAMS];
+static struct st_slot streams[MAX_STREAMS];
 static atomic_int nstreams;
 
 _Thread_local struct st_tls st_tls ST_TLS_MODEL = { .slot = -1 };
@@ -285,7 +286,8 @@ void st_emit_token(struct st_event *ev, uint32_t token)
 	if (st_tls.slot < 0 && stream_open())
 		return;
 	i = st_tls.slot;
-	atomic_store_explicit(&streams[i].busy, 1, memory_order_relaxed);
+	if (!st_busy_enter(&streams[i].busy))
+		return;
 	rc = st_stream_append_token(streams[i].s, ev, token);
 	if (__builtin_expect(rc == -ENOBUFS, 0)) {
 		st_flush_slot(i, 1);
@@ -628,12 +630,70 @@ static int open_trace(int thread_level)
 	return 0;
 }
 
+/*
+ * Exit without MPI_Finalize: other threads may still be making MPI
+ * calls, so their streams are written only when idle.  The argument,
+ * with T a thread that appends and E this one:
+ *
+ *   T: busy = 1; compiler barrier; if (st_on) { append; busy = 0 (rel) }
+ *      else busy = 0                                 (st_busy_enter())
+ *   E: st_on = 0; membarrier(); wait for busy == 0 (acq); write
+ *
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) makes every thread of
+ * the process run a full memory barrier at some point P of its program
+ * before it returns (a thread not running has one at its context
+ * switch).  If T's store of busy = 1 comes before P, it is visible to
+ * E's reads after the call, so E waits for the release that ends the
+ * append, which makes T's records visible to E (acquire).  If it comes
+ * after P, T's load of st_on that follows it (in program order, which
+ * the compiler barrier keeps) comes after P too and reads 0: T leaves
+ * the stream alone.  Either way E never writes a stream T is changing,
+ * and T's hot path pays only a compiler barrier and one more load of
+ * st_on, no fence.  Without membarrier (a kernel before 4.14, or a
+ * seccomp filter that forbids it) E sleeps 0.1 ms instead: a T between
+ * its two steps is either descheduled, which is a barrier, or running,
+ * and its store leaves the store buffer in far less; likely, not
+ * guaranteed by the memory model.  A stream whose append outlasts
+ * ST_IDLE_WAIT_NS (all streams together) is not written: its thread
+ * may be changing it until the process ends.
+ */
+static void stop_appends(void)
+{
+	struct timespec pause = { 0, 100000 };
+
+	atomic_store(&st_on, 0);
+	if (!membarrier_ok ||
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		nanosleep(&pause, NULL);
+}
+
+static int flush_exit(struct st_stream *s, void *ctx)
+{
+	int rc = st_stream_flush(s);
+
+	(void)ctx;
+	if (rc)
+		st_disable("cannot write '%s': %s", trace_path, strerror(-rc));
+	return rc;
+}
+
 static void on_exit_flush(void)
 {
+	int n, skipped, first;
+
 	if (finalized || !atomic_load(&st_on) || getpid() != trace_pid)
 		return;
-	atomic_store(&st_on, 0);
-	flush_all();
+	stop_appends();
+	n = atomic_load(&nstreams);
+	if (n > MAX_STREAMS)
+		n = MAX_STREAMS;
+	skipped = st_slots_flush_idle(streams, n, ST_IDLE_WAIT_NS, flush_exit,
+				      NULL, &first);
+	if (skipped)
+		st_log_print("%d thread stream%s still busy at exit (the "
+			     "first: stream %d), not written; %s last records "
+			     "may be missing", skipped, skipped == 1 ? "" : "s",
+			     first, skipped == 1 ? "its" : "their");
 }
 
 /*
@@ -862,6 +922,8 @@ void st_init_post(struct st_call *c, int rc)
 	ev.site = st_site_get(c->ra);
 	st_emit(&ev);
 	if (atomic_load(&st_on)) {
+		membarrier_ok = !syscall(SYS_membarrier,
+			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 		atexit(on_exit_flush);
 		catch_signals();
 	}
