@@ -628,20 +628,34 @@ static void traced_app(const char *app, int nranks)
 	}
 }
 
+/*
+ * A traced 3-rank run in 'app', a fake mpiexec ("--mpiexec=..." in
+ * 'mpiexec') and the bench's output directory 'out'; 'bench' the
+ * synctrace-bench that 'synctrace bench' runs.
+ */
+static void like_setup(char *bench, size_t blen, char *mpiexec, size_t mlen,
+		       char *out, size_t olen, char *app, size_t alen)
+{
+	char fake[512];
+
+	need_bench(bench, blen);
+	fake_mpiexec(fake, sizeof(fake), 0);
+	snprintf(mpiexec, mlen, "--mpiexec=%s", fake);
+	snprintf(out, olen, "%s/costs", dir);
+	snprintf(app, alen, "%s/app", dir);
+	traced_app(app, 3);
+}
+
 Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
 {
-	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
+	char bench[PATH_MAX + 32], mpiexec[600], out[300];
 	char app[300], want[4 * PATH_MAX], *real;
 	char *argv[] = { "bench", "--like", app, "-o", out, "--nrep", "5",
 			 mpiexec, NULL };
 	struct captured c;
 
-	need_bench(bench, sizeof(bench));
-	fake_mpiexec(fake, sizeof(fake), 0);
-	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
-	snprintf(out, sizeof(out), "%s/costs", dir);
-	snprintf(app, sizeof(app), "%s/app", dir);
-	traced_app(app, 3);
+	like_setup(bench, sizeof(bench), mpiexec, sizeof(mpiexec), out,
+		   sizeof(out), app, sizeof(app));
 	c = run_cmd(dir, cmd_bench, argv);
 	real = realpath(out, NULL);
 	cr_assert(real, "no directory '%s'", out);
@@ -663,19 +677,14 @@ Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
 /* --no-start: the same bench without the library's start. */
 Test(tools_cmd_bench, like_without_the_start)
 {
-	char bench[PATH_MAX + 32], fake[512], mpiexec[600], out[300];
-	char app[300];
+	char bench[PATH_MAX + 32], mpiexec[600], out[300], app[300];
 	char *argv[] = { "bench", "--like", app, "--no-start", "-o", out,
 			 mpiexec, NULL };
 	char *alone[] = { "bench", "--no-start", NULL };
 	struct captured c;
 
-	need_bench(bench, sizeof(bench));
-	fake_mpiexec(fake, sizeof(fake), 0);
-	snprintf(mpiexec, sizeof(mpiexec), "--mpiexec=%s", fake);
-	snprintf(out, sizeof(out), "%s/costs", dir);
-	snprintf(app, sizeof(app), "%s/app", dir);
-	traced_app(app, 3);
+	like_setup(bench, sizeof(bench), mpiexec, sizeof(mpiexec), out,
+		   sizeof(out), app, sizeof(app));
 	c = run_cmd(dir, cmd_bench, argv);
 	cr_expect_eq(c.status, 0, "%s", c.err);
 	cr_expect(strstr(c.out, " micro --dir ") && !strstr(c.out, "--start"),
