@@ -105,7 +105,12 @@ static inline __attribute__((always_inline)) int
 st_busy_enter(atomic_int *busy)
 {
 	atomic_store_explicit(busy, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	/*
+	 * A compiler barrier for these two alone: the asm reads the flag
+	 * (the store comes before it) and may change st_on (the load
+	 * comes after); other values stay in registers.
+	 */
+	__asm__ __volatile__("" : "+m"(st_on) : "m"(*busy));
 	if (__builtin_expect(atomic_load_explicit(&st_on,
 						  memory_order_relaxed), 1))
 		return 1;
