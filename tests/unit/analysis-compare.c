@@ -300,6 +300,7 @@ Test(tools_compare, json_round_trip)
 	table_json(t, &m, &text);
 	cr_expect(strstr(text, "\"run_medians_ns\": [1003, 1013, 1023, "
 			 "1033, 1043]"), "%s", text);
+	cr_expect(strstr(text, "\"run_ids\": [0, 1, 2, 3, 4]"), "%s", text);
 	cr_assert_eq(st_cmp_table_parse(&from_j, text, strlen(text),
 					"t.json", err, sizeof(err)), 0, "%s",
 		     err);

@@ -1385,3 +1385,88 @@ Test(tools_predict, model_start_rows)
 		cr_expect_null(m);
 	}
 }
+
+/*
+ * net_json with a ping-pong group at 64 KiB (33768 ns, 95 % interval
+ * 20000 to 50000) and the Sendrecv's there (48768, 30000 to 60000):
+ * their intervals overlap.  Each group's launches: 'pp' and 'sr'
+ * ("run_medians_ns" then "run_ids" as JSON array items).
+ */
+static struct st_pmodel *load_launches(const char *pp, const char *pp_ids,
+				       const char *sr, const char *sr_ids)
+{
+	static const char a[] = "\"coef\": 0.5}]}]}},\n";
+	static const char b[] = "\"median_ns\": 48768}";
+	char text[sizeof(net_json) + 1024];
+	const char *at = strstr(net_json, a), *bt = strstr(net_json, b);
+	size_t k;
+
+	cr_assert(at && bt && at < bt);
+	k = (size_t)(at - net_json);
+	memcpy(text, net_json, k);
+	k += (size_t)snprintf(text + k, sizeof(text) - k, "\"coef\": 0.5}]}]}, "
+			      "\"groups\": [{\"p\": 2, \"d_bytes\": 65536, "
+			      "\"median_ns\": 33768, \"ci_lo_ns\": 20000, "
+			      "\"ci_hi_ns\": 50000, \"run_medians_ns\": [%s], "
+			      "\"run_ids\": [%s]}]},\n", pp, pp_ids);
+	memcpy(text + k, at + strlen(a), (size_t)(bt - at) - strlen(a));
+	k += (size_t)(bt - at) - strlen(a);
+	snprintf(text + k, sizeof(text) - k, "\"median_ns\": 48768, "
+		 "\"ci_lo_ns\": 30000, \"ci_hi_ns\": 60000, "
+		 "\"run_medians_ns\": [%s], \"run_ids\": [%s]}%s", sr, sr_ids,
+		 bt + strlen(b));
+	return load(text);
+}
+
+Test(tools_predict, model_shares_what_each_launch_shows)
+{
+	static const struct {
+		const char *pp, *pp_ids, *sr, *sr_ids;
+		double share;
+	} c[] = {
+		/* Dearer in every launch: half the gap, (48768 - 33768) /
+		   30000, though the pooled intervals overlap. */
+		{ "30000, 34000, 38000", "0, 1, 2",
+		  "45000, 49000, 53000", "0, 1, 2", 0.5 },
+		/* Paired by launch, not by place. */
+		{ "30000, 34000, 60000", "0, 1, 2",
+		  "80000, 45000, 49000", "2, 0, 1", 0.5 },
+		/* The same medians paired by place are not dearer. */
+		{ "30000, 34000, 60000", "0, 1, 2",
+		  "80000, 45000, 49000", "0, 1, 2", 0 },
+		/* Launch by launch no clearer than the noise. */
+		{ "30000, 34000, 38000", "0, 1, 2",
+		  "29000, 49000, 60000", "0, 1, 2", 0 },
+		/* No launch in common: the intervals, which overlap. */
+		{ "30000, 34000, 38000", "0, 1, 2",
+		  "45000, 49000, 53000", "3, 4, 5", 0 },
+		/* One in common: the same. */
+		{ "30000, 34000", "0, 1", "45000, 49000", "1, 2", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct st_pmodel *m = load_launches(c[i].pp, c[i].pp_ids,
+						    c[i].sr, c[i].sr_ids);
+
+		cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536),
+				   c[i].share, 1e-9, "case %zu", i);
+		st_pmodel_free(m);
+	}
+}
+
+Test(tools_predict, paired_launches)
+{
+	static const double a[] = { 120, 125, 130 }, b[] = { 100, 100, 100 };
+	static const double id[] = { 0, 1, 2 }, other[] = { 5, 6, 7 };
+
+	cr_expect_eq(st_pmodel_paired_dearer(a, id, 3, b, id, 3, 0.95), 1);
+	cr_expect_eq(st_pmodel_paired_dearer(b, id, 3, a, id, 3, 0.95), 0);
+	cr_expect_eq(st_pmodel_paired_dearer(a, id, 3, b, other, 3, 0.95),
+		     -1);
+	cr_expect_eq(st_pmodel_paired_dearer(a, id, 1, b, id, 1, 0.95), -1);
+	/* Equal: not dearer. */
+	cr_expect_eq(st_pmodel_paired_dearer(a, id, 2, a, id, 2, 0.95), 0);
+	/* An odd level is taken as 0.95. */
+	cr_expect_eq(st_pmodel_paired_dearer(a, id, 3, b, id, 3, NAN), 1);
+}

@@ -38,6 +38,11 @@ struct group {
 	double ci_lo, ci_hi;	/* the median's CI, NaN when not given */
 	double n_in;		/* samples before the fences */
 	double first;		/* its first instance's cost, NaN: none */
+	/* Its launches' medians and their runs ("run_medians_ns",
+	   "run_ids"; a table without the ids: their order), or none. */
+	double *run_med;
+	double *run_id;
+	size_t nrun;
 };
 
 /* Row kinds (the table's "kind", tools/analysis/table.h). */
@@ -240,6 +245,38 @@ static int bounds(struct row *rw)
 	return 0;
 }
 
+/*
+ * A group's launches: "run_medians_ns" (finite, > 0) and "run_ids" of
+ * as many (absent: 0, 1...); none when either is not so.  0 or -ENOMEM.
+ */
+static int read_launches(const json_t *j, struct group *g)
+{
+	const json_t *med = json_object_get(j, "run_medians_ns");
+	const json_t *ids = json_object_get(j, "run_ids");
+	size_t i, n = json_is_array(med) ? json_array_size(med) : 0;
+
+	if (!n || (ids && (!json_is_array(ids) ||
+			   json_array_size(ids) != n)))
+		return 0;
+	g->run_med = malloc(2 * n * sizeof(double));
+	if (!g->run_med)
+		return -ENOMEM;
+	g->run_id = g->run_med + n;
+	for (i = 0; i < n; i++) {
+		g->run_med[i] = jnum(json_array_get(med, i), NAN);
+		g->run_id[i] = ids ? jnum(json_array_get(ids, i), NAN) :
+			       (double)i;
+		if (!(g->run_med[i] > 0) || !isfinite(g->run_med[i]) ||
+		    !isfinite(g->run_id[i])) {
+			free(g->run_med);
+			g->run_med = g->run_id = NULL;
+			return 0;
+		}
+	}
+	g->nrun = n;
+	return 0;
+}
+
 static int read_row(const json_t *j, struct row *rw,
 		    const char *name, char *err, size_t errlen)
 {
@@ -319,6 +356,8 @@ static int read_row(const json_t *j, struct row *rw,
 			}
 			if (!isfinite(med))
 				continue;
+			if ((rc = read_launches(g, &rw->g[rw->ng])))
+				return rc;
 			if (isfinite(first))
 				rw->use.has_first = 1;
 			rw->g[rw->ng].first = first;
@@ -561,6 +600,10 @@ void st_pmodel_free(struct st_pmodel *m)
 	if (!m)
 		return;
 	for (i = 0; m->rows && i < m->nrows; i++) {
+		size_t k;
+
+		for (k = 0; k < m->rows[i].ng; k++)
+			free(m->rows[i].g[k].run_med);
 		free(m->rows[i].name);
 		free(m->rows[i].g);
 	}
@@ -1081,12 +1124,60 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
  * each by its own factor, it could come out larger at the low end and
  * make the "every cost low" replay longer than the prediction.
  */
+/* The group of 'rw' at 2 processes nearest 'bytes' in log size, or NULL. */
+static const struct group *group_near(const struct row *rw, double bytes)
+{
+	const struct group *best = NULL;
+	double db = INFINITY, d;
+	size_t i;
+
+	for (i = 0; i < rw->ng; i++) {
+		if (rw->g[i].p != 2 || !(rw->g[i].d > 0) || !(bytes > 0))
+			continue;
+		d = fabs(log(rw->g[i].d / bytes));
+		if (d < db) {
+			db = d;
+			best = &rw->g[i];
+		}
+	}
+	return best;
+}
+
+int st_pmodel_paired_dearer(const double *a, const double *a_id, size_t na,
+			    const double *b, const double *b_id, size_t nb,
+			    double level)
+{
+	double sum = 0, ss = 0, mean, sd, t, r[256];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb && n < 256; j++)
+			if (a_id[i] == b_id[j]) {
+				r[n++] = log(a[i] / b[j]);
+				break;
+			}
+	if (n < 2)
+		return -1;
+	for (i = 0; i < n; i++)
+		sum += r[i];
+	mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		ss += (r[i] - mean) * (r[i] - mean);
+	sd = sqrt(ss / (double)(n - 1));
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	if (st_stats_t_quantile((1 + level) / 2, (double)(n - 1), &t))
+		return -1;
+	return mean - t * sd / sqrt((double)n) > 0;
+}
+
 double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 {
 	struct row *x = p2p_row(m, fn);
 	struct net *n = &m->net;
+	const struct group *gs, *gc;
 	double t, c, g, sr;
-	int centre = m->bound != 0;
+	int centre = m->bound != 0, dearer;
 
 	net_resolve(m);
 	if (!x || !n->sendrecv || !interpolate(n->sendrecv, 2, bytes, &t))
@@ -1096,8 +1187,21 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 		return 0;
 	sr = row_at(m, n->sendrecv, 2, bytes, centre);
 	c = row_at(m, x, 2, bytes, centre);
-	/* Not measurably slower than one message alone: nothing shared. */
-	if (sr * n->sendrecv->f_lo <= c * x->f_hi)
+	/*
+	 * Not measurably slower than one message alone: nothing shared.
+	 * Launch by launch where both groups at the size have two or more
+	 * launches in common (the launch-to-launch spread, which a pooled
+	 * table's intervals hold, moves both together); else the rows'
+	 * intervals.
+	 */
+	gs = group_near(n->sendrecv, bytes);
+	gc = group_near(x, bytes);
+	dearer = gs && gc && gs->d == gc->d ?
+		 st_pmodel_paired_dearer(gs->run_med, gs->run_id, gs->nrun,
+					 gc->run_med, gc->run_id, gc->nrun,
+					 m->ci_level) : -1;
+	if (dearer == 0 ||
+	    (dearer < 0 && sr * n->sendrecv->f_lo <= c * x->f_hi))
 		return 0;
 	t = (sr - c) / g;
 	return t > 1 ? 1 : t > 0 ? t : 0;

@@ -161,10 +161,25 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes);
  * (shared memory) about the same; small messages in shared memory a gap
  * more again (512 B: 1.84 against 1.04 us, gap 0.29).  0 when the MPI_Sendrecv row
  * was not measured on both sides of 'bytes' (or at it), without a gap,
- * and when S is not measurably more than C: S at the low end of its
- * row's confidence intervals no more than C at the high end of its.
+ * and when S is not measurably more than C: where the two rows' groups
+ * nearest 'bytes' (at the same size) have 2 or more launches in common,
+ * when S is not dearer launch by launch (st_pmodel_paired_dearer(), at
+ * the table's ci_level); else when S at the low end of its row's
+ * confidence intervals is no more than C at the high end of its (a table
+ * pooled from several launches holds their spread in those intervals,
+ * which then hid a 1.3 to 1.7 times dearer MPI_Sendrecv over TCP).
  */
 double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes);
+
+/*
+ * Whether 'a' is dearer than 'b' launch by launch: their per-launch
+ * medians paired by launch id, the t interval of the mean log ratio at
+ * 'level' (two-sided; 0.95 when not in 0..1) above 0.  1 yes, 0 no, -1
+ * fewer than 2 launches in common (up to 256 are paired).
+ */
+int st_pmodel_paired_dearer(const double *a, const double *a_id, size_t na,
+			    const double *b, const double *b_id, size_t nb,
+			    double level);
 
 /*
  * Whether a message of 'bytes' waits for its receive: the table's

@@ -1156,6 +1156,9 @@ static json_t *json_group(const struct st_table_group *g)
 	rc |= st_jset(x, "run_medians_ns", a = json_array());
 	for (i = 0; a && i < g->nruns; i++)
 		rc |= st_jadd(a, st_jnum(g->run_med[i]));
+	rc |= st_jset(x, "run_ids", a = json_array());
+	for (i = 0; a && i < g->nruns; i++)
+		rc |= st_jadd(a, jint(g->run_no[i]));
 	rc |= st_jset(x, "run_sd", st_jnum(g->run_sd));
 	rc |= st_jset(x, "resolvable", st_jnum(g->resolvable));
 	rc |= st_jset(x, "clock_err_median_ns", st_jnum(g->err_median_ns));
