@@ -175,14 +175,14 @@ Test(tools_like, a_runs_pairs_in_first_call_order_and_distinct)
 	cr_expect_str_eq(buf, "alltoall:1024@25,allreduce:64@25,"
 			 "pingpong:512,allreduce:8@25,late:512,burst1:512,"
 			 "burst2:512,sendrecv:512,sbusy:512,rbusy:512,"
-			 "xbusy:512");
+			 "xbusy:512,xbusy2:512");
 	cr_expect_eq(like.inflight, 1);
 	cr_expect_eq(like.nranks, 2);
 	cr_expect_eq(like.calls, 15);
 	cr_expect_eq(like.mapped, 10, "3 allreduce, alltoall, isend x 2");
 	cr_expect_eq(like.unmapped, 1, "the neighbourhood collective");
 	cr_expect_str_eq(like.unmapped_fn, "MPI_Neighbor_allgather");
-	cr_expect_eq(like.npairs, 11);
+	cr_expect_eq(like.npairs, 12);
 	cr_expect_eq(like.binned, 0);
 	/* Too short a buffer is an error, not a cut list. */
 	cr_expect_eq(st_like_pairs(dir, buf, 20, &like, err, sizeof(err)),
@@ -277,7 +277,7 @@ Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 				   sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(buf, "pingpong:64,allreduce:8@400,bcast:4@2000,"
 			 "late:64,burst1:64,burst2:64,sendrecv:64,sbusy:64,"
-			 "rbusy:64,xbusy:64");
+			 "rbusy:64,xbusy:64,xbusy2:64");
 	cr_expect_eq(like.gap_max_us, 2000);
 	/* Short gaps: the bench's least, 25 us. */
 	{
@@ -292,7 +292,8 @@ Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 					   sizeof(err)), 0, "%s", err);
 		cr_expect_str_eq(buf, "pingpong:64,allreduce:8@25,bcast:4@25,"
 				 "late:64,burst1:64,burst2:64,"
-				 "sendrecv:64,sbusy:64,rbusy:64,xbusy:64");
+				 "sendrecv:64,sbusy:64,rbusy:64,xbusy:64,"
+				 "xbusy2:64");
 		cr_expect_eq(like.gap_max_us, 25);
 	}
 }

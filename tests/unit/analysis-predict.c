@@ -1470,3 +1470,36 @@ Test(tools_predict, paired_launches)
 	/* An odd level is taken as 0.95. */
 	cr_expect_eq(st_pmodel_paired_dearer(a, id, 3, b, id, 3, NAN), 1);
 }
+
+Test(tools_predict, model_exchange_burst_spacing)
+{
+	static const char t[] =
+		"{\"format\": \"synctrace-table\", \"version\": 1, "
+		"\"operations\": ["
+		"{\"op\": \"MPI_Isend->MPI_Irecv (exchange, both busy)\", "
+		"\"kind\": \"xchg-busy\", \"fn\": \"MPI_Isend\", "
+		"\"recv_fn\": \"MPI_Irecv\", \"model\": null, \"groups\": ["
+		"{\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 100000}]}, "
+		"{\"op\": \"MPI_Isend->MPI_Irecv (exchange burst, both busy)\", "
+		"\"kind\": \"xchg-burst\", \"fn\": \"MPI_Isend\", "
+		"\"recv_fn\": \"MPI_Irecv\", \"model\": null, \"groups\": ["
+		"{\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 160000}, "
+		"{\"p\": 4, \"d_bytes\": 65536, \"median_ns\": %d}]}]}";
+	char text[2048];
+	struct st_pmodel *m;
+
+	/* (XB(4) - X) / 3, from the largest K. */
+	snprintf(text, sizeof(text), t, 280000);
+	m = load(text);
+	cr_expect_float_eq(st_pmodel_xchg_gap(m, 65536), 60000, 1e-9);
+	st_pmodel_free(m);
+	/* Four each way no dearer than one: no spacing. */
+	snprintf(text, sizeof(text), t, 90000);
+	m = load(text);
+	cr_expect_float_eq(st_pmodel_xchg_gap(m, 65536), 0, 1e-9);
+	st_pmodel_free(m);
+	/* Without the exchange-burst row: none either. */
+	m = load(table_json);
+	cr_expect_float_eq(st_pmodel_xchg_gap(m, 65536), 0, 1e-9);
+	st_pmodel_free(m);
+}

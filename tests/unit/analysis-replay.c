@@ -2774,3 +2774,61 @@ Test(tools_replay, library_start_charges_each_channels_first_messages)
 	cr_expect_float_eq(send_off, 6 * 50, 1e-9);
 	cr_expect_eq(n, 0, "a measured cost is not charged again");
 }
+
+/*
+ * Three rendezvous messages of 2000 B each way, both ranks computing
+ * 3000 between their I-calls and the MPI_Waitall that starts them all
+ * (need 3, xchg_ns 500, share 0): the larger predicted run time.
+ */
+static double xchg_three(double xchg_gap)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[6];
+	char err[256];
+	double end;
+	int i, r;
+
+	c.nm.need = 3;
+	c.nm.xchg_ns = 500;
+	c.nm.xchg_gap_ns = xchg_gap;
+	c.nm.share = 0;
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		for (i = 0; i < 6; i++) {
+			req[i] = (uint64_t)i + 1;
+			e = s_p2p(&s[r], i < 3 ? ST_FN_MPI_IRECV :
+				  ST_FN_MPI_ISEND, 1 - r, i % 3,
+				  i < 3 ? 0 : 2000, 1);
+			e->req = req[i];
+		}
+		s_compute(&s[r], 3000);
+		s_wait(&s[r], ST_FN_MPI_WAITALL, req, 6, 1);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	end = PRED(rp, 0) > PRED(rp, 1) ? PRED(rp, 0) : PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return end;
+}
+
+Test(tools_replay, exchange_pairs_follow_the_measured_spacing)
+{
+	double gap, spaced, none;
+
+	/*
+	 * The pairs released together go one after another: without a
+	 * measured spacing a gap (50) apart, with one 200 apart, so the
+	 * third ends 2 x 150 later.
+	 */
+	gap = xchg_three(0);
+	spaced = xchg_three(200);
+	cr_expect_float_eq(spaced - gap, 2 * (200 - 50), 1e-9, "%g %g",
+			   gap, spaced);
+	none = xchg_three(-1);
+	cr_expect_float_eq(none, gap, 1e-9);
+}

@@ -419,7 +419,9 @@ Test(tools_table_read, bench_patterns_give_the_network_rows)
  *  seq 9, rbusy: rank 0 Isend 7000..7010, Wait 7010..7300; rank 1 Irecv
  *   7000..7005, computes, Wait 9000..9250;
  *  seq 10, xbusy: each rank Irecv 11000..11005, Isend 11005..11010,
- *   computes, Waitall: rank 0 14000..14300, rank 1 14100..14350.
+ *   computes, Waitall: rank 0 14000..14300, rank 1 14100..14350;
+ *  seq 11, xbusy2: each rank 2 Irecv, 2 Isend from 21000, computes,
+ *   Waitall: rank 0 24000..24500, rank 1 24100..24700.
  */
 static void busy_run(const char *dir)
 {
@@ -466,6 +468,16 @@ static void busy_run(const char *dir)
 			   4096, 0, 2, 10);
 		bench_call(&fr, r, ST_FN_MPI_WAITALL, o + (r ? 14100 : 14000),
 			   o + (r ? 14350 : 14300), -1, 0, 0, 0, 10);
+		bench_call(&fr, r, ST_FN_MPI_IRECV, o + 21000, o + 21005, 7,
+			   0, 0, 1, 11);
+		bench_call(&fr, r, ST_FN_MPI_IRECV, o + 21005, o + 21010, 7,
+			   0, 0, 2, 11);
+		bench_call(&fr, r, ST_FN_MPI_ISEND, o + 21010, o + 21015, 7,
+			   4096, 0, 3, 11);
+		bench_call(&fr, r, ST_FN_MPI_ISEND, o + 21015, o + 21020, 7,
+			   4096, 0, 4, 11);
+		bench_call(&fr, r, ST_FN_MPI_WAITALL, o + (r ? 24100 : 24000),
+			   o + (r ? 24700 : 24500), -1, 0, 0, 0, 11);
 		fake_rank_close(&fr);
 	}
 }
@@ -499,8 +511,16 @@ Test(tools_table_read, busy_patterns_give_their_rows)
 	g = group_of(t, "MPI_Isend->MPI_Irecv (exchange, both busy)", 4096);
 	cr_assert_eq(g->n_in, 1);
 	cr_expect_float_eq(g->x[0], 14350.0 - 14100.0, 1e-6);
+	/* Two each way: a row of its own, p = 2 messages each way. */
+	cr_expect_eq(op_of(t, "MPI_Isend->MPI_Irecv (exchange burst, both "
+			   "busy)")->kind, ST_TABLE_XCHG_BURST);
+	g = group_of(t, "MPI_Isend->MPI_Irecv (exchange burst, both busy)",
+		     4096);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_eq(g->p, 2);
+	cr_expect_float_eq(g->x[0], 24700.0 - 24100.0, 1e-6);
 	/* Their MPI_Isend calls leave the call row to the others. */
-	cr_expect_eq(st_table_nops(t), 3);
+	cr_expect_eq(st_table_nops(t), 4);
 	st_table_meta_release(&m);
 	st_table_free(t);
 }

@@ -376,9 +376,9 @@ Test(tools_bench_ops, names_groups_and_case)
 	cr_expect_eq(m, ((1u << ST_MICRO_NOPS) - 1) & ~ST_MICRO_NET);
 	cr_assert_eq(st_micro_ops_parse("net", &m, bad, sizeof(bad)), 0);
 	cr_expect_eq(m, ST_MICRO_NET);
-	cr_expect_eq(__builtin_popcount(ST_MICRO_NET), 8,
+	cr_expect_eq(__builtin_popcount(ST_MICRO_NET), 11,
 		     "bursts of 1, 2, 4 and 8 messages, late receives, a "
-		     "busy sender, receiver, exchange");
+		     "busy sender, receiver, exchange of 1, 2, 4 and 8");
 	cr_expect_eq(__builtin_popcount(ST_MICRO_COLL), 17,
 		     "16 blocking collectives and Alltoallw");
 	cr_expect_eq(st_micro_ops_parse("reduce_scatter_blocks", &m, bad,
@@ -659,14 +659,14 @@ Test(tools_cmd_bench, like_measures_the_runs_pairs_on_its_ranks)
 	c = run_cmd(dir, cmd_bench, argv);
 	real = realpath(out, NULL);
 	cr_assert(real, "no directory '%s'", out);
-	snprintf(want, sizeof(want), "like %s: 9 (operation, size) pairs "
+	snprintf(want, sizeof(want), "like %s: 10 (operation, size) pairs "
 		 "from 6 of 9 calls:\n  allreduce:8@25,pingpong:512,late:512,"
 		 "burst1:512,burst2:512,sendrecv:512,sbusy:512,rbusy:512,"
-		 "xbusy:512\n"
+		 "xbusy:512,xbusy2:512\n"
 		 "skew=\n"
 		 "-n 3 %s micro --dir %s --pairs allreduce:8@25,pingpong:512,"
 		 "late:512,burst1:512,burst2:512,sendrecv:512,sbusy:512,"
-		 "rbusy:512,xbusy:512 "
+		 "rbusy:512,xbusy:512,xbusy2:512 "
 		 "--nrep 5 --seed 1 --start\n", app, bench, real);
 	cr_expect_str_eq(c.out, want);
 	cr_expect_eq(c.status, 0, "%s", c.err);

@@ -293,7 +293,7 @@ static int scan_file(const char *path, struct pairs *exact,
  * each way at once: whether the two directions share the ranks' ports),
  * a busy sender and a busy receiver (whether a transfer moves while
  * that side computes outside MPI), and an exchange whose ranks both
- * compute before their MPI_Waitall.
+ * compute before their MPI_Waitall, of one message each way and of K.
  */
 static void add_net(struct pairs *ps, int inflight)
 {
@@ -309,6 +309,7 @@ static void add_net(struct pairs *ps, int inflight)
 		add(ps, ST_MICRO_SBUSY, ps->size[i]);
 		add(ps, ST_MICRO_RBUSY, ps->size[i]);
 		add(ps, ST_MICRO_XBUSY, ps->size[i]);
+		add(ps, st_micro_xbusy_op(k), ps->size[i]);
 	}
 }
 

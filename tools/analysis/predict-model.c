@@ -47,7 +47,8 @@ struct group {
 
 /* Row kinds (the table's "kind", tools/analysis/table.h). */
 enum { K_OTHER = -1, K_COLL, K_P2P, K_CALL, K_BURST, K_SEND_EAGER,
-       K_SEND_RNDV, K_RECV_LATE, K_SND_BUSY, K_RCV_BUSY, K_XCHG_BUSY };
+       K_SEND_RNDV, K_RECV_LATE, K_SND_BUSY, K_RCV_BUSY, K_XCHG_BUSY,
+       K_XCHG_BURST };
 
 struct row {
 	char *name;
@@ -75,6 +76,8 @@ struct net {
 	struct row *burst, *eager, *rndv, *late;
 	struct row *sbusy, *rbusy;	/* a busy sender, a busy receiver */
 	struct row *xbusy;		/* an exchange, both ranks busy */
+	struct row *xburst;	/* K each way, both ranks busy */
+	long xkmax;		/* most messages each way in its groups */
 	struct row *sendrecv;	/* MPI_Sendrecv: both directions at once */
 	long kmax;		/* most messages in a burst group */
 	int has_k1;		/* bursts of one message measured */
@@ -304,7 +307,8 @@ static int read_row(const json_t *j, struct row *rw,
 		   !strcmp(kind, "recv-late") ? K_RECV_LATE :
 		   !strcmp(kind, "snd-busy") ? K_SND_BUSY :
 		   !strcmp(kind, "rcv-busy") ? K_RCV_BUSY :
-		   !strcmp(kind, "xchg-busy") ? K_XCHG_BUSY : K_OTHER;
+		   !strcmp(kind, "xchg-busy") ? K_XCHG_BUSY :
+		   !strcmp(kind, "xchg-burst") ? K_XCHG_BURST : K_OTHER;
 	rw->fn = st_fn_lookup(fn);
 	rw->fn2 = fn2 ? st_fn_lookup(fn2) : 0;
 	rw->use.op = rw->name;
@@ -988,6 +992,10 @@ static void net_resolve(struct st_pmodel *m)
 	n->sbusy = kind_row(m, K_SND_BUSY, 0);
 	n->rbusy = kind_row(m, K_RCV_BUSY, 0);
 	n->xbusy = kind_row(m, K_XCHG_BUSY, 0);
+	n->xburst = kind_row(m, K_XCHG_BURST, 0);
+	for (i = 0; n->xburst && i < n->xburst->ng; i++)
+		if (n->xburst->g[i].p > n->xkmax)
+			n->xkmax = n->xburst->g[i].p;
 	k = find_pair(m, ST_FN_MPI_SENDRECV, 0);
 	n->sendrecv = k < 0 ? NULL : &m->rows[k];
 	n->eager_max = -1;
@@ -1117,6 +1125,19 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes)
 	return gap_at(m, fn, bytes, 0);
 }
 
+double st_pmodel_xchg_gap(struct st_pmodel *m, double bytes)
+{
+	struct net *n = &m->net;
+	double one, k;
+
+	net_resolve(m);
+	if (!n->xbusy || !n->xburst || n->xkmax < 2)
+		return 0;
+	one = row_at(m, n->xbusy, 2, bytes, 0);
+	k = row_at(m, n->xburst, n->xkmax, bytes, 0);
+	return k > one ? (k - one) / (double)(n->xkmax - 1) : 0;
+}
+
 /*
  * The share is a ratio of costs, not a cost: a bound replay takes it
  * at the rows' centres, as the prediction does, and moves only the
@@ -1241,6 +1262,7 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	/* Both directions at once, started together in MPI_Waitall. */
 	nm->xchg_ns = nm->need == 3 && n->xbusy ?
 		      row_eval(m, n->xbusy, 2, bytes) : 0;
+	nm->xchg_gap_ns = nm->xchg_ns > 0 ? st_pmodel_xchg_gap(m, bytes) : 0;
 	/*
 	 * An eager message that came while its receiver computed: what
 	 * the busy receiver's MPI_Wait took, whatever 'need' says (at

@@ -112,6 +112,7 @@ void st_pmodel_send_start_fallback(struct st_pmodel *m, int on);
  *    message each way, both ranks computing between their I-calls and
  *    MPI_Waitall: from the later MPI_Waitall entry to the later exit),
  *    else 0;
+ *  - xchg_gap_ns: with xchg_ns, st_pmodel_xchg_gap(), else 0;
  *  - rbusy_ns: for an eager message, the "rcv-busy" row (the MPI_Wait
  *    of a receiver that computed between MPI_Irecv and MPI_Wait), else
  *    (rendezvous, or no such row) 0.
@@ -170,6 +171,14 @@ double st_pmodel_gap(struct st_pmodel *m, unsigned fn, double bytes);
  * which then hid a 1.3 to 1.7 times dearer MPI_Sendrecv over TCP).
  */
 double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes);
+
+/*
+ * The spacing of the pairs of an exchange of K messages each way
+ * started together (st_replay_msg.xchg_gap_ns): (XB(K) - X(d)) / (K -
+ * 1), XB the table's "xchg-burst" row at its largest K, X its
+ * "xchg-busy" row; 0 without both rows, or when XB is not above X.
+ */
+double st_pmodel_xchg_gap(struct st_pmodel *m, double bytes);
 
 /*
  * Whether 'a' is dearer than 'b' launch by launch: their per-launch

@@ -216,7 +216,8 @@ static int msg_ok(const struct st_replay_msg *m)
 	       isfinite(m->rndv_send_ns) && m->rndv_send_ns >= 0 &&
 	       m->share >= 0 && m->share <= 1 &&
 	       (m->xfer_nb_ns <= 0 || isfinite(m->xfer_nb_ns)) &&
-	       (m->rbusy_ns <= 0 || isfinite(m->rbusy_ns));
+	       (m->rbusy_ns <= 0 || isfinite(m->rbusy_ns)) &&
+	       (m->xchg_gap_ns <= 0 || isfinite(m->xchg_gap_ns));
 }
 
 int st_rp_msg_cost(struct st_replay *r, unsigned fn, double bytes,

@@ -325,7 +325,13 @@ static void xchg_start(struct st_replay *r, const struct pend *x,
 			w0 = p[i]->from;
 		w0 = port_turn(r, p[i]->src, p[i]->dst, w0);
 	}
-	hold = w0 + x->s.nm.gap_ns + x->s.nm.share * x->s.nm.gap_ns;
+	/*
+	 * The next pair between these ranks starts when the ports are
+	 * free: one exchange-burst spacing later where the table measured
+	 * K each way, else a gap and the share of the other direction's.
+	 */
+	hold = w0 + (x->s.nm.xchg_gap_ns > 0 ? x->s.nm.xchg_gap_ns :
+		     x->s.nm.gap_ns + x->s.nm.share * x->s.nm.gap_ns);
 	t = w0 + x->s.nm.xchg_ns;
 	for (i = 0; i < 2; i++) {
 		const struct msg *s = &p[i]->s, *v = &p[i]->v;

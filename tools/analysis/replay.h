@@ -138,7 +138,10 @@ struct st_replay;
  * I-call, which returns at once, does not count, whichever side posted
  * last), or else at that side's next call that is not an I-call; two
  * such transfers between the same two ranks, one each way, that start
- * together take 'xchg_ns' (> 0) from their start, both.
+ * together take 'xchg_ns' (> 0) from their start, both, and the next
+ * such pair between the two starts 'xchg_gap_ns' (> 0; else a gap and
+ * the share of the other direction's) after them: the j-th of K pairs
+ * started together ends j x 'xchg_gap_ns' after the first.
  * An eager message whose 'need' has the sender, sent by an I-call,
  * leaves (takes its turn at the out-port) when its rank next enters a
  * call that moves messages (blocking point-to-point, collective, Wait
@@ -158,6 +161,7 @@ struct st_replay_msg {
 	double xfer_nb_ns;
 	int need;
 	double xchg_ns;
+	double xchg_gap_ns;
 	double rbusy_ns;
 };
 

@@ -1026,8 +1026,10 @@ static int on_busy(struct reading *rd, const struct burst *b, uint64_t seq)
 
 /*
  * The MPI_Waitall of rank 'rank' in a bench's xbusy measurement 'b' (a
- * message each way, both ranks computing before their MPI_Waitall):
- * once both are in, the sample from the later entry to the later exit.
+ * message each way, both ranks computing before their MPI_Waitall; K
+ * each way, xbusyK: b->k counts both ranks' MPI_Isend): once both are
+ * in, the sample from the later entry to the later exit, an
+ * "xchg-busy" one (p = 2) or for K >= 2 an "xchg-burst" one (p = K).
  */
 static int on_xbusy(struct reading *rd, struct burst *b, int rank,
 		    const struct st_event *ev, double g0, double g1)
@@ -1047,10 +1049,11 @@ static int on_xbusy(struct reading *rd, struct burst *b, int rank,
 		return 0;
 	b->done = 1;
 	cost = b->we - b->wa;
-	return add_sample(rd, ev->seq <= rd->first_upto, ST_TABLE_XCHG_BUSY,
-			  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV, 2,
-			  (double)b->bytes, cost, 0, cost,
-			  b->err_wa + b->err_we);
+	return add_sample(rd, ev->seq <= rd->first_upto,
+			  b->k > 2 ? ST_TABLE_XCHG_BURST : ST_TABLE_XCHG_BUSY,
+			  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV,
+			  b->k > 2 ? b->k / 2 : 2, (double)b->bytes, cost, 0,
+			  cost, b->err_wa + b->err_we);
 }
 
 /*
@@ -1105,8 +1108,10 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		return 0;
 	b->tag = ev->tag;
 	if (b->tag == ST_MICRO_TAG_XBUSY) {
-		if (ev->fn == ST_FN_MPI_ISEND)
+		if (ev->fn == ST_FN_MPI_ISEND) {
 			b->bytes = ev->sbytes;
+			b->k++;
+		}
 		return 0;
 	}
 	if (ev->fn == ST_FN_MPI_IRECV) {

@@ -497,6 +497,7 @@ const char *st_table_kind_name(int kind)
 		[ST_TABLE_SND_BUSY] = "snd-busy",
 		[ST_TABLE_RCV_BUSY] = "rcv-busy",
 		[ST_TABLE_XCHG_BUSY] = "xchg-busy",
+		[ST_TABLE_XCHG_BURST] = "xchg-burst",
 	};
 
 	return kind > 0 && kind < ST_TABLE_NKINDS ? names[kind] : "?";
@@ -507,7 +508,7 @@ static int two_fns(int kind)
 {
 	return kind == ST_TABLE_P2P || kind == ST_TABLE_BURST ||
 	       kind == ST_TABLE_SND_BUSY || kind == ST_TABLE_RCV_BUSY ||
-	       kind == ST_TABLE_XCHG_BUSY;
+	       kind == ST_TABLE_XCHG_BUSY || kind == ST_TABLE_XCHG_BURST;
 }
 
 static void op_name(struct st_table_op *op)
@@ -521,6 +522,7 @@ static void op_name(struct st_table_op *op)
 		[ST_TABLE_SND_BUSY] = " (sender busy)",
 		[ST_TABLE_RCV_BUSY] = " (receiver busy)",
 		[ST_TABLE_XCHG_BUSY] = " (exchange, both busy)",
+		[ST_TABLE_XCHG_BURST] = " (exchange burst, both busy)",
 	};
 	char b1[32], b2[32];
 	const char *n1 = st_fn_name(op->fn, b1, sizeof(b1));

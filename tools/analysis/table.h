@@ -38,7 +38,7 @@
 
 /*
  * What kind of operation a table row is.  Every kind but ST_TABLE_COLL
- * is point-to-point, its d the bytes of one message; the last eight are
+ * is point-to-point, its d the bytes of one message; the last nine are
  * the parts of the network model of 'synctrace predict'
  * (tools/analysis/predict-model.h), the first of them from any trace,
  * the others from the patterns of 'synctrace bench' (by their tags,
@@ -72,12 +72,14 @@ enum st_table_kind {
 				   computing between their I-calls and
 				   MPI_Waitall: from the later MPI_Waitall
 				   entry to the later exit */
+	ST_TABLE_XCHG_BURST = 11, /* p = K messages each way, as
+				   ST_TABLE_XCHG_BUSY (K >= 2) */
 	ST_TABLE_NKINDS
 };
 
 /* The name of 'kind' in the table's JSON and CSV ("collective", "p2p",
  * "call", "burst", "send-eager", "send-rendezvous", "recv-late",
- * "snd-busy", "rcv-busy", "xchg-busy"). */
+ * "snd-busy", "rcv-busy", "xchg-busy", "xchg-burst"). */
 const char *st_table_kind_name(int kind);
 
 /*

@@ -45,7 +45,10 @@
 	X(LATE, "late", "late receive (Send/Recv)", 1) \
 	X(SBUSY, "sbusy", "sender busy (Isend)", 1) \
 	X(RBUSY, "rbusy", "receiver busy (Irecv)", 1) \
-	X(XBUSY, "xbusy", "exchange, both busy", 1)
+	X(XBUSY, "xbusy", "exchange, both busy", 1) \
+	X(XBUSY2, "xbusy2", "exchange x2, both busy", 1) \
+	X(XBUSY4, "xbusy4", "exchange x4, both busy", 1) \
+	X(XBUSY8, "xbusy8", "exchange x8, both busy", 1)
 
 enum st_micro_op {
 #define ST_MICRO_ENUM(id, name, label, sized) ST_MICRO_##id,
@@ -115,6 +118,20 @@ static inline int st_micro_burst_k(int op)
 	       op == ST_MICRO_BURST4 ? 4 : op == ST_MICRO_BURST8 ? 8 : 0;
 }
 
+/* The messages each way of exchange 'op' (xbusy: 1), 0 when none. */
+static inline int st_micro_xbusy_k(int op)
+{
+	return op == ST_MICRO_XBUSY ? 1 : op == ST_MICRO_XBUSY2 ? 2 :
+	       op == ST_MICRO_XBUSY4 ? 4 : op == ST_MICRO_XBUSY8 ? 8 : 0;
+}
+
+/* The exchange of K messages each way (2, 4, 8), -1 when none. */
+static inline int st_micro_xbusy_op(int k)
+{
+	return k == 2 ? ST_MICRO_XBUSY2 : k == 4 ? ST_MICRO_XBUSY4 :
+	       k == 8 ? ST_MICRO_XBUSY8 : -1;
+}
+
 /* The burst operation of K messages (1, 2, 4, 8), -1 when none. */
 static inline int st_micro_burst_op(int k)
 {
@@ -140,7 +157,9 @@ static inline int st_micro_burst_op(int k)
 #define ST_MICRO_NET ((1u << ST_MICRO_BURST1) | (1u << ST_MICRO_BURST2) | \
 		      (1u << ST_MICRO_BURST4) | (1u << ST_MICRO_BURST8) | \
 		      (1u << ST_MICRO_LATE) | (1u << ST_MICRO_SBUSY) | \
-		      (1u << ST_MICRO_RBUSY) | (1u << ST_MICRO_XBUSY))
+		      (1u << ST_MICRO_RBUSY) | (1u << ST_MICRO_XBUSY) | \
+		      (1u << ST_MICRO_XBUSY2) | (1u << ST_MICRO_XBUSY4) | \
+		      (1u << ST_MICRO_XBUSY8))
 #define ST_MICRO_ALL (((1u << ST_MICRO_NOPS) - 1) & ~ST_MICRO_NET)
 #define ST_MICRO_P2P (ST_MICRO_ALL & ~((1u << ST_MICRO_P2P_FIRST) - 1))
 #define ST_MICRO_COLL (ST_MICRO_ALL & ~ST_MICRO_P2P)

@@ -57,6 +57,11 @@ void st_micro_buffers(int op, int size, size_t n, size_t *sbytes,
 		/* Each message of a burst has its own buffer. */
 		*sbytes = *rbytes = (size_t)st_micro_burst_k(op) * n;
 		break;
+	case ST_MICRO_XBUSY2:
+	case ST_MICRO_XBUSY4:
+	case ST_MICRO_XBUSY8:
+		*sbytes = *rbytes = (size_t)st_micro_xbusy_k(op) * n;
+		break;
 	}
 }
 
@@ -346,56 +351,65 @@ static void busy(struct st_micro_ctx *c, int op, int n,
 }
 
 /*
- * xbusy: both ranks post MPI_Irecv, then MPI_Isend, to each other, spin
- * on the clock for ST_MICRO_LATE_NS(n), then MPI_Waitall (calls 0 to
- * 2).
+ * xbusy, xbusyK: both ranks post K MPI_Irecv, then K MPI_Isend, to each
+ * other, each message in its own part of the buffers, spin on the clock
+ * for ST_MICRO_LATE_NS(n), then MPI_Waitall (calls 0 to 2K).
  */
-static void xbusy(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
+static void xbusy(struct st_micro_ctx *c, int k, int n,
+		  struct st_micro_stamps *s)
 {
-	MPI_Request rq[2];
-	MPI_Status st[2];
-	int got;
+	MPI_Request rq[16];
+	MPI_Status st[16];
+	size_t at = (size_t)n;
+	int i, got;
 
 	if (c->partner < 0)
 		return;
-	s->ncalls = 3;
-	TIMED(0, MPI_Irecv(c->rbuf, n, MPI_BYTE, c->partner,
-			   ST_MICRO_TAG_XBUSY, c->comm, &rq[0]));
-	TIMED(1, MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner,
-			   ST_MICRO_TAG_XBUSY, c->comm, &rq[1]));
+	s->ncalls = 2 * k + 1;
+	for (i = 0; i < k; i++)
+		TIMED(i, MPI_Irecv(c->rbuf + (size_t)i * at, n, MPI_BYTE,
+				   c->partner, ST_MICRO_TAG_XBUSY, c->comm,
+				   &rq[i]));
+	for (i = 0; i < k; i++)
+		TIMED(k + i, MPI_Isend(c->sbuf + (size_t)i * at, n, MPI_BYTE,
+				       c->partner, ST_MICRO_TAG_XBUSY,
+				       c->comm, &rq[k + i]));
 	spin_ns(c, (uint64_t)ST_MICRO_LATE_NS(n));
-	TIMED(2, MPI_Waitall(2, rq, st));
-	if (MPI_Get_count(&st[0], MPI_BYTE, &got) == MPI_SUCCESS &&
-	    got != MPI_UNDEFINED)
-		s->rbytes[0] = got;
+	TIMED(2 * k, MPI_Waitall(2 * k, rq, st));
+	for (i = 0; i < k; i++)
+		if (MPI_Get_count(&st[i], MPI_BYTE, &got) == MPI_SUCCESS &&
+		    got != MPI_UNDEFINED)
+			s->rbytes[i] = got;
 }
 
 /*
- * Record 'k' of an xbusy measurement: the MPI_Irecv, the MPI_Isend,
- * the DONE records of the two, then the MPI_Waitall.
+ * Record 'r' of an exchange of 'k' each way: the K MPI_Irecv (requests
+ * 1 to K), the K MPI_Isend (K + 1 to 2K), the DONE records of the 2K,
+ * then the MPI_Waitall.
  */
-static void xbusy_event(const struct st_micro_ctx *c, size_t n,
-			const struct st_micro_stamps *s, int k,
+static void xbusy_event(const struct st_micro_ctx *c, int k, size_t n,
+			const struct st_micro_stamps *s, int r,
 			struct st_event *ev)
 {
-	int call = k < 2 ? k : 2;
+	int call = r < 2 * k ? r : 2 * k, req = r < 2 * k ? r : r - 2 * k;
 
-	ev->kind = k == 2 || k == 3 ? ST_REC_DONE : ST_REC_CALL;
-	ev->fn = (uint16_t)(k == 0 ? ST_FN_MPI_IRECV : k == 1 ?
+	ev->kind = r >= 2 * k && r < 4 * k ? ST_REC_DONE : ST_REC_CALL;
+	ev->fn = (uint16_t)(r < k ? ST_FN_MPI_IRECV : r < 2 * k ?
 			    ST_FN_MPI_ISEND : ST_FN_MPI_WAITALL);
 	ev->t0 = s->t0[call];
 	ev->t1 = s->t1[call];
 	ev->rc = s->rc[call];
 	ev->sbytes = ev->rbytes = 0;
-	if (k == 4)
+	if (r == 4 * k)
 		return;
-	ev->req = (uint64_t)(k & 1) + 1;
+	ev->req = (uint64_t)req + 1;
 	ev->peer = c->partner;
 	ev->tag = ST_MICRO_TAG_XBUSY;
-	if (k == 1 || k == 3)
+	if (req >= k)
 		ev->sbytes = n;
-	else if (k == 2)
-		ev->rbytes = s->rbytes[0] >= 0 ? (uint64_t)s->rbytes[0] : n;
+	else if (r >= 2 * k)
+		ev->rbytes = s->rbytes[req] >= 0 ? (uint64_t)s->rbytes[req] :
+			     n;
 }
 
 void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
@@ -553,7 +567,10 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 		busy(c, op, n, s);
 		break;
 	case ST_MICRO_XBUSY:
-		xbusy(c, n, s);
+	case ST_MICRO_XBUSY2:
+	case ST_MICRO_XBUSY4:
+	case ST_MICRO_XBUSY8:
+		xbusy(c, st_micro_xbusy_k(op), n, s);
 		break;
 	default:
 		break;
@@ -603,7 +620,7 @@ static int fn_of(int op, int rank, int k)
 int st_micro_nrecords(int op, const struct st_micro_stamps *s)
 {
 	return s->ncalls + (s->ncalls ? st_micro_busy(op) ? 1 :
-			    op == ST_MICRO_XBUSY ? 2 :
+			    st_micro_xbusy_k(op) ? 2 * st_micro_xbusy_k(op) :
 			    st_micro_burst_k(op) : 0);
 }
 
@@ -655,9 +672,9 @@ void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 		burst_event(c, kb, n, s, k, TAG_BURST, ev);
 		return;
 	}
-	if (op == ST_MICRO_XBUSY) {
+	if (st_micro_xbusy_k(op)) {
 		ev->tsize = 1;
-		xbusy_event(c, n, s, k, ev);
+		xbusy_event(c, st_micro_xbusy_k(op), n, s, k, ev);
 		return;
 	}
 	if (st_micro_busy(op)) {

@@ -27,8 +27,8 @@
 struct st_event;
 struct st_mpi_transport;
 
-/* The most MPI calls of one measurement on one rank: burst8's. */
-#define ST_MICRO_MAX_CALLS 9
+/* The most MPI calls of one measurement on one rank: xbusy8's. */
+#define ST_MICRO_MAX_CALLS 17
 
 /* The local clock around each MPI call of one measurement on this rank. */
 struct st_micro_stamps {
