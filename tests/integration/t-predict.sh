@@ -250,7 +250,8 @@ count, ns, msgs = {}, 0.0, 0
 for row in csv.reader(open(run + ".csv")):
     r = dict(zip(cols, row))
     if r["kind"] != "call" or r["rc"] not in ("", "0") or \
-       not re.match(r"MPI_I?[BSR]?send(_c)?$", r["fn"], re.I) or \
+       not re.match(r"MPI_(I?[BSR]?send|Sendrecv(_replace)?)(_c)?$",
+                    r["fn"], re.I) or \
        not r["peer"].isdigit() or not r["sbytes"]:
         continue
     b = int(r["sbytes"])

@@ -2694,7 +2694,8 @@ static double c_start_ns(void *ctx, int row, uint32_t k)
  * 'send'.
  */
 static void start_sends(struct start_consts *sc, int on, int isend,
-			double *p0, double *send, uint64_t *charged)
+			double *p0, double *send, uint64_t *charged,
+			double *p12)
 {
 	struct st_replay_model m = { sc, c_coll, c_p2p, c_inject, NULL, NULL,
 				     0, on ? c_start_row : NULL,
@@ -2731,6 +2732,7 @@ static void start_sends(struct start_consts *sc, int on, int isend,
 	f = fn_of(rp, isend ? ST_FN_MPI_ISEND : ST_FN_MPI_SEND);
 	cr_assert(f);
 	*send = f->pred_ns;
+	*p12 = PRED(rp, 1) + PRED(rp, 2);
 	*charged = st_replay_stats(rp)->start_msgs;
 	cr_expect_float_eq(st_replay_stats(rp)->start_ns,
 			   *charged ? 2600 : 0, 1e-9);
@@ -2741,7 +2743,7 @@ static void start_sends(struct start_consts *sc, int on, int isend,
 Test(tools_replay, library_start_charges_each_channels_first_messages)
 {
 	struct start_consts sc = { .c = model_c, .prof = { 1000, 300 } };
-	double p0, p0_off, send, send_off;
+	double p0, p0_off, send, send_off, r_on, r_off;
 	uint64_t n;
 
 	/*
@@ -2749,27 +2751,41 @@ Test(tools_replay, library_start_charges_each_channels_first_messages)
 	 * 8 B messages; the third to rank 1 and the 1 MiB one (no row)
 	 * nothing: 2600 more on the sender, all of it in MPI_Send.
 	 */
-	start_sends(&sc, 0, 0, &p0_off, &send_off, &n);
+	start_sends(&sc, 0, 0, &p0_off, &send_off, &n, &r_off);
 	cr_expect_eq(sc.asked, 0);
-	start_sends(&sc, 1, 0, &p0, &send, &n);
+	start_sends(&sc, 1, 0, &p0, &send, &n, &r_on);
 	cr_expect_eq(sc.asked, 5, "asked %u times", sc.asked);
 	cr_expect_eq(n, 4, "charged %llu", (unsigned long long)n);
 	cr_expect_float_eq(send - send_off, 2600, 1e-9, "%g", send - send_off);
 	cr_expect_float_eq(p0 - p0_off, 2600, 1e-9, "%g", p0 - p0_off);
+	/*
+	 * The messages arrive that much later: each receiver's last one
+	 * comes after all four charged sends, 2600 later for both.
+	 */
+	cr_expect_float_eq(r_on - r_off, 2 * 2600, 1e-9, "%g", r_on - r_off);
 	/* Nonblocking: the I-call's model cost (30) holds it. */
 	sc.c.inject = 30;
 	sc.asked = 0;
-	start_sends(&sc, 0, 1, &p0_off, &send_off, &n);
-	start_sends(&sc, 1, 1, &p0, &send, &n);
+	start_sends(&sc, 0, 1, &p0_off, &send_off, &n, &r_off);
+	start_sends(&sc, 1, 1, &p0, &send, &n, &r_on);
 	cr_expect_eq(sc.asked, 5);
 	cr_expect_eq(n, 4);
 	cr_expect_float_eq(send - send_off, 2600, 1e-9, "%g", send - send_off);
 	cr_expect_float_eq(send_off, 6 * 30, 1e-9);
+	cr_expect_float_eq(r_on - r_off, 2 * 2600, 1e-9, "%g", r_on - r_off);
+	/* Under the network model too. */
+	sc.c = net_c;
+	start_sends(&sc, 0, 1, &p0_off, &send_off, &n, &r_off);
+	start_sends(&sc, 1, 1, &p0, &send, &n, &r_on);
+	cr_expect_eq(n, 4);
+	cr_expect_float_eq(send - send_off, 2600, 1e-9, "%g", send - send_off);
+	cr_expect_gt(r_on, r_off + 1300, "%g %g", r_on, r_off);
+	sc.c = model_c;
 	/* A send the model lacks keeps its measured time, start and all. */
 	sc.c.inject = 0;
 	sc.c.missing = ST_FN_MPI_SEND;
-	start_sends(&sc, 0, 0, &p0_off, &send_off, &n);
-	start_sends(&sc, 1, 0, &p0, &send, &n);
+	start_sends(&sc, 0, 0, &p0_off, &send_off, &n, &r_off);
+	start_sends(&sc, 1, 0, &p0, &send, &n, &r_on);
 	cr_expect_float_eq(send, send_off, 1e-9);
 	cr_expect_float_eq(send_off, 6 * 50, 1e-9);
 	cr_expect_eq(n, 0, "a measured cost is not charged again");
@@ -2831,4 +2847,35 @@ Test(tools_replay, exchange_pairs_follow_the_measured_spacing)
 			   gap, spaced);
 	none = xchg_three(-1);
 	cr_expect_float_eq(none, gap, 1e-9);
+}
+
+/* MPI_Sendrecv's send is a channel's message as any send's. */
+Test(tools_replay, library_start_charges_sendrecv)
+{
+	struct start_consts sc = { .c = model_c, .prof = { 1000, 300 } };
+	struct st_replay_model m = { &sc, c_coll, c_p2p, c_inject, NULL, NULL,
+				     0, c_start_row, c_start_ns };
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	char err[256];
+	int r, i;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		for (i = 0; i < 3; i++) {
+			e = s_p2p(&s[r], ST_FN_MPI_SENDRECV, 1 - r, 0, 8, 50);
+			e->rbytes = 8;
+			e->peer2 = 1 - r;
+			e->tag2 = 0;
+		}
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* Channels 0->1 and 1->0, the first two each. */
+	cr_expect_eq(st_replay_stats(rp)->start_msgs, 4);
+	cr_expect_float_eq(st_replay_stats(rp)->start_ns, 2600, 1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
 }

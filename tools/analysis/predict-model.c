@@ -39,7 +39,7 @@ struct group {
 	double n_in;		/* samples before the fences */
 	double first;		/* its first instance's cost, NaN: none */
 	/* Its launches' medians and their runs ("run_medians_ns",
-	   "run_ids"; a table without the ids: their order), or none. */
+	   "run_ids"), or none. */
 	double *run_med;
 	double *run_id;
 	size_t nrun;
@@ -250,16 +250,17 @@ static int bounds(struct row *rw)
 
 /*
  * A group's launches: "run_medians_ns" (finite, > 0) and "run_ids" of
- * as many (absent: 0, 1...); none when either is not so.  0 or -ENOMEM.
+ * as many, distinct; none when either is not so (a table without ids:
+ * a group that lost a launch to the fences would pair the wrong ones).
+ * 0 or -ENOMEM.
  */
 static int read_launches(const json_t *j, struct group *g)
 {
 	const json_t *med = json_object_get(j, "run_medians_ns");
 	const json_t *ids = json_object_get(j, "run_ids");
-	size_t i, n = json_is_array(med) ? json_array_size(med) : 0;
+	size_t i, k, n = json_is_array(med) ? json_array_size(med) : 0;
 
-	if (!n || (ids && (!json_is_array(ids) ||
-			   json_array_size(ids) != n)))
+	if (!n || !json_is_array(ids) || json_array_size(ids) != n)
 		return 0;
 	g->run_med = malloc(2 * n * sizeof(double));
 	if (!g->run_med)
@@ -267,10 +268,11 @@ static int read_launches(const json_t *j, struct group *g)
 	g->run_id = g->run_med + n;
 	for (i = 0; i < n; i++) {
 		g->run_med[i] = jnum(json_array_get(med, i), NAN);
-		g->run_id[i] = ids ? jnum(json_array_get(ids, i), NAN) :
-			       (double)i;
+		g->run_id[i] = jnum(json_array_get(ids, i), NAN);
+		for (k = 0; k < i && g->run_id[k] != g->run_id[i]; k++)
+			;
 		if (!(g->run_med[i] > 0) || !isfinite(g->run_med[i]) ||
-		    !isfinite(g->run_id[i])) {
+		    !isfinite(g->run_id[i]) || k < i) {
 			free(g->run_med);
 			g->run_med = g->run_id = NULL;
 			return 0;

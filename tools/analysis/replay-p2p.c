@@ -800,13 +800,21 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 
 /*
  * The library's start costs 'e' more: the sender's part and the
- * message's arrival (the copy into memory the library touches first).
+ * message's arrival (the copy into memory the library touches first),
+ * whichever of the transfer's costs the replay takes for it; a
+ * rendezvous transfer that waited for a late receive moves then.
  */
-static void msg_start(struct st_replay_msg *nm, double e)
+static void msg_start(struct st_replay_msg *nm, double e, int rv)
 {
 	nm->send_ns += e;
 	nm->xfer_ns += e;
 	nm->rndv_send_ns += e;
+	if (nm->xfer_nb_ns > 0)
+		nm->xfer_nb_ns += e;
+	if (nm->xchg_ns > 0)
+		nm->xchg_ns += e;
+	if (rv)
+		nm->late_ns += e;
 }
 
 /*
@@ -820,15 +828,15 @@ static void send_call(struct st_replay *r, struct unit *u,
 		      struct cpv cp0, double t)
 {
 	double ls = 0, xs = 0, done;
-	double e = st_rp_start_cost(r, u->rank, x->comm, peer,
-				    (double)bytes);
+	double e = x->rc ? 0 : st_rp_start_cost(r, u->rank, x->comm, peer,
+					      (double)bytes);
 	struct st_replay_msg nm;
 	int rv, src;
 
 	if (st_rp_msg_cost(r, fn, (double)bytes, &nm)) {
 		rv = nm.rendezvous || st_replay_sync_send(fn);
 		nm.xfer_nb_ns = 0;	/* a blocking send: the ping-pong's */
-		msg_start(&nm, e);
+		msg_start(&nm, e, rv);
 		st_rp_start_charged(r, e);
 		st_rp_op_begin(u, x, 0, SRC_MODEL);
 		done = do_send(r, u, x->comm, peer, tag, rv,
@@ -880,7 +888,7 @@ static int has_p2p(const struct st_replay *r, unsigned fn, uint64_t bytes)
 void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 {
 	double meas = x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0;
-	double ls = 0, xs = 0;
+	double ls = 0, xs = 0, e;
 	int bytes = r->fbytes[x->fn], src = SRC_LOCAL;
 	struct cpv cp0 = u->cp;
 	double t = u->now;
@@ -929,6 +937,14 @@ void st_rp_call_p2p(struct st_replay *r, struct unit *u, const struct rrec *x)
 		src = st_rp_p2p_cost(r, x->fn, (double)(x->sbytes > x->rbytes ?
 						  x->sbytes : x->rbytes),
 			       meas, &ls, &xs);
+		/* Its send's start, as any send's on the channel. */
+		e = x->rc ? 0 : st_rp_start_cost(r, u->rank, x->comm, x->peer,
+						 (double)x->sbytes);
+		if (src == SRC_MODEL) {
+			ls += e;
+			xs += e;
+			st_rp_start_charged(r, e);
+		}
 		st_rp_op_begin(u, x, ls, src);
 		do_send(r, u, x->comm, x->peer, x->tag, 0, WNONE, xs,
 			(double)x->sbytes, cp0, t,
@@ -973,7 +989,8 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
 	if (net) {
-		msg_start(&nm, start_ns);
+		msg_start(&nm, start_ns, nm.rendezvous ||
+			  st_replay_sync_send(fn));
 		st_rp_start_charged(r, start_ns);
 	}
 	rv = net && (nm.rendezvous || st_replay_sync_send(fn));

@@ -1027,7 +1027,7 @@ static int on_busy(struct reading *rd, const struct burst *b, uint64_t seq)
 /*
  * The MPI_Waitall of rank 'rank' in a bench's xbusy measurement 'b' (a
  * message each way, both ranks computing before their MPI_Waitall; K
- * each way, xbusyK: b->k counts both ranks' MPI_Isend): once both are
+ * each way, xbusyK: b->k counts one rank's MPI_Isend): once both are
  * in, the sample from the later entry to the later exit, an
  * "xchg-busy" one (p = 2) or for K >= 2 an "xchg-burst" one (p = K).
  */
@@ -1050,9 +1050,9 @@ static int on_xbusy(struct reading *rd, struct burst *b, int rank,
 	b->done = 1;
 	cost = b->we - b->wa;
 	return add_sample(rd, ev->seq <= rd->first_upto,
-			  b->k > 2 ? ST_TABLE_XCHG_BURST : ST_TABLE_XCHG_BUSY,
+			  b->k > 1 ? ST_TABLE_XCHG_BURST : ST_TABLE_XCHG_BUSY,
 			  ST_FN_MPI_ISEND, ST_FN_MPI_IRECV,
-			  b->k > 2 ? b->k / 2 : 2, (double)b->bytes, cost, 0,
+			  b->k > 1 ? b->k : 2, (double)b->bytes, cost, 0,
 			  cost, b->err_wa + b->err_we);
 }
 
@@ -1108,9 +1108,13 @@ static int on_burst(struct reading *rd, int rank, const struct st_event *ev,
 		return 0;
 	b->tag = ev->tag;
 	if (b->tag == ST_MICRO_TAG_XBUSY) {
+		/* K: the sends of the first rank seen (every pair of
+		   ranks makes the measurement with the same seq). */
 		if (ev->fn == ST_FN_MPI_ISEND) {
+			if (!b->k)
+				b->send_rank = rank;
 			b->bytes = ev->sbytes;
-			b->k++;
+			b->k += rank == b->send_rank;
 		}
 		return 0;
 	}

@@ -86,16 +86,24 @@ static double median(double *v, size_t n)
 static int make_row(const struct start_smp *s, size_t n,
 		    struct st_table_start *row)
 {
-	double *steady = NULL, *ex = NULL, *col = NULL, *tmp;
-	size_t i, j, k, ns = 0, len;
+	double *steady = NULL, *ex = NULL, *col = NULL, *tmp = NULL;
+	size_t i, j, k, ns = 0, len, nser = 0;
 	int rc = -ENOMEM;
 
 	memset(row, 0, sizeof(*row));
 	row->bytes = s[0].bytes;
-	steady = malloc(n * sizeof(*steady));
-	ex = malloc(n * sizeof(*ex));
-	col = calloc((size_t)ST_TABLE_START_MSGS * n, sizeof(*col));
-	tmp = malloc(n * sizeof(*tmp));
+	/* Memory by series (each up to ST_TABLE_START_MSGS sends). */
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && s[j].run == s[i].run &&
+			    s[j].rank == s[i].rank; j++)
+			;
+		nser++;
+	}
+	steady = malloc(nser * sizeof(*steady));
+	ex = malloc(nser * sizeof(*ex));
+	col = calloc((size_t)ST_TABLE_START_MSGS * nser, sizeof(*col));
+	tmp = malloc((nser > ST_TABLE_START_MSGS ? nser :
+		      ST_TABLE_START_MSGS) * sizeof(*tmp));
 	if (!steady || !ex || !col || !tmp)
 		goto out;
 	for (i = 0; i < n; i = j) {
@@ -113,11 +121,11 @@ static int make_row(const struct start_smp *s, size_t n,
 		steady[ns] = median(tmp, len - len / 2);
 		ex[ns] = 0;
 		for (k = 0; k < len; k++) {
-			col[k * n + ns] = s[i + k].x - steady[ns];
+			col[k * nser + ns] = s[i + k].x - steady[ns];
 			ex[ns] += s[i + k].x - steady[ns];
 		}
 		for (; k < ST_TABLE_START_MSGS; k++)
-			col[k * n + ns] = 0;
+			col[k * nser + ns] = 0;
 		if (len > row->msgs)
 			row->msgs = len;
 		ns++;
@@ -127,7 +135,7 @@ static int make_row(const struct start_smp *s, size_t n,
 	if (!ns)
 		goto out;
 	for (k = 0; k < ST_TABLE_START_MSGS; k++) {
-		double m = median(col + k * n, ns);
+		double m = median(col + k * nser, ns);
 
 		row->profile_ns[k] = m > 0 ? m : 0;
 		if (row->profile_ns[k] > 0)

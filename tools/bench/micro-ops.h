@@ -57,6 +57,9 @@ enum st_micro_op {
 	ST_MICRO_NOPS
 };
 
+/* Sets of operations are bits of an unsigned int. */
+_Static_assert(ST_MICRO_NOPS < 32, "too many operations for a mask");
+
 /* The point-to-point operations: from ST_MICRO_P2P_FIRST to the end. */
 #define ST_MICRO_P2P_FIRST ST_MICRO_PINGPONG
 

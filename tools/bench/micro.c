@@ -1127,10 +1127,13 @@ static void pilot(struct job *j)
  * point-to-point item of --pairs, once and in their order, the rank
  * pairs make ST_MICRO_START_MSGS ping-pongs in a row (a barrier before
  * each size), every call recorded with tag ST_MICRO_TAG_START and seq
- * 0.  This comes before anything else of the bench sends a message of
- * those sizes, as an application's first messages come before its
- * later ones; the table compares each ping-pong's send with the later
- * ones' (its start rows).
+ * 0.  This comes after the clock synchronisation's small ping-pongs and
+ * before anything else of the bench, as an application's first
+ * messages come before its later ones; the table compares each
+ * ping-pong's send with the later ones' (its start rows).  The pilots'
+ * first calls come after it: a run whose first large message was a
+ * collective's finds that message's set-up in the start rows, not in
+ * the collective's first-call cost.
  */
 static void start_probe(struct job *j)
 {
