@@ -1170,7 +1170,7 @@ int st_pmodel_paired_dearer(const double *a, const double *a_id, size_t na,
 			    const double *b, const double *b_id, size_t nb,
 			    double level)
 {
-	double sum = 0, ss = 0, mean, sd, t, r[256];
+	double mean, sd, t, r[256];
 	size_t i, j, n = 0;
 
 	for (i = 0; i < na; i++)
@@ -1179,14 +1179,8 @@ int st_pmodel_paired_dearer(const double *a, const double *a_id, size_t na,
 				r[n++] = log(a[i] / b[j]);
 				break;
 			}
-	if (n < 2)
+	if (n < 2 || st_stats_mean_sd(r, n, &mean, &sd))
 		return -1;
-	for (i = 0; i < n; i++)
-		sum += r[i];
-	mean = sum / (double)n;
-	for (i = 0; i < n; i++)
-		ss += (r[i] - mean) * (r[i] - mean);
-	sd = sqrt(ss / (double)(n - 1));
 	if (!(level > 0 && level < 1))
 		level = 0.95;
 	if (st_stats_t_quantile((1 + level) / 2, (double)(n - 1), &t))

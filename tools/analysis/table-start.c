@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/analysis/grow.h"
+#include "tools/analysis/stats.h"
 #include "tools/analysis/table.h"
 
 struct start_smp {
@@ -36,15 +38,8 @@ int st_tstart_add(struct st_table_starts **sp, uint32_t run, int rank,
 		return -EINVAL;
 	if (!st && !(st = *sp = calloc(1, sizeof(*st))))
 		return -ENOMEM;
-	if (st->n == st->alloc) {
-		size_t a = st->alloc ? 2 * st->alloc : 256;
-		struct start_smp *v = realloc(st->s, a * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		st->s = v;
-		st->alloc = a;
-	}
+	if (ST_GROW(st->s, st->n, st->alloc))
+		return -ENOMEM;
 	st->s[st->n] = (struct start_smp){ .bytes = bytes, .run = run,
 					   .rank = rank, .idx = st->n,
 					   .x = send_ns > 0 ? send_ns : 0 };
@@ -65,18 +60,14 @@ static int cmp_smp(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of v[0..n-1] (n >= 1), sorting v. */
+/* Median of v[0..n-1] (n >= 1, finite), sorting v. */
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double m = NAN;
+
+	if (!st_stats_sort(v, n))
+		st_stats_median(v, n, &m);
+	return m;
 }
 
 /*
@@ -142,10 +133,9 @@ static int make_row(const struct start_smp *s, size_t n,
 			row->profile_sum_ns += row->profile_ns[k];
 	}
 	memcpy(tmp, ex, ns * sizeof(*tmp));
-	qsort(tmp, ns, sizeof(*tmp), cmp_double);
+	row->excess_ns = median(tmp, ns);
 	row->excess_min_ns = tmp[0];
 	row->excess_max_ns = tmp[ns - 1];
-	row->excess_ns = median(tmp, ns);
 	row->steady_ns = median(steady, ns);
 	for (k = 0; k < ST_TABLE_START_MSGS; k++)
 		if (row->profile_ns[k] > 2 * row->steady_ns + 1000)
