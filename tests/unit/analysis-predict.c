@@ -1333,7 +1333,9 @@ Test(tools_predict, model_start_rows)
 	static const char t[] =
 		"{\"format\": \"synctrace-table\", \"version\": 1, "
 		"\"operations\": [], \"start\": ["
-		"{\"bytes\": 2048, \"profile_ns\": [5000, 300, 0]}, "
+		"{\"bytes\": 2048, \"profile_ns\": [5000, 300, 0], "
+		"\"excess_ns\": 5000, \"excess_min_ns\": 4000, "
+		"\"excess_max_ns\": 8000}, "
 		"{\"bytes\": 65536, \"profile_ns\": [90000]}]}";
 	static const char *const bad[] = {
 		"\"start\": 3",
@@ -1343,6 +1345,12 @@ Test(tools_predict, model_start_rows)
 		"\"start\": [{\"bytes\": 8, \"profile_ns\": [\"1\"]}]",
 		"\"start\": [{\"bytes\": 8, \"profile_ns\": []}, "
 		"{\"bytes\": 8, \"profile_ns\": []}]",
+		"\"start\": [{\"bytes\": 8, \"profile_ns\": [], "
+		"\"excess_ns\": 5, \"excess_min_ns\": 6, "
+		"\"excess_max_ns\": 9}]",
+		"\"start\": [{\"bytes\": 8, \"profile_ns\": [], "
+		"\"excess_ns\": 5, \"excess_min_ns\": 1, "
+		"\"excess_max_ns\": \"9\"}]",
 	};
 	struct st_pmodel *m = load(t);
 	char text[512], err[256];
@@ -1370,6 +1378,25 @@ Test(tools_predict, model_start_rows)
 	cr_expect_float_eq(x, 0, 1e-9);
 	x = st_pmodel_start_ns(m, 1, 0);
 	cr_expect_float_eq(x, 90000, 1e-9);
+	/*
+	 * The bounds: the least and the most series' start (4000 and 8000
+	 * against the median's 5000); a row without a range keeps its own.
+	 */
+	st_pmodel_bound(m, -1);
+	x = st_pmodel_start_ns(m, 0, 0);
+	cr_expect_float_eq(x, 4000, 1e-9, "%.17g", x);
+	x = st_pmodel_start_ns(m, 0, 1);
+	cr_expect_float_eq(x, 240, 1e-9);
+	x = st_pmodel_start_ns(m, 1, 0);
+	cr_expect_float_eq(x, 90000, 1e-9);
+	st_pmodel_bound(m, 1);
+	x = st_pmodel_start_ns(m, 0, 0);
+	cr_expect_float_eq(x, 8000, 1e-9);
+	x = st_pmodel_start_ns(m, 0, 1);
+	cr_expect_float_eq(x, 480, 1e-9);
+	st_pmodel_bound(m, 0);
+	x = st_pmodel_start_ns(m, 0, 0);
+	cr_expect_float_eq(x, 5000, 1e-9);
 	st_pmodel_no_start(m, 1);
 	cr_expect_eq(st_pmodel_start_row(m, 2048), -1);
 	st_pmodel_free(m);

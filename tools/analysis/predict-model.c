@@ -91,6 +91,8 @@ struct start_row {
 	double bytes;
 	size_t msgs;
 	double *profile;	/* 'msgs' values, ns, >= 0 */
+	/* The least and the most series' summed excess over the median's. */
+	double f_lo, f_hi;
 };
 
 struct st_pmodel {
@@ -395,6 +397,33 @@ static int read_row(const json_t *j, struct row *rw,
 }
 
 /*
+ * The range of start row 'x' as factors on its profile: its least and
+ * most series' summed excess over the median series' (1 and 1 where the
+ * table gives no range, or a median of 0).  -1 if the three are given
+ * but out of order or not finite.
+ */
+static int start_range(struct start_row *sr, const json_t *x)
+{
+	double med = jnum(json_object_get(x, "excess_ns"), NAN);
+	double lo = jnum(json_object_get(x, "excess_min_ns"), NAN);
+	double hi = jnum(json_object_get(x, "excess_max_ns"), NAN);
+
+	sr->f_lo = sr->f_hi = 1;
+	if (!json_object_get(x, "excess_ns") ||
+	    !json_object_get(x, "excess_min_ns") ||
+	    !json_object_get(x, "excess_max_ns"))
+		return 0;
+	if (!isfinite(med) || !isfinite(lo) || !isfinite(hi) || lo > med ||
+	    med > hi)
+		return -1;
+	if (med > 0) {
+		sr->f_lo = lo > 0 ? lo / med : 0;
+		sr->f_hi = hi / med;
+	}
+	return 0;
+}
+
+/*
  * The table's start rows ("start", absent in tables without them):
  * each "bytes" a number >= 0 and "profile_ns" an array of numbers >= 0,
  * by size ascending.
@@ -426,6 +455,11 @@ static int read_start(struct st_pmodel *m, const json_t *a,
 				   "\"bytes\" above the row before, or no "
 				   "\"profile_ns\" array", name, i);
 		sr->msgs = json_array_size(pr);
+		if (start_range(sr, x))
+			return bad(err, errlen, "'%s': start row %zu: "
+				   "\"excess_min_ns\", \"excess_ns\" and "
+				   "\"excess_max_ns\" are not finite and in "
+				   "that order", name, i);
 		if (sr->msgs && !(sr->profile = malloc(sr->msgs *
 						       sizeof(double))))
 			return -ENOMEM;
@@ -1374,10 +1408,15 @@ int st_pmodel_start_row(struct st_pmodel *m, double bytes)
 
 double st_pmodel_start_ns(const struct st_pmodel *m, int row, uint32_t k)
 {
+	const struct start_row *sr;
+
 	if (row < 0 || (size_t)row >= m->nstart ||
 	    k >= m->start[row].msgs)
 		return 0;
-	return m->start[row].profile[k];
+	sr = &m->start[row];
+	/* A bound replay: the least or the most series' start. */
+	return sr->profile[k] * (m->bound < 0 ? sr->f_lo :
+				 m->bound > 0 ? sr->f_hi : 1);
 }
 
 void st_pmodel_no_start(struct st_pmodel *m, int off)
