@@ -1509,6 +1509,51 @@ Test(tools_replay, rendezvous_both_ways_share_the_ports_as_measured)
 	cr_expect_float_eq(eager1, 252, 1e-9);
 }
 
+Test(tools_replay, one_message_each_way_costs_the_share_of_a_gap)
+{
+	struct consts c = net_c;
+	double apart, half, k4[3];
+	int i;
+
+	/*
+	 * The share is measured as one message each way against one alone
+	 * (MPI_Sendrecv against the ping-pong: share x gap more), so an
+	 * eager pair sent together ends share x gap (0.5 x 50) after the
+	 * pair apart (37.5 when a transfer also held the other direction's
+	 * ports).
+	 */
+	c.nm.share = 0;
+	apart = exchange(&c, 1, 64);
+	c.nm.share = 0.5;
+	half = exchange(&c, 1, 64);
+	cr_expect_float_eq(half - apart, 25, 1e-9, "%.2f", half - apart);
+	/*
+	 * Rendezvous, the second transfer starts 5 after the first (when
+	 * its receiver next enters MPI): share x what is left of the
+	 * first's gap, 0.5 x 45 (32.5 with the holds).
+	 */
+	c.nm.share = 0;
+	apart = exchange(&c, 1, 2000);
+	c.nm.share = 0.5;
+	half = exchange(&c, 1, 2000);
+	cr_expect_float_eq(half - apart, 22.5, 1e-9, "%.2f", half - apart);
+	/*
+	 * Four rendezvous messages each way: the transfers the other way
+	 * are held up by the share of what is queued, at most share x the
+	 * four gaps in all, not made to wait for the last of the first
+	 * direction's four (82.5 more at share 0.25 with the holds).
+	 */
+	for (i = 0; i < 3; i++) {
+		c.nm.share = i * 0.25;
+		k4[i] = exchange(&c, 4, 2000);
+	}
+	cr_expect(k4[1] > k4[0] && k4[2] > k4[1], "%.2f %.2f %.2f", k4[0],
+		  k4[1], k4[2]);
+	cr_expect(k4[1] - k4[0] <= 0.25 * 4 * 50 &&
+		  k4[2] - k4[0] <= 0.5 * 4 * 50, "%.2f %.2f %.2f", k4[0],
+		  k4[1], k4[2]);
+}
+
 Test(tools_replay, messages_to_one_rank_share_its_in_port)
 {
 	struct script s[3];

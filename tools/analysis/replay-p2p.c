@@ -215,8 +215,15 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
  * A transfer from 'src' to 'dst' whose turn is 'w0' and that shares
  * the ports of the other direction (the sender's in-port, the
  * receiver's out-port) as far as 'm->share' says: its turn, held up by
- * share x the time those ports are still busy; they are held until at
- * least its turn + share x gap.
+ * share x the time those ports are still busy.  It holds none of them:
+ * a transfer the other way meets this one through its own ports' times
+ * (this one's gap), so one message each way started together ends
+ * share x gap after one alone, the MPI_Sendrecv the share came from.
+ * (Holding the other direction's ports too made it end share x gap x
+ * (2 - share) later, and let K transfers queued one way hold off the
+ * first transfer the other way, started earlier, until the last of
+ * them: the two directions of an exchange replayed one after the
+ * other.)
  */
 static double share_ports(struct st_replay *r, const struct st_replay_msg *m,
 			  int src, int dst, double w0)
@@ -231,11 +238,6 @@ static double share_ports(struct st_replay *r, const struct st_replay_msg *m,
 		x = r->out_free[dst];
 	if (x > w0)
 		w0 += m->share * (x - w0);
-	x = w0 + m->share * m->gap_ns;
-	if (src >= 0 && r->in_free[src] < x)
-		r->in_free[src] = x;
-	if (dst >= 0 && r->out_free[dst] < x)
-		r->out_free[dst] = x;
 	return w0;
 }
 
