@@ -1498,6 +1498,46 @@ Test(tools_predict, paired_launches)
 	cr_expect_eq(st_pmodel_paired_dearer(a, id, 3, b, id, 3, NAN), 1);
 }
 
+Test(tools_predict, model_shares_what_k_each_way_shows_above_the_eager_limit)
+{
+	static const char x[] =
+		",\n  {\"op\": \"MPI_Isend->MPI_Irecv (exchange, both busy)\", "
+		"\"kind\": \"xchg-busy\", \"fn\": \"MPI_Isend\", "
+		"\"recv_fn\": \"MPI_Irecv\", \"model\": null, \"groups\": ["
+		"{\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 1000}, "
+		"{\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 40000}]}, "
+		"{\"op\": \"MPI_Isend->MPI_Irecv (exchange burst, both busy)\", "
+		"\"kind\": \"xchg-burst\", \"fn\": \"MPI_Isend\", "
+		"\"recv_fn\": \"MPI_Irecv\", \"model\": null, \"groups\": ["
+		"{\"p\": 4, \"d_bytes\": 1024, \"median_ns\": 1100}, "
+		"{\"p\": 4, \"d_bytes\": 65536, \"median_ns\": 139000}]}\n"
+		" ]}\n";
+	char text[sizeof(net_json) + sizeof(x)];
+	const char *end = strstr(net_json, "\n ]}\n");
+	struct st_pmodel *m;
+	int side;
+
+	cr_assert(end);
+	memcpy(text, net_json, (size_t)(end - net_json));
+	memcpy(text + (end - net_json), x, sizeof(x));
+	m = load(text);
+	/*
+	 * 64 KiB is rendezvous: four each way a pair every (139000 -
+	 * 40000) / 3 = 33000, a gap (30000) and a tenth of one, where one
+	 * each way (the Sendrecv) said half.  At 1 KiB (eager) the bursts'
+	 * data moved before their MPI_Waitall: the Sendrecv's share, 1.
+	 * A bound takes it at the rows' centres.
+	 */
+	for (side = -1; side <= 1; side++) {
+		st_pmodel_bound(m, side);
+		cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536),
+				   0.1, 1e-9, "bound %d", side);
+		cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1024), 1,
+				   1e-9, "bound %d", side);
+	}
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, model_exchange_burst_spacing)
 {
 	static const char t[] =

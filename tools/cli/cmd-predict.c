@@ -954,8 +954,8 @@ static void print_text(struct result *res)
 	       "group medians where measured, else formulas", "",
 	       s->records, st_fmt_ns(res->replay_s * 1e9, a, sizeof(a)),
 	       res->replay_s > 0 ? s->records / res->replay_s / 1e6 : 0.0);
-	st_pmodel_net_describe(res->pm, f2, sizeof(f2));
-	snprintf(line, sizeof(line), "%-14s%s", "network:", f2);
+	st_pmodel_net_describe(res->pm, loc, sizeof(loc));
+	snprintf(line, sizeof(line), "%-14s%s", "network:", loc);
 	print_wrapped(line);
 	print_factors(res);
 	print_first(res);
