@@ -311,6 +311,7 @@ validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 # there, beside SimGrid SMPI's (docs/prediction.md); takes a few
 # minutes (3.6 min with --reps 7 on 2 loaded CPUs).
 validate-net: deps all $(APPS)
+	$(Q)sh tools/scripts/install-deps.sh libsimgrid-dev
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) \
 		python3 tools/scripts/predict-validate.py $(VALIDATE_NET_ARGS)
 

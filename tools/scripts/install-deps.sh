@@ -12,11 +12,13 @@
 #           openmpi-bin libopenmpi-dev python3-mpi4py (the Open MPI build
 #           and its tests), slurm-wlm munge (t-slurm's own Slurm),
 #           valgrind (t-openmpi counts the repeat path's instructions)
+# Packages named as arguments are wanted too (make validate-net:
+# libsimgrid-dev, whose smpicc and smpirun give SMPI's side).
 pkgs="make gcc pkg-config mpich libmpich-dev libunwind-dev zlib1g-dev"
 pkgs="$pkgs gfortran libotf2-trace-dev libjansson-dev groff-base"
 pkgs="$pkgs libcriterion-dev python3 otf2-tools python3-otf2 chromium"
 pkgs="$pkgs clang libclang-rt-14-dev openmpi-bin libopenmpi-dev"
-pkgs="$pkgs python3-mpi4py slurm-wlm munge valgrind"
+pkgs="$pkgs python3-mpi4py slurm-wlm munge valgrind $*"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

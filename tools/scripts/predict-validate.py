@@ -397,6 +397,9 @@ def main():
     if not o.no_smpi and shutil.which("smpicc") and shutil.which("smpirun"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import smpi_compare as smpi  # noqa: E402
+    elif not o.no_smpi:
+        say("no smpicc and smpirun here: SMPI left out (Debian: "
+            "apt-get install libsimgrid-dev; make validate-net does)")
     t_start = time.time()
     say("work in %s; load average %.1f at the start" % (work, load()))
 
