@@ -632,6 +632,18 @@ def main():
                                      else "MISS"))
     if cover < COVER_TARGET:
         status = 1
+    held = [r for r in results if r["set"] == "held-out"]
+    ok_run = [abs(r["error"]) <= RUN_TARGET[r["target"]] for r in held]
+    ok_smpi = [abs(r["smpi"]["error"]) <= RUN_TARGET[r["target"]]
+               for r in held if "error" in r.get("smpi", {})]
+    print("held-out run times within target: %d of %d%s" % (
+        sum(ok_run), len(ok_run),
+        "; SMPI %d of %d" % (sum(ok_smpi), len(ok_smpi)) if ok_smpi
+        else ""))
+    ok_fn = [abs(f["error"]) <= FN_TARGET for r in held
+             for f in r["functions"]]
+    print("held-out functions within %.0f %%: %d of %d" % (
+        100 * FN_TARGET, sum(ok_fn), len(ok_fn)))
     for t in targets:
         for s in ("tuning", "held-out"):
             e = [abs(r["error"]) for r in results
