@@ -1334,9 +1334,12 @@ Test(tools_predict, model_start_rows)
 		"{\"format\": \"synctrace-table\", \"version\": 1, "
 		"\"operations\": [], \"start\": ["
 		"{\"bytes\": 2048, \"profile_ns\": [5000, 300, 0], "
-		"\"excess_ns\": 5000, \"excess_min_ns\": 4000, "
-		"\"excess_max_ns\": 8000}, "
-		"{\"bytes\": 65536, \"profile_ns\": [90000]}]}";
+		"\"excess_ns\": 5000, \"excess_min_ns\": 2650, "
+		"\"excess_max_ns\": 10600}, "
+		"{\"bytes\": 65536, \"profile_ns\": [90000], "
+		"\"excess_min_ns\": null, \"excess_max_ns\": 100000}, "
+		"{\"bytes\": 1048576, \"profile_ns\": [1000], "
+		"\"excess_min_ns\": 3000, \"excess_max_ns\": 4000}]}";
 	static const char *const bad[] = {
 		"\"start\": 3",
 		"\"start\": [{\"bytes\": -1, \"profile_ns\": []}]",
@@ -1346,8 +1349,7 @@ Test(tools_predict, model_start_rows)
 		"\"start\": [{\"bytes\": 8, \"profile_ns\": []}, "
 		"{\"bytes\": 8, \"profile_ns\": []}]",
 		"\"start\": [{\"bytes\": 8, \"profile_ns\": [], "
-		"\"excess_ns\": 5, \"excess_min_ns\": 6, "
-		"\"excess_max_ns\": 9}]",
+		"\"excess_min_ns\": 9, \"excess_max_ns\": 6}]",
 		"\"start\": [{\"bytes\": 8, \"profile_ns\": [], "
 		"\"excess_ns\": 5, \"excess_min_ns\": 1, "
 		"\"excess_max_ns\": \"9\"}]",
@@ -1357,7 +1359,7 @@ Test(tools_predict, model_start_rows)
 	double x;
 	size_t i;
 
-	cr_expect_eq(st_pmodel_start_rows(m), 2);
+	cr_expect_eq(st_pmodel_start_rows(m), 3);
 	/* The nearest row within a factor of 2 of the size. */
 	cr_expect_eq(st_pmodel_start_row(m, 2048), 0);
 	cr_expect_eq(st_pmodel_start_row(m, 1024), 0);
@@ -1374,26 +1376,33 @@ Test(tools_predict, model_start_rows)
 	cr_expect_float_eq(x, 0, 1e-9);
 	x = st_pmodel_start_ns(m, 0, 3);
 	cr_expect_float_eq(x, 0, 1e-9);
-	x = st_pmodel_start_ns(m, 2, 0);
+	x = st_pmodel_start_ns(m, 3, 0);
 	cr_expect_float_eq(x, 0, 1e-9);
 	x = st_pmodel_start_ns(m, 1, 0);
 	cr_expect_float_eq(x, 90000, 1e-9);
 	/*
-	 * The bounds: the least and the most series' start (4000 and 8000
-	 * against the median's 5000); a row without a range keeps its own.
+	 * The bounds: a whole channel charged the least and the most
+	 * series' start (2650 and 10600 against the profile's 5300, not
+	 * the median series' 5000); a row without a range (null: not
+	 * finite) keeps its own; a range the profile lies outside of is
+	 * clamped so that the low bound charges no more than the profile.
 	 */
 	st_pmodel_bound(m, -1);
 	x = st_pmodel_start_ns(m, 0, 0);
-	cr_expect_float_eq(x, 4000, 1e-9, "%.17g", x);
+	cr_expect_float_eq(x, 2500, 1e-9, "%.17g", x);
 	x = st_pmodel_start_ns(m, 0, 1);
-	cr_expect_float_eq(x, 240, 1e-9);
+	cr_expect_float_eq(x, 150, 1e-9);
 	x = st_pmodel_start_ns(m, 1, 0);
 	cr_expect_float_eq(x, 90000, 1e-9);
+	x = st_pmodel_start_ns(m, 2, 0);
+	cr_expect_float_eq(x, 1000, 1e-9);
 	st_pmodel_bound(m, 1);
 	x = st_pmodel_start_ns(m, 0, 0);
-	cr_expect_float_eq(x, 8000, 1e-9);
+	cr_expect_float_eq(x, 10000, 1e-9);
 	x = st_pmodel_start_ns(m, 0, 1);
-	cr_expect_float_eq(x, 480, 1e-9);
+	cr_expect_float_eq(x, 600, 1e-9);
+	x = st_pmodel_start_ns(m, 2, 0);
+	cr_expect_float_eq(x, 4000, 1e-9);
 	st_pmodel_bound(m, 0);
 	x = st_pmodel_start_ns(m, 0, 0);
 	cr_expect_float_eq(x, 5000, 1e-9);
@@ -1505,12 +1514,14 @@ Test(tools_predict, model_shares_what_k_each_way_shows_above_the_eager_limit)
 		"\"kind\": \"xchg-busy\", \"fn\": \"MPI_Isend\", "
 		"\"recv_fn\": \"MPI_Irecv\", \"model\": null, \"groups\": ["
 		"{\"p\": 2, \"d_bytes\": 1024, \"median_ns\": 1000}, "
-		"{\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 40000}]}, "
+		"{\"p\": 2, \"d_bytes\": 65536, \"median_ns\": 40000, "
+		"\"ci_lo_ns\": 30000, \"ci_hi_ns\": 60000}]}, "
 		"{\"op\": \"MPI_Isend->MPI_Irecv (exchange burst, both busy)\", "
 		"\"kind\": \"xchg-burst\", \"fn\": \"MPI_Isend\", "
 		"\"recv_fn\": \"MPI_Irecv\", \"model\": null, \"groups\": ["
 		"{\"p\": 4, \"d_bytes\": 1024, \"median_ns\": 1100}, "
-		"{\"p\": 4, \"d_bytes\": 65536, \"median_ns\": 139000}]}\n"
+		"{\"p\": 4, \"d_bytes\": 65536, \"median_ns\": 139000, "
+		"\"ci_lo_ns\": 120000, \"ci_hi_ns\": 150000}]}\n"
 		" ]}\n";
 	char text[sizeof(net_json) + sizeof(x)];
 	const char *end = strstr(net_json, "\n ]}\n");
@@ -1523,15 +1534,17 @@ Test(tools_predict, model_shares_what_k_each_way_shows_above_the_eager_limit)
 	m = load(text);
 	/*
 	 * 64 KiB is rendezvous: four each way a pair every (139000 -
-	 * 40000) / 3 = 33000, a gap (30000) and a tenth of one, where one
-	 * each way (the Sendrecv) said half.  At 1 KiB (eager) the bursts'
-	 * data moved before their MPI_Waitall: the Sendrecv's share, 1.
-	 * A bound takes it at the rows' centres.
+	 * 40000) / 3 = 33000 against a gap of 30000, which the replay's
+	 * ports give at a share of 2 (1 - 30000 / 33000) = 0.1818, where
+	 * one each way (the Sendrecv) said half.  At 1 KiB (eager) the
+	 * bursts' data moved before their MPI_Waitall: the Sendrecv's
+	 * share, 1.  A bound takes it at the rows' centres.
 	 */
 	for (side = -1; side <= 1; side++) {
 		st_pmodel_bound(m, side);
 		cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 65536),
-				   0.1, 1e-9, "bound %d", side);
+				   2 * (1 - 30000.0 / 33000), 1e-9, "bound %d",
+				   side);
 		cr_expect_float_eq(st_pmodel_share(m, ST_FN_MPI_SEND, 1024), 1,
 				   1e-9, "bound %d", side);
 	}

@@ -1554,6 +1554,30 @@ Test(tools_replay, one_message_each_way_costs_the_share_of_a_gap)
 		  k4[1], k4[2]);
 }
 
+Test(tools_replay, k_each_way_spaced_as_the_share_of_the_model_says)
+{
+	struct consts c = net_c;
+	double spacing[] = { 50, 55, 60, 75, 90, 100 }, s, e4, e8;
+	size_t i;
+
+	/*
+	 * predict sets the share of a rendezvous exchange from the pairs'
+	 * spacing S that K messages each way measured, as 2 (1 - g / S)
+	 * (tools/analysis/predict-model.c): the replay must then space K
+	 * pairs each way S apart, the four more of 8 against 4 each way
+	 * within 2 % (and 1 ns a pair for the two more MPI_Isend calls).
+	 * (A share of S / g - 1 spaced them 5 to 11 % too close.)
+	 */
+	for (i = 0; i < sizeof(spacing) / sizeof(spacing[0]); i++) {
+		s = spacing[i];
+		c.nm.share = 2 * (1 - c.nm.gap_ns / s);
+		e4 = exchange(&c, 4, 2000);
+		e8 = exchange(&c, 8, 2000);
+		cr_expect(fabs((e8 - e4) / 4 - 1 - s) <= 0.02 * s,
+			  "spacing %.0f: %.2f a pair", s, (e8 - e4) / 4);
+	}
+}
+
 Test(tools_replay, messages_to_one_rank_share_its_in_port)
 {
 	struct script s[3];

@@ -398,28 +398,37 @@ static int read_row(const json_t *j, struct row *rw,
 
 /*
  * The range of start row 'x' as factors on its profile: its least and
- * most series' summed excess over the median series' (1 and 1 where the
- * table gives no range, or a median of 0).  -1 if the three are given
- * but out of order or not finite.
+ * most series' summed excess ("excess_min_ns", "excess_max_ns") over
+ * what the profile charges a whole channel (the sum of its per-message
+ * medians, which need not be the median series' sum), with the least
+ * at most 1 and the most at least 1.  1 and 1 where the row gives no
+ * range (absent or null: not finite when written) or the profile
+ * charges nothing.  -1 if one is there but not a number, or the least
+ * is above the most.
  */
 static int start_range(struct start_row *sr, const json_t *x)
 {
-	double med = jnum(json_object_get(x, "excess_ns"), NAN);
-	double lo = jnum(json_object_get(x, "excess_min_ns"), NAN);
-	double hi = jnum(json_object_get(x, "excess_max_ns"), NAN);
+	const json_t *jl = json_object_get(x, "excess_min_ns");
+	const json_t *jh = json_object_get(x, "excess_max_ns");
+	double lo, hi, sum = 0;
+	size_t k;
 
 	sr->f_lo = sr->f_hi = 1;
-	if (!json_object_get(x, "excess_ns") ||
-	    !json_object_get(x, "excess_min_ns") ||
-	    !json_object_get(x, "excess_max_ns"))
-		return 0;
-	if (!isfinite(med) || !isfinite(lo) || !isfinite(hi) || lo > med ||
-	    med > hi)
+	if ((jl && !json_is_null(jl) && !json_is_number(jl)) ||
+	    (jh && !json_is_null(jh) && !json_is_number(jh)))
 		return -1;
-	if (med > 0) {
-		sr->f_lo = lo > 0 ? lo / med : 0;
-		sr->f_hi = hi / med;
-	}
+	if (!json_is_number(jl) || !json_is_number(jh))
+		return 0;
+	lo = json_number_value(jl);
+	hi = json_number_value(jh);
+	if (!(lo <= hi))
+		return -1;
+	for (k = 0; k < sr->msgs; k++)
+		sum += sr->profile[k];
+	if (!(sum > 0))
+		return 0;
+	sr->f_lo = lo > 0 ? fmin(lo / sum, 1) : 0;
+	sr->f_hi = fmax(hi / sum, 1);
 	return 0;
 }
 
@@ -455,11 +464,6 @@ static int read_start(struct st_pmodel *m, const json_t *a,
 				   "\"bytes\" above the row before, or no "
 				   "\"profile_ns\" array", name, i);
 		sr->msgs = json_array_size(pr);
-		if (start_range(sr, x))
-			return bad(err, errlen, "'%s': start row %zu: "
-				   "\"excess_min_ns\", \"excess_ns\" and "
-				   "\"excess_max_ns\" are not finite and in "
-				   "that order", name, i);
 		if (sr->msgs && !(sr->profile = malloc(sr->msgs *
 						       sizeof(double))))
 			return -ENOMEM;
@@ -473,6 +477,11 @@ static int read_start(struct st_pmodel *m, const json_t *a,
 					   "a finite number >= 0", name, i, k);
 			sr->profile[k] = v;
 		}
+		if (start_range(sr, x))
+			return bad(err, errlen, "'%s': start row %zu: "
+				   "\"excess_min_ns\" or \"excess_max_ns\" "
+				   "not a number, or the least above the "
+				   "most", name, i);
 	}
 	return 0;
 }
@@ -1241,20 +1250,22 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 		return 0;
 	/*
 	 * Rendezvous messages, K each way started together (the table's
-	 * exchange bursts): a pair of transfers every (XB(K) - X) / (K - 1),
-	 * which the ports' rules give as a gap and the share of it, so the
-	 * share is that spacing over the gap, less one.  One message each
-	 * way (MPI_Sendrecv) overstates it where only the receiver moves
-	 * the data (shared memory: 0.43 against 0.12 at 64 KiB), and below
-	 * the rendezvous the bursts' data moved before the MPI_Waitall
-	 * their span starts at.
+	 * exchange bursts): a pair of transfers every S = (XB(K) - X) /
+	 * (K - 1).  The replay's ports (share_ports(), replay-p2p.c) space
+	 * such pairs 2 g / (2 - share) apart, each direction held up by the
+	 * share of what the other has queued, so the share is 2 (1 - g /
+	 * S): 0 at S = g (the directions apart), 1 at 2 g (one port).  One
+	 * message each way (MPI_Sendrecv) overstates it where only the
+	 * receiver moves the data (shared memory, 64 KiB: 0.43 against
+	 * 0.22), and below the rendezvous the bursts' data moved before
+	 * the MPI_Waitall their span starts at.
 	 */
 	if (st_pmodel_rendezvous(m, bytes) &&
 	    (xs = xchg_gap_at(m, bytes, centre)) > 0) {
 		g = gap_at(m, fn, bytes, centre);
 		if (!(g > 0))
 			return 0;
-		t = xs / g - 1;
+		t = 2 * (1 - g / xs);
 		return t > 1 ? 1 : t > 0 ? t : 0;
 	}
 	if (!n->sendrecv || !interpolate(n->sendrecv, 2, bytes, &t))

@@ -135,9 +135,9 @@ void st_pmodel_network(struct st_pmodel *m, int on);
  * (none, or st_pmodel_no_start() set); st_pmodel_start_ns() what the
  * k-th message (0-based) of a channel at that row costs beyond the
  * steady state, 0 past the row's messages: the row's profile, scaled
- * under a bound (st_pmodel_bound()) by the least (low) or most (high)
- * series' summed excess over the median series' where the row gives
- * them.
+ * under a bound (st_pmodel_bound()) so that a whole channel is charged
+ * the least (low) or most (high) series' summed excess where the row
+ * gives them (the low no more, the high no less than the profile).
  */
 int st_pmodel_start_row(struct st_pmodel *m, double bytes);
 double st_pmodel_start_ns(const struct st_pmodel *m, int row, uint32_t k);

@@ -217,13 +217,16 @@ static int in_mpi(const struct st_replay *r, int rank, double t)
  * receiver's out-port) as far as 'm->share' says: its turn, held up by
  * share x the time those ports are still busy.  It holds none of them:
  * a transfer the other way meets this one through its own ports' times
- * (this one's gap), so one message each way started together ends
- * share x gap after one alone, the MPI_Sendrecv the share came from.
- * (Holding the other direction's ports too made it end share x gap x
- * (2 - share) later, and let K transfers queued one way hold off the
- * first transfer the other way, started earlier, until the last of
- * them: the two directions of an exchange replayed one after the
- * other.)
+ * (this one's gap), so one message each way, both received as they
+ * come, ends share x gap after one alone, the MPI_Sendrecv the share
+ * came from (eager sends that came before their receives, share x gap
+ * x (1 + share): each direction meets the other's turn at its
+ * in-port), and K pairs each way queued at once are spaced 2 gap / (2
+ * - share) apart (st_pmodel_share() inverts that).  (Holding the other
+ * direction's ports too made the pair end share x gap x (2 - share)
+ * later, and let K transfers queued one way hold off the first
+ * transfer the other way, started earlier, until the last of them:
+ * the two directions of an exchange replayed one after the other.)
  */
 static double share_ports(struct st_replay *r, const struct st_replay_msg *m,
 			  int src, int dst, double w0)
