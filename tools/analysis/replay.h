@@ -115,16 +115,18 @@ struct st_replay;
  * the receive completes at w0 + 'late_ns' and the send at w0 +
  * 'rndv_send_ns'.
  *
- * 'share' (0 to 1): how much a transfer also holds its ranks' ports of
+ * 'share' (0 to 1): how much a transfer waits for its ranks' ports of
  * the other direction (the sender's in-port, the receiver's out-port),
  * where both ranks' processors move the data (TCP: the sender writes
  * the socket, the receiver reads it; small messages in shared memory):
  * its turn (a rendezvous transfer's start, an eager message's turn at
  * the receiver's in-port) comes no earlier than w0 + share x (the later
- * of those two ports' ends - w0), and it holds them until at least w0 +
- * share x 'gap_ns'.  1: one port per rank, messages both ways take
- * turns; 0: the two directions are independent (large messages in
- * shared memory, where the receiver copies alone).
+ * of those two ports' ends - w0).  It holds only its own ports, so one
+ * message each way ends share x 'gap_ns' after one alone, and K pairs
+ * each way queued at once are 2 'gap_ns' / (2 - share) apart.  1: one
+ * port per rank, messages both ways take turns; 0: the two directions
+ * are independent (large messages in shared memory, where the receiver
+ * copies alone).
  *
  * 'xfer_nb_ns' (> 0; else 'xfer_ns' holds): 'xfer_ns' for a message
  * whose send and receive are both nonblocking (I-calls, then a Wait):
