@@ -121,7 +121,7 @@ MAN := $(BUILD)/man/synctrace.1
 all: $(LIB) $(CLI) $(if $(BENCH_SRC),$(BENCH)) $(MAN) $(OMPI_ALL)
 
 deps:
-	$(Q)sh tools/scripts/install-deps.sh
+	$(Q)sh tools/scripts/install-deps.sh $(DEPS_EXTRA)
 
 # Generated code: one run writes both files (grouped target).
 $(BUILD)/gen/wrappers.c $(BUILD)/gen/ops.h &: wrappers.def $(GEN)
@@ -310,8 +310,8 @@ validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 # Predictions on shared memory and over TCP against what the apps take
 # there, beside SimGrid SMPI's (docs/prediction.md); takes a few
 # minutes (3.6 min with --reps 7 on 2 loaded CPUs).
+validate-net: DEPS_EXTRA = libsimgrid-dev
 validate-net: deps all $(APPS)
-	$(Q)sh tools/scripts/install-deps.sh libsimgrid-dev
 	$(Q)BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) \
 		python3 tools/scripts/predict-validate.py $(VALIDATE_NET_ARGS)
 

@@ -1354,9 +1354,29 @@ Test(tools_predict, model_start_rows)
 		"\"excess_ns\": 5, \"excess_min_ns\": 1, "
 		"\"excess_max_ns\": \"9\"}]",
 	};
+	/*
+	 * What each message costs, from the profile; past a row's messages
+	 * or rows, 0.  Under the bounds a whole channel is charged the
+	 * least and the most series' start (2650 and 10600 against the
+	 * profile's 5300, not the median series' 5000); a row without a
+	 * range (null: not finite) keeps its own; a range the profile lies
+	 * outside of is clamped so that the low bound charges no more than
+	 * the profile.  The last, the bounds left: as before.
+	 */
+	static const struct start_want {
+		int side, row;
+		uint32_t k;
+		double ns;
+	} want[] = {
+		{ 0, 0, 0, 5000 }, { 0, 0, 1, 300 }, { 0, 0, 2, 0 },
+		{ 0, 0, 3, 0 }, { 0, 3, 0, 0 }, { 0, 1, 0, 90000 },
+		{ -1, 0, 0, 2500 }, { -1, 0, 1, 150 }, { -1, 1, 0, 90000 },
+		{ -1, 2, 0, 1000 },
+		{ 1, 0, 0, 10000 }, { 1, 0, 1, 600 }, { 1, 2, 0, 4000 },
+		{ 0, 0, 0, 5000 },
+	};
 	struct st_pmodel *m = load(t);
 	char text[512], err[256];
-	double x;
 	size_t i;
 
 	cr_expect_eq(st_pmodel_start_rows(m), 3);
@@ -1368,44 +1388,15 @@ Test(tools_predict, model_start_rows)
 	cr_expect_eq(st_pmodel_start_row(m, 40000), 1);
 	cr_expect_eq(st_pmodel_start_row(m, 8), -1);
 	cr_expect_eq(st_pmodel_start_row(m, 0), -1);
-	x = st_pmodel_start_ns(m, 0, 0);
-	cr_expect_float_eq(x, 5000, 1e-9);
-	x = st_pmodel_start_ns(m, 0, 1);
-	cr_expect_float_eq(x, 300, 1e-9);
-	x = st_pmodel_start_ns(m, 0, 2);
-	cr_expect_float_eq(x, 0, 1e-9);
-	x = st_pmodel_start_ns(m, 0, 3);
-	cr_expect_float_eq(x, 0, 1e-9);
-	x = st_pmodel_start_ns(m, 3, 0);
-	cr_expect_float_eq(x, 0, 1e-9);
-	x = st_pmodel_start_ns(m, 1, 0);
-	cr_expect_float_eq(x, 90000, 1e-9);
-	/*
-	 * The bounds: a whole channel charged the least and the most
-	 * series' start (2650 and 10600 against the profile's 5300, not
-	 * the median series' 5000); a row without a range (null: not
-	 * finite) keeps its own; a range the profile lies outside of is
-	 * clamped so that the low bound charges no more than the profile.
-	 */
-	st_pmodel_bound(m, -1);
-	x = st_pmodel_start_ns(m, 0, 0);
-	cr_expect_float_eq(x, 2500, 1e-9, "%.17g", x);
-	x = st_pmodel_start_ns(m, 0, 1);
-	cr_expect_float_eq(x, 150, 1e-9);
-	x = st_pmodel_start_ns(m, 1, 0);
-	cr_expect_float_eq(x, 90000, 1e-9);
-	x = st_pmodel_start_ns(m, 2, 0);
-	cr_expect_float_eq(x, 1000, 1e-9);
-	st_pmodel_bound(m, 1);
-	x = st_pmodel_start_ns(m, 0, 0);
-	cr_expect_float_eq(x, 10000, 1e-9);
-	x = st_pmodel_start_ns(m, 0, 1);
-	cr_expect_float_eq(x, 600, 1e-9);
-	x = st_pmodel_start_ns(m, 2, 0);
-	cr_expect_float_eq(x, 4000, 1e-9);
-	st_pmodel_bound(m, 0);
-	x = st_pmodel_start_ns(m, 0, 0);
-	cr_expect_float_eq(x, 5000, 1e-9);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct start_want *w = &want[i];
+		double x;
+
+		st_pmodel_bound(m, w->side);
+		x = st_pmodel_start_ns(m, w->row, w->k);
+		cr_expect_float_eq(x, w->ns, 1e-9, "bound %d, row %d, message "
+				   "%u: %.17g", w->side, w->row, w->k, x);
+	}
 	st_pmodel_no_start(m, 1);
 	cr_expect_eq(st_pmodel_start_row(m, 2048), -1);
 	st_pmodel_free(m);

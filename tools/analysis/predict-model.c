@@ -91,7 +91,8 @@ struct start_row {
 	double bytes;
 	size_t msgs;
 	double *profile;	/* 'msgs' values, ns, >= 0 */
-	/* The least and the most series' summed excess over the median's. */
+	/* Under a bound: the least and the most series' summed excess
+	   over the profile's sum (start_range()). */
 	double f_lo, f_hi;
 };
 
@@ -1237,6 +1238,12 @@ int st_pmodel_paired_dearer(const double *a, const double *a_id, size_t na,
 	return mean - t * sd / sqrt((double)n) > 0;
 }
 
+/* 't' clamped to 0..1 (NaN: 0). */
+static double within_0_1(double t)
+{
+	return t > 1 ? 1 : t > 0 ? t : 0;
+}
+
 double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 {
 	struct row *x = p2p_row(m, fn);
@@ -1263,10 +1270,7 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 	if (st_pmodel_rendezvous(m, bytes) &&
 	    (xs = xchg_gap_at(m, bytes, centre)) > 0) {
 		g = gap_at(m, fn, bytes, centre);
-		if (!(g > 0))
-			return 0;
-		t = 2 * (1 - g / xs);
-		return t > 1 ? 1 : t > 0 ? t : 0;
+		return g > 0 ? within_0_1(2 * (1 - g / xs)) : 0;
 	}
 	if (!n->sendrecv || !interpolate(n->sendrecv, 2, bytes, &t))
 		return 0;
@@ -1291,8 +1295,7 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 	if (dearer == 0 ||
 	    (dearer < 0 && sr * n->sendrecv->f_lo <= c * x->f_hi))
 		return 0;
-	t = (sr - c) / g;
-	return t > 1 ? 1 : t > 0 ? t : 0;
+	return within_0_1((sr - c) / g);
 }
 
 int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,

@@ -993,12 +993,11 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 	q->nwait = 1;		/* held until set up */
 	net = bytes == ST_BYTES_SEND && peer_ok(peer) &&
 	      st_rp_msg_cost(r, fn, (double)sbytes, &nm);
+	rv = net && (nm.rendezvous || st_replay_sync_send(fn));
 	if (net) {
-		msg_start(&nm, start_ns, nm.rendezvous ||
-			  st_replay_sync_send(fn));
+		msg_start(&nm, start_ns, rv);
 		st_rp_start_charged(r, start_ns);
 	}
-	rv = net && (nm.rendezvous || st_replay_sync_send(fn));
 	if (net && (r->ranks[u->rank].hs_head != NIL ||
 		    (!rv && (nm.need & 1)))) {
 		/*

@@ -574,17 +574,22 @@ def main():
     print(hdr)
     status = 0
     n_in = n_cases = 0
+    ok_run = []   # per held-out case: synctrace's run time within target
+    ok_smpi = []  # and SMPI's, where it predicted
     for r in results:
         lim = RUN_TARGET[r["target"]]
         ok = abs(r["error"]) <= lim
         held = r["set"] == "held-out"
         inside = sum(r["inside"])
+        se = r.get("smpi", {}).get("error", float("nan"))
         if held:
             n_in += inside
             n_cases += len(r["inside"])
+            ok_run.append(ok)
+            if "error" in r.get("smpi", {}):
+                ok_smpi.append(abs(se) <= lim)
             if not ok:
                 status = 1
-        se = r.get("smpi", {}).get("error", float("nan"))
         print("%-11s %-8s %-8s %8.1fms %8.1fms %8s %-4s [%7.1f,%7.1f]ms "
               "%d/%d %9s" % (
                   r["app"], r["set"], r["target"],
@@ -603,11 +608,14 @@ def main():
     print("%-11s %-8s %-16s %6s %10s %10s %8s %9s" % (
         "app", "on", "function", "share", "measured", "predicted", "error",
         "first 64"))
+    ok_fn = []
     for r in results:
         for f in r["functions"]:
             ok = abs(f["error"]) <= FN_TARGET
-            if r["set"] == "held-out" and not ok:
-                status = 1
+            if r["set"] == "held-out":
+                ok_fn.append(ok)
+                if not ok:
+                    status = 1
             early = f["early"]  # None: predict did not say
             print("%-11s %-8s %-16s %5.0f%% %8.1fms %8.1fms %8s %9s "
                   "%s%s" % (
@@ -632,16 +640,10 @@ def main():
                                      else "MISS"))
     if cover < COVER_TARGET:
         status = 1
-    held = [r for r in results if r["set"] == "held-out"]
-    ok_run = [abs(r["error"]) <= RUN_TARGET[r["target"]] for r in held]
-    ok_smpi = [abs(r["smpi"]["error"]) <= RUN_TARGET[r["target"]]
-               for r in held if "error" in r.get("smpi", {})]
     print("held-out run times within target: %d of %d%s" % (
         sum(ok_run), len(ok_run),
         "; SMPI %d of %d" % (sum(ok_smpi), len(ok_smpi)) if ok_smpi
         else ""))
-    ok_fn = [abs(f["error"]) <= FN_TARGET for r in held
-             for f in r["functions"]]
     print("held-out functions within %.0f %%: %d of %d" % (
         100 * FN_TARGET, sum(ok_fn), len(ok_fn)))
     for t in targets:
