@@ -187,10 +187,12 @@ env -u LD_PRELOAD "$ST_CLI" bench -n 2 -o "$b" \
 # before its pilots (tag 8); the table's start rows are those sends'
 # series as tables.md defines them; the prediction charged each
 # channel's first messages the row's profile, as counted from the run.
+# Also: each one-way pattern (burstK tag 3, late 4, sbusy 5, rbusy 6)
+# sent both ways, one rank a measurement.
 start_check()
 {
 	dump_csv "$3" "$3.csv"
-	python3 - "$@" "$ST_CSV_HEADER" <<'EOF' || fail "$1: the library's start is not as measured"
+	python3 - "$@" "$ST_CSV_HEADER" <<'EOF' || fail "$1: the like bench's start or one-way patterns are not as measured"
 import csv, json, math, re, statistics, sys
 app, run, like, table, pred, header = sys.argv[1:7]
 cols = header.split(",")
@@ -205,9 +207,13 @@ P2P = ("pingpong", "sendrecv", "late", "burst", "sbusy", "rbusy", "xbusy")
 sizes = {int(i.split(":")[1].split("@")[0]) for i in items
          if i.startswith(P2P)}
 sends, measured = {}, set()
+oneway = {}
 for row in csv.reader(open(like + ".csv")):
     r = dict(zip(cols, row))
     rank = int(r["rank"])
+    if r["tag"] in ("3", "4", "5", "6") and r["kind"] == "call" and \
+       r["fn"] in ("MPI_Send", "MPI_Isend"):
+        oneway.setdefault(r["tag"], {}).setdefault(r["seq"], set()).add(rank)
     if r["tag"] == "8" and r["kind"] == "call":
         if r["fn"] == "MPI_Send":
             sends.setdefault((rank, int(r["sbytes"])), []).append(
@@ -221,6 +227,13 @@ need({b for _, b in sends} == sizes,
                                         sorted(sizes)))
 for k, v in sends.items():
     need(len(v) == 128, "%s: %d start sends, not 128" % (k, len(v)))
+for tag, seqs in sorted(oneway.items()):
+    need(all(len(v) == 1 for v in seqs.values()),
+         "tag %s: both ranks sent in one measurement" % tag)
+    need(set.union(*seqs.values()) == {0, 1},
+         "tag %s: only rank(s) %s sent" % (tag, sorted(set.union(*seqs.values()))))
+# halo's exchanges of Isend/Irecv make the like bench run its bursts.
+need(app != "halo" or "3" in oneway, "halo: no burst measured")
 
 t = json.load(open(table))
 rows = t.get("start", [])
@@ -275,8 +288,9 @@ if bad:
     print(app + ": " + "; ".join(bad))
     sys.exit(1)
 print("t-predict: %s (like table): start rows at %s B, %d messages "
-      "charged %.0f ns" % (app, ",".join("%g" % x["bytes"] for x in rows)
-                           or "-", msgs, ns))
+      "charged %.0f ns; one-way tags both ways: %s" %
+      (app, ",".join("%g" % x["bytes"] for x in rows) or "-", msgs, ns,
+       ",".join(sorted(oneway)) or "-"))
 EOF
 }
 

@@ -88,6 +88,9 @@ _Static_assert(ST_MICRO_NOPS < 32, "too many operations for a mask");
  *    (a busy sender delays the receive by its whole compute, a busy
  *    receiver pays the whole transfer in its Wait); in shared memory a
  *    busy sender costs nothing.
+ * The one-way patterns (burstK, late, sbusy, rbusy) swap the two ranks'
+ * roles every other call (micro-run.c, sends()): their rows hold both
+ * directions of the pair.
  */
 #define ST_MICRO_TAG_PINGPONG 1
 #define ST_MICRO_TAG_SENDRECV 2

@@ -201,6 +201,27 @@ static int yield_wait(int rc, MPI_Request *req, MPI_Status *st)
 			TIMED(k, blocking); \
 	} while (0)
 
+/*
+ * Whether this rank sends in call 's' of a one-way pattern (burstK,
+ * late, sbusy, rbusy): the even rank of the pair, but the odd one in
+ * every other call of the pattern (s->swap), so that a table row holds
+ * both directions.  One direction of a pair can cost more than the
+ * other for a whole launch, and an application sends both ways.  In
+ * the other patterns (swap 0), whether the rank is the even one.
+ */
+static int sends(const struct st_micro_ctx *c,
+		 const struct st_micro_stamps *s)
+{
+	return (c->rank % 2 == 0) != (s->swap != 0);
+}
+
+/* Whether 'op' sends one way only: burstK, late, sbusy, rbusy. */
+static int one_way(int op)
+{
+	return st_micro_burst_k(op) || op == ST_MICRO_LATE ||
+	       st_micro_busy(op);
+}
+
 static void p2p(struct st_micro_ctx *c, int op, int n, int tag,
 		struct st_micro_stamps *s)
 {
@@ -263,7 +284,7 @@ static void burst(struct st_micro_ctx *c, int k, int n,
 	MPI_Request rq[8];
 	MPI_Status st[8];
 	size_t at = (size_t)n;
-	int i, got, send = c->rank % 2 == 0;
+	int i, got, send = sends(c, s);
 
 	if (c->partner < 0)
 		return;
@@ -286,7 +307,7 @@ static void burst(struct st_micro_ctx *c, int k, int n,
 }
 
 /*
- * late: the even rank sends at once; the odd one waits
+ * late: the sender (sends()) sends at once; the other rank waits
  * ST_MICRO_LATE_NS(n), busy, then receives.
  */
 static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
@@ -298,7 +319,7 @@ static void late(struct st_micro_ctx *c, int n, struct st_micro_stamps *s)
 	if (c->partner < 0)
 		return;
 	s->ncalls = 1;
-	if (c->rank % 2 == 0) {
+	if (sends(c, s)) {
 		YTIMED(0, MPI_Send(c->sbuf, n, MPI_BYTE, c->partner, TAG_LATE,
 				   c->comm),
 		       MPI_Isend(c->sbuf, n, MPI_BYTE, c->partner, TAG_LATE,
@@ -329,7 +350,7 @@ static void busy(struct st_micro_ctx *c, int op, int n,
 {
 	MPI_Request rq;
 	MPI_Status st;
-	int send = c->rank % 2 == 0, got;
+	int send = sends(c, s), got;
 	int tag = op == ST_MICRO_SBUSY ? ST_MICRO_TAG_SBUSY :
 		  ST_MICRO_TAG_RBUSY;
 
@@ -423,6 +444,8 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 	/* A pattern sets its count once it has a partner: 0 until then. */
 	s->ncalls = op >= 0 && op < ST_MICRO_P2P_FIRST;
 	s->delay_ns = 0;
+	/* Both ranks of a pair make the same calls: they agree on it. */
+	s->swap = one_way(op) ? (int)(c->turns[op]++ & 1u) : 0;
 	for (i = 0; i < ST_MICRO_MAX_CALLS; i++) {
 		s->rc[i] = 0;
 		s->rbytes[i] = -1;
@@ -577,8 +600,8 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t nbytes,
 	}
 }
 
-/* Function id of call 'k' of 'op' on 'rank'. */
-static int fn_of(int op, int rank, int k)
+/* Function id of call 'k' of 'op' on a rank that sends or not (sends()). */
+static int fn_of(int op, int send, int k)
 {
 	static const int ids[] = {
 		[ST_MICRO_ALLGATHER] = ST_FN_MPI_ALLGATHER,
@@ -606,12 +629,11 @@ static int fn_of(int op, int rank, int k)
 	int kb = st_micro_burst_k(op);
 
 	if (op == ST_MICRO_PINGPONG)
-		return (rank % 2 == 0) == (k == 0) ? ST_FN_MPI_SEND :
-						     ST_FN_MPI_RECV;
+		return send == (k == 0) ? ST_FN_MPI_SEND : ST_FN_MPI_RECV;
 	if (op == ST_MICRO_LATE)
-		return rank % 2 == 0 ? ST_FN_MPI_SEND : ST_FN_MPI_RECV;
+		return send ? ST_FN_MPI_SEND : ST_FN_MPI_RECV;
 	if (kb)
-		return k == kb ? ST_FN_MPI_WAITALL : rank % 2 == 0 ?
+		return k == kb ? ST_FN_MPI_WAITALL : send ?
 		       ST_FN_MPI_ISEND : ST_FN_MPI_IRECV;
 	return op >= 0 && op < ST_MICRO_NOPS && op < ST_MICRO_BURST1 ?
 	       ids[op] : ST_FN_NONE;
@@ -632,7 +654,7 @@ static void burst_event(const struct st_micro_ctx *c, int kb, size_t n,
 			const struct st_micro_stamps *s, int k, int tag,
 			struct st_event *ev)
 {
-	int send = c->rank % 2 == 0, call = k < kb ? k : kb;
+	int send = sends(c, s), call = k < kb ? k : kb;
 	int req = k < kb ? k : k - kb;
 
 	ev->kind = k < kb || k == 2 * kb ? ST_REC_CALL : ST_REC_DONE;
@@ -684,7 +706,7 @@ void st_micro_event(const struct st_micro_ctx *c, int op, size_t n,
 		return;
 	}
 	ev->kind = ST_REC_CALL;
-	ev->fn = (uint16_t)fn_of(op, c->rank, k);
+	ev->fn = (uint16_t)fn_of(op, sends(c, s), k);
 	ev->t0 = s->t0[k];
 	ev->t1 = s->t1[k];
 	ev->rc = s->rc[k];

@@ -41,6 +41,9 @@ struct st_micro_stamps {
 					       -1: n/a */
 	uint64_t delay_ns;	/* the rank waited this long on purpose
 				   before its first call (late) */
+	int swap;		/* a one-way pattern (burstK, late, sbusy,
+				   rbusy) the other way: the odd rank of
+				   the pair sends */
 };
 
 struct st_micro_ctx {
@@ -58,6 +61,8 @@ struct st_micro_ctx {
 				   (SYNCTRACE_YIELD=1, micro-run.c) */
 	int start;		/* ping-pongs are the library's start's:
 				   tagged ST_MICRO_TAG_START */
+	unsigned turns[ST_MICRO_NOPS];	/* calls of each one-way pattern
+					   so far: odd ones swap */
 };
 
 /*
