@@ -93,6 +93,8 @@ APPS = [
     ("nm-cg", ["1500", "20000"], "held-out"),
     ("nm-mix", ["300", "65536", "20"], "held-out"),
     ("nm-ssor", ["40", "32", "2048", "4"], "held-out"),
+    ("nm-mg", ["150", "65536", "5", "4"], "held-out"),
+    ("nm-is", ["600", "6"], "held-out"),
 ]
 
 # "table": the target whose bench table predicts this one (the same
