@@ -52,7 +52,8 @@ depend on what else runs.  The run takes a few minutes
 (215 s with --reps 7 --nrep 30 on 2 loaded CPUs; at a load of about
 2.5, 55 s with one bench launch per table and no SMPI, 117 s with 5;
 with the launches spread between the reps, each its own `synctrace
-bench`, 362 and 409 s at a load of 1 to 2, no SMPI).
+bench`, 362 and 409 s at a load of 1 to 2, no SMPI; later 267 to 304 s
+for the 12 apps then, and 384 s for 14 with SMPI).
 
 Usage: predict-validate.py [--reps N] [--nrep N] [--bench-runs K]
                            [--apps A,B] [--targets shm,shm-spin,tcp]
