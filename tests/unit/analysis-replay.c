@@ -797,6 +797,44 @@ Test(tools_replay, first_call_is_charged_once_per_key)
 	free_scripts(s, 2);
 }
 
+/*
+ * An MPI_Alltoallv whose two members send 12 KiB and 96 KiB blocks is
+ * costed at its busiest member's block, 96 KiB (st_table_coll_size_max(),
+ * as the table sizes its instances), not at the mean block, 54 KiB; an
+ * even one at its block.
+ */
+Test(tools_replay, uneven_alltoallv_costed_at_its_busiest_member)
+{
+	struct firsts f = { .c = { .coll = 50, .local = 5, .xfer = 100 },
+			    .at8 = 0, .other = 0 };
+	struct st_replay_model m = { &f, c_coll, c_p2p, NULL, c_coll_first,
+				     NULL, 0, NULL, NULL };
+	static const uint64_t sent[2][2] = { { 24, 192 }, { 64, 64 } };
+	struct st_event *e;
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		e = s_coll(&s[r], ST_FN_MPI_ALLTOALLV, 1, 999);
+		e->sbytes = sent[0][r] * 1024;
+		e->rbytes = 108 * 1024;
+		e = s_coll(&s[r], ST_FN_MPI_ALLTOALLV, 2, 999);
+		e->sbytes = e->rbytes = sent[1][r] * 1024;
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(f.asked, 2);
+	cr_expect_eq(f.fn[0], ST_FN_MPI_ALLTOALLV);
+	cr_expect_float_eq(f.d[0], 96.0 * 1024, 1e-9, "d %g", f.d[0]);
+	cr_expect_float_eq(f.d[1], 32.0 * 1024, 1e-9, "d %g", f.d[1]);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
 /* c_coll(), counted, with 'd' in the answer (its key is seen). */
 static int colls_asked;
 

@@ -92,6 +92,41 @@ Test(tools_table, size_of_each_class_is_the_per_rank_block)
 	}
 }
 
+/*
+ * An all-to-all with uneven blocks is sized by its busiest member: two
+ * ranks, rank 0 sending 12 KiB to each rank (24 KiB in all) and rank 1
+ * 96 KiB (192 KiB): rank 0 gets 108 KiB, rank 1 108 KiB; the busiest
+ * member moves 192 KiB, so d is 96 KiB, where the mean block is 54 KiB.
+ * Equal blocks give the mean block; other classes keep their rule.
+ */
+Test(tools_table, uneven_alltoallv_is_sized_by_its_busiest_member)
+{
+	const uint64_t k = 1024, s = 216 * k, r = 216 * k;
+	double d = -1;
+
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 2, s, r, &d), 0);
+	cr_expect_float_eq(d, 54.0 * 1024, 1e-9, "mean block %g", d);
+	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 2, s, r,
+					    192 * k, 108 * k, &d), 0);
+	cr_expect_float_eq(d, 96.0 * 1024, 1e-9, "busiest %g", d);
+	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLW, 2, s, r,
+					    24 * k, 160 * k, &d), 0);
+	cr_expect_float_eq(d, 80.0 * 1024, 1e-9, "busiest receiver %g", d);
+	/* Equal blocks of 32 KiB on 4 ranks: 128 KiB each way a rank. */
+	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 4, 512 * k,
+					    512 * k, 128 * k, 128 * k, &d), 0);
+	cr_expect_float_eq(d, 32.0 * 1024, 1e-9, "equal blocks %g", d);
+	/* A gatherv keeps the mean block; no maxima, the mean too. */
+	cr_assert_eq(st_table_coll_size_max(ST_BYTES_GATHERV, 2, 300, 300,
+					    200, 300, &d), 0);
+	cr_expect_float_eq(d, 150.0, 1e-9, "gatherv %g", d);
+	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 2, s, r, 0, 0,
+					    &d), 0);
+	cr_expect_float_eq(d, 54.0 * 1024, 1e-9, "no maxima %g", d);
+	cr_expect_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 0, s, r, 1, 1,
+					    &d), -EINVAL);
+}
+
 Test(tools_table, size_rules_cover_barrier_and_refuse_others)
 {
 	double d = -1;

@@ -204,6 +204,8 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 		in->arrived = 0;
 		in->sum_s = 0;
 		in->sum_r = 0;
+		in->max_s = 0;
+		in->max_r = 0;
 		in->meas_min = DBL_MAX;
 		in->root_meas = 0;
 		in->cost = 0;
@@ -228,6 +230,10 @@ void st_rp_coll_arrive(struct st_replay *r, int rank, int32_t w,
 	in->arrived++;
 	in->sum_s = add_sat(in->sum_s, x->sbytes);
 	in->sum_r = add_sat(in->sum_r, x->rbytes);
+	if (x->sbytes > in->max_s)
+		in->max_s = x->sbytes;
+	if (x->rbytes > in->max_r)
+		in->max_r = x->rbytes;
 	if (meas < in->meas_min)
 		in->meas_min = meas;
 	if (arr > in->maxT) {

@@ -16,10 +16,10 @@
 #include "writer/fn-info.h"
 
 /*
- * The size of instance 'in', by the table's rule (st_table_coll_size()).
- * Before every member is in (a root releasing early), the sums that
- * every member adds to are scaled up to all members; a Bcast's sent
- * bytes are the root's alone.
+ * The size of instance 'in', by the table's rule
+ * (st_table_coll_size_max()).  Before every member is in (a root
+ * releasing early), the sums that every member adds to are scaled up to
+ * all members; a Bcast's sent bytes are the root's alone.
  */
 static double inst_d(const struct st_replay *r, const struct inst *in)
 {
@@ -32,7 +32,8 @@ static double inst_d(const struct st_replay *r, const struct inst *in)
 			s *= k;
 		v *= k;
 	}
-	if (st_table_coll_size(bytes, in->p, (uint64_t)s, (uint64_t)v, &d))
+	if (st_table_coll_size_max(bytes, in->p, (uint64_t)s, (uint64_t)v,
+				   in->max_s, in->max_r, &d))
 		d = s > v ? s : v;
 	return d;
 }
@@ -51,6 +52,7 @@ static int model_coll(struct st_replay *r, const struct inst *in, double *d,
 				((uint64_t)in->p << 4)) % COST_CACHE];
 		if (e->used && e->fn == in->fn && e->p == in->p &&
 		    e->sum_s == in->sum_s && e->sum_r == in->sum_r &&
+		    e->max_s == in->max_s && e->max_r == in->max_r &&
 		    e->expected == in->expected &&
 		    e->arrived == in->arrived) {
 			*d = e->d;
@@ -62,6 +64,7 @@ static int model_coll(struct st_replay *r, const struct inst *in, double *d,
 	*c = r->model.coll(r->model.ctx, in->fn, in->p, *d);
 	if (e)
 		*e = (struct ccache){ .sum_s = in->sum_s, .sum_r = in->sum_r,
+				      .max_s = in->max_s, .max_r = in->max_r,
 				      .p = in->p, .expected = in->expected,
 				      .arrived = in->arrived, .fn = in->fn,
 				      .used = 1, .d = *d, .c = *c };

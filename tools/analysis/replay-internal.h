@@ -115,7 +115,7 @@ struct hmap {
  */
 #define COST_CACHE 64
 struct ccache {
-	uint64_t sum_s, sum_r;
+	uint64_t sum_s, sum_r, max_s, max_r;
 	long p;
 	int32_t expected, arrived;
 	uint16_t fn;
@@ -234,6 +234,7 @@ struct inst {
 	int32_t expected, arrived;
 	long p;
 	uint64_t sum_s, sum_r;		/* over the members arrived */
+	uint64_t max_s, max_r;		/* the most one of them sent, got */
 	double meas_min, root_meas, cost;
 	double maxT, rootT;
 	struct cpv maxcp, rootcp;

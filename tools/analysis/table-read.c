@@ -19,7 +19,8 @@
  *    its cost is last exit - last arrival, its waiting the sum over
  *    members of the time from arrival to the last arrival (or to the
  *    member's exit, if earlier), and its size d follows from the summed
- *    bytes by the byte class (st_table_coll_size).  An instance complete
+ *    bytes by the byte class, and for alltoallv and alltoallw from the
+ *    most one member sent or got (st_table_coll_size_max()).  An instance complete
  *    on a communicator ends every earlier one still open there, since
  *    each member has passed it.
  *
@@ -75,7 +76,8 @@ struct inst {
 	uint64_t comm, seq;
 	unsigned fn;
 	uint32_t size, seen;
-	uint64_t sbytes, rbytes;
+	uint64_t sbytes, rbytes;	/* over the members */
+	uint64_t smax, rmax;		/* the most one member sent, got */
 	double last_arr, err_last_arr, last_exit, err_last_exit;
 	int rank_last_arr, rank_last_exit;
 	double (*t)[2];		/* [size]: each member's entry, exit;
@@ -738,8 +740,9 @@ static int inst_complete(struct reading *rd, struct inst *in)
 	/* One rank's entry and exit are on one clock: no sync error. */
 	err = in->rank_last_arr == in->rank_last_exit ? 0 :
 	      in->err_last_arr + in->err_last_exit;
-	if (!desc || st_table_coll_size(desc->bytes, (long)in->size,
-					in->sbytes, in->rbytes, &d))
+	if (!desc || st_table_coll_size_max(desc->bytes, (long)in->size,
+					    in->sbytes, in->rbytes, in->smax,
+					    in->rmax, &d))
 		return 0;
 	return add_sample(rd, in->seq <= rd->first_upto, ST_TABLE_COLL,
 			  in->fn, 0, (long)in->size, d, cost, wait, call, err);
@@ -818,6 +821,10 @@ static int on_coll(struct reading *rd, int rank, const struct st_event *ev,
 	}
 	in->sbytes += ev->sbytes;
 	in->rbytes += ev->rbytes;
+	if (ev->sbytes > in->smax)
+		in->smax = ev->sbytes;
+	if (ev->rbytes > in->rmax)
+		in->rmax = ev->rbytes;
 	in->t[in->seen][0] = g0;
 	in->t[in->seen][1] = g1;
 	if (++in->seen < in->size)

@@ -95,8 +95,8 @@ static const struct {
 	{ ST_BYTES_SCATTER, "R/p: one rank's block" },
 	{ ST_BYTES_SCATTERV, "R/p: one rank's block (mean)" },
 	{ ST_BYTES_ALLTOALL, "S/p^2: one block per pair" },
-	{ ST_BYTES_ALLTOALLV, "S/p^2: one block per pair (mean)" },
-	{ ST_BYTES_ALLTOALLW, "S/p^2: one block per pair (mean)" },
+	{ ST_BYTES_ALLTOALLV, "max(S_r, R_r)/p: the busiest rank's block" },
+	{ ST_BYTES_ALLTOALLW, "max(S_r, R_r)/p: the busiest rank's block" },
 	{ ST_BYTES_NBR_ALLGATHER, "S/p: what one rank sends" },
 	{ ST_BYTES_NBR_ALLGATHERV, "S/p: what one rank sends" },
 	{ ST_BYTES_NBR_ALLTOALL, "S/p: what one rank sends in all" },
@@ -158,6 +158,19 @@ int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int st_table_coll_size_max(int bytes_class, long p, uint64_t sbytes,
+			   uint64_t rbytes, uint64_t smax, uint64_t rmax,
+			   double *d)
+{
+	if (p >= 1 && (smax | rmax) &&
+	    (bytes_class == ST_BYTES_ALLTOALLV ||
+	     bytes_class == ST_BYTES_ALLTOALLW)) {
+		*d = (double)(smax > rmax ? smax : rmax) / (double)p;
+		return 0;
+	}
+	return st_table_coll_size(bytes_class, p, sbytes, rbytes, d);
 }
 
 void st_table_options_init(struct st_table_options *o)
