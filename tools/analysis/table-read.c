@@ -20,9 +20,9 @@
  *    members of the time from arrival to the last arrival (or to the
  *    member's exit, if earlier), and its size d follows from the summed
  *    bytes by the byte class, and for alltoallv and alltoallw from the
- *    most one member sent or got (st_table_coll_size_max()).  An instance complete
- *    on a communicator ends every earlier one still open there, since
- *    each member has passed it.
+ *    most one member sent or got (st_table_coll_size_max()).  An
+ *    instance complete on a communicator ends every earlier one still
+ *    open there, since each member has passed it.
  *
  *  - Point-to-point operations are queued per channel (communicator,
  *    sender, receiver, tag; ranks in the communicator) in each rank's
