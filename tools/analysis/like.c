@@ -110,11 +110,11 @@ int st_like_map(const struct st_event *ev, uint64_t *size)
 		case ST_BYTES_SENDRECV:
 		case ST_BYTES_SENDRECV_REPLACE:
 			/*
-			 * To MPI_PROC_NULL: one message (the ends of a
+			 * From MPI_PROC_NULL: one message (the ends of a
 			 * shift), which the replay costs as MPI_Send and
 			 * MPI_Recv where the table has their row, since
 			 * MPI_Sendrecv's measures two crossing (over TCP
-			 * 1.2 to 1.5 times a ping-pong's at 16 KiB); the
+			 * 1.4 to 1.5 times a ping-pong's at 16 KiB); the
 			 * other side's receive half is the -2 above.
 			 */
 			return ev->peer2 == ST_RANK_PROC_NULL ?
