@@ -35,7 +35,9 @@ Targets (on the held-out apps; the tuning apps are shown apart):
   run time within 5 % (shm) and 10 % (tcp); each MPI function holding at
   least 10 % of the measured MPI time within 15 %; the prediction's
   interval (table CI + model error) holds the measured run time in at
-  least 9 of 10 cases.  Each line says PASS or MISS.
+  least 9 of 10 cases.  Each line says PASS or MISS.  Per target, the
+  held-out functions' median signed error and how many came out short
+  say whether their misses lean one way (a bias of the model).
 
 With --smpi (the default when smpicc is there), SimGrid's SMPI predicts
 the same apps: each is compiled with smpicc and run by smpirun on a
@@ -612,11 +614,13 @@ def main():
         "app", "on", "function", "share", "measured", "predicted", "error",
         "first 64"))
     ok_fn = []
+    lean = {}           # target: the held-out functions' signed errors
     for r in results:
         for f in r["functions"]:
             ok = abs(f["error"]) <= FN_TARGET
             if r["set"] == "held-out":
                 ok_fn.append(ok)
+                lean.setdefault(r["target"], []).append(f["error"])
                 if not ok:
                     status = 1
             early = f["early"]  # None: predict did not say
@@ -649,6 +653,14 @@ def main():
         else ""))
     print("held-out functions within %.0f %%: %d of %d" % (
         100 * FN_TARGET, sum(ok_fn), len(ok_fn)))
+    # Which way they miss: a median far from 0 is a bias of the model
+    # (docs/validation.md, "Most per-function errors lean short").
+    for t in targets:
+        e = lean.get(t, [])
+        if e:
+            print("held-out functions on %s: median error %s, %d of %d "
+                  "short" % (t, pct(median(e)), sum(x < 0 for x in e),
+                             len(e)))
     for t in targets:
         for s in ("tuning", "held-out"):
             e = [abs(r["error"]) for r in results
