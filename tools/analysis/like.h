@@ -10,8 +10,7 @@
  * Each call record of every rank file is mapped to the blocking
  * operation the bench measures: a nonblocking, persistent or large-count
  * collective to its blocking int form (MPI_Iallreduce_c: allreduce), a
- * send of any mode to pingpong, MPI_Sendrecv(_replace) to sendrecv (to
- * pingpong when its source is MPI_PROC_NULL: one message moves), at
+ * send of any mode to pingpong, MPI_Sendrecv(_replace) to sendrecv, at
  * the size the bench gives that operation: the block one rank
  * contributes (allgather, gather), sends to each rank (alltoall: its
  * sent bytes / p) or gets (scatter, reduce_scatter), the vector of a
