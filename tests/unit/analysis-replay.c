@@ -799,7 +799,7 @@ Test(tools_replay, first_call_is_charged_once_per_key)
 
 /*
  * An MPI_Alltoallv whose two members send 12 KiB and 96 KiB blocks is
- * costed at its busiest member's block, 96 KiB (st_table_coll_size_max(),
+ * costed at its busiest member's block, 96 KiB (st_table_coll_size(),
  * as the table sizes its instances), not at the mean block, 54 KiB; an
  * even one at its block.
  */

@@ -83,7 +83,7 @@ Test(tools_table, size_of_each_class_is_the_per_rank_block)
 
 			summed_bytes(classes[i], ps[j], 12, 8, &s, &r);
 			cr_assert_eq(st_table_coll_size(classes[i], ps[j], s,
-							r, &d), 0);
+							r, 0, 0, &d), 0);
 			cr_expect_float_eq(d, 96.0, 1e-9,
 					   "class %d p=%d: d=%g, want 96",
 					   classes[i], ps[j], d);
@@ -104,51 +104,57 @@ Test(tools_table, uneven_alltoallv_is_sized_by_its_busiest_member)
 	const uint64_t k = 1024, s = 216 * k, r = 216 * k;
 	double d = -1;
 
-	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 2, s, r, &d), 0);
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 2, s, r, 0, 0, &d),
+		     0);
 	cr_expect_float_eq(d, 54.0 * 1024, 1e-9, "mean block %g", d);
-	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 2, s, r,
-					    192 * k, 108 * k, &d), 0);
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 2, s, r,
+					192 * k, 108 * k, &d), 0);
 	cr_expect_float_eq(d, 96.0 * 1024, 1e-9, "busiest %g", d);
-	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLW, 2, s, r,
-					    24 * k, 160 * k, &d), 0);
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLW, 2, s, r,
+					24 * k, 160 * k, &d), 0);
 	cr_expect_float_eq(d, 80.0 * 1024, 1e-9, "busiest receiver %g", d);
 	/* Equal blocks of 32 KiB on 4 ranks: 128 KiB each way a rank. */
-	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 4, 512 * k,
-					    512 * k, 128 * k, 128 * k, &d), 0);
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 4, 512 * k,
+					512 * k, 128 * k, 128 * k, &d), 0);
 	cr_expect_float_eq(d, 32.0 * 1024, 1e-9, "equal blocks %g", d);
 	/* A gatherv keeps the mean block; no maxima, the mean too. */
-	cr_assert_eq(st_table_coll_size_max(ST_BYTES_GATHERV, 2, 300, 300,
-					    200, 300, &d), 0);
+	cr_assert_eq(st_table_coll_size(ST_BYTES_GATHERV, 2, 300, 300,
+					200, 300, &d), 0);
 	cr_expect_float_eq(d, 150.0, 1e-9, "gatherv %g", d);
-	cr_assert_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 2, s, r, 0, 0,
-					    &d), 0);
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 2, s, r, 0, 0,
+					&d), 0);
 	cr_expect_float_eq(d, 54.0 * 1024, 1e-9, "no maxima %g", d);
-	cr_expect_eq(st_table_coll_size_max(ST_BYTES_ALLTOALLV, 0, s, r, 1, 1,
-					    &d), -EINVAL);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_ALLTOALLV, 0, s, r, 1, 1,
+					&d), -EINVAL);
 }
 
 Test(tools_table, size_rules_cover_barrier_and_refuse_others)
 {
 	double d = -1;
 
-	cr_expect_eq(st_table_coll_size(ST_BYTES_BARRIER, 4, 0, 0, &d), 0);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_BARRIER, 4, 0, 0, 0, 0, &d),
+		     0);
 	cr_expect_eq(d, 0);
-	cr_expect_eq(st_table_coll_size(ST_BYTES_SEND, 2, 8, 0, &d), -EINVAL);
-	cr_expect_eq(st_table_coll_size(ST_BYTES_ALLREDUCE, 0, 8, 8, &d),
+	cr_expect_eq(st_table_coll_size(ST_BYTES_SEND, 2, 8, 0, 0, 0, &d),
+		     -EINVAL);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_ALLREDUCE, 0, 8, 8, 0, 0, &d),
 		     -EINVAL);
 	cr_expect_null(st_table_size_rule(ST_BYTES_RECV));
-	cr_expect_eq(st_table_coll_size(ST_BYTES_PUT, 2, 8, 0, &d), -EINVAL);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_PUT, 2, 8, 0, 0, 0, &d),
+		     -EINVAL);
 	/* Window and file collectives: no data, or one rank's part. */
-	cr_expect_eq(st_table_coll_size(ST_BYTES_NONE, 3, 0, 0, &d), 0);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_NONE, 3, 0, 0, 0, 0, &d), 0);
 	cr_expect_eq(d, 0);
-	cr_expect_eq(st_table_coll_size(ST_BYTES_WRITE, 4, 400, 0, &d), 0);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_WRITE, 4, 400, 0, 0, 0, &d),
+		     0);
 	cr_expect_float_eq(d, 100.0, 1e-12);
-	cr_expect_eq(st_table_coll_size(ST_BYTES_READ, 4, 0, 200, &d), 0);
+	cr_expect_eq(st_table_coll_size(ST_BYTES_READ, 4, 0, 200, 0, 0, &d), 0);
 	cr_expect_float_eq(d, 50.0, 1e-12);
 	cr_expect_not_null(st_table_size_rule(ST_BYTES_NONE));
 	cr_expect_not_null(st_table_size_rule(ST_BYTES_WRITE));
 	/* The mean block of a vector variant. */
-	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLGATHERV, 3, 30, 90, &d),
+	cr_assert_eq(st_table_coll_size(ST_BYTES_ALLGATHERV, 3, 30, 90, 0, 0,
+					&d),
 		     0);
 	cr_expect_float_eq(d, 10.0, 1e-12);
 }

@@ -135,8 +135,8 @@ int st_like_map(const struct st_event *ev, uint64_t *size)
 	s = d->bytes == ST_BYTES_BCAST ? (ev->sbytes > ev->rbytes ?
 					  ev->sbytes : ev->rbytes) :
 					 ev->sbytes * p;
-	if (st_table_coll_size_max(d->bytes, (long)p, s, ev->rbytes * p,
-				   ev->sbytes, ev->rbytes, &v))
+	if (st_table_coll_size(d->bytes, (long)p, s, ev->rbytes * p,
+			       ev->sbytes, ev->rbytes, &v))
 		return -1;
 	*size = (uint64_t)(v + 0.5);
 	return op;

@@ -17,7 +17,7 @@
 
 /*
  * The size of instance 'in', by the table's rule
- * (st_table_coll_size_max()).  Before every member is in (a root
+ * (st_table_coll_size()).  Before every member is in (a root
  * releasing early), the sums that every member adds to are scaled up to
  * all members; a Bcast's sent bytes are the root's alone.
  */
@@ -32,8 +32,8 @@ static double inst_d(const struct st_replay *r, const struct inst *in)
 			s *= k;
 		v *= k;
 	}
-	if (st_table_coll_size_max(bytes, in->p, (uint64_t)s, (uint64_t)v,
-				   in->max_s, in->max_r, &d))
+	if (st_table_coll_size(bytes, in->p, (uint64_t)s, (uint64_t)v,
+			       in->max_s, in->max_r, &d))
 		d = s > v ? s : v;
 	return d;
 }

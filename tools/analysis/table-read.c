@@ -20,7 +20,7 @@
  *    members of the time from arrival to the last arrival (or to the
  *    member's exit, if earlier), and its size d follows from the summed
  *    bytes by the byte class, and for alltoallv and alltoallw from the
- *    most one member sent or got (st_table_coll_size_max()).  An
+ *    most one member sent or got (st_table_coll_size()).  An
  *    instance complete on a communicator ends every earlier one still
  *    open there, since each member has passed it.
  *
@@ -740,9 +740,9 @@ static int inst_complete(struct reading *rd, struct inst *in)
 	/* One rank's entry and exit are on one clock: no sync error. */
 	err = in->rank_last_arr == in->rank_last_exit ? 0 :
 	      in->err_last_arr + in->err_last_exit;
-	if (!desc || st_table_coll_size_max(desc->bytes, (long)in->size,
-					    in->sbytes, in->rbytes, in->smax,
-					    in->rmax, &d))
+	if (!desc || st_table_coll_size(desc->bytes, (long)in->size,
+					in->sbytes, in->rbytes, in->smax,
+					in->rmax, &d))
 		return 0;
 	return add_sample(rd, in->seq <= rd->first_upto, ST_TABLE_COLL,
 			  in->fn, 0, (long)in->size, d, cost, wait, call, err);

@@ -115,7 +115,7 @@ const char *st_table_size_rule(int bytes_class)
 }
 
 int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
-		       uint64_t rbytes, double *d)
+		       uint64_t rbytes, uint64_t smax, uint64_t rmax, double *d)
 {
 	double s = (double)sbytes, r = (double)rbytes, n = (double)p;
 
@@ -151,26 +151,18 @@ int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
 	case ST_BYTES_SCATTERV:
 		*d = r / n;
 		return 0;
-	case ST_BYTES_ALLTOALL:
 	case ST_BYTES_ALLTOALLV:
 	case ST_BYTES_ALLTOALLW:
+		if (smax | rmax) {
+			*d = (double)(smax > rmax ? smax : rmax) / n;
+			return 0;
+		}
+		/* fall through */
+	case ST_BYTES_ALLTOALL:
 		*d = s / (n * n);
 		return 0;
 	}
 	return -EINVAL;
-}
-
-int st_table_coll_size_max(int bytes_class, long p, uint64_t sbytes,
-			   uint64_t rbytes, uint64_t smax, uint64_t rmax,
-			   double *d)
-{
-	if (p >= 1 && (smax | rmax) &&
-	    (bytes_class == ST_BYTES_ALLTOALLV ||
-	     bytes_class == ST_BYTES_ALLTOALLW)) {
-		*d = (double)(smax > rmax ? smax : rmax) / (double)p;
-		return 0;
-	}
-	return st_table_coll_size(bytes_class, p, sbytes, rbytes, d);
 }
 
 void st_table_options_init(struct st_table_options *o)

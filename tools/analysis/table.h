@@ -103,25 +103,18 @@ const char *st_table_kind_name(int kind);
  *	window and file collectives    0 (fence, open, close, set_view...)
  *	without data
  *
- * (v variants: the mean block; but see st_table_coll_size_max() for
- * alltoallv and alltoallw.)  Returns 0, or -EINVAL for a class that is
- * not a collective's (point-to-point, one-sided) or p < 1.
+ * (v variants: the mean block; for alltoallv and alltoallw given 'smax'
+ * and 'rmax', the most bytes one member sent and received, nonzero:
+ * the busiest member's block, max(smax, rmax) / p, which is S / p^2
+ * when every member sends and receives alike.  The larger transfers set
+ * such an exchange's time: 12 KiB blocks one way and 96 KiB the other
+ * cost about what 96 KiB both ways cost, not 54.  Other classes ignore
+ * 'smax' and 'rmax'.)  Returns 0, or -EINVAL for a class that is not a
+ * collective's (point-to-point, one-sided) or p < 1.
  */
 int st_table_coll_size(int bytes_class, long p, uint64_t sbytes,
-		       uint64_t rbytes, double *d);
-
-/*
- * st_table_coll_size() of an instance whose members sent at most
- * 'smax' and received at most 'rmax' bytes each: for alltoallv and
- * alltoallw the busiest member's block, max(smax, rmax) / p, which is
- * S / p^2 when every member sends and receives alike.  The larger
- * transfers set such an exchange's time: 12 KiB blocks one way and 96
- * KiB the other cost about what 96 KiB both ways cost, not 54.  Other
- * classes take st_table_coll_size()'s rule.
- */
-int st_table_coll_size_max(int bytes_class, long p, uint64_t sbytes,
-			   uint64_t rbytes, uint64_t smax, uint64_t rmax,
-			   double *d);
+		       uint64_t rbytes, uint64_t smax, uint64_t rmax,
+		       double *d);
 
 /* The rule above for 'bytes_class' as text ("S/p: the vector"); NULL
  * when the class is not a collective's. */
