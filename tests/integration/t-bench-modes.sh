@@ -246,6 +246,32 @@ read -r pairs far < "$ST_TMP/wtrace-gap.n"
 [ "$(grep -c '^pairs=scan:8@300$' "$ST_TMP/gap.hdr")" = 2 ] ||
 	{ show "$ST_TMP/gap.hdr"; fail "the gap not in the headers' pairs"; }
 note "--pairs scan:8@300: $far of $pairs kept measurements timed 300 us or more after a rank's warm-up"
+# A --pairs item's /PREV:PSIZE (what 'bench --like' gives a collective
+# that most often followed another call in the run) makes that call the
+# warm-up instead: in barrier mode, per rank, 7 MPI_Scan as with no
+# warm-up (1 + 3 + 3) and 6 MPI_Exscan (3 + 3), which the bench itself
+# never calls; the headers' pairs and the summary say so.
+YTRACE=$ST_TMP/wtrace-prev "$ST_CLI" bench -o "$ST_TMP/prev" \
+	--mpiexec "$ST_TMP/mpx.sh" --sync barrier --pairs scan:8/exscan:16 \
+	--nrep 3 < /dev/null > "$ST_TMP/prev.out" 2> "$ST_TMP/prev.err"
+echo $? > "$ST_TMP/prev.rc"
+expect_rc "$ST_TMP/prev" 0
+dump_csv "$ST_TMP/wtrace-prev" "$ST_TMP/wtrace-prev.csv"
+st_awk "$ST_TMP/wtrace-prev.csv" 'kind == "call" && fn == "MPI_Scan" {
+	s[rank]++ } kind == "call" && fn == "MPI_Exscan" { e[rank]++ }
+	END { print s[0] + 0, s[1] + 0, e[0] + 0, e[1] + 0 }' \
+	> "$ST_TMP/wtrace-prev.n"
+[ "$(cat "$ST_TMP/wtrace-prev.n")" = "7 7 6 6" ] ||
+	{ show "$ST_TMP/wtrace-prev.n"
+	  fail "--pairs scan:8/exscan:16: not one MPI_Exscan before each timed MPI_Scan"; }
+"$ST_CLI" dump --header "$ST_TMP/prev" > "$ST_TMP/prev.hdr" ||
+	fail "synctrace dump --header failed"
+[ "$(grep -c '^pairs=scan:8/exscan:16$' "$ST_TMP/prev.hdr")" = 2 ] ||
+	{ show "$ST_TMP/prev.hdr"; fail "the warm-up not in the headers' pairs"; }
+grep -q 'OP:SIZE/PREV:PSIZE of --pairs: after an untimed call of PREV' \
+	"$ST_TMP/prev.out" || { show "$ST_TMP/prev.out"
+	fail "the summary does not say which warm-up"; }
+note "--pairs scan:8/exscan:16: each timed MPI_Scan after an untimed MPI_Exscan (7 and 6 a rank)"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \

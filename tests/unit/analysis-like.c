@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tools/bench/micro-ops.h"
+#include "tools/analysis/fn-names.h"
 #include "tools/analysis/like.h"
 #include "tools-test.h"
 
@@ -171,7 +172,11 @@ Test(tools_like, a_runs_pairs_in_first_call_order_and_distinct)
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 				   sizeof(err)), 0, "%s", err);
 	/* The run's pairs, then the network model's for its message. */
-	/* Collectives 50 ns after the last call: the bench's least gap. */
+	/*
+	 * Collectives 50 ns after the last call: the bench's least gap.
+	 * The 64 B allreduce follows the alltoall once and the 8 B
+	 * allreduce once: no call more than half the time, no "/".
+	 */
 	cr_expect_str_eq(buf, "alltoall:1024@25,allreduce:64@25,"
 			 "pingpong:512,allreduce:8@25,late:512,burst1:512,"
 			 "burst2:512,sendrecv:512,sbusy:512,rbusy:512,"
@@ -207,8 +212,13 @@ Test(tools_like, too_many_sizes_are_rounded_to_powers_of_two)
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 				   sizeof(err)), 0, "%s", err);
 	cr_expect_eq(like.binned, 1);
-	/* 1000 rounds to 1024; 100000 to 131072 (above 2^16 * sqrt 2). */
-	cr_expect_str_eq(buf, "allreduce:1024@25,allreduce:2048@25,"
+	/*
+	 * 1000 rounds to 1024; 100000 to 131072 (above 2^16 * sqrt 2).
+	 * The one call rounded to 2048, of 2000 B, follows one of 1024:
+	 * its warm-up; the others follow calls of their own size.
+	 */
+	cr_expect_str_eq(buf, "allreduce:1024@25,"
+			 "allreduce:2048@25/allreduce:1024,"
 			 "allreduce:4096@25,allreduce:8192@25,"
 			 "allreduce:16384@25,allreduce:32768@25,"
 			 "allreduce:65536@25,allreduce:131072@25");
@@ -261,7 +271,9 @@ static void gap_file(int rank, const long *gap_us, const long *gap_us2,
  * over the instances, whole us, at least 25, at most 2000.  Here the
  * allreduce instances' longer ranks wait 300, 500 (rank 1), 400 us:
  * 400, where the median of all the ranks' calls would be 300 (100, 300,
- * 300, 500, 400, 200); the broadcast's 5000 us are cut to 2000.
+ * 300, 500, 400, 200); the broadcast's 5000 us are cut to 2000.  The
+ * broadcast follows the allreduce on every rank, which is its warm-up
+ * ("/allreduce:8"); the allreduce follows a send, which is none.
  */
 Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 {
@@ -275,10 +287,12 @@ Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 	gap_file(1, a1, b1, 3);
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 				   sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(buf, "pingpong:64,allreduce:8@400,bcast:4@2000,"
+	cr_expect_str_eq(buf, "pingpong:64,allreduce:8@400,"
+			 "bcast:4@2000/allreduce:8,"
 			 "late:64,burst1:64,burst2:64,sendrecv:64,sbusy:64,"
 			 "rbusy:64,xbusy:64,xbusy2:64");
 	cr_expect_eq(like.gap_max_us, 2000);
+	cr_expect_eq(like.warm_other, 1);
 	/* Short gaps: the bench's least, 25 us. */
 	{
 		long s[] = { 3, 4, 5 };
@@ -290,12 +304,93 @@ Test(tools_like, a_collectives_gap_is_the_runs_quiet_time_before_it)
 		gap_file(0, s, s, 3);
 		cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 					   sizeof(err)), 0, "%s", err);
-		cr_expect_str_eq(buf, "pingpong:64,allreduce:8@25,bcast:4@25,"
-				 "late:64,burst1:64,burst2:64,"
+		cr_expect_str_eq(buf, "pingpong:64,allreduce:8@25,"
+				 "bcast:4@25/allreduce:8,late:64,burst1:64,burst2:64,"
 				 "sendrecv:64,sbusy:64,rbusy:64,xbusy:64,"
 				 "xbusy2:64");
 		cr_expect_eq(like.gap_max_us, 25);
 	}
+}
+
+/*
+ * Rank 'rank' of a run of 'n' steps: in step k a call of 'prev[k]'
+ * (MPI_Sendrecv of 'bytes[k]' B each way, MPI_Alltoallv of 'bytes[k]'
+ * B to each of the 2 ranks, MPI_Barrier, or MPI_Wait), then after 100
+ * us a 4 B MPI_Alltoall (seq k + 1).
+ */
+static void warm_file(int rank, const unsigned *prev, const uint64_t *bytes,
+		      int n)
+{
+	struct fake_rank fr;
+	struct st_event ev;
+	uint64_t t = 1000000, cseq = 0;
+	int k;
+
+	fake_rank_open(&fr, dir, rank, "h", "0");
+	for (k = 0; k < n; k++) {
+		fake_call(&ev, prev[k], t, t + 1000, 1);
+		ev.comm = 1ull << 32;
+		ev.comm_size = 2;
+		ev.peer = 1 - rank;
+		ev.sbytes = ev.rbytes = bytes[k];
+		if (prev[k] == ST_FN_MPI_ALLTOALLV)
+			ev.sbytes = ev.rbytes = 2 * bytes[k];
+		if (st_fn_desc(prev[k])->kind == ST_KIND_COLL)
+			ev.seq = ++cseq;
+		fake_append(&fr, &ev);
+		t += 101000;
+		fake_call(&ev, ST_FN_MPI_ALLTOALL, t, t + 2000, 1);
+		ev.comm = 1ull << 32;
+		ev.comm_size = 2;
+		ev.seq = ++cseq;
+		ev.sbytes = ev.rbytes = 8;
+		fake_append(&fr, &ev);
+		t += 2000 + 100000;
+	}
+	fake_rank_close(&fr);
+}
+
+/*
+ * A collective's warm-up is the call more than half of its instances
+ * followed (on the rank with the longer quiet time): an MPI_Alltoall
+ * after an MPI_Alltoallv of 96 KiB blocks in 2 of 3 instances, after a
+ * barrier in 1, is warmed up by the MPI_Alltoallv; one after MPI_Sendrecv of
+ * 16 KiB by that; one after MPI_Wait (no operation the bench makes) or
+ * after itself by itself (no "/").
+ */
+Test(tools_like, a_collectives_warm_up_is_the_call_before_it)
+{
+	const unsigned a2av[] = { ST_FN_MPI_ALLTOALLV, ST_FN_MPI_BARRIER,
+				  ST_FN_MPI_ALLTOALLV };
+	const unsigned srv[] = { ST_FN_MPI_SENDRECV, ST_FN_MPI_SENDRECV,
+				 ST_FN_MPI_SENDRECV };
+	const unsigned wait[] = { ST_FN_MPI_WAIT, ST_FN_MPI_WAIT,
+				  ST_FN_MPI_WAIT };
+	const uint64_t big[] = { 98304, 0, 98304 },
+		       mid[] = { 16384, 16384, 16384 }, none[] = { 0, 0, 0 };
+	struct st_like like;
+	char buf[512], err[512];
+
+	fake_index(dir, 2, 1);
+	warm_file(0, a2av, big, 3);
+	warm_file(1, a2av, big, 3);
+	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(buf, "alltoallv:98304@100/alltoall:4,"
+			 "alltoall:4@100/alltoallv:98304,"
+			 "barrier:0@100/alltoall:4");
+	cr_expect_eq(like.warm_other, 3);
+	warm_file(0, srv, mid, 3);
+	warm_file(1, srv, mid, 3);
+	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(buf, "sendrecv:16384,alltoall:4@100/sendrecv:16384");
+	warm_file(0, wait, none, 3);
+	warm_file(1, wait, none, 3);
+	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+				   sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(buf, "alltoall:4@100");
+	cr_expect_eq(like.warm_other, 0);
 }
 
 Test(tools_like, refusals)

@@ -157,6 +157,14 @@ Test(tools_bench_opts, usage_errors)
 		{ "--pairs", "bcast:8@-1", "bad item 'bcast:8@-1'" },
 		{ "--pairs", "bcast:8@1x", "bad item 'bcast:8@1x'" },
 		{ "--pairs", "pingpong:8@100", "bad item 'pingpong:8@100'" },
+		{ "--pairs", "bcast:8/", "bad item 'bcast:8/'" },
+		{ "--pairs", "bcast:8/pingpong:8",
+		  "bad item 'bcast:8/pingpong:8'" },
+		{ "--pairs", "pingpong:8/bcast:8",
+		  "bad item 'pingpong:8/bcast:8'" },
+		{ "--pairs", "bcast:8@5/frob:8", "bad item 'bcast:8@5/frob:8'" },
+		{ "--pairs", "bcast:8/scan:8@5", "bad item 'bcast:8/scan:8@5'" },
+		{ "--pairs", "bcast:8/scan:2G", "bad item 'bcast:8/scan:2G'" },
 		{ "--like", "", "option '--like' needs a run directory" },
 		{ "--warmup", "x", "bad number of launches 'x' for "
 				   "'--warmup' (0 to 100)" },
@@ -316,6 +324,35 @@ Test(tools_bench_opts, estimate_counts_pairs_and_grows_with_nrep)
  * of windows (2 ms each) against 30 x 100 us; @25 or @10 change
  * nothing; --cold-coll (no warm-up, no gap) neither.
  */
+/*
+ * A collective warmed up by another operation (OP:SIZE/PREV:PSIZE)
+ * takes longer by that operation's calls; one warmed up by a sendrecv
+ * too; with --cold-coll there is no warm-up to count.
+ */
+Test(tools_bench_opts, estimate_counts_a_warm_up_of_another_operation)
+{
+	char *own[] = { "bench", "--pairs", "allreduce:8@25", NULL };
+	char *other[] = { "bench", "--pairs", "allreduce:8@25/alltoallv:1M",
+			  NULL };
+	char *srv[] = { "bench", "--pairs", "allreduce:8/sendrecv:1M",
+			NULL };
+	char *cold[] = { "bench", "--pairs", "allreduce:8@25/alltoallv:1M",
+			 "--cold-coll", NULL };
+	double a, b, c;
+
+	cr_assert_eq(parse(own), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &a), 1);
+	cr_assert_eq(parse(other), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &b), 1);
+	cr_expect_gt(b, a, "%g s against %g", b, a);
+	cr_assert_eq(parse(srv), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &c), 1);
+	cr_expect_gt(c, a, "%g s against %g", c, a);
+	cr_assert_eq(parse(cold), 0, "%s", err);
+	cr_assert_eq(st_bench_estimate(&o, &c), 1);
+	cr_expect_lt(c, b, "%g s against %g", c, b);
+}
+
 Test(tools_bench_opts, estimate_counts_a_collectives_gap)
 {
 	char *plain[] = { "bench", "--pairs", "allreduce:8", NULL };

@@ -37,6 +37,8 @@ struct gap {
 	uint64_t size;		/* its exact bench size */
 	uint64_t ns;		/* entry minus the rank's last call's exit */
 	int op;
+	int prev_op;		/* the rank's last call, mapped (-1: none, */
+	uint64_t prev_size;	/* or not a warm-up's, st_micro_warm_ok()) */
 };
 
 struct gaps {
@@ -227,8 +229,8 @@ static int scan_file(const char *path, struct pairs *exact,
 	struct st_reader *r;
 	struct st_event ev;
 	char rerr[512];
-	uint64_t size, prev_t1 = 0;
-	int rc, op, have_prev = 0, oom = 0;
+	uint64_t size = 0, prev_t1 = 0, prev_size = 0;
+	int rc, op, have_prev = 0, prev_op = -1, oom = 0;
 
 	rc = st_fn_reader_open(&r, path, rerr, sizeof(rerr));
 	if (rc)
@@ -247,6 +249,7 @@ static int scan_file(const char *path, struct pairs *exact,
 				.size = op == ST_MICRO_BARRIER ? 0 :
 					size > MAX_SIZE ? MAX_SIZE : size,
 				.ns = ev.t0 > prev_t1 ? ev.t0 - prev_t1 : 0,
+				.prev_op = prev_op, .prev_size = prev_size,
 			};
 
 			if (add_gap(g, &x)) {
@@ -256,6 +259,9 @@ static int scan_file(const char *path, struct pairs *exact,
 		}
 		have_prev = 1;
 		prev_t1 = ev.t1;
+		prev_op = st_micro_warm_ok(op) ? op : -1;
+		prev_size = prev_op < 0 || op == ST_MICRO_BARRIER ? 0 :
+			    size > MAX_SIZE ? MAX_SIZE : size;
 		if (op == -2)
 			continue;
 		if (op < 0) {
@@ -329,18 +335,66 @@ static int cmp_gap(const void *a, const void *b)
 	return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
+/* A candidate warm-up: an instance's last arriver's previous call. */
+struct warm {
+	int op;
+	uint64_t size;
+};
+
+static int cmp_warm(const void *a, const void *b)
+{
+	const struct warm *x = a, *y = b;
+
+	if (x->op != y->op)
+		return (x->op > y->op) - (x->op < y->op);
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/*
+ * The warm-up of pair 'p' from the 'k' candidates 'w' (sorted in
+ * place): the one more than half of its instances had, in 'pop' and
+ * 'psize'; -1 when there is none, or it is the pair itself or a call
+ * that cannot be one (an MPI_Wait...).
+ */
+static void pair_warm(const struct pairs *ps, int p, struct warm *w,
+		      size_t k, int *pop, uint64_t *psize)
+{
+	size_t i, run = 0, best = 0, at = 0;
+
+	*pop = -1;
+	*psize = 0;
+	if (!k)
+		return;
+	qsort(w, k, sizeof(*w), cmp_warm);
+	for (i = 0; i < k; i++) {
+		run = i && !cmp_warm(&w[i], &w[i - 1]) ? run + 1 : 1;
+		if (run > best) {
+			best = run;
+			at = i;
+		}
+	}
+	if (2 * best <= k || w[at].op < 0 ||
+	    (w[at].op == ps->op[p] && w[at].size == ps->size[p]))
+		return;
+	*pop = w[at].op;
+	*psize = w[at].size;
+}
+
 /*
  * Each collective pair's gap in 'us' (-1: none, a point-to-point pair),
  * from the run's calls 'g': per instance (the ranks' calls of one
  * communicator and sequence number) the longest rank's, then the median
  * over the instances of the pair ('binned': sizes rounded as the
  * pairs'), in whole microseconds, at least LIKE_MIN_GAP_US and at most
- * ST_MICRO_MAX_GAP_US.  Leaves 'g' sorted and cut to its instances.
+ * ST_MICRO_MAX_GAP_US.  And its warm-up in 'pop' and 'psize'
+ * (pair_warm(); -1: its own): the call that rank made before it, the
+ * one most instances had.  Leaves 'g' sorted and cut to its instances.
  */
 static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
-		     long *us)
+		     long *us, int *pop, uint64_t *psize)
 {
 	double *v = NULL, med;
+	struct warm *w = NULL;
 	size_t i, k, n = 0;
 	int p;
 
@@ -357,17 +411,28 @@ static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
 		g->v[n++] = *x;
 	}
 	g->n = n;
-	if (n && !(v = malloc(n * sizeof(*v))))
+	if (n && (!(v = malloc(n * sizeof(*v))) ||
+		  !(w = malloc(n * sizeof(*w))))) {
+		free(v);
 		return -ENOMEM;
+	}
 	for (p = 0; p < ps->n; p++) {
 		us[p] = -1;
+		pop[p] = -1;
+		psize[p] = 0;
 		if (ps->op[p] >= ST_MICRO_P2P_FIRST)
 			continue;
 		for (i = k = 0; i < n; i++)
 			if (g->v[i].op == ps->op[p] &&
 			    (binned ? round_pow2(g->v[i].size) :
-				      g->v[i].size) == ps->size[p])
+				      g->v[i].size) == ps->size[p]) {
+				w[k].op = g->v[i].prev_op;
+				w[k].size = binned ?
+					round_pow2(g->v[i].prev_size) :
+					g->v[i].prev_size;
 				v[k++] = (double)g->v[i].ns;
+			}
+		pair_warm(ps, p, w, k, &pop[p], &psize[p]);
 		us[p] = LIKE_MIN_GAP_US;
 		if (!k || st_stats_sort(v, k) || st_stats_median(v, k, &med))
 			continue;
@@ -379,6 +444,7 @@ static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
 			us[p] = ST_MICRO_MAX_GAP_US;
 	}
 	free(v);
+	free(w);
 	return 0;
 }
 
@@ -388,6 +454,8 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 	struct pairs *exact, *binned, *ps;
 	struct gaps g = { 0 };
 	long *us = NULL;
+	int *pop = NULL;
+	uint64_t *psize = NULL;
 	struct st_run *run;
 	char rerr[512];
 	size_t used = 0;
@@ -437,22 +505,31 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 		goto done;
 	}
 	us = malloc((size_t)ps->n * sizeof(*us));
-	if (!us || pair_gaps(&g, ps, out->binned, us)) {
+	pop = malloc((size_t)ps->n * sizeof(*pop));
+	psize = malloc((size_t)ps->n * sizeof(*psize));
+	if (!us || !pop || !psize ||
+	    pair_gaps(&g, ps, out->binned, us, pop, psize)) {
 		rc = fail(err, errlen, -ENOMEM, "out of memory");
 		goto done;
 	}
 	buf[0] = '\0';
 	for (i = 0; i < ps->n; i++) {
-		char gap[24] = "";
+		char gap[24] = "", warm[64] = "";
 		int w;
 
 		if (us[i] >= 0)
 			snprintf(gap, sizeof(gap), "@%ld", us[i]);
 		if (us[i] > out->gap_max_us)
 			out->gap_max_us = us[i];
-		w = snprintf(buf + used, len - used, "%s%s:%llu%s",
+		if (pop[i] >= 0) {
+			snprintf(warm, sizeof(warm), "/%s:%llu",
+				 st_micro_op_name(pop[i]),
+				 (unsigned long long)psize[i]);
+			out->warm_other++;
+		}
+		w = snprintf(buf + used, len - used, "%s%s:%llu%s%s",
 			     i ? "," : "", st_micro_op_name(ps->op[i]),
-			     (unsigned long long)ps->size[i], gap);
+			     (unsigned long long)ps->size[i], gap, warm);
 
 		if (w < 0 || (size_t)w >= len - used) {
 			rc = fail(err, errlen, -E2BIG, "%s", "the pair list "
@@ -465,6 +542,8 @@ int st_like_pairs(const char *dir, char *buf, size_t len,
 	rc = 0;
 done:
 	free(us);
+	free(pop);
+	free(psize);
 	free(g.v);
 	free(exact);
 	free(binned);

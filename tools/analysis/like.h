@@ -19,6 +19,13 @@
  * message size also gets the patterns of the network model, after the
  * run's own pairs: late:SIZE, burst1:SIZE and burstK:SIZE (K the most
  * nonblocking sends to one peer in a row, rounded up to 2, 4 or 8).
+ *
+ * A collective's item says what came before it in the run, on the rank
+ * with the longest quiet time before each instance: "@US", the median
+ * of that time since the rank's previous call, and "/PREV:PSIZE", that
+ * call when most instances had the same one, another collective or an MPI_Sendrecv,
+ * which the bench then makes its untimed warm-up call (see
+ * tools/bench/micro.c, warm_call()).
  */
 #ifndef ST_TOOLS_ANALYSIS_LIKE_H
 #define ST_TOOLS_ANALYSIS_LIKE_H
@@ -40,6 +47,8 @@ struct st_like {
 				   a row before a completion */
 	char unmapped_fn[64];	/* the first unmapped function's name */
 	long gap_max_us;	/* the longest collective pair's gap, or 0 */
+	int warm_other;		/* collective pairs warmed up by another
+				   call ("/PREV:PSIZE") */
 };
 
 /*

@@ -274,6 +274,41 @@ static inline int st_micro_pair_split(const char *item, size_t len,
 }
 
 /*
+ * A collective's item may end in "/PREV:PSIZE": the operation and size
+ * of its warm-up call, which is by default the item's own (see
+ * --cold-coll); 'synctrace bench --like' gives a collective the call
+ * the run most often made just before it, when that was another
+ * collective or an MPI_Sendrecv (st_micro_warm_ok()).  Cuts it off the
+ * size text of st_micro_pair_split(), before the "@US" below, and points
+ * '*prev' at it ('*prev_len' bytes, an item for st_micro_pair_split()),
+ * NULL when there is none.  Returns 0, or -EINVAL for an empty one or
+ * one on a point-to-point item.
+ */
+static inline int st_micro_pair_prev(int op, const char *size,
+				     size_t *size_len, const char **prev,
+				     size_t *prev_len)
+{
+	const char *slash = memchr(size, '/', *size_len);
+
+	*prev = NULL;
+	*prev_len = 0;
+	if (!slash)
+		return 0;
+	if (op >= ST_MICRO_P2P_FIRST || slash + 1 == size + *size_len)
+		return -EINVAL;
+	*prev = slash + 1;
+	*prev_len = (size_t)(size + *size_len - slash - 1);
+	*size_len = (size_t)(slash - size);
+	return 0;
+}
+
+/* Whether 'op' can be a collective's warm-up call ("/PREV:PSIZE"). */
+static inline int st_micro_warm_ok(int op)
+{
+	return op >= 0 && (op < ST_MICRO_P2P_FIRST || op == ST_MICRO_SENDRECV);
+}
+
+/*
  * A collective's item may end in "@US": the quiet time, in whole
  * microseconds (0 to ST_MICRO_MAX_GAP_US), the bench puts between its
  * warm-up call and the timed one ('synctrace bench --like' reads it from

@@ -115,7 +115,9 @@ const char st_bench_micro_usage[] =
 "                        --ops and --sizes: OP:SIZE,... (at most 256);\n"
 "                        a collective's OP:SIZE@US: its timed call US\n"
 "                        microseconds (up to 2000) after its warm-up, the\n"
-"                        window at least twice that (default 25 us)\n"
+"                        window at least twice that (default 25 us);\n"
+"                        OP:SIZE@US/PREV:PSIZE: its warm-up call PREV\n"
+"                        (a collective or sendrecv) at PSIZE, not OP\n"
 "    --nrep N            valid measurements wanted per operation and size\n"
 "                        (default 30)\n"
 "    --pair-time US      more measurements for (operation, size) pairs\n"
@@ -191,6 +193,8 @@ struct opts {
 	int pair_op[ST_MICRO_MAX_PAIRS];
 	size_t pair_n[ST_MICRO_MAX_PAIRS];
 	long pair_gap_us[ST_MICRO_MAX_PAIRS];	/* OP:SIZE@US, -1: none */
+	int pair_prev_op[ST_MICRO_MAX_PAIRS];	/* .../PREV:PSIZE, -1: none */
+	size_t pair_prev_n[ST_MICRO_MAX_PAIRS];
 	int barrier;		/* --sync barrier */
 	int reuse;		/* --reuse-buffers */
 	int cold_coll;		/* --cold-coll: no warm-up call */
@@ -211,6 +215,8 @@ struct pair {
 	double window0_ns, window_ns;	/* first and current window */
 	double call0_ns;	/* the pilot's time of one call */
 	double gap_ns;		/* a collective's: warm-up to timed call */
+	int prev_op;		/* its warm-up's operation and size */
+	size_t prev_n;
 	int want;		/* valid measurements wanted */
 	int queued;		/* measurements waiting in a list */
 	int attempts, valid, discarded;
@@ -369,25 +375,37 @@ static int parse_sizes(struct opts *o, const char *s, char *err,
 static int parse_pairs(struct opts *o, const char *s, char *err,
 		       size_t errlen)
 {
-	const char *p = s, *size;
-	size_t len, size_len, k;
-	uint64_t v;
+	const char *p = s, *size, *prev, *psize;
+	size_t len, size_len, prev_len, psize_len, k;
+	uint64_t v, pv = 0;
 	long gap;
-	int op, i, n = 0;
+	int op, pop = -1, i, n = 0;
 
 	for (;;) {
 		len = strcspn(p, ",");
 		op = st_micro_pair_split(p, len, &size, &size_len);
 		if (op < 0 ||
+		    st_micro_pair_prev(op, size, &size_len, &prev,
+				       &prev_len) ||
+		    (prev && (!st_micro_warm_ok(pop = st_micro_pair_split(
+					prev, prev_len, &psize,
+					&psize_len)) ||
+			      parse_size(psize, psize_len, &pv) ||
+			      pv > MAX_SIZE_BYTES)) ||
 		    st_micro_pair_gap(op, size, &size_len, &gap) ||
 		    parse_size(size, size_len, &v)) {
 			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
 				 "(OP:SIZE or a collective's OP:SIZE@US, US "
-				 "at most %d, e.g. allreduce:8@500,"
-				 "alltoall:128K)", (int)len, p,
-				 ST_MICRO_MAX_GAP_US);
+				 "at most %d, and /PREV:PSIZE, PREV a "
+				 "collective or sendrecv, e.g. allreduce:8@500,"
+				 "alltoall:4@70/alltoallv:96K,alltoall:128K)",
+				 (int)len, p, ST_MICRO_MAX_GAP_US);
 			return -1;
 		}
+		if (!prev)
+			pop = -1;
+		else if (pop == ST_MICRO_BARRIER)
+			pv = 0;
 		if (op == ST_MICRO_BARRIER)
 			v = 0;
 		for (i = 0; i < n; i++)
@@ -399,6 +417,8 @@ static int parse_pairs(struct opts *o, const char *s, char *err,
 					   "'--pairs' (at most %s)", "256");
 			o->pair_op[n] = op;
 			o->pair_gap_us[n] = gap;
+			o->pair_prev_op[n] = pop;
+			o->pair_prev_n[n] = (size_t)pv;
 			o->pair_n[n++] = (size_t)v;
 			o->ops |= 1u << op;
 			for (k = 0; k < (size_t)o->nsizes; k++)
@@ -431,6 +451,49 @@ static double pair_gap_ns(const struct opts *o, int op, size_t n)
 		    o->pair_gap_us[i] >= 0)
 			return 1e3 * (double)o->pair_gap_us[i];
 	return 1e3 * ST_MICRO_DEFAULT_GAP_US;
+}
+
+/*
+ * The warm-up call of collective (op, n): its --pairs /PREV:PSIZE, or
+ * itself.
+ */
+static void pair_prev(const struct opts *o, int op, size_t n, int *prev_op,
+		      size_t *prev_n)
+{
+	int i;
+
+	*prev_op = op;
+	*prev_n = n;
+	for (i = 0; i < o->npairs; i++)
+		if (o->pair_op[i] == op && o->pair_n[i] == n &&
+		    o->pair_prev_op[i] >= 0) {
+			*prev_op = o->pair_prev_op[i];
+			*prev_n = o->pair_prev_n[i];
+		}
+}
+
+/* The operations the buffers serve: the measured ones, warm-ups too. */
+static unsigned buffer_ops(const struct opts *o)
+{
+	unsigned m = o->ops;
+	int i;
+
+	for (i = 0; i < o->npairs; i++)
+		if (o->pair_prev_op[i] >= 0)
+			m |= 1u << o->pair_prev_op[i];
+	return m;
+}
+
+/* The largest size the buffers serve, warm-ups' too. */
+static size_t buffer_max(const struct opts *o)
+{
+	size_t m = o->sizes[o->nsizes - 1];
+	int i;
+
+	for (i = 0; i < o->npairs; i++)
+		if (o->pair_prev_op[i] >= 0 && o->pair_prev_n[i] > m)
+			m = o->pair_prev_n[i];
+	return m;
 }
 
 /* 1 when --pairs is not given or names (op, n). */
@@ -917,6 +980,7 @@ static void make_pairs(struct job *j)
 			p->n = op == ST_MICRO_BARRIER ? 0 : o->sizes[k];
 			p->want = o->nrep;
 			p->gap_ns = pair_gap_ns(o, op, p->n);
+			pair_prev(o, op, p->n, &p->prev_op, &p->prev_n);
 			n++;
 		}
 		j->npairs_of[op] = n - j->first_pair[op];
@@ -1011,14 +1075,31 @@ static int warm_up(const struct job *j, int op)
 	return !j->o.cold_coll && op < ST_MICRO_P2P_FIRST;
 }
 
-/* The warm-up call of 'op' at 'n' on this rank. */
-static void warm_call(struct job *j, int op, size_t n)
+/*
+ * The warm-up call of pair 'p' on this rank: of its own operation and
+ * size, or of the call before it in the run (OP:SIZE/PREV:PSIZE in
+ * --pairs, from 'synctrace bench --like').  A collective costs more
+ * after another than after itself: two ranks here, a 4-byte
+ * MPI_Alltoall after a 96 KiB MPI_Alltoallv, as an integer sort makes
+ * them, took 20.4 us over TCP where it took 18.2 after itself, and 1.22
+ * us on shared memory where it took 0.90; the sort's own calls 20.1 and
+ * 1.24 (docs/validation.md).
+ */
+static void warm_call(struct job *j, const struct pair *p)
 {
 	struct st_micro_stamps w;
 
-	st_micro_call(&j->mc, op, n, &w);
+	if (p->prev_op != p->op || p->prev_n != p->n) {
+		st_micro_prepare(&j->mc, p->prev_n);
+		if (!j->o.reuse)
+			st_micro_fresh(&j->mc, p->prev_op, p->prev_n);
+		st_micro_call(&j->mc, p->prev_op, p->prev_n, &w);
+		st_micro_prepare(&j->mc, p->n);
+	} else {
+		st_micro_call(&j->mc, p->op, p->n, &w);
+	}
 	if (!j->o.reuse)
-		st_micro_fresh(&j->mc, op, n);
+		st_micro_fresh(&j->mc, p->op, p->n);
 }
 
 /* Offset of the timed call's start in a window of 'w' ns of pair 'p'. */
@@ -1080,7 +1161,7 @@ static void pilot(struct job *j)
 			if (k >= 0 && warm_up(j, p->op)) {
 				uint64_t w0 = st_mpi_transport_now(&j->t);
 
-				warm_call(j, p->op, p->n);
+				warm_call(j, p);
 				st_micro_call(&j->mc, p->op, p->n, &s);
 				d[pi * PILOT_RUNS + k] = span_of(&s);
 				c0[pi * PILOT_RUNS + k] = (double)(int64_t)
@@ -1260,7 +1341,7 @@ static void run_batch(struct job *j, int n)
 		if (j->o.barrier) {
 			MPI_Barrier(j->bench);
 			if (warm_up(j, p->op)) {
-				warm_call(j, p->op, p->n);
+				warm_call(j, p);
 				MPI_Barrier(j->bench);
 			}
 		} else {
@@ -1271,7 +1352,7 @@ static void run_batch(struct job *j, int n)
 			if (warm_up(j, p->op)) {
 				off = warm_offset(p, j->starts[i + 1] -
 						  j->starts[i]);
-				warm_call(j, p->op, p->n);
+				warm_call(j, p);
 				target = local_at(j, &inv, j->starts[i] + off);
 				/* The warm-up overran its part: own fault. */
 				if (wait_until(j, target) && !late)
@@ -1597,6 +1678,12 @@ static void print_summary(struct job *j)
 	       "25 us later (at most half the window; a --pairs item's "
 	       "@US: US later,\n  the window at least twice that): as an "
 	       "application's follows its last\n  MPI call");
+	for (i = 0; i < o->npairs && o->pair_prev_op[i] < 0; i++)
+		;
+	if (!o->cold_coll && i < o->npairs)
+		printf("  (an item OP:SIZE/PREV:PSIZE of --pairs: after an "
+		       "untimed call of PREV at PSIZE,\n  the run's call "
+		       "before it)\n");
 	printf("first calls: the first call of each operation and size, "
 	       "made in the pilot after a\n  barrier%s, is recorded apart "
 	       "(trace seq 1 to %d)\n  for the table's first-call cost; it "
@@ -1767,6 +1854,11 @@ static void list_pairs(const struct opts *o, char *buf, size_t len)
 		if (o->pair_gap_us[i] >= 0 && used < len)
 			used += (size_t)snprintf(buf + used, len - used,
 						 "@%ld", o->pair_gap_us[i]);
+		if (o->pair_prev_op[i] >= 0 && used < len)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "/%s:%zu", st_micro_op_name(
+							 o->pair_prev_op[i]),
+						 o->pair_prev_n[i]);
 	}
 }
 
@@ -1790,7 +1882,7 @@ static int open_trace(struct job *j)
 	char index[4096], cmd[2048], err[512], note[300];
 	char sizes[1024], ops[512], nrep[16], npairs[16], seed[32], factor[32],
 		ptime[32];
-	char pairs[ST_MICRO_MAX_PAIRS * 48];
+	char pairs[ST_MICRO_MAX_PAIRS * 96];
 	char minw[32], refresh[32], config[512], run_id[192], t_init[32];
 	struct st_kv kv[24];
 	const char *sync = o->barrier ? "barrier" : "window";
@@ -1993,8 +2085,8 @@ int st_bench_micro(int argc, char **argv)
 	}
 	if (MPI_Comm_dup(MPI_COMM_WORLD, &j->bench) != MPI_SUCCESS)
 		fail(j, "MPI_Comm_dup", -EIO);
-	rc = st_micro_ctx_init(&j->mc, j->bench, &j->t, j->o.ops,
-			       j->o.sizes[j->o.nsizes - 1]);
+	rc = st_micro_ctx_init(&j->mc, j->bench, &j->t, buffer_ops(&j->o),
+			       buffer_max(&j->o));
 	/* Blocking calls as a traced run in yield mode makes them. */
 	j->mc.yield = yield_mode();
 	ok = !rc;

@@ -171,32 +171,62 @@ static int check_sizes(const char *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The size text of 'len' bytes at 's' in '*v'; 0, or -1 if bad. */
+static int size_text(const char *s, size_t len, uint64_t *v)
+{
+	char item[64];
+
+	if (!len || len >= sizeof(item))
+		return -1;
+	memcpy(item, s, len);
+	item[len] = '\0';
+	return parse_size(item, v) ? -1 : 0;
+}
+
+/*
+ * One --pairs item, the 'len' bytes at 's': OP:SIZE, a collective's
+ * optionally with @US and /PREV:PSIZE (tools/bench/micro-ops.h).  Sets
+ * '*op', '*v' (the size), '*gap' (-1: none), '*pop' and '*pv' (the
+ * warm-up's; -1, 0: none).  Returns 0, or -1 for a bad item.
+ */
+static int pair_item(const char *s, size_t len, int *op, uint64_t *v,
+		     long *gap, int *pop, uint64_t *pv)
+{
+	const char *size, *prev, *psize;
+	size_t size_len, prev_len, psize_len;
+
+	*pop = -1;
+	*pv = 0;
+	if ((*op = st_micro_pair_split(s, len, &size, &size_len)) < 0 ||
+	    st_micro_pair_prev(*op, size, &size_len, &prev, &prev_len))
+		return -1;
+	if (prev && (!st_micro_warm_ok(*pop = st_micro_pair_split(
+				prev, prev_len, &psize, &psize_len)) ||
+		     size_text(psize, psize_len, pv)))
+		return -1;
+	if (st_micro_pair_gap(*op, size, &size_len, gap) ||
+	    size_text(size, size_len, v))
+		return -1;
+	return 0;
+}
+
 /* A --pairs list: OP:SIZE items, each one operation and a size. */
 static int check_pairs(const char *s, char *err, size_t errlen)
 {
-	const char *size;
-	char item[64];
-	size_t len, size_len;
-	uint64_t v;
+	size_t len;
+	uint64_t v, pv;
 	long gap;
-	int n = 0, op;
+	int n = 0, op, pop;
 
 	for (;;) {
 		len = strcspn(s, ",");
-		if ((op = st_micro_pair_split(s, len, &size, &size_len)) >= 0 &&
-		    !st_micro_pair_gap(op, size, &size_len, &gap) &&
-		    size_len < sizeof(item)) {
-			memcpy(item, size, size_len);
-			item[size_len] = '\0';
-		} else {
-			item[0] = '\0';
-		}
-		if (!item[0] || parse_size(item, &v)) {
+		if (pair_item(s, len, &op, &v, &gap, &pop, &pv)) {
 			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
 				 "(OP:SIZE or a collective's OP:SIZE@US, US "
-				 "at most %d, e.g. allreduce:8@500,"
-				 "alltoall:128K)", (int)len, s,
-				 ST_MICRO_MAX_GAP_US);
+				 "at most %d, and /PREV:PSIZE, PREV a "
+				 "collective or sendrecv, e.g. allreduce:8@500,"
+				 "alltoall:4@70/alltoallv:96K,alltoall:128K)",
+				 (int)len, s, ST_MICRO_MAX_GAP_US);
 			return -1;
 		}
 		if (++n > ST_MICRO_MAX_PAIRS)
@@ -659,26 +689,24 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 	nrep = o->nrep ? atof(o->nrep) : o->quick ? 5 : 30;
 	t = o->pair_time ? 1e3 * atof(o->pair_time) : 0;
 	if (o->pairs) {
-		const char *s = o->pairs, *size;
-		size_t len, slen;
-		char item[64];
-		uint64_t x;
+		const char *s = o->pairs;
+		size_t len;
+		uint64_t x, px;
 		long gap = -1;
+		int pop;
 
 		for (;;) {
 			len = strcspn(s, ",");
-			op = st_micro_pair_split(s, len, &size, &slen);
-			if (op >= 0 &&
-			    !st_micro_pair_gap(op, size, &slen, &gap) &&
-			    slen < sizeof(item)) {
-				memcpy(item, size, slen);
-				item[slen] = '\0';
-				if (!parse_size(item, &x)) {
-					per_rep += pair_ns(window_ns(op,
-						(double)x, o->nranks,
-						o->cold_coll, gap), nrep, t);
-					n++;
-				}
+			if (!pair_item(s, len, &op, &x, &gap, &pop, &px)) {
+				double w = window_ns(op, (double)x, o->nranks,
+						     o->cold_coll, gap);
+
+				/* A warm-up of another operation: 3 of it. */
+				if (pop >= 0 && !o->cold_coll)
+					w += 3 * model_ns(pop, (double)px,
+							  o->nranks);
+				per_rep += pair_ns(w, nrep, t);
+				n++;
 			}
 			if (!s[len])
 				break;
