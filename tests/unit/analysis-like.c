@@ -354,9 +354,10 @@ static void warm_file(int rank, const unsigned *prev, const uint64_t *bytes,
  * A collective's warm-up is the call more than half of its instances
  * followed (on the rank with the longer quiet time): an MPI_Alltoall
  * after an MPI_Alltoallv of 96 KiB blocks in 2 of 3 instances, after a
- * barrier in 1, is warmed up by the MPI_Alltoallv; one after MPI_Sendrecv of
- * 16 KiB by that; one after MPI_Wait (no operation the bench makes) or
- * after itself by itself (no "/").
+ * barrier in 1, is warmed up by the MPI_Alltoallv (of sizes that vary,
+ * at their median); one after MPI_Sendrecv of 16 KiB by that; one
+ * after MPI_Wait (no operation the bench makes) or after itself by
+ * itself (no "/").
  */
 Test(tools_like, a_collectives_warm_up_is_the_call_before_it)
 {
@@ -385,6 +386,20 @@ Test(tools_like, a_collectives_warm_up_is_the_call_before_it)
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
 				   sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(buf, "sendrecv:16384,alltoall:4@100/sendrecv:16384");
+	/* Of sizes that vary, the median: 16, 96 and 32 KiB give 32. */
+	{
+		const unsigned a3[] = { ST_FN_MPI_ALLTOALLV,
+					ST_FN_MPI_ALLTOALLV,
+					ST_FN_MPI_ALLTOALLV };
+		const uint64_t vary[] = { 16384, 98304, 32768 };
+
+		warm_file(0, a3, vary, 3);
+		warm_file(1, a3, vary, 3);
+		cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,
+					   sizeof(err)), 0, "%s", err);
+		cr_expect(strstr(buf, "alltoall:4@100/alltoallv:32768,"),
+			  "%s", buf);
+	}
 	warm_file(0, wait, none, 3);
 	warm_file(1, wait, none, 3);
 	cr_assert_eq(st_like_pairs(dir, buf, sizeof(buf), &like, err,

@@ -352,27 +352,32 @@ static int cmp_warm(const void *a, const void *b)
 
 /*
  * The warm-up of pair 'p' from the 'k' candidates 'w' (sorted in
- * place): the one more than half of its instances had, in 'pop' and
- * 'psize'; -1 when there is none, or it is the pair itself or a call
- * that cannot be one (an MPI_Wait...).
+ * place): the operation more than half of its instances followed, at
+ * the median of the sizes they had (the lower one of an even count; an
+ * integer sort's MPI_Alltoall follows MPI_Alltoallv's of four sizes in
+ * turn), in 'pop' and 'psize'; -1 when there is none, or it is the
+ * pair itself or a call that cannot be one (an MPI_Wait...).
  */
 static void pair_warm(const struct pairs *ps, int p, struct warm *w,
 		      size_t k, int *pop, uint64_t *psize)
 {
-	size_t i, run = 0, best = 0, at = 0;
+	size_t i, first = 0, best = 0, at = 0;
 
 	*pop = -1;
 	*psize = 0;
 	if (!k)
 		return;
 	qsort(w, k, sizeof(*w), cmp_warm);
-	for (i = 0; i < k; i++) {
-		run = i && !cmp_warm(&w[i], &w[i - 1]) ? run + 1 : 1;
-		if (run > best) {
-			best = run;
-			at = i;
+	for (i = 1; i <= k; i++) {
+		if (i < k && w[i].op == w[first].op)
+			continue;
+		if (i - first > best) {
+			best = i - first;
+			at = first;
 		}
+		first = i;
 	}
+	at += (best - 1) / 2;
 	if (2 * best <= k || w[at].op < 0 ||
 	    (w[at].op == ps->op[p] && w[at].size == ps->size[p]))
 		return;
@@ -387,8 +392,9 @@ static void pair_warm(const struct pairs *ps, int p, struct warm *w,
  * over the instances of the pair ('binned': sizes rounded as the
  * pairs'), in whole microseconds, at least LIKE_MIN_GAP_US and at most
  * ST_MICRO_MAX_GAP_US.  And its warm-up in 'pop' and 'psize'
- * (pair_warm(); -1: its own): the call that rank made before it, the
- * one most instances had.  Leaves 'g' sorted and cut to its instances.
+ * (pair_warm(); -1: its own): the call that rank made before it, of
+ * the operation more than half the instances had.  Leaves 'g' sorted
+ * and cut to its instances.
  */
 static int pair_gaps(struct gaps *g, const struct pairs *ps, int binned,
 		     long *us, int *pop, uint64_t *psize)

@@ -23,7 +23,8 @@
  * A collective's item says what came before it in the run, on the rank
  * with the longest quiet time before each instance: "@US", the median
  * of that time since the rank's previous call, and "/PREV:PSIZE", that
- * call when most instances had the same one, another collective or an MPI_Sendrecv,
+ * call when more than half the instances had the same operation there
+ * (at the median of its sizes), another collective or an MPI_Sendrecv,
  * which the bench then makes its untimed warm-up call (see
  * tools/bench/micro.c, warm_call()).
  */
