@@ -335,7 +335,10 @@ static int cmp_gap(const void *a, const void *b)
 	return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
-/* A candidate warm-up: an instance's last arriver's previous call. */
+/*
+ * A candidate warm-up: the previous call of an instance's rank with the
+ * longest quiet time before it.
+ */
 struct warm {
 	int op;
 	uint64_t size;

@@ -276,13 +276,14 @@ static inline int st_micro_pair_split(const char *item, size_t len,
 /*
  * A collective's item may end in "/PREV:PSIZE": the operation and size
  * of its warm-up call, which is by default the item's own (see
- * --cold-coll); 'synctrace bench --like' gives a collective the call
- * the run most often made just before it, when that was another
- * collective or an MPI_Sendrecv (st_micro_warm_ok()).  Cuts it off the
- * size text of st_micro_pair_split(), before the "@US" below, and points
- * '*prev' at it ('*prev_len' bytes, an item for st_micro_pair_split()),
- * NULL when there is none.  Returns 0, or -EINVAL for an empty one or
- * one on a point-to-point item.
+ * --cold-coll); 'synctrace bench --like' gives a collective the
+ * operation more than half its instances followed in the run, when
+ * that was another collective or an MPI_Sendrecv (st_micro_warm_ok()),
+ * at the median of its sizes there.  Cuts it off the size text of
+ * st_micro_pair_split(), before the "@US" below, and points '*prev' at
+ * it ('*prev_len' bytes, an item for st_micro_pair_split()), NULL when
+ * there is none.  Returns 0, or -EINVAL for an empty one or one on a
+ * point-to-point item.
  */
 static inline int st_micro_pair_prev(int op, const char *size,
 				     size_t *size_len, const char **prev,
