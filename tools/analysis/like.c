@@ -243,11 +243,15 @@ static int scan_file(const char *path, struct pairs *exact,
 		out->calls++;
 		note_inflight(&f, &ev);
 		op = st_like_map(&ev, &size);
+		/* The bench's size: at most its largest, a barrier's 0. */
+		if (size > MAX_SIZE)
+			size = MAX_SIZE;
+		if (op == ST_MICRO_BARRIER)
+			size = 0;
 		if (op >= 0 && op < ST_MICRO_P2P_FIRST && have_prev) {
 			struct gap x = {
 				.comm = ev.comm, .seq = ev.seq, .op = op,
-				.size = op == ST_MICRO_BARRIER ? 0 :
-					size > MAX_SIZE ? MAX_SIZE : size,
+				.size = size,
 				.ns = ev.t0 > prev_t1 ? ev.t0 - prev_t1 : 0,
 				.prev_op = prev_op, .prev_size = prev_size,
 			};
@@ -260,8 +264,7 @@ static int scan_file(const char *path, struct pairs *exact,
 		have_prev = 1;
 		prev_t1 = ev.t1;
 		prev_op = st_micro_warm_ok(op) ? op : -1;
-		prev_size = prev_op < 0 || op == ST_MICRO_BARRIER ? 0 :
-			    size > MAX_SIZE ? MAX_SIZE : size;
+		prev_size = prev_op < 0 ? 0 : size;
 		if (op == -2)
 			continue;
 		if (op < 0) {
@@ -276,11 +279,9 @@ static int scan_file(const char *path, struct pairs *exact,
 			}
 			continue;
 		}
-		if (size > MAX_SIZE)
-			size = MAX_SIZE;
 		out->mapped++;
-		add(exact, op, op == ST_MICRO_BARRIER ? 0 : size);
-		add(binned, op, op == ST_MICRO_BARRIER ? 0 : round_pow2(size));
+		add(exact, op, size);
+		add(binned, op, round_pow2(size));
 	}
 	if (oom)
 		rc = fail(err, errlen, -ENOMEM, "out of memory");

@@ -344,4 +344,34 @@ static inline int st_micro_pair_gap(int op, const char *size,
 	return 0;
 }
 
+/*
+ * One --pairs item, the 'len' bytes at 'item': "OP:SIZE", a
+ * collective's optionally with "@US" and "/PREV:PSIZE" (above).  Points
+ * '*size' at its size text ('*size_len' bytes) and '*psize' at the
+ * warm-up's (NULL, 0 when none); sets '*gap_us' (-1: none) and
+ * '*prev_op' (-1: none).  The caller parses the sizes.  Returns the
+ * operation, or -EINVAL for a bad item.
+ */
+static inline int st_micro_pair_parse(const char *item, size_t len,
+				      const char **size, size_t *size_len,
+				      long *gap_us, int *prev_op,
+				      const char **psize, size_t *psize_len)
+{
+	const char *prev;
+	size_t prev_len;
+	int op = st_micro_pair_split(item, len, size, size_len);
+
+	*prev_op = -1;
+	*psize = NULL;
+	*psize_len = 0;
+	if (op < 0 ||
+	    st_micro_pair_prev(op, *size, size_len, &prev, &prev_len) ||
+	    (prev && !st_micro_warm_ok(*prev_op = st_micro_pair_split(
+					       prev, prev_len, psize,
+					       psize_len))) ||
+	    st_micro_pair_gap(op, *size, size_len, gap_us))
+		return -EINVAL;
+	return op;
+}
+
 #endif

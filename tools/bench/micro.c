@@ -375,24 +375,19 @@ static int parse_sizes(struct opts *o, const char *s, char *err,
 static int parse_pairs(struct opts *o, const char *s, char *err,
 		       size_t errlen)
 {
-	const char *p = s, *size, *prev, *psize;
-	size_t len, size_len, prev_len, psize_len, k;
-	uint64_t v, pv = 0;
+	const char *p = s, *size, *psize;
+	size_t len, size_len, psize_len, k;
+	uint64_t v, pv;
 	long gap;
-	int op, pop = -1, i, n = 0;
+	int op, pop, i, n = 0;
 
 	for (;;) {
 		len = strcspn(p, ",");
-		op = st_micro_pair_split(p, len, &size, &size_len);
+		pv = 0;
+		op = st_micro_pair_parse(p, len, &size, &size_len, &gap, &pop,
+					 &psize, &psize_len);
 		if (op < 0 ||
-		    st_micro_pair_prev(op, size, &size_len, &prev,
-				       &prev_len) ||
-		    (prev && (!st_micro_warm_ok(pop = st_micro_pair_split(
-					prev, prev_len, &psize,
-					&psize_len)) ||
-			      parse_size(psize, psize_len, &pv) ||
-			      pv > MAX_SIZE_BYTES)) ||
-		    st_micro_pair_gap(op, size, &size_len, &gap) ||
+		    (pop >= 0 && parse_size(psize, psize_len, &pv)) ||
 		    parse_size(size, size_len, &v)) {
 			snprintf(err, errlen, "bad item '%.*s' in '--pairs' "
 				 "(OP:SIZE or a collective's OP:SIZE@US, US "
@@ -402,9 +397,7 @@ static int parse_pairs(struct opts *o, const char *s, char *err,
 				 (int)len, p, ST_MICRO_MAX_GAP_US);
 			return -1;
 		}
-		if (!prev)
-			pop = -1;
-		else if (pop == ST_MICRO_BARRIER)
+		if (pop == ST_MICRO_BARRIER)
 			pv = 0;
 		if (op == ST_MICRO_BARRIER)
 			v = 0;

@@ -196,19 +196,13 @@ static int size_text(const char *s, size_t len, uint64_t *v)
 static int pair_item(const char *s, size_t len, int *op, uint64_t *v,
 		     long *gap, int *pop, uint64_t *pv)
 {
-	const char *size, *prev, *psize;
-	size_t size_len, prev_len, psize_len;
+	const char *size, *psize;
+	size_t size_len, psize_len;
 
-	*pop = -1;
 	*pv = 0;
-	if ((*op = st_micro_pair_split(s, len, &size, &size_len)) < 0 ||
-	    st_micro_pair_prev(*op, size, &size_len, &prev, &prev_len))
-		return -1;
-	if (prev && (!st_micro_warm_ok(*pop = st_micro_pair_split(
-				prev, prev_len, &psize, &psize_len)) ||
-		     size_text(psize, psize_len, pv)))
-		return -1;
-	if (st_micro_pair_gap(*op, size, &size_len, gap) ||
+	*op = st_micro_pair_parse(s, len, &size, &size_len, gap, pop, &psize,
+				  &psize_len);
+	if (*op < 0 || (*pop >= 0 && size_text(psize, psize_len, pv)) ||
 	    size_text(size, size_len, v))
 		return -1;
 	return 0;
