@@ -98,6 +98,9 @@ APPS = [
     ("nm-ssor", ["40", "32", "2048", "4"], "held-out"),
     ("nm-mg", ["150", "65536", "5", "4"], "held-out"),
     ("nm-is", ["600", "6"], "held-out"),
+    ("nm-nbody", ["400", "32768", "10"], "held-out"),
+    ("nm-probe", ["400", "10"], "held-out"),
+    ("nm-persist", ["400", "32768", "10"], "held-out"),
 ]
 
 # "table": the target whose bench table predicts this one (the same
