@@ -506,9 +506,11 @@ Test(tools_predict, model_progress_from_the_busy_rows)
 	cr_expect_eq(st_pmodel_progress(m, 1 << 20), 3, "the nearest size");
 	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
 	cr_expect_eq(nm.need, 3);
+	cr_expect_eq(nm.sender_free, 0, "a busy sender held its receive");
 	cr_expect_float_eq(nm.xchg_ns, 40000, 1e-9);
 	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_ISEND, 1024, &nm), 0);
 	cr_expect_eq(nm.need, 0);
+	cr_expect_neq(nm.sender_free, 0, "measured: 1600 against C / 2");
 	cr_expect_float_eq(nm.xchg_ns, 0, 1e-9);
 	st_pmodel_net_describe(m, buf, sizeof(buf));
 	cr_expect(strstr(buf, "1024 B - 65536 B s+r"), "%s", buf);
@@ -522,6 +524,7 @@ Test(tools_predict, model_progress_from_the_busy_rows)
 	cr_expect_eq(st_pmodel_progress(m, 65536), 2);
 	cr_assert_eq(st_pmodel_msg(m, ST_FN_MPI_SEND, 65536, &nm), 0);
 	cr_expect_eq(nm.need, 2);
+	cr_expect_neq(nm.sender_free, 0, "the receiver alone moves it");
 	cr_expect_float_eq(nm.xchg_ns, 0, 1e-9);
 	st_pmodel_free(m);
 	/* A busy receiver whose Wait is quick: the sender alone. */

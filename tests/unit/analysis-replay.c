@@ -1972,6 +1972,75 @@ Test(tools_replay, an_icall_does_not_release_what_needs_both_sides)
 }
 
 /*
+ * Rank 0 starts a send of 4096 B (rendezvous under net_c) at 0 and
+ * computes 3000 before its MPI_Wait; rank 1 computes 10 and receives
+ * it by a blocking MPI_Recv ('blocking'), or by an MPI_Irecv, 3000 of
+ * compute and an MPI_Wait.  Model net_c, the table having measured
+ * ('sender_free') that a busy sender holds up no receive.  Returns
+ * rank 1's end.
+ */
+static double sender_computes(int sender_free, int blocking)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+	double p1;
+
+	c.nm.sender_free = sender_free;
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 4096, 1);
+	e->req = req;
+	s_compute(&s[0], 3000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], 10);
+	if (blocking) {
+		s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 0, 1);
+	} else {
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+		e->req = req;
+		s_compute(&s[1], 3000);
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return p1;
+}
+
+Test(tools_replay, a_sender_the_table_finds_free_does_not_hold_its_receive)
+{
+	double p1;
+
+	/*
+	 * Without the finding, the rendezvous waits for the sender's Wait
+	 * at 3005, and the receive ends the late-receive cost (20) after.
+	 */
+	p1 = sender_computes(0, 1);
+	cr_expect_float_eq(p1, 3005 + 20, 1e-9, "%g", p1);
+	/*
+	 * With it, a receiver blocked in MPI_Recv from 10 takes the data
+	 * while the sender computes (a receive probed for a message sent
+	 * before): 20 after its post.
+	 */
+	p1 = sender_computes(1, 1);
+	cr_expect_float_eq(p1, 10 + 20, 1e-9, "%g", p1);
+	/*
+	 * A nonblocking receive moves nothing until its rank is blocked in
+	 * a call, though it was posted last: its MPI_Wait at 3011.
+	 */
+	p1 = sender_computes(1, 0);
+	cr_expect_float_eq(p1, 3011 + 20, 1e-9, "%g", p1);
+}
+
+/*
  * Rank 0 computes 'late0', starts two messages of 'bytes' to rank 1
  * (tags 0 and 1) and waits for both; rank 1 posts both receives at 10
  * and 11, computes 3000 and completes them from 3012 by one MPI_Waitall

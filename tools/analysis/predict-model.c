@@ -1329,6 +1329,7 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	nm->xfer_nb_ns = n->burst && n->has_k1 ?
 			 row_eval(m, n->burst, 1, bytes) : 0;
 	nm->need = st_pmodel_progress(m, bytes);
+	nm->sender_free = !(nm->need & 1) && nearest_d(n->sbusy, bytes);
 	/* Both directions at once, started together in MPI_Waitall. */
 	nm->xchg_ns = nm->need == 3 && n->xbusy ?
 		      row_eval(m, n->xbusy, 2, bytes) : 0;

@@ -366,6 +366,15 @@ static int pend_strict(const struct pend *p)
 	return p->s.nm.need == 3;
 }
 
+/*
+ * Whether only a call that is not an I-call releases pend 'p': one
+ * that needs both sides, or its receiver alone (sender_free).
+ */
+static int pend_blocking(const struct pend *p)
+{
+	return pend_strict(p) || p->s.nm.sender_free;
+}
+
 size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		      int icall)
 {
@@ -381,7 +390,7 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		if (!all) {
 			uint8_t was = p->need;
 
-			if (icall && pend_strict(p))
+			if (icall && pend_blocking(p))
 				continue;
 			if (p->src == rank)
 				p->need &= (uint8_t)~1u;
@@ -455,6 +464,17 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 			else if (e > from)
 				from = e;
 		}
+		if (v->w < 0 && dst >= 0) {
+			if ((e = blocked_since(r, dst, ready)) < 0)
+				need |= 2;
+			else if (e > from)
+				from = e;
+		}
+	} else if (s->nm.sender_free) {
+		/*
+		 * The receiver alone moves it: a nonblocking receive from
+		 * when it is blocked in a call, whichever side posted last.
+		 */
 		if (v->w < 0 && dst >= 0) {
 			if ((e = blocked_since(r, dst, ready)) < 0)
 				need |= 2;

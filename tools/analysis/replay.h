@@ -144,6 +144,12 @@ struct st_replay;
  * such pair between the two starts 'xchg_gap_ns' (> 0; else a gap and
  * the share of the other direction's) after them: the j-th of K pairs
  * started together ends j x 'xchg_gap_ns' after the first.
+ * 'sender_free' (non-zero: the table measured it at the size; 0: not
+ * measured, or the sender is needed): a rendezvous transfer moves
+ * while its sender computes (the bench's busy-sender pattern found its
+ * receive not held up: in shared memory the receiver copies the data
+ * out of the sender's buffer), so a nonblocking sender that posted
+ * first need not be inside MPI for it to start.
  * An eager message whose 'need' has the sender, sent by an I-call,
  * leaves (takes its turn at the out-port) when its rank next enters a
  * call that moves messages (blocking point-to-point, collective, Wait
@@ -162,6 +168,7 @@ struct st_replay_msg {
 	double share;
 	double xfer_nb_ns;
 	int need;
+	int sender_free;
 	double xchg_ns;
 	double xchg_gap_ns;
 	double rbusy_ns;
