@@ -2873,7 +2873,7 @@ static void start_sends(struct start_consts *sc, int on, int isend,
 			double *p0, double *send, uint64_t *charged,
 			double *p12)
 {
-	struct st_replay_model m = { sc, c_coll, c_p2p, c_inject, NULL, NULL,
+	struct st_replay_model m = { sc, c_coll, c_p2p, c_inject, NULL, c_msg,
 				     0, on ? c_start_row : NULL,
 				     on ? c_start_ns : NULL };
 	static const int to[] = { 1, 2, 1, 2, 1, 1 };
@@ -3023,6 +3023,67 @@ Test(tools_replay, exchange_pairs_follow_the_measured_spacing)
 			   gap, spaced);
 	none = xchg_three(-1);
 	cr_expect_float_eq(none, gap, 1e-9);
+}
+
+/* A row for messages of 1000 B and more (rendezvous under net_c). */
+static int c_start_row_large(void *ctx, double bytes)
+{
+	(void)ctx;
+	return bytes >= 1000 ? 0 : -1;
+}
+
+/*
+ * Rank 0 starts a send of 2000 B to rank 1 by MPI_Isend, computes 10
+ * and waits; rank 1 receives it by MPI_Recv.  Under net_c with the
+ * start ('on'), its send's predicted time into '*send', rank 1's end
+ * into '*p1'.
+ */
+static void start_rendezvous(int on, double *send, double *p1)
+{
+	struct start_consts sc = { .c = net_c, .prof = { 1000, 300 } };
+	struct st_replay_model m = { &sc, c_coll, c_p2p, c_inject, NULL, c_msg,
+				     0, on ? c_start_row_large : NULL,
+				     on ? c_start_ns : NULL };
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	char err[256];
+	uint64_t req = 1;
+
+	sc.c.inject = 30;
+	s_init(&s[0], 0, 2, 0);
+	s_init(&s[1], 1, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 2000, 50);
+	e->req = req;
+	s_compute(&s[0], 10);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 2000, 50);
+	s_finalize(&s[0]);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay_m(s, 2, &m, 1, 0, &rp, err, sizeof(err)), 0,
+		     "%s", err);
+	*send = fn_of(rp, ST_FN_MPI_ISEND)->pred_ns;
+	*p1 = PRED(rp, 1);
+	cr_expect_float_eq(st_replay_stats(rp)->start_ns, on ? 1000 : 0,
+			   1e-9);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, a_rendezvous_isends_start_delays_its_message_not_its_call)
+{
+	double send, send_off, p1, p1_off;
+
+	/*
+	 * The I-call hands over the request to send and returns: its cost
+	 * stays the call's 30; the first message's 1000 comes with the
+	 * transfer, which the receive waits for.
+	 */
+	start_rendezvous(0, &send_off, &p1_off);
+	start_rendezvous(1, &send, &p1);
+	cr_expect_float_eq(send, send_off, 1e-9, "%g %g", send, send_off);
+	cr_expect_float_eq(send_off, 30, 1e-9, "%g", send_off);
+	cr_expect_float_eq(p1 - p1_off, 1000, 1e-9, "%g %g", p1, p1_off);
 }
 
 /* MPI_Sendrecv's send is a channel's message as any send's. */
