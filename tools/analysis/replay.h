@@ -149,7 +149,9 @@ struct st_replay;
  * while its sender computes (the bench's busy-sender pattern found its
  * receive not held up: in shared memory the receiver copies the data
  * out of the sender's buffer), so a nonblocking sender that posted
- * first need not be inside MPI for it to start.
+ * first need not be inside MPI for it to start; a nonblocking receive
+ * moves it only while its rank is blocked in a call, whichever side
+ * posted last (an I-call does not release it).
  * An eager message whose 'need' has the sender, sent by an I-call,
  * leaves (takes its turn at the out-port) when its rank next enters a
  * call that moves messages (blocking point-to-point, collective, Wait
