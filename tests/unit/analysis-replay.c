@@ -1822,10 +1822,11 @@ Test(tools_replay, nonblocking_transfers_overlap_compute)
 
 /*
  * Rank 0 starts a send of 'bytes' at 0 and computes 3000 before its
- * Wait; rank 1 posts the receive at 10 and computes 3000 before its.
+ * Wait; rank 1 posts the receive at 10 and computes 3000 before its,
+ * or ('blocking') receives it by MPI_Recv at 10.
  */
-static void send_first(const struct consts *c, uint64_t bytes, double *p0,
-		       double *p1)
+static void send_first(const struct consts *c, uint64_t bytes, int blocking,
+		       double *p0, double *p1)
 {
 	struct script s[2];
 	struct st_replay *rp;
@@ -1841,10 +1842,14 @@ static void send_first(const struct consts *c, uint64_t bytes, double *p0,
 	s_finalize(&s[0]);
 	s_init(&s[1], 1, 2, 0);
 	s_compute(&s[1], 10);
-	e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
-	e->req = req;
-	s_compute(&s[1], 3000);
-	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	if (blocking) {
+		s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 0, 1);
+	} else {
+		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
+		e->req = req;
+		s_compute(&s[1], 3000);
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	}
 	s_finalize(&s[1]);
 	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
 		     err);
@@ -1863,11 +1868,11 @@ Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
 	 * until the sender's Wait at 5 + 3000; then 20 for the (late)
 	 * receive, 30 for the send.
 	 */
-	send_first(&net_c, 4096, &p0, &p1);
+	send_first(&net_c, 4096, 0, &p0, &p1);
 	cr_expect_float_eq(p0, 3005 + 30, 1e-9);
 	cr_expect_float_eq(p1, 3005 + 20, 1e-9);
 	/* Eager, the message went at once and was there long before. */
-	send_first(&net_c, 64, &p0, &p1);
+	send_first(&net_c, 64, 0, &p0, &p1);
 	cr_expect_float_eq(p0, 5 + 3000, 1e-9);
 	cr_expect_float_eq(p1, 11 + 3000, 1e-9);
 }
@@ -1972,46 +1977,17 @@ Test(tools_replay, an_icall_does_not_release_what_needs_both_sides)
 }
 
 /*
- * Rank 0 starts a send of 4096 B (rendezvous under net_c) at 0 and
- * computes 3000 before its MPI_Wait; rank 1 computes 10 and receives
- * it by a blocking MPI_Recv ('blocking'), or by an MPI_Irecv, 3000 of
- * compute and an MPI_Wait.  Model net_c, the table having measured
- * ('sender_free') that a busy sender holds up no receive.  Returns
- * rank 1's end.
+ * send_first() of 4096 B (rendezvous under net_c), the table having
+ * measured ('sender_free') that a busy sender holds up no receive.
+ * Returns rank 1's end.
  */
 static double sender_computes(int sender_free, int blocking)
 {
 	struct consts c = net_c;
-	struct script s[2];
-	struct st_replay *rp;
-	struct st_event *e;
-	uint64_t req = 9;
-	char err[256];
-	double p1;
+	double p0, p1;
 
 	c.nm.sender_free = sender_free;
-	s_init(&s[0], 0, 2, 0);
-	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 4096, 1);
-	e->req = req;
-	s_compute(&s[0], 3000);
-	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
-	s_finalize(&s[0]);
-	s_init(&s[1], 1, 2, 0);
-	s_compute(&s[1], 10);
-	if (blocking) {
-		s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 0, 1);
-	} else {
-		e = s_p2p(&s[1], ST_FN_MPI_IRECV, 0, 0, 0, 1);
-		e->req = req;
-		s_compute(&s[1], 3000);
-		s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
-	}
-	s_finalize(&s[1]);
-	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
-		     err);
-	p1 = PRED(rp, 1);
-	st_replay_free(rp);
-	free_scripts(s, 2);
+	send_first(&c, 4096, blocking, &p0, &p1);
 	return p1;
 }
 
@@ -2364,7 +2340,7 @@ Test(tools_replay, transfers_that_need_both_sides_wait_for_a_blocking_call)
 	 * for the late receive, 30 for the send.
 	 */
 	c.nm.need = 3;
-	send_first(&c, 4096, &p0, &p1);
+	send_first(&c, 4096, 0, &p0, &p1);
 	cr_expect_float_eq(p0, 3011 + 30, 1e-9, "%g", p0);
 	cr_expect_float_eq(p1, 3011 + 20, 1e-9, "%g", p1);
 }

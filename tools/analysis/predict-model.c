@@ -84,6 +84,8 @@ struct net {
 	double eager_max, rndv_min;
 	double need_d;		/* st_pmodel_progress()'s last size (-1: none) */
 	int need;		/* and its answer */
+	int sfree;		/* and whether the sender-busy row found
+				   the sender free there (sender_free) */
 };
 
 /* A start row of the table: the k-th message's excess at 'bytes'. */
@@ -1125,6 +1127,7 @@ int st_pmodel_progress(struct st_pmodel *m, double bytes)
 	g = nearest_d(n->sbusy, bytes);
 	if (g && g->median > ST_MICRO_LATE_NS(g->d) / 2)
 		need |= 1;
+	n->sfree = g && !(need & 1);
 	/* A receiver computing: its Wait took more than half of the
 	 * burst of one at that size. */
 	g = nearest_d(n->rbusy, bytes);
@@ -1329,7 +1332,7 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 	nm->xfer_nb_ns = n->burst && n->has_k1 ?
 			 row_eval(m, n->burst, 1, bytes) : 0;
 	nm->need = st_pmodel_progress(m, bytes);
-	nm->sender_free = !(nm->need & 1) && nearest_d(n->sbusy, bytes);
+	nm->sender_free = n->sfree;	/* st_pmodel_progress()'s, at 'bytes' */
 	/* Both directions at once, started together in MPI_Waitall. */
 	nm->xchg_ns = nm->need == 3 && n->xbusy ?
 		      row_eval(m, n->xbusy, 2, bytes) : 0;

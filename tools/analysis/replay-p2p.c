@@ -456,25 +456,18 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 	uint32_t i;
 	struct pend *p;
 
-	if (strict) {
-		/* Each nonblocking side from when it is blocked in a call. */
-		if (s->w < 0 && s->src >= 0) {
+	if (strict || s->nm.sender_free) {
+		/*
+		 * Each nonblocking side it needs from when it is blocked in
+		 * a call: both, or (sender_free) the receiver alone, which
+		 * copies the data out of the sender's buffer.
+		 */
+		if (strict && s->w < 0 && s->src >= 0) {
 			if ((e = blocked_since(r, s->src, ready)) < 0)
 				need |= 1;
 			else if (e > from)
 				from = e;
 		}
-		if (v->w < 0 && dst >= 0) {
-			if ((e = blocked_since(r, dst, ready)) < 0)
-				need |= 2;
-			else if (e > from)
-				from = e;
-		}
-	} else if (s->nm.sender_free) {
-		/*
-		 * The receiver alone moves it: a nonblocking receive from
-		 * when it is blocked in a call, whichever side posted last.
-		 */
 		if (v->w < 0 && dst >= 0) {
 			if ((e = blocked_since(r, dst, ready)) < 0)
 				need |= 2;
