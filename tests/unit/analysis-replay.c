@@ -2017,6 +2017,91 @@ Test(tools_replay, a_sender_the_table_finds_free_does_not_hold_its_receive)
 }
 
 /*
+ * Rank 0 starts a send of 4096 B (rendezvous) to rank 1 at 0, receives
+ * 64 B from rank 1 by MPI_Recv, computes 3000 and waits for its send;
+ * rank 1 computes 'late1', sends the 64 B by MPI_Send, then receives the
+ * 4096 B by MPI_Recv ('exchange': rank 1 sends 4096 B too, by MPI_Isend
+ * before its MPI_Send of 64 B, and waits for it last).  Model net_c
+ * with 'need' and a late-receive cost of 1000.
+ */
+static void other_call(int need, uint64_t late1, int exchange, double *p0,
+		       double *p1)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+
+	c.nm.need = need;
+	c.nm.late_ns = 1000;
+	s_init(&s[0], 0, 2, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 4096, 1);
+	e->req = req;
+	s_p2p(&s[0], ST_FN_MPI_RECV, 1, 3, 64, 1);
+	if (exchange)
+		s_p2p(&s[0], ST_FN_MPI_RECV, 1, 0, 4096, 1);
+	s_compute(&s[0], 3000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], late1);
+	if (exchange) {
+		e = s_p2p(&s[1], ST_FN_MPI_ISEND, 0, 0, 4096, 1);
+		e->req = req;
+	}
+	s_p2p(&s[1], ST_FN_MPI_SEND, 0, 3, 64, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 4096, 1);
+	if (exchange)
+		s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
+{
+	double p0, p1;
+
+	/*
+	 * Rank 0 is back in MPI in its MPI_Recv of the 64 B, from 5 to
+	 * 1005 (they arrive at 120 and take the late-receive cost, 1000, to
+	 * take in); rank 1's receive of the 4096 B, posted at 20, needs 1000
+	 * with both sides inside.  Without the rule the transfer goes on
+	 * through rank 0's compute: rank 1 is done at 1020.
+	 */
+	other_call(0, 10, 0, &p0, &p1);
+	cr_expect_float_eq(p1, 20 + 1000, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 1005 + 3000, 1e-9, "%g", p0);
+	/*
+	 * With it, the transfer moves from 20 to 1005 (985), waits for rank
+	 * 0's MPI_Wait at 4005 and needs the 15 it has left there: rank 1
+	 * is done at 4020; rank 0's send completes at once in its Wait.
+	 */
+	other_call(3, 10, 0, &p0, &p1);
+	cr_expect_float_eq(p1, 4005 + 15, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 4005, 1e-9, "%g", p0);
+	/*
+	 * Each way: rank 0's 4096 B have moved 980 by 1005, when rank 0
+	 * enters its MPI_Recv of rank 1's 4096 B, which rank 1's MPI_Recv
+	 * (waiting for rank 0's) holds: each call waits for what the other
+	 * holds, so both go on.  Rank 0's message needs its last 20 (rank
+	 * 1's receive done at 1025, then its MPI_Wait for its own send, the
+	 * send of a late receive: 30 after 1005); rank 1's, posted first,
+	 * takes the late-receive cost from 1005: rank 0's receive is done
+	 * at 2005, and rank 0 at 2005 + 3000.
+	 */
+	other_call(3, 10, 1, &p0, &p1);
+	cr_expect_float_eq(p1, 1005 + 30, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 2005 + 3000, 1e-9, "%g", p0);
+}
+
+/*
  * Rank 0 computes 'late0', starts two messages of 'bytes' to rank 1
  * (tags 0 and 1) and waits for both; rank 1 posts both receives at 10
  * and 11, computes 3000 and completes them from 3012 by one MPI_Waitall

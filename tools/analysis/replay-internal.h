@@ -286,13 +286,21 @@ struct hsend {
  * A rendezvous transfer matched while its sender or receiver (or both)
  * was computing: it starts once each side it waits for ('need': 1 the
  * sender, 2 the receiver) has entered an MPI call, no earlier than
- * 'from': the later post, or the latest such entry after it.
+ * 'from': the later post, or the latest such entry after it.  One that
+ * needs both sides inside MPI and whose nonblocking side is in a call
+ * that does not wait for it moves only while that call lasts ('need'
+ * PEND_HELD, 'held' that call's unit, from 'from'): if it cannot end
+ * by then, it waits for that side's next call with the time it moved,
+ * 'credit', done.
  */
+enum { PEND_HELD = 4 };
+
 struct pend {
 	struct msg s, v;
 	int32_t src, dst;
 	uint8_t need;
-	double from;
+	int32_t held;
+	double from, credit;
 	uint32_t next;
 };
 
@@ -382,6 +390,7 @@ struct st_replay {
 					   a side to enter MPI */
 	size_t npends, apends;
 	uint32_t pend_free, pend_live;
+	uint32_t pend_held;		/* of them, PEND_HELD */
 	size_t live_insts, live_msgs, live_reqs;
 
 	struct st_replay_fn *fns;	/* [ST_FN_COUNT] */
@@ -599,13 +608,19 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
 
 /*
- * A unit of rank 'rank' enters an MPI call at 't': the rendezvous
- * transfers waiting for that rank may start.  With 'all', every waiting
- * transfer starts as if its sides had come (nothing else can move).
- * Returns the number started.
+ * Unit 'u' of rank 'rank' enters an MPI call at 't': the rendezvous
+ * transfers waiting for that rank may start (those that need both sides
+ * inside MPI for as long as the call lasts, unless it completes their
+ * request: PEND_HELD).  With 'all' (and 'u' NULL), every held transfer
+ * starts as if its call had lasted, or if none is held, every waiting
+ * one as if its sides had come (nothing else can move).  Returns the
+ * number started.
  */
-size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
-		      int icall);
+size_t st_rp_progress(struct st_replay *r, struct unit *u, int rank,
+		      double t, int all, int icall);
+
+/* The call of unit 'u' ended: the transfers it held go on or wait. */
+void st_rp_held_end(struct st_replay *r, struct unit *u);
 
 /*
  * The sends rank 'rank' held (struct hsend) leave now, at 'u''s current

@@ -185,19 +185,27 @@ static int blocked_at(const struct unit *u, double t)
  * past the time a message is matched at: a call it entered after that
  * time, and is blocked in, was read before the transfer existed.
  */
-static double blocked_since(const struct st_replay *r, int rank, double t)
+static struct unit *blocked_unit(const struct st_replay *r, int rank,
+				 double t)
 {
 	const struct rank *rk = &r->ranks[rank];
-	double e = -1;
+	struct unit *b = NULL;
 	size_t i;
 
 	for (i = 0; i < rk->nunits; i++) {
-		const struct unit *u = rk->units[i];
+		struct unit *u = rk->units[i];
 
-		if (u && blocked_at(u, t) && (e < 0 || u->op_entry < e))
-			e = u->op_entry;
+		if (u && blocked_at(u, t) && (!b || u->op_entry < b->op_entry))
+			b = u;
 	}
-	return e;
+	return b;
+}
+
+static double blocked_since(const struct st_replay *r, int rank, double t)
+{
+	const struct unit *b = blocked_unit(r, rank, t);
+
+	return b ? b->op_entry : -1;
 }
 
 /*
@@ -270,12 +278,28 @@ static const struct msg *rndv_base(const struct msg *s, const struct msg *v)
 }
 
 /*
+ * How long rendezvous transfer of send 's' and receive 'v' takes from
+ * its turn to its later side's completion (rndv_start()).
+ */
+static double rndv_dur(const struct msg *s, const struct msg *v)
+{
+	const struct st_replay_msg *m = &s->nm;
+
+	if (rndv_base(s, v) == v)
+		return m->late_ns > m->rndv_send_ns ? m->late_ns :
+		       m->rndv_send_ns;
+	return xfer_to(m, v);
+}
+
+/*
  * Rendezvous transfer of send 's' and receive 'v' starts at 'start'
  * (both sides posted and in MPI), takes its turns at the ports, and
- * completes both sides.
+ * completes both sides, 'credit' (the time it moved before a side left
+ * MPI) sooner, not before its turn.
  */
 static void rndv_start(struct st_replay *r, const struct msg *s,
-		       const struct msg *v, int dst, double start)
+		       const struct msg *v, int dst, double start,
+		       double credit)
 {
 	const struct st_replay_msg *m = &s->nm;
 	const struct msg *b = rndv_base(s, v);
@@ -297,9 +321,15 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		tr = w0 + xfer_to(m, v);
 		ts = tr - (m->late_ns > m->rndv_send_ns ?
 			   m->late_ns - m->rndv_send_ns : 0);
-		if (ts < w0)
-			ts = w0;
 	}
+	if (credit > 0) {
+		tr -= credit;
+		ts -= credit;
+	}
+	if (tr < w0)
+		tr = w0;
+	if (ts < w0)
+		ts = w0;
 	st_rp_resolve(r, s->w, ts, cp_add(cpb, ts - base));
 	note_recv(r, v->w, SRC_MODEL, tr - w0, s->gm);
 	st_rp_resolve(r, v->w, tr, cp_add(cpb, tr - base));
@@ -375,10 +405,132 @@ static int pend_blocking(const struct pend *p)
 	return pend_strict(p) || p->s.nm.sender_free;
 }
 
-size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
-		      int icall)
+/* A new pend for send 's' and receive 'v'; NULL when out of memory. */
+static struct pend *pend_add(struct st_replay *r, const struct msg *s,
+			     const struct msg *v, int dst, uint8_t need,
+			     double from, double credit)
 {
-	uint32_t i, j, head = NIL, *tail = &head, *l;
+	struct pend *p;
+	uint32_t i;
+
+	if (r->pend_free != NIL) {
+		i = r->pend_free;
+		r->pend_free = r->pends[i].next;
+	} else {
+		if (GROW(r, r->pends, r->apends, r->npends))
+			return NULL;
+		i = (uint32_t)r->npends++;
+	}
+	p = &r->pends[i];
+	p->s = *s;
+	p->v = *v;
+	p->src = s->src;
+	p->dst = dst;
+	p->need = need;
+	p->held = -1;
+	p->from = from;
+	p->credit = credit;
+	p->next = NIL;
+	r->pend_live++;
+	return p;
+}
+
+/*
+ * Strict transfer 'x' moves from x->from while the call of its side
+ * 'bit' (1 sender, 2 receiver) lasts, until 'until': it ends if it can
+ * by then, else waits for that side's next call with what it moved.
+ */
+static void rndv_until(struct st_replay *r, const struct pend *x,
+		       double until, uint8_t bit)
+{
+	double left = rndv_dur(&x->s, &x->v) - x->credit;
+
+	if (x->from + left <= until) {
+		rndv_start(r, &x->s, &x->v, x->dst, x->from, x->credit);
+		return;
+	}
+	pend_add(r, &x->s, &x->v, x->dst, bit, until,
+		 x->credit + (until > x->from ? until - x->from : 0));
+}
+
+/*
+ * The transfer held by the call that waits for the transfer of send 's'
+ * and receive 'v' (its blocking side, a unit) and that unit 'u' waits
+ * for: the other half of an exchange, whose two calls each wait for
+ * what the other holds; NIL when none.
+ */
+static uint32_t held_partner(const struct st_replay *r, const struct msg *s,
+			     const struct msg *v, const struct unit *u)
+{
+	int32_t w = s->w >= 0 ? s->w : v->w;
+	uint32_t i;
+
+	if (w < 0)
+		return NIL;
+	for (i = 0; i < r->npends; i++) {
+		const struct pend *p = &r->pends[i];
+
+		if (p->need == PEND_HELD && p->held == w &&
+		    (p->s.w == u->idx || p->v.w == u->idx))
+			return i;
+	}
+	return NIL;
+}
+
+/*
+ * Hold pend 'p' for as long as the call of unit 'u' lasts; but when that
+ * call waits for the transfer that the call waiting for 'p' holds, both
+ * go on: each side's call lasts while the other's does.
+ */
+static void pend_hold(struct st_replay *r, struct pend *p,
+		      const struct unit *u)
+{
+	uint32_t j = r->pend_held ? held_partner(r, &p->s, &p->v, u) : NIL;
+	struct pend x, y;
+
+	if (j == NIL) {
+		p->need = PEND_HELD;
+		p->held = u->idx;
+		r->pend_held++;
+		return;
+	}
+	x = *p;
+	y = r->pends[j];
+	pend_free(r, (uint32_t)(p - r->pends));
+	pend_free(r, j);
+	r->pend_held--;
+	rndv_start(r, &y.s, &y.v, y.dst, y.from, y.credit);
+	rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit);
+}
+
+/* Whether unit 'u''s call, about to start, completes waiter 'w'. */
+static int call_completes(const struct st_replay *r, const struct unit *u,
+			  int32_t w)
+{
+	uint64_t id;
+	size_t i;
+
+	if (w >= 0 || w == WNONE)
+		return 1;
+	id = r->reqs[-2 - w].id;
+	for (i = 0; i < u->ndone; i++)
+		if (u->done[i].req == id)
+			return 1;
+	return 0;
+}
+
+/* Whether unit 'u''s call waits for waiter 'w' (a request). */
+static int call_waits_for(const struct st_replay *r, const struct unit *u,
+			  int32_t w)
+{
+	return w >= 0 || w == WNONE || r->reqs[-2 - w].waiter == u->idx;
+}
+
+size_t st_rp_progress(struct st_replay *r, struct unit *u, int rank,
+		      double t, int all, int icall)
+{
+	uint32_t i, j, head = NIL, last = NIL, *l;
+	int held = all && r->pend_held;
 	size_t n = 0;
 
 	/* Those released, listed in index order through 'next'. */
@@ -390,7 +542,8 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 		if (!all) {
 			uint8_t was = p->need;
 
-			if (icall && pend_blocking(p))
+			if (was == PEND_HELD ||
+			    (icall && pend_blocking(p)))
 				continue;
 			if (p->src == rank)
 				p->need &= (uint8_t)~1u;
@@ -402,11 +555,30 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 				p->from = t;
 			if (p->need)
 				continue;
+			/*
+			 * A side that needs both inside MPI, come back in a
+			 * call that does not complete its request: while that
+			 * call lasts.
+			 */
+			if (u && pend_strict(p) && p->src != p->dst &&
+			    !call_completes(r, u, was == 1 ? p->s.w :
+					    p->v.w)) {
+				pend_hold(r, p, u);
+				continue;
+			}
+		} else if (held && p->need != PEND_HELD) {
+			continue;
 		}
+		if (p->need == PEND_HELD)
+			r->pend_held--;
 		p->need = 0;
 		p->next = NIL;
-		*tail = i;
-		tail = &p->next;
+		/* By index: a held pair started above may move the pends. */
+		if (last == NIL)
+			head = i;
+		else
+			r->pends[last].next = i;
+		last = i;
 	}
 	while (head != NIL) {
 		struct pend x = r->pends[head], y;
@@ -430,9 +602,24 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
 			xchg_start(r, &x, &y);
 			continue;
 		}
-		rndv_start(r, &x.s, &x.v, x.dst, x.from);
+		rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit);
 	}
 	return n;
+}
+
+void st_rp_held_end(struct st_replay *r, struct unit *u)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->npends && r->pend_held; i++) {
+		struct pend x = r->pends[i];
+
+		if (x.need != PEND_HELD || x.held != u->idx)
+			continue;
+		pend_free(r, i);
+		r->pend_held--;
+		rndv_until(r, &x, u->op_T, x.src == u->rank ? 1 : 2);
+	}
 }
 
 /*
@@ -445,15 +632,18 @@ size_t st_rp_progress(struct st_replay *r, int rank, double t, int all,
  * model says the transfer needs both sides inside MPI (s->nm.need), a
  * nonblocking side is in MPI only when blocked in a call, whichever
  * side posted last (from that call's entry, which may be later than the
- * match), and only a call that is not an I-call releases it.
+ * match), and only a call that is not an I-call releases it; the
+ * transfer then moves only while that call lasts, unless the call waits
+ * for it (with one such side; with two, it goes on once both are in).
  */
 static void rndv_match(struct st_replay *r, const struct msg *s,
 		       const struct msg *v, int dst)
 {
-	double ready = s->t > v->t ? s->t : v->t, from = ready, e;
+	double ready = s->t > v->t ? s->t : v->t, from = ready;
 	int strict = s->nm.need == 3;
-	uint8_t need = 0;
-	uint32_t i;
+	struct unit *b, *hold = NULL;
+	uint8_t need = 0, bit = 0;
+	int sides = 0;
 	struct pend *p;
 
 	if (strict || s->nm.sender_free) {
@@ -463,16 +653,30 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 		 * copies the data out of the sender's buffer.
 		 */
 		if (strict && s->w < 0 && s->src >= 0) {
-			if ((e = blocked_since(r, s->src, ready)) < 0)
+			if (!(b = blocked_unit(r, s->src, ready))) {
 				need |= 1;
-			else if (e > from)
-				from = e;
+			} else {
+				if (b->op_entry > from)
+					from = b->op_entry;
+				if (!call_waits_for(r, b, s->w)) {
+					hold = b;
+					bit = 1;
+				}
+			}
+			sides++;
 		}
 		if (v->w < 0 && dst >= 0) {
-			if ((e = blocked_since(r, dst, ready)) < 0)
+			if (!(b = blocked_unit(r, dst, ready))) {
 				need |= 2;
-			else if (e > from)
-				from = e;
+			} else {
+				if (b->op_entry > from)
+					from = b->op_entry;
+				if (strict && !call_waits_for(r, b, v->w)) {
+					hold = b;
+					bit = 2;
+				}
+			}
+			sides++;
 		}
 	} else {
 		if (s->w < 0 && s->t < ready && s->src >= 0 &&
@@ -482,27 +686,25 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 		    !in_mpi(r, dst, ready))
 			need |= 2;
 	}
-	if (!need) {
-		rndv_start(r, s, v, dst, from);
+	if (!need && hold && sides == 1 && s->src != dst) {
+		struct pend x = { .s = *s, .v = *v, .src = s->src, .dst = dst,
+				  .from = from };
+
+		/* Its side's call: ended already, or still going. */
+		if (hold->state != U_BLOCKED) {
+			rndv_until(r, &x, hold->op_exit, bit);
+			return;
+		}
+		p = pend_add(r, s, v, dst, 0, from, 0);
+		if (p)
+			pend_hold(r, p, hold);
 		return;
 	}
-	if (r->pend_free != NIL) {
-		i = r->pend_free;
-		r->pend_free = r->pends[i].next;
-	} else {
-		if (GROW(r, r->pends, r->apends, r->npends))
-			return;
-		i = (uint32_t)r->npends++;
+	if (!need) {
+		rndv_start(r, s, v, dst, from, 0);
+		return;
 	}
-	p = &r->pends[i];
-	p->s = *s;
-	p->v = *v;
-	p->src = s->src;
-	p->dst = dst;
-	p->need = need;
-	p->from = from;
-	p->next = NIL;
-	r->pend_live++;
+	pend_add(r, s, v, dst, need, from, 0);
 }
 
 /*

@@ -534,6 +534,8 @@ static void op_finish(struct st_replay *r, struct unit *u)
 	if (u->op_prog && u->op_T > rk->mpi_out)
 		rk->mpi_out = u->op_T;
 	u->op_exit = u->op_T;
+	if (r->pend_held)
+		st_rp_held_end(r, u);
 	r->stats.calls++;
 	*seen += early;
 	/* Outside the selected phases it only moves time on. */
@@ -1172,7 +1174,8 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 	 * nothing for them; a local call does release them).
 	 */
 	if (r->pend_live)
-		st_rp_progress(r, u->rank, u->now, 0, prog == PROG_STARTS);
+		st_rp_progress(r, kind == ST_KIND_FINALIZE ? NULL : u,
+			       u->rank, u->now, 0, prog == PROG_STARTS);
 	/*
 	 * Held sends and the receives of eager messages a rank must take
 	 * in wait for a call that moves messages: local calls, which
@@ -1417,7 +1420,7 @@ static size_t unstick(struct st_replay *r)
 		return 1;
 	}
 	/* Rendezvous transfers whose sides never came back into MPI. */
-	if (r->pend_live && st_rp_progress(r, -1, 0, 1, 0))
+	if (r->pend_live && st_rp_progress(r, NULL, -1, 0, 1, 0))
 		return 1;
 	/* Sends held by ranks that never came back into MPI. */
 	for (rank = 0; r->hs_live && rank < r->nranks; rank++)

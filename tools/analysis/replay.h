@@ -138,7 +138,11 @@ struct st_replay;
  * 1) and its receiver (bit 2) are inside MPI.  Both: a rendezvous
  * transfer starts when each nonblocking side is blocked in a call (an
  * I-call, which returns at once, does not count, whichever side posted
- * last), or else at that side's next call that is not an I-call; two
+ * last), or else at that side's next call that is not an I-call, and
+ * moves only while that call lasts unless the call waits for it (its
+ * request's Wait): what it has left when the call ends waits for the
+ * side's next call (two such calls that each wait for the transfer the
+ * other holds, an exchange, let both go on); two
  * such transfers between the same two ranks, one each way, that start
  * together take 'xchg_ns' (> 0) from their start, both, and the next
  * such pair between the two starts 'xchg_gap_ns' (> 0; else a gap and
