@@ -1859,6 +1859,55 @@ static void send_first(const struct consts *c, uint64_t bytes, int blocking,
 	free_scripts(s, 2);
 }
 
+/*
+ * Rank 0 sends rank 1 64 B at 0 by MPI_Send (eager under net_c); rank 1
+ * computes 'late1', finds the message by MPI_Probe and receives it by
+ * an MPI_Recv that took 3 in the trace.  Returns the predicted time of
+ * rank 1's MPI_Probe into '*probe', of its MPI_Recv into '*recv'.
+ */
+static void probe_then_recv(uint64_t late1, double *probe, double *recv)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	char err[256];
+
+	s_init(&s[0], 0, 2, 0);
+	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 1, 64, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	s_compute(&s[1], late1);
+	s_p2p(&s[1], ST_FN_MPI_PROBE, 0, 1, 0, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 1, 64, 3);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, &net_c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*probe = fn_of(rp, ST_FN_MPI_PROBE)->pred_ns;
+	*recv = fn_of(rp, ST_FN_MPI_RECV)->pred_ns;
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, a_probe_takes_in_the_eager_message_it_finds)
+{
+	double probe, recv;
+
+	/*
+	 * The message is in by 100 (its transfer); a probe at 1000 takes
+	 * it in, the late-receive cost (20), and the receive only copies
+	 * it, as long as it took in the trace (3).
+	 */
+	probe_then_recv(1000, &probe, &recv);
+	cr_expect_float_eq(probe, 20, 1e-9, "%g", probe);
+	cr_expect_float_eq(recv, 3, 1e-9, "%g", recv);
+	/*
+	 * A probe posted at 10 returns when the data are in, at 100 (not
+	 * with the envelope, 20 before); the receive copies from there.
+	 */
+	probe_then_recv(10, &probe, &recv);
+	cr_expect_float_eq(probe, 90, 1e-9, "%g", probe);
+	cr_expect_float_eq(recv, 3, 1e-9, "%g", recv);
+}
+
 Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
 {
 	double p0, p1;

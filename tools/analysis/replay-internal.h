@@ -255,6 +255,8 @@ struct msg {
 	uint32_t next;
 	uint8_t type, sync;
 	uint8_t net;			/* send: under the network model */
+	uint8_t probed;			/* net, eager: a probe took it in,
+					   by 'taken' */
 	uint16_t fn;			/* receive: its function (0: probe) */
 	int32_t w;			/* receiver; sync (or rendezvous)
 					   sender */
@@ -265,6 +267,7 @@ struct msg {
 					   exit, NaN unknown */
 	double w0;			/* net, eager: its turn at the
 					   sender's out-port */
+	double taken;
 	struct st_replay_msg nm;	/* net: its costs */
 	struct cpv cp;
 };

@@ -723,6 +723,30 @@ static void match_net(struct st_replay *r, const struct msg *s,
 	double w0, tr;
 	struct cpv cpr;
 
+	if (!m->rendezvous && s->probed) {
+		/*
+		 * In the library since a probe took it in: the receive only
+		 * copies it, as long as it took to in the trace (a blocking
+		 * receive; no longer than the late-receive cost).
+		 */
+		double copy = 0;
+
+		if (v->w >= 0) {
+			copy = r->units[v->w]->op_meas;
+			if (copy > m->late_ns)
+				copy = m->late_ns;
+		}
+		tr = s->taken;
+		cpr = cp_add(s->cp, tr - s->t);
+		if (v->t + copy > tr) {
+			tr = v->t + copy;
+			cpr = cp_add(v->cp, copy);
+		}
+		note_recv(r, v->w, SRC_MODEL, tr - v->t < copy ? tr - v->t :
+			  copy, s->gm);
+		st_rp_resolve(r, v->w, tr, cpr);
+		return;
+	}
 	if (!m->rendezvous) {
 		w0 = s->w0;
 		if (in && *in > w0)
@@ -796,8 +820,40 @@ static void match(struct st_replay *r, const struct msg *s,
 	st_rp_resolve(r, v->w, T + local, cp_add(cp, local));
 }
 
+/*
+ * When probe 'p' returns with the envelope of send 's'.  An eager
+ * message under the network model the probe takes in, as a receive
+ * posted after it came would (MPI_Probe progresses the transport until
+ * the message is in the library: over TCP it reads the socket): the
+ * probe returns when its data has come and no sooner than the
+ * late-receive cost after its post, and the receive that takes it then
+ * only copies it ('probed').
+ */
+static double probe_take(struct msg *s, const struct msg *p, struct cpv *cp)
+{
+	double T = arrival(s, NULL, cp), in;
+
+	if (!s->net || s->nm.rendezvous)
+		return T;
+	if (s->probed)
+		in = s->taken;
+	else
+		in = s->w0 + s->nm.xfer_ns;
+	if (p->t + s->nm.late_ns > in) {
+		in = p->t + s->nm.late_ns;
+		*cp = cp_add(p->cp, s->nm.late_ns);
+	} else {
+		*cp = cp_add(s->cp, in - s->t);
+	}
+	if (!s->probed || in < s->taken) {
+		s->probed = 1;
+		s->taken = in;
+	}
+	return in;
+}
+
 /* Wake the probes at the head of queue 'qi' with send 's'. */
-static void wake_probes(struct st_replay *r, uint32_t qi, const struct msg *s)
+static void wake_probes(struct st_replay *r, uint32_t qi, struct msg *s)
 {
 	struct cpv cp;
 	double T;
@@ -806,7 +862,7 @@ static void wake_probes(struct st_replay *r, uint32_t qi, const struct msg *s)
 	       r->msgs[r->mqs[qi].head].type == M_PROBE) {
 		struct msg *p = &r->msgs[r->mqs[qi].head];
 
-		T = arrival(s, NULL, &cp);
+		T = probe_take(s, p, &cp);
 		st_rp_resolve(r, p->w, T, cp);
 		if (st_rp_mq_pop(r, qi))
 			return;
@@ -814,16 +870,16 @@ static void wake_probes(struct st_replay *r, uint32_t qi, const struct msg *s)
 }
 
 static void post_send(struct st_replay *r, uint64_t k1, uint64_t k2,
-		      uint64_t k3, const struct msg *s)
+		      uint64_t k3, const struct msg *s0)
 {
 	uint32_t qi = mq_get(r, k1, k2, k3, 1), mi;
-	struct msg v;
+	struct msg v, s = *s0;
 
 	if (qi == NIL)
 		return;
 	if (r->mqs[qi].head != NIL && r->msgs[r->mqs[qi].head].type !=
 	    M_SEND) {
-		wake_probes(r, qi, s);
+		wake_probes(r, qi, &s);
 		qi = mq_get(r, k1, k2, k3, 1);
 		if (qi == NIL)
 			return;
@@ -832,12 +888,12 @@ static void post_send(struct st_replay *r, uint64_t k1, uint64_t k2,
 	    M_RECV) {
 		v = r->msgs[r->mqs[qi].head];
 		st_rp_mq_pop(r, qi);
-		match(r, s, &v);
+		match(r, &s, &v);
 		return;
 	}
 	if ((mi = msg_new(r)) == NIL)
 		return;
-	r->msgs[mi] = *s;
+	r->msgs[mi] = s;
 	r->msgs[mi].type = M_SEND;
 	mq_append(r, qi, mi);
 }
@@ -854,12 +910,12 @@ static void post_recv(struct st_replay *r, uint64_t k1, uint64_t k2,
 		return;
 	if (r->mqs[qi].head != NIL && r->msgs[r->mqs[qi].head].type ==
 	    M_SEND) {
-		s = r->msgs[r->mqs[qi].head];
 		if (v->type == M_PROBE) {
-			T = arrival(&s, NULL, &cp);
+			T = probe_take(&r->msgs[r->mqs[qi].head], v, &cp);
 			st_rp_resolve(r, v->w, T, cp);
 			return;
 		}
+		s = r->msgs[r->mqs[qi].head];
 		st_rp_mq_pop(r, qi);
 		match(r, &s, v);
 		return;
