@@ -309,7 +309,7 @@ validate: deps $(UNIT) $(LIB) $(CLI) $(APPS) $(if $(BENCH_SRC),$(BENCH))
 
 # Predictions on shared memory and over TCP against what the apps take
 # there, beside SimGrid SMPI's (docs/prediction.md); takes a few
-# minutes (6.4 min for 14 of its 17 apps with --reps 7, SMPI included, at a
+# minutes (6.4 min for 14 of its 19 apps with --reps 7, SMPI included, at a
 # load of 1 to 2).
 validate-net: DEPS_EXTRA = libsimgrid-dev
 validate-net: deps all $(APPS)

@@ -101,6 +101,8 @@ APPS = [
     ("nm-nbody", ["400", "32768", "10"], "held-out"),
     ("nm-probe", ["400", "10"], "held-out"),
     ("nm-persist", ["400", "32768", "10"], "held-out"),
+    ("nm-ctl", ["400", "131072", "10"], "held-out"),
+    ("nm-farm", ["600", "8"], "held-out"),
 ]
 
 # "table": the target whose bench table predicts this one (the same
