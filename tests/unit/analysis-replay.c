@@ -2151,6 +2151,67 @@ Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
 }
 
 /*
+ * Rank 0 starts a send of 4096 B (rendezvous) to rank 1 at 0, enters
+ * MPI_Barrier, computes 3000 and waits for its send; rank 1 computes
+ * 10, posts MPI_Irecv of it, enters the barrier, computes 3000 and
+ * waits for its receive.  Model net_c, the table having found the
+ * sender free ('sender_free': the receiver copies), with a
+ * late-receive cost of 1000.
+ */
+static void copy_in_barrier(int sender_free, double *p0, double *p1)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+	int r;
+
+	c.nm.sender_free = sender_free;
+	c.nm.late_ns = 1000;
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		s_compute(&s[r], r ? 10 : 0);
+		e = s_p2p(&s[r], r ? ST_FN_MPI_IRECV : ST_FN_MPI_ISEND, 1 - r,
+			  0, r ? 0 : 4096, 1);
+		e->req = req;
+		s_coll(&s[r], ST_FN_MPI_BARRIER, 1, 5);
+		s_compute(&s[r], 3000);
+		s_wait(&s[r], ST_FN_MPI_WAIT, &req, 1, 1);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	*p0 = PRED(rp, 0);
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+}
+
+Test(tools_replay, a_receiver_that_copies_does_so_in_the_call_that_lets_it)
+{
+	double p0, p1;
+
+	/*
+	 * Without the finding the transfer starts as the receive is posted
+	 * at 10 (the sender is in its barrier) and is done at 1010, during
+	 * rank 1's compute: rank 1 leaves the barrier at 61 (the last
+	 * arrival, 11, and its cost, 50) and is done at 3061.
+	 */
+	copy_in_barrier(0, &p0, &p1);
+	cr_expect_float_eq(p1, 3061, 1e-9, "%g", p1);
+	/*
+	 * With it, the transfer waits for rank 1 to be blocked in a call,
+	 * its barrier at 11, and the copy is its work there: the barrier
+	 * lasts until 1011, rank 1 is done at 4011.  Rank 0 is not held up.
+	 */
+	copy_in_barrier(1, &p0, &p1);
+	cr_expect_float_eq(p1, 1011 + 3000, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 3061, 1e-9, "%g", p0);
+}
+
+/*
  * Rank 0 computes 'late0', starts two messages of 'bytes' to rank 1
  * (tags 0 and 1) and waits for both; rank 1 posts both receives at 10
  * and 11, computes 3000 and completes them from 3012 by one MPI_Waitall

@@ -197,6 +197,13 @@ struct unit {
 	int op_blocked;			/* its op blocked (waited): inside
 					   MPI from op_entry to op_exit */
 	double op_exit;			/* the end of its last op */
+	/*
+	 * Its op lasts at least until 'op_ext' (0: no such bound): the
+	 * copy of a rendezvous message its rank receives, which the call
+	 * does for a receive it does not wait for; 'op_ext_cp' its path.
+	 */
+	double op_ext;
+	struct cpv op_ext_cp;
 	/* unit_run() replayed the compute before the unit's next call,
 	   which on_call() then skips; a call that starts after another
 	   unit's next op waits, so, first in 'fifo'. */
@@ -302,6 +309,8 @@ struct pend {
 	struct msg s, v;
 	int32_t src, dst;
 	uint8_t need;
+	uint8_t copy;			/* released by a call of its receiver
+					   that copies it (rndv_copy_in()) */
 	int32_t held;
 	double from, credit;
 	uint32_t next;

@@ -295,11 +295,14 @@ static double rndv_dur(const struct msg *s, const struct msg *v)
  * Rendezvous transfer of send 's' and receive 'v' starts at 'start'
  * (both sides posted and in MPI), takes its turns at the ports, and
  * completes both sides, 'credit' (the time it moved before a side left
- * MPI) sooner, not before its turn.
+ * MPI) sooner, not before its turn; with 'late', the receiver's copy
+ * of a message whose request came before: from 'start', as a receive
+ * posted after its send, holding no port.  Returns the receive's end, its path into
+ * '*cpr' (unless NULL).
  */
-static void rndv_start(struct st_replay *r, const struct msg *s,
-		       const struct msg *v, int dst, double start,
-		       double credit)
+static double rndv_start(struct st_replay *r, const struct msg *s,
+			 const struct msg *v, int dst, double start,
+			 double credit, struct cpv *cpr, int late)
 {
 	const struct st_replay_msg *m = &s->nm;
 	const struct msg *b = rndv_base(s, v);
@@ -309,12 +312,18 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 
 	if (start < base)
 		start = base;
-	w0 = share_ports(r, m, s->src, dst, port_turn(r, s->src, dst, start));
-	if (s->src >= 0)
-		r->out_free[s->src] = w0 + m->gap_ns;
-	if (in)
-		*in = w0 + m->gap_ns;
-	if (b == v) {
+	if (late) {
+		/* The receiver's copy: its own work, not the ports'. */
+		w0 = start;
+	} else {
+		w0 = share_ports(r, m, s->src, dst,
+				 port_turn(r, s->src, dst, start));
+		if (s->src >= 0)
+			r->out_free[s->src] = w0 + m->gap_ns;
+		if (in)
+			*in = w0 + m->gap_ns;
+	}
+	if (b == v || late) {
 		tr = w0 + m->late_ns;
 		ts = w0 + m->rndv_send_ns;
 	} else {
@@ -332,7 +341,31 @@ static void rndv_start(struct st_replay *r, const struct msg *s,
 		ts = w0;
 	st_rp_resolve(r, s->w, ts, cp_add(cpb, ts - base));
 	note_recv(r, v->w, SRC_MODEL, tr - w0, s->gm);
+	if (cpr)
+		*cpr = cp_add(cpb, tr - base);
 	st_rp_resolve(r, v->w, tr, cp_add(cpb, tr - base));
+	return tr;
+}
+
+/*
+ * Rendezvous transfer of send 's' and receive 'v' that the receiver
+ * copies (the table found the sender free), started at 'from' by unit
+ * 'u' of the receiving rank in a call that does not wait for it: the
+ * copy, a late receive's (the request to send came before), is that
+ * call's work, which lasts until it is done (shared memory: MPICH's
+ * progress copies a message it begins at once).
+ */
+static void rndv_copy_in(struct st_replay *r, const struct msg *s,
+			 const struct msg *v, int dst, double from,
+			 struct unit *u)
+{
+	struct cpv cp;
+	double tr = rndv_start(r, s, v, dst, from, 0, &cp, 1);
+
+	if (tr > u->op_ext) {
+		u->op_ext = tr;
+		u->op_ext_cp = cp;
+	}
 }
 
 /*
@@ -427,6 +460,7 @@ static struct pend *pend_add(struct st_replay *r, const struct msg *s,
 	p->src = s->src;
 	p->dst = dst;
 	p->need = need;
+	p->copy = 0;
 	p->held = -1;
 	p->from = from;
 	p->credit = credit;
@@ -446,7 +480,8 @@ static void rndv_until(struct st_replay *r, const struct pend *x,
 	double left = rndv_dur(&x->s, &x->v) - x->credit;
 
 	if (x->from + left <= until) {
-		rndv_start(r, &x->s, &x->v, x->dst, x->from, x->credit);
+		rndv_start(r, &x->s, &x->v, x->dst, x->from, x->credit,
+			   NULL, 0);
 		return;
 	}
 	pend_add(r, &x->s, &x->v, x->dst, bit, until,
@@ -499,8 +534,8 @@ static void pend_hold(struct st_replay *r, struct pend *p,
 	pend_free(r, (uint32_t)(p - r->pends));
 	pend_free(r, j);
 	r->pend_held--;
-	rndv_start(r, &y.s, &y.v, y.dst, y.from, y.credit);
-	rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit);
+	rndv_start(r, &y.s, &y.v, y.dst, y.from, y.credit, NULL, 0);
+	rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit, NULL, 0);
 }
 
 /* Whether unit 'u''s call, about to start, completes waiter 'w'. */
@@ -566,6 +601,11 @@ size_t st_rp_progress(struct st_replay *r, struct unit *u, int rank,
 				pend_hold(r, p, u);
 				continue;
 			}
+			/* Its receiver's copy, done by this call. */
+			p->copy = u && !icall && !pend_strict(p) &&
+				  p->s.nm.sender_free && (was & 2) &&
+				  p->dst == rank &&
+				  !call_completes(r, u, p->v.w);
 		} else if (held && p->need != PEND_HELD) {
 			continue;
 		}
@@ -582,6 +622,7 @@ size_t st_rp_progress(struct st_replay *r, struct unit *u, int rank,
 	}
 	while (head != NIL) {
 		struct pend x = r->pends[head], y;
+		struct unit *copy_by = x.copy ? u : NULL;
 		int pairs = pend_strict(&x) && x.s.nm.xchg_ns > 0;
 
 		pend_free(r, head);
@@ -602,7 +643,11 @@ size_t st_rp_progress(struct st_replay *r, struct unit *u, int rank,
 			xchg_start(r, &x, &y);
 			continue;
 		}
-		rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit);
+		if (copy_by)
+			rndv_copy_in(r, &x.s, &x.v, x.dst, x.from, copy_by);
+		else
+			rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit,
+				   NULL, 0);
 	}
 	return n;
 }
@@ -641,7 +686,7 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 {
 	double ready = s->t > v->t ? s->t : v->t, from = ready;
 	int strict = s->nm.need == 3;
-	struct unit *b, *hold = NULL;
+	struct unit *b, *hold = NULL, *copy_by = NULL;
 	uint8_t need = 0, bit = 0;
 	int sides = 0;
 	struct pend *p;
@@ -671,9 +716,13 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 			} else {
 				if (b->op_entry > from)
 					from = b->op_entry;
-				if (strict && !call_waits_for(r, b, v->w)) {
-					hold = b;
-					bit = 2;
+				if (!call_waits_for(r, b, v->w)) {
+					if (strict) {
+						hold = b;
+						bit = 2;
+					} else if (b->state == U_BLOCKED) {
+						copy_by = b;
+					}
 				}
 			}
 			sides++;
@@ -700,8 +749,12 @@ static void rndv_match(struct st_replay *r, const struct msg *s,
 			pend_hold(r, p, hold);
 		return;
 	}
+	if (!need && copy_by) {
+		rndv_copy_in(r, s, v, dst, from, copy_by);
+		return;
+	}
 	if (!need) {
-		rndv_start(r, s, v, dst, from, 0);
+		rndv_start(r, s, v, dst, from, 0, NULL, 0);
 		return;
 	}
 	pend_add(r, s, v, dst, need, from, 0);

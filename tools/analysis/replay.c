@@ -525,6 +525,15 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		u->op_busy += tail;
 		u->op_cp.comm += tail;
 	}
+	if (u->op_ext > 0) {
+		if (u->op_ext > u->op_T) {
+			u->op_T = u->op_ext;
+			cp_set(&u->op_cp, &u->op_ext_cp);
+		}
+		if (u->op_T - u->op_entry > u->op_busy)
+			u->op_busy = u->op_T - u->op_entry;
+		u->op_ext = 0;
+	}
 	dt = u->op_T - u->op_entry;
 	wait = dt - u->op_busy;
 	if (wait < 0)

@@ -155,7 +155,9 @@ struct st_replay;
  * out of the sender's buffer), so a nonblocking sender that posted
  * first need not be inside MPI for it to start; a nonblocking receive
  * moves it only while its rank is blocked in a call, whichever side
- * posted last (an I-call does not release it).
+ * posted last (an I-call does not release it); a call that does not
+ * wait for the receive copies the message itself, from its entry, in
+ * 'late_ns' and holding no port, and lasts until it is done.
  * An eager message whose 'need' has the sender, sent by an I-call,
  * leaves (takes its turn at the out-port) when its rank next enters a
  * call that moves messages (blocking point-to-point, collective, Wait
