@@ -2151,14 +2151,15 @@ Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
 }
 
 /*
- * Rank 0 starts a send of 4096 B (rendezvous) to rank 1 at 0, enters
- * MPI_Barrier, computes 3000 and waits for its send; rank 1 computes
- * 10, posts MPI_Irecv of it, enters the barrier, computes 3000 and
- * waits for its receive.  Model net_c, the table having found the
- * sender free ('sender_free': the receiver copies), with a
- * late-receive cost of 1000.
+ * Rank 0 computes 'late0', starts a send of 4096 B (rendezvous) to rank
+ * 1, enters MPI_Barrier, computes 3000 and waits for its send; rank 1
+ * computes 10, posts MPI_Irecv of it, enters the barrier, computes 3000
+ * and waits for its receive.  Model net_c, the table having found the
+ * sender free ('sender_free': the receiver copies), with a late-receive
+ * cost of 1000.  Returns the barrier's predicted waiting into '*wait'.
  */
-static void copy_in_barrier(int sender_free, double *p0, double *p1)
+static void copy_in_barrier(int sender_free, uint64_t late0, double *p0,
+			    double *p1, double *wait)
 {
 	struct consts c = net_c;
 	struct script s[2];
@@ -2172,7 +2173,7 @@ static void copy_in_barrier(int sender_free, double *p0, double *p1)
 	c.nm.late_ns = 1000;
 	for (r = 0; r < 2; r++) {
 		s_init(&s[r], r, 2, 0);
-		s_compute(&s[r], r ? 10 : 0);
+		s_compute(&s[r], r ? 10 : late0);
 		e = s_p2p(&s[r], r ? ST_FN_MPI_IRECV : ST_FN_MPI_ISEND, 1 - r,
 			  0, r ? 0 : 4096, 1);
 		e->req = req;
@@ -2185,13 +2186,14 @@ static void copy_in_barrier(int sender_free, double *p0, double *p1)
 		     err);
 	*p0 = PRED(rp, 0);
 	*p1 = PRED(rp, 1);
+	*wait = fn_of(rp, ST_FN_MPI_BARRIER)->wait_ns;
 	st_replay_free(rp);
 	free_scripts(s, 2);
 }
 
 Test(tools_replay, a_receiver_that_copies_does_so_in_the_call_that_lets_it)
 {
-	double p0, p1;
+	double p0, p1, wait;
 
 	/*
 	 * Without the finding the transfer starts as the receive is posted
@@ -2199,16 +2201,28 @@ Test(tools_replay, a_receiver_that_copies_does_so_in_the_call_that_lets_it)
 	 * rank 1's compute: rank 1 leaves the barrier at 61 (the last
 	 * arrival, 11, and its cost, 50) and is done at 3061.
 	 */
-	copy_in_barrier(0, &p0, &p1);
+	copy_in_barrier(0, 0, &p0, &p1, &wait);
 	cr_expect_float_eq(p1, 3061, 1e-9, "%g", p1);
 	/*
 	 * With it, the transfer waits for rank 1 to be blocked in a call,
 	 * its barrier at 11, and the copy is its work there: the barrier
 	 * lasts until 1011, rank 1 is done at 4011.  Rank 0 is not held up.
+	 * Neither waited in the barrier: rank 0 came first by 10 and left
+	 * at 61.
 	 */
-	copy_in_barrier(1, &p0, &p1);
+	copy_in_barrier(1, 0, &p0, &p1, &wait);
 	cr_expect_float_eq(p1, 1011 + 3000, 1e-9, "%g", p1);
 	cr_expect_float_eq(p0, 3061, 1e-9, "%g", p0);
+	/*
+	 * Rank 0 posts its send at 500: rank 1, in its barrier since 11,
+	 * waits there for it until 500, then copies the message until 1500
+	 * (the barrier's own 50, after rank 0's arrival at 505, inside the
+	 * copy): 489 of its 1489 in the barrier were waiting, and rank 0
+	 * waited none.
+	 */
+	copy_in_barrier(1, 500, &p0, &p1, &wait);
+	cr_expect_float_eq(p1, 1500 + 3000, 1e-9, "%g", p1);
+	cr_expect_float_eq(wait, 489, 1e-9, "%g", wait);
 }
 
 /*

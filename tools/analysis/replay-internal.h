@@ -200,9 +200,10 @@ struct unit {
 	/*
 	 * Its op lasts at least until 'op_ext' (0: no such bound): the
 	 * copy of a rendezvous message its rank receives, which the call
-	 * does for a receive it does not wait for; 'op_ext_cp' its path.
+	 * does for a receive it does not wait for, from 'op_ext_from';
+	 * 'op_ext_cp' its path.
 	 */
-	double op_ext;
+	double op_ext, op_ext_from;
 	struct cpv op_ext_cp;
 	/* unit_run() replayed the compute before the unit's next call,
 	   which on_call() then skips; a call that starts after another

@@ -364,6 +364,7 @@ static void rndv_copy_in(struct st_replay *r, const struct msg *s,
 
 	if (tr > u->op_ext) {
 		u->op_ext = tr;
+		u->op_ext_from = from;
 		u->op_ext_cp = cp;
 	}
 }

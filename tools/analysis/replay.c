@@ -526,12 +526,22 @@ static void op_finish(struct st_replay *r, struct unit *u)
 		u->op_cp.comm += tail;
 	}
 	if (u->op_ext > 0) {
+		/*
+		 * Busy while it does its own work (the last op_busy before
+		 * op_T) or the copy (op_ext_from to op_ext); waiting the
+		 * rest of the time.
+		 */
+		double b0 = u->op_T - u->op_busy, x0 = u->op_ext_from, over;
+
+		if (x0 < u->op_entry)
+			x0 = u->op_entry;
+		over = (u->op_ext < u->op_T ? u->op_ext : u->op_T) -
+		       (x0 > b0 ? x0 : b0);
+		u->op_busy += u->op_ext - x0 - (over > 0 ? over : 0);
 		if (u->op_ext > u->op_T) {
 			u->op_T = u->op_ext;
 			cp_set(&u->op_cp, &u->op_ext_cp);
 		}
-		if (u->op_T - u->op_entry > u->op_busy)
-			u->op_busy = u->op_T - u->op_entry;
 		u->op_ext = 0;
 	}
 	dt = u->op_T - u->op_entry;
