@@ -1908,6 +1908,63 @@ Test(tools_replay, a_probe_takes_in_the_eager_message_it_finds)
 	cr_expect_float_eq(recv, 3, 1e-9, "%g", recv);
 }
 
+/*
+ * Ranks 0 and 2 each send rank 1 64 B at 0 by MPI_Send; rank 1 computes
+ * 10 and takes rank 0's message, then rank 2's, each by an MPI_Probe
+ * and an MPI_Recv that took 3 in the trace ('probe'), or by an MPI_Recv
+ * alone.  Returns rank 1's predicted run time.
+ */
+static double two_senders(int probe, double *probes)
+{
+	struct script s[3];
+	struct st_replay *rp;
+	char err[256];
+	double p1;
+	int r;
+
+	for (r = 0; r < 3; r += 2) {
+		s_init(&s[r], r, 3, 0);
+		s_p2p(&s[r], ST_FN_MPI_SEND, 1, r, 64, 1);
+		s_finalize(&s[r]);
+	}
+	s_init(&s[1], 1, 3, 0);
+	s_compute(&s[1], 10);
+	for (r = 0; r < 3; r += 2) {
+		if (probe)
+			s_p2p(&s[1], ST_FN_MPI_PROBE, r, r, 0, 1);
+		s_p2p(&s[1], ST_FN_MPI_RECV, r, r, 64, 3);
+	}
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 3, &net_c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p1 = PRED(rp, 1);
+	*probes = probe ? fn_of(rp, ST_FN_MPI_PROBE)->pred_ns : 0;
+	st_replay_free(rp);
+	free_scripts(s, 3);
+	return p1;
+}
+
+Test(tools_replay, a_probed_message_takes_its_turn_at_the_port)
+{
+	double p, probes;
+
+	/*
+	 * Received: rank 0's message is in at 100 and holds rank 1's port
+	 * until 50; rank 2's takes its turn there and is in at 150.
+	 */
+	p = two_senders(0, &probes);
+	cr_expect_float_eq(p, 150, 1e-9, "%g", p);
+	/*
+	 * Probed, the same: the first probe returns at 100 (90), its
+	 * receive copies until 103, the second probe waits for rank 2's
+	 * message until 150 (47; not 20, the late-receive cost, as if it
+	 * had had the port to itself) and its receive copies until 153.
+	 */
+	p = two_senders(1, &probes);
+	cr_expect_float_eq(probes, 90 + 47, 1e-9, "%g", probes);
+	cr_expect_float_eq(p, 153, 1e-9, "%g", p);
+}
+
 Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
 {
 	double p0, p1;

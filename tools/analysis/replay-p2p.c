@@ -879,20 +879,32 @@ static void match(struct st_replay *r, const struct msg *s,
  * message under the network model the probe takes in, as a receive
  * posted after it came would (MPI_Probe progresses the transport until
  * the message is in the library: over TCP it reads the socket): the
- * probe returns when its data has come and no sooner than the
+ * probe returns when its data has come (after its turn at the ports,
+ * which the probe takes as a receive would) and no sooner than the
  * late-receive cost after its post, and the receive that takes it then
  * only copies it ('probed').
  */
-static double probe_take(struct msg *s, const struct msg *p, struct cpv *cp)
+static double probe_take(struct st_replay *r, struct msg *s,
+			 const struct msg *p, struct cpv *cp)
 {
-	double T = arrival(s, NULL, cp), in;
+	double T = arrival(s, NULL, cp), in, w0;
+	int dst;
 
 	if (!s->net || s->nm.rendezvous)
 		return T;
-	if (s->probed)
+	if (s->probed) {
 		in = s->taken;
-	else
-		in = s->w0 + s->nm.xfer_ns;
+	} else {
+		/* Its turn at the ports, as match_net() takes it. */
+		dst = waiter_rank(r, p->w);
+		w0 = s->w0;
+		if (dst >= 0 && r->in_free[dst] > w0)
+			w0 = r->in_free[dst];
+		w0 = share_ports(r, &s->nm, s->src, dst, w0);
+		if (dst >= 0)
+			r->in_free[dst] = w0 + s->nm.gap_ns;
+		in = w0 + s->nm.xfer_ns;
+	}
 	if (p->t + s->nm.late_ns > in) {
 		in = p->t + s->nm.late_ns;
 		*cp = cp_add(p->cp, s->nm.late_ns);
@@ -916,7 +928,7 @@ static void wake_probes(struct st_replay *r, uint32_t qi, struct msg *s)
 	       r->msgs[r->mqs[qi].head].type == M_PROBE) {
 		struct msg *p = &r->msgs[r->mqs[qi].head];
 
-		T = probe_take(s, p, &cp);
+		T = probe_take(r, s, p, &cp);
 		st_rp_resolve(r, p->w, T, cp);
 		if (st_rp_mq_pop(r, qi))
 			return;
@@ -965,7 +977,7 @@ static void post_recv(struct st_replay *r, uint64_t k1, uint64_t k2,
 	if (r->mqs[qi].head != NIL && r->msgs[r->mqs[qi].head].type ==
 	    M_SEND) {
 		if (v->type == M_PROBE) {
-			T = probe_take(&r->msgs[r->mqs[qi].head], v, &cp);
+			T = probe_take(r, &r->msgs[r->mqs[qi].head], v, &cp);
 			st_rp_resolve(r, v->w, T, cp);
 			return;
 		}
