@@ -2128,10 +2128,11 @@ Test(tools_replay, a_sender_the_table_finds_free_does_not_hold_its_receive)
  * rank 1 computes 'late1', sends the 64 B by MPI_Send, then receives the
  * 4096 B by MPI_Recv ('exchange': rank 1 sends 4096 B too, by MPI_Isend
  * before its MPI_Send of 64 B, and waits for it last).  Model net_c
- * with 'need' and a late-receive cost of 1000.
+ * with 'need', a late-receive cost of 1000 and an exchange cost of
+ * 'xchg' (0: none measured).
  */
-static void other_call(int need, uint64_t late1, int exchange, double *p0,
-		       double *p1)
+static void other_call(int need, uint64_t late1, int exchange, double xchg,
+		       double *p0, double *p1)
 {
 	struct consts c = net_c;
 	struct script s[2];
@@ -2142,6 +2143,7 @@ static void other_call(int need, uint64_t late1, int exchange, double *p0,
 
 	c.nm.need = need;
 	c.nm.late_ns = 1000;
+	c.nm.xchg_ns = xchg;
 	s_init(&s[0], 0, 2, 0);
 	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 4096, 1);
 	e->req = req;
@@ -2181,7 +2183,7 @@ Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
 	 * with both sides inside.  Without the rule the transfer goes on
 	 * through rank 0's compute: rank 1 is done at 1020.
 	 */
-	other_call(0, 10, 0, &p0, &p1);
+	other_call(0, 10, 0, 0, &p0, &p1);
 	cr_expect_float_eq(p1, 20 + 1000, 1e-9, "%g", p1);
 	cr_expect_float_eq(p0, 1005 + 3000, 1e-9, "%g", p0);
 	/*
@@ -2189,7 +2191,7 @@ Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
 	 * 0's MPI_Wait at 4005 and needs the 15 it has left there: rank 1
 	 * is done at 4020; rank 0's send completes at once in its Wait.
 	 */
-	other_call(3, 10, 0, &p0, &p1);
+	other_call(3, 10, 0, 0, &p0, &p1);
 	cr_expect_float_eq(p1, 4005 + 15, 1e-9, "%g", p1);
 	cr_expect_float_eq(p0, 4005, 1e-9, "%g", p0);
 	/*
@@ -2202,9 +2204,68 @@ Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
 	 * takes the late-receive cost from 1005: rank 0's receive is done
 	 * at 2005, and rank 0 at 2005 + 3000.
 	 */
-	other_call(3, 10, 1, &p0, &p1);
+	other_call(3, 10, 1, 0, &p0, &p1);
 	cr_expect_float_eq(p1, 1005 + 30, 1e-9, "%g", p1);
 	cr_expect_float_eq(p0, 2005 + 3000, 1e-9, "%g", p0);
+	/*
+	 * Where the table measured the exchange (both ways at once), the
+	 * pair still goes as above: rank 0's message moved alone before.
+	 */
+	other_call(3, 10, 1, 1200, &p0, &p1);
+	cr_expect_float_eq(p1, 1005 + 30, 1e-9, "%g", p1);
+	cr_expect_float_eq(p0, 2005 + 3000, 1e-9, "%g", p0);
+}
+
+/*
+ * Each rank starts a send of 4096 B to the other at 0, receives the
+ * other's by MPI_Recv from 5 and waits for its send.  Model net_c with
+ * 'need' 3, a late-receive cost of 1000 and an exchange cost of 'xchg'
+ * (0: none measured).  Returns rank 0's predicted run time.
+ */
+static double held_pair(double xchg)
+{
+	struct consts c = net_c;
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9;
+	char err[256];
+	double p0;
+	int r;
+
+	c.nm.need = 3;
+	c.nm.late_ns = 1000;
+	c.nm.xchg_ns = xchg;
+	for (r = 0; r < 2; r++) {
+		s_init(&s[r], r, 2, 0);
+		e = s_p2p(&s[r], ST_FN_MPI_ISEND, 1 - r, 0, 4096, 1);
+		e->req = req;
+		s_p2p(&s[r], ST_FN_MPI_RECV, 1 - r, 0, 4096, 1);
+		s_wait(&s[r], ST_FN_MPI_WAIT, &req, 1, 1);
+		s_finalize(&s[r]);
+	}
+	cr_assert_eq(replay(s, 2, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p0 = PRED(rp, 0);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return p0;
+}
+
+Test(tools_replay, two_calls_holding_each_others_transfer_exchange)
+{
+	double p;
+
+	/*
+	 * Each MPI_Recv holds its rank's send (the call does not wait for
+	 * it) and waits for the other's: both go on from 5, each a late
+	 * receive (1000) on its own ports; the MPI_Wait finds the send done.
+	 */
+	p = held_pair(0);
+	cr_expect_float_eq(p, 5 + 1000, 1e-9, "%g", p);
+	/* With the exchange measured, the pair takes that together. */
+	p = held_pair(1200);
+	cr_expect_float_eq(p, 5 + 1200, 1e-9, "%g", p);
 }
 
 /*

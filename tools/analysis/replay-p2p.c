@@ -535,6 +535,15 @@ static void pend_hold(struct st_replay *r, struct pend *p,
 	pend_free(r, (uint32_t)(p - r->pends));
 	pend_free(r, j);
 	r->pend_held--;
+	/*
+	 * Neither moved yet: the exchange the table measured (one that
+	 * moved alone before goes on as it did).
+	 */
+	if (pend_strict(&x) && x.s.nm.xchg_ns > 0 && y.src == x.dst &&
+	    y.dst == x.src && !(x.credit > 0) && !(y.credit > 0)) {
+		xchg_start(r, &y, &x);
+		return;
+	}
 	rndv_start(r, &y.s, &y.v, y.dst, y.from, y.credit, NULL, 0);
 	rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit, NULL, 0);
 }
