@@ -1965,6 +1965,81 @@ Test(tools_replay, a_probed_message_takes_its_turn_at_the_port)
 	cr_expect_float_eq(p, 153, 1e-9, "%g", p);
 }
 
+/*
+ * Rank 0 makes two persistent sends of 64 B to rank 1 (tags 0 and 1),
+ * starts both by one MPI_Startall that took 'dur' in the trace and
+ * waits for them; rank 1 receives both.  Model 'c'.  Returns the
+ * MPI_Startall's predicted time, the arrival of the second message at
+ * rank 1 (its run time) into '*p1'.
+ */
+static double startall_two(const struct consts *c, uint64_t dur, double *p1)
+{
+	struct script s[2];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req[2] = { 1, 2 };
+	char err[256];
+	double p;
+	int i;
+
+	s_init(&s[0], 0, 2, 0);
+	for (i = 0; i < 2; i++) {
+		e = s_p2p(&s[0], ST_FN_MPI_SEND_INIT, 1, i, 64, 0);
+		e->req = req[i];
+	}
+	s_call(&s[0], ST_FN_MPI_STARTALL, dur);
+	for (i = 0; i < 2; i++) {
+		e = s_add(&s[0]);
+		e->kind = ST_REC_START;
+		e->fn = ST_FN_MPI_SEND_INIT;
+		e->req = req[i];
+		e->comm = WORLD;
+		e->comm_size = 2;
+		e->t0 = s[0].t - dur;
+		e->t1 = s[0].t;
+	}
+	s_wait(&s[0], ST_FN_MPI_WAITALL, req, 2, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 2, 0);
+	for (i = 0; i < 2; i++)
+		s_p2p(&s[1], ST_FN_MPI_RECV, 0, i, 64, 1);
+	s_finalize(&s[1]);
+	cr_assert_eq(replay(s, 2, c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p = fn_of(rp, ST_FN_MPI_STARTALL)->pred_ns;
+	*p1 = PRED(rp, 1);
+	st_replay_free(rp);
+	free_scripts(s, 2);
+	return p;
+}
+
+Test(tools_replay, a_persistent_send_costs_its_start_what_an_isend_costs)
+{
+	struct consts c = net_c;
+	double p, p1;
+
+	/*
+	 * Under the network model each send costs its start what an
+	 * MPI_Isend of its size costs (5), not the traced 1 of the whole
+	 * call; the second message takes its turn at the ports at 50 and
+	 * is in at 150.
+	 */
+	p = startall_two(&net_c, 1, &p1);
+	cr_expect_float_eq(p, 10, 1e-9, "%g", p);
+	cr_expect_float_eq(p1, 150, 1e-9, "%g", p1);
+	/*
+	 * An MPI_Isend costing 80: the second send leaves after the first
+	 * one's 80, in at 180.
+	 */
+	c.inject = 80;
+	p = startall_two(&c, 1, &p1);
+	cr_expect_float_eq(p, 160, 1e-9, "%g", p);
+	cr_expect_float_eq(p1, 180, 1e-9, "%g", p1);
+	/* Without the model, the call keeps its traced time. */
+	p = startall_two(&model_c, 1, &p1);
+	cr_expect_float_eq(p, 1, 1e-9, "%g", p);
+}
+
 Test(tools_replay, rendezvous_waits_for_both_sides_in_mpi)
 {
 	double p0, p1;
