@@ -1860,18 +1860,21 @@ static void send_first(const struct consts *c, uint64_t bytes, int blocking,
 }
 
 /*
- * Rank 0 sends rank 1 64 B at 0 by MPI_Send (eager under net_c); rank 1
- * computes 'late1', finds the message by MPI_Probe and receives it by
- * an MPI_Recv that took 3 in the trace.  Returns the predicted time of
- * rank 1's MPI_Probe into '*probe', of its MPI_Recv into '*recv'.
+ * Rank 0 computes 'late0' and sends rank 1 64 B by MPI_Send (eager
+ * under net_c); rank 1 computes 'late1', finds the message by MPI_Probe
+ * and receives it by an MPI_Recv that took 3 in the trace.  Returns the
+ * predicted time of rank 1's MPI_Probe into '*probe', of its MPI_Recv
+ * into '*recv'.
  */
-static void probe_then_recv(uint64_t late1, double *probe, double *recv)
+static void probe_then_recv(uint64_t late0, uint64_t late1, double *probe,
+			    double *recv)
 {
 	struct script s[2];
 	struct st_replay *rp;
 	char err[256];
 
 	s_init(&s[0], 0, 2, 0);
+	s_compute(&s[0], late0);
 	s_p2p(&s[0], ST_FN_MPI_SEND, 1, 1, 64, 1);
 	s_finalize(&s[0]);
 	s_init(&s[1], 1, 2, 0);
@@ -1896,15 +1899,22 @@ Test(tools_replay, a_probe_takes_in_the_eager_message_it_finds)
 	 * it in, the late-receive cost (20), and the receive only copies
 	 * it, as long as it took in the trace (3).
 	 */
-	probe_then_recv(1000, &probe, &recv);
+	probe_then_recv(0, 1000, &probe, &recv);
 	cr_expect_float_eq(probe, 20, 1e-9, "%g", probe);
 	cr_expect_float_eq(recv, 3, 1e-9, "%g", recv);
 	/*
 	 * A probe posted at 10 returns when the data are in, at 100 (not
 	 * with the envelope, 20 before); the receive copies from there.
 	 */
-	probe_then_recv(10, &probe, &recv);
+	probe_then_recv(0, 10, &probe, &recv);
 	cr_expect_float_eq(probe, 90, 1e-9, "%g", probe);
+	cr_expect_float_eq(recv, 3, 1e-9, "%g", recv);
+	/*
+	 * The probe there first (at 10), the message sent at 500: the send
+	 * wakes it, and it returns when the data are in, at 600.
+	 */
+	probe_then_recv(500, 10, &probe, &recv);
+	cr_expect_float_eq(probe, 590, 1e-9, "%g", probe);
 	cr_expect_float_eq(recv, 3, 1e-9, "%g", recv);
 }
 
