@@ -2302,6 +2302,79 @@ Test(tools_replay, a_transfer_needing_both_sides_moves_only_while_they_are_in)
 }
 
 /*
+ * other_call()'s exchange, rank 0 receiving rank 1's 4096 B by an
+ * MPI_Irecv posted right after its MPI_Isend and an MPI_Wait where it
+ * had the MPI_Recv; and rank 2 sends rank 0 64 B at 2000, which rank 0
+ * receives by an MPI_Irecv posted first and an MPI_Wait last.  Model
+ * net_c with 'need' 3 and a late-receive cost of 1000.  Returns rank
+ * 0's predicted run time.
+ */
+static double held_by_wait(void)
+{
+	struct consts c = net_c;
+	struct script s[3];
+	struct st_replay *rp;
+	struct st_event *e;
+	uint64_t req = 9, rreq = 8, req2 = 7;
+	char err[256];
+	double p0;
+
+	c.nm.need = 3;
+	c.nm.late_ns = 1000;
+	s_init(&s[0], 0, 3, 0);
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 2, 5, 0, 0);
+	e->req = req2;
+	e = s_p2p(&s[0], ST_FN_MPI_ISEND, 1, 0, 4096, 1);
+	e->req = req;
+	e = s_p2p(&s[0], ST_FN_MPI_IRECV, 1, 0, 0, 1);
+	e->req = rreq;
+	s_p2p(&s[0], ST_FN_MPI_RECV, 1, 3, 64, 1);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &rreq, 1, 1);
+	s_compute(&s[0], 3000);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_wait(&s[0], ST_FN_MPI_WAIT, &req2, 1, 1);
+	s_finalize(&s[0]);
+	s_init(&s[1], 1, 3, 0);
+	s_compute(&s[1], 10);
+	e = s_p2p(&s[1], ST_FN_MPI_ISEND, 0, 0, 4096, 1);
+	e->req = req;
+	s_p2p(&s[1], ST_FN_MPI_SEND, 0, 3, 64, 1);
+	s_p2p(&s[1], ST_FN_MPI_RECV, 0, 0, 4096, 1);
+	s_wait(&s[1], ST_FN_MPI_WAIT, &req, 1, 1);
+	s_finalize(&s[1]);
+	s_init(&s[2], 2, 3, 0);
+	s_compute(&s[2], 2000);
+	s_p2p(&s[2], ST_FN_MPI_SEND, 0, 5, 64, 1);
+	s_finalize(&s[2]);
+	cr_assert_eq(replay(s, 3, &c, 1, &rp, err, sizeof(err)), 0, "%s",
+		     err);
+	p0 = PRED(rp, 0);
+	st_replay_free(rp);
+	free_scripts(s, 3);
+	return p0;
+}
+
+Test(tools_replay, a_wait_that_holds_one_transfer_and_waits_for_the_other)
+{
+	double p = held_by_wait();
+
+	/*
+	 * Rank 1's 4096 B move while its MPI_Send of 64 B lasts, then
+	 * while its MPI_Recv of rank 0's 4096 B does, from 25; rank 0's move
+	 * while its MPI_Recv of the 64 B lasts (to 1006, its late-receive
+	 * cost), then are held by its MPI_Wait for rank 1's.  That Wait
+	 * waits for what rank 1's MPI_Recv holds, which waits for what the
+	 * Wait holds: both go on at 1006.  Rank 1's message was in at 155
+	 * (its turn at rank 0's port after the 64 B, less the 10 it moved
+	 * before): the Wait returns at once and rank 0 is done at 1006 +
+	 * 3000.  Not seen as a pair (a Wait on requests is not a blocking
+	 * receive), nothing moved until rank 2's message took rank 0's port
+	 * at 2000; rank 1's was in at 2140 and rank 0 done at 5140.
+	 */
+	cr_expect_float_eq(p, 1006 + 3000, 1e-9, "%g", p);
+}
+
+/*
  * Each rank starts a send of 4096 B to the other at 0, receives the
  * other's by MPI_Recv from 5 and waits for its send.  Model net_c with
  * 'need' 3, a late-receive cost of 1000 and an exchange cost of 'xchg'

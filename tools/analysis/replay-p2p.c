@@ -489,16 +489,62 @@ static void rndv_until(struct st_replay *r, const struct pend *x,
 		 x->credit + (until > x->from ? until - x->from : 0));
 }
 
-/*
- * The transfer held by the call that waits for the transfer of send 's'
- * and receive 'v' (its blocking side, a unit) and that unit 'u' waits
- * for: the other half of an exchange, whose two calls each wait for
- * what the other holds; NIL when none.
- */
-static uint32_t held_partner(const struct st_replay *r, const struct msg *s,
-			     const struct msg *v, const struct unit *u)
+/* Whether unit 'u''s call, about to start, completes waiter 'w'. */
+static int call_completes(const struct st_replay *r, const struct unit *u,
+			  int32_t w)
 {
-	int32_t w = s->w >= 0 ? s->w : v->w;
+	uint64_t id;
+	size_t i;
+
+	if (w >= 0 || w == WNONE)
+		return 1;
+	id = r->reqs[-2 - w].id;
+	for (i = 0; i < u->ndone; i++)
+		if (u->done[i].req == id)
+			return 1;
+	return 0;
+}
+
+/* Whether unit 'u''s call waits for waiter 'w' (a request). */
+static int call_waits_for(const struct st_replay *r, const struct unit *u,
+			  int32_t w)
+{
+	return w >= 0 || w == WNONE || r->reqs[-2 - w].waiter == u->idx;
+}
+
+/* The unit blocked waiting for waiter 'w' (a unit, or a request's
+   waiter); -1 when none. */
+static int32_t waiting_unit(const struct st_replay *r, int32_t w)
+{
+	if (w == WNONE)
+		return -1;
+	if (w < 0)
+		w = r->reqs[-2 - w].waiter;
+	return w >= 0 ? w : -1;
+}
+
+/* Whether unit 'u''s call, about to start or going on, waits for
+   waiter 'w' of its rank's side of a transfer. */
+static int side_waited(const struct st_replay *r, const struct unit *u,
+		       int32_t w)
+{
+	if (w >= 0)
+		return w == u->idx;
+	return w != WNONE && (call_completes(r, u, w) ||
+			      r->reqs[-2 - w].waiter == u->idx);
+}
+
+/*
+ * The transfer held by the call that waits for pend 'x' on its other
+ * side (the rank that is not unit 'u''s: a blocking call, or the Wait
+ * of its request) and that unit 'u' waits for: the other half of an
+ * exchange, whose two calls each wait for what the other holds; NIL
+ * when none.
+ */
+static uint32_t held_partner(const struct st_replay *r, const struct pend *x,
+			     const struct unit *u)
+{
+	int32_t w = waiting_unit(r, x->src == u->rank ? x->v.w : x->s.w);
 	uint32_t i;
 
 	if (w < 0)
@@ -507,7 +553,7 @@ static uint32_t held_partner(const struct st_replay *r, const struct msg *s,
 		const struct pend *p = &r->pends[i];
 
 		if (p->need == PEND_HELD && p->held == w &&
-		    (p->s.w == u->idx || p->v.w == u->idx))
+		    side_waited(r, u, p->src == u->rank ? p->s.w : p->v.w))
 			return i;
 	}
 	return NIL;
@@ -521,7 +567,7 @@ static uint32_t held_partner(const struct st_replay *r, const struct msg *s,
 static void pend_hold(struct st_replay *r, struct pend *p,
 		      const struct unit *u)
 {
-	uint32_t j = r->pend_held ? held_partner(r, &p->s, &p->v, u) : NIL;
+	uint32_t j = r->pend_held ? held_partner(r, p, u) : NIL;
 	struct pend x, y;
 
 	if (j == NIL) {
@@ -546,29 +592,6 @@ static void pend_hold(struct st_replay *r, struct pend *p,
 	}
 	rndv_start(r, &y.s, &y.v, y.dst, y.from, y.credit, NULL, 0);
 	rndv_start(r, &x.s, &x.v, x.dst, x.from, x.credit, NULL, 0);
-}
-
-/* Whether unit 'u''s call, about to start, completes waiter 'w'. */
-static int call_completes(const struct st_replay *r, const struct unit *u,
-			  int32_t w)
-{
-	uint64_t id;
-	size_t i;
-
-	if (w >= 0 || w == WNONE)
-		return 1;
-	id = r->reqs[-2 - w].id;
-	for (i = 0; i < u->ndone; i++)
-		if (u->done[i].req == id)
-			return 1;
-	return 0;
-}
-
-/* Whether unit 'u''s call waits for waiter 'w' (a request). */
-static int call_waits_for(const struct st_replay *r, const struct unit *u,
-			  int32_t w)
-{
-	return w >= 0 || w == WNONE || r->reqs[-2 - w].waiter == u->idx;
 }
 
 size_t st_rp_progress(struct st_replay *r, struct unit *u, int rank,
