@@ -348,6 +348,34 @@ one_case bsp 400 20000
 one_case halo 100 50000
 one_case transpose 20 128
 
+# A table whose launches disagree (two launches per group, the second's
+# median 'f' times the first's) is said to, naming a row the run uses,
+# at 1.5 times and more.
+launches()
+{
+	python3 - "$ST_TMP/bsp-self.json" "$ST_TMP/bsp-launches.json" "$1" \
+		<<'EOF' || fail "could not write a table of two launches"
+import json, sys
+t = json.load(open(sys.argv[1]))
+for op in t["operations"]:
+    for g in op.get("groups", []):
+        g["run_medians_ns"] = [g["median_ns"],
+                               g["median_ns"] * float(sys.argv[3])]
+        g["run_ids"] = [0, 1]
+json.dump(t, open(sys.argv[2], "w"))
+EOF
+	"$ST_CLI" predict "$ST_TMP/bsp" --table "$ST_TMP/bsp-launches.json" \
+		> "$ST_TMP/launches.out" 2> "$ST_TMP/launches.err" ||
+		{ show "$ST_TMP/launches.err"; fail "predict on two launches failed"; }
+}
+launches 2
+grep -q "its launches disagree on [0-9]* rows* the run uses, most on .*(x2\.0, the medians of 2 launches)" \
+	"$ST_TMP/launches.err" ||
+	{ show "$ST_TMP/launches.err"; fail "launches twice apart went unsaid"; }
+launches 1.2
+grep -q "launches disagree" "$ST_TMP/launches.err" &&
+	{ show "$ST_TMP/launches.err"; fail "launches 1.2 times apart were said to disagree"; }
+
 # A run with a rank missing is refused, naming it.
 cp -r "$ST_TMP/bsp" "$ST_TMP/bsp-cut"
 rm "$ST_TMP/bsp-cut/rank-1.st"

@@ -1485,6 +1485,24 @@ Test(tools_predict, model_shares_what_each_launch_shows)
 	}
 }
 
+Test(tools_predict, a_row_says_how_far_its_launches_disagree)
+{
+	struct st_pmodel *m = load_launches("30000, 34000, 60000", "0, 1, 2",
+					    "49000", "0");
+	const struct st_pmodel_use *u = use_of(m, "MPI_Send->MPI_Recv");
+
+	/* The largest launch median over the smallest, and where. */
+	cr_expect_float_eq(u->spread, 2.0, 1e-12);
+	cr_expect_float_eq(u->spread_lo, 30000, 1e-9);
+	cr_expect_float_eq(u->spread_hi, 60000, 1e-9);
+	cr_expect_eq(u->spread_n, 3);
+	cr_expect_eq(u->spread_p, 2);
+	cr_expect_float_eq(u->spread_d, 65536, 1e-9);
+	/* One launch: nothing to compare. */
+	cr_expect_float_eq(use_of(m, "MPI_Sendrecv")->spread, 0, 1e-12);
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, paired_launches)
 {
 	static const double a[] = { 120, 125, 130 }, b[] = { 100, 100, 100 };

@@ -287,6 +287,34 @@ static int read_launches(const json_t *j, struct group *g)
 	return 0;
 }
 
+/* Row 'rw''s group whose launches disagree most: rw->use.spread... */
+static void launch_spread(struct row *rw)
+{
+	size_t i, k;
+
+	for (i = 0; i < rw->ng; i++) {
+		const struct group *g = &rw->g[i];
+		double lo = INFINITY, hi = 0;
+
+		if (g->nrun < 2)
+			continue;
+		for (k = 0; k < g->nrun; k++) {
+			if (g->run_med[k] < lo)
+				lo = g->run_med[k];
+			if (g->run_med[k] > hi)
+				hi = g->run_med[k];
+		}
+		if (hi / lo > rw->use.spread) {
+			rw->use.spread = hi / lo;
+			rw->use.spread_p = g->p;
+			rw->use.spread_d = g->d;
+			rw->use.spread_lo = lo;
+			rw->use.spread_hi = hi;
+			rw->use.spread_n = g->nrun;
+		}
+	}
+}
+
 static int read_row(const json_t *j, struct row *rw,
 		    const char *name, char *err, size_t errlen)
 {
@@ -388,6 +416,7 @@ static int read_row(const json_t *j, struct row *rw,
 	if (!rw->npieces && !rw->ng)
 		return bad(err, errlen, "'%s': operation %s has neither a "
 			   "formula nor a group median", name, op);
+	launch_spread(rw);
 	if (rw->ng)
 		qsort(rw->g, rw->ng, sizeof(*rw->g), cmp_group);
 	if (bounds(rw))

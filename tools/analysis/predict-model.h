@@ -253,6 +253,16 @@ struct st_pmodel_use {
 				   (st_pmodel_coll_first(), not under a
 				   bound) */
 	double first_ns;	/* their excesses summed, ns */
+	/*
+	 * Its group whose launches disagree most ("run_medians_ns"): the
+	 * largest of their medians over the smallest (0: no group with
+	 * two launches or more), at 'spread_p' and 'spread_d' bytes, from
+	 * 'spread_lo' to 'spread_hi' ns over 'spread_n' launches.
+	 */
+	double spread;
+	long spread_p;
+	double spread_d, spread_lo, spread_hi;
+	size_t spread_n;
 };
 
 /* Row 'i' (0 .. st_pmodel_nrows() - 1). */

@@ -1472,6 +1472,44 @@ static void check_ranges(const struct st_pmodel *pm, const char *table,
 	}
 }
 
+/*
+ * Say when the table's launches disagree on a row the run used: the
+ * largest over the smallest launch median of any of its groups, at
+ * least LAUNCH_SPREAD.  The target's costs moved while the bench
+ * measured them (over TCP on a virtual machine, 76 against 168 us for
+ * the same 256 KiB ping-pong minutes apart): the interval, which holds
+ * the launches, says more than the point.
+ */
+#define LAUNCH_SPREAD 1.5
+
+static void check_launches(const struct st_pmodel *pm, const char *table)
+{
+	const struct st_pmodel_use *w = NULL;
+	char a[32], b[32], c[32];
+	size_t i, n = 0;
+
+	for (i = 0; i < st_pmodel_nrows(pm); i++) {
+		const struct st_pmodel_use *u = st_pmodel_use(pm, i);
+
+		if (!u->lookups || !(u->spread >= LAUNCH_SPREAD))
+			continue;
+		n++;
+		if (!w || u->spread > w->spread)
+			w = u;
+	}
+	if (!w)
+		return;
+	warning("table '%s': its launches disagree on %zu row%s the run "
+		"uses, most on %s at p = %ld, d = %s: %s to %s (x%.1f, the "
+		"medians of %zu launches); the target's costs moved while "
+		"they were measured, so the run may take anywhere in the "
+		"interval", table, n, n == 1 ? "" : "s", w->op, w->spread_p,
+		st_fmt_bytes((uint64_t)w->spread_d, a, sizeof(a)),
+		st_fmt_ns(w->spread_lo, b, sizeof(b)),
+		st_fmt_ns(w->spread_hi, c, sizeof(c)), w->spread,
+		w->spread_n);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1819,6 +1857,7 @@ int cmd_predict(int argc, char **argv)
 	if (!o.missing_measured)
 		check_missing(res.rp, o.table);
 	check_ranges(res.pm, o.table, res.nranks);
+	check_launches(res.pm, o.table);
 	bound_finish(bounds, &res, &model);
 	st_on_die(NULL, NULL);
 	st_tee_free(res.tee);
