@@ -1501,6 +1501,10 @@ Test(tools_predict, a_row_says_how_far_its_launches_disagree)
 	/* One launch: nothing to compare. */
 	cr_expect_float_eq(use_of(m, "MPI_Sendrecv")->spread, 0, 1e-12);
 	st_pmodel_free(m);
+	/* Three times apart, but by less than a microsecond: not said. */
+	m = load_launches("300, 340, 900", "0, 1, 2", "49000", "0");
+	cr_expect_float_eq(use_of(m, "MPI_Send->MPI_Recv")->spread, 0, 1e-12);
+	st_pmodel_free(m);
 }
 
 Test(tools_predict, paired_launches)

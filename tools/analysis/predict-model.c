@@ -304,7 +304,8 @@ static void launch_spread(struct row *rw)
 			if (g->run_med[k] > hi)
 				hi = g->run_med[k];
 		}
-		if (hi / lo > rw->use.spread) {
+		if (hi - lo >= ST_PMODEL_SPREAD_FLOOR_NS &&
+		    hi / lo > rw->use.spread) {
 			rw->use.spread = hi / lo;
 			rw->use.spread_p = g->p;
 			rw->use.spread_d = g->d;

@@ -234,6 +234,9 @@ long st_pmodel_p_max(const struct st_pmodel *m);
 size_t st_pmodel_nrows(const struct st_pmodel *m);
 
 /* One row of the table and how the replay used it. */
+/* Launch medians closer than this are not said to disagree, ns. */
+#define ST_PMODEL_SPREAD_FLOOR_NS 1000.0
+
 struct st_pmodel_use {
 	const char *op;		/* the row: "MPI_Allreduce"... */
 	int has_formula;	/* 0: a group's median */
@@ -256,7 +259,8 @@ struct st_pmodel_use {
 	/*
 	 * Its group whose launches disagree most ("run_medians_ns"): the
 	 * largest of their medians over the smallest (0: no group with
-	 * two launches or more), at 'spread_p' and 'spread_d' bytes, from
+	 * two launches or more whose medians lie ST_PMODEL_SPREAD_FLOOR_NS
+	 * or more apart), at 'spread_p' and 'spread_d' bytes, from
 	 * 'spread_lo' to 'spread_hi' ns over 'spread_n' launches.
 	 */
 	double spread;
