@@ -102,6 +102,13 @@ void st_micro_call(struct st_micro_ctx *c, int op, size_t n,
 		   struct st_micro_stamps *s);
 
 /*
+ * An untimed call of 'op' at size 'n' (prepared) to warm up the timed
+ * one after it: st_micro_call(), but a one-way pattern's warm-up goes
+ * the way its next call will, so that the timed calls still alternate.
+ */
+void st_micro_warm(struct st_micro_ctx *c, int op, size_t n);
+
+/*
  * The records of measurement 's' of 'op' on this rank: one ST_REC_CALL
  * per MPI call, and before an MPI_Waitall the ST_REC_DONE record of
  * each request it completed, as the interposer writes them.

@@ -111,6 +111,11 @@ const char st_bench_usage[] =
 "                        its start; by default an untimed call of the\n"
 "                        same operation and size comes some 25 us before\n"
 "                        (a --pairs item's @US: US before)\n"
+"    --warm-p2p          time each point-to-point pattern after an untimed\n"
+"                        one of the same size and direction, some 25 us\n"
+"                        before, as collectives are: its cost in steady\n"
+"                        exchanges; by default it is timed alone after the\n"
+"                        wait for its start (what 'predict' is fitted to)\n"
 "    --skew SPEC         distort each rank's clock by a known offset and\n"
 "                        drift, e.g. 0,+0.5s@+100ppm (sets\n"
 "                        SYNCTRACE_CLOCK_SKEW), to test synchronisation\n"
@@ -257,10 +262,11 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 	enum { O_QUICK = 256, O_REUSE, O_RUNS, O_OPS, O_SIZES, O_PAIRS,
 	       O_LIKE, O_MIN, O_MAX, O_NREP, O_SEED, O_SYNC, O_WINDOW_FACTOR,
 	       O_SKEW, O_MPIEXEC, O_REPRO, O_WARMUP, O_BIND, O_NO_BIND,
-	       O_PAIR_TIME, O_COLD_COLL, O_NO_START };
+	       O_PAIR_TIME, O_COLD_COLL, O_WARM_P2P, O_NO_START };
 	static const struct option longopts[] = {
 		{ "bind", no_argument, NULL, O_BIND },
 		{ "cold-coll", no_argument, NULL, O_COLD_COLL },
+		{ "warm-p2p", no_argument, NULL, O_WARM_P2P },
 		{ "help", no_argument, NULL, 'h' },
 		{ "like", required_argument, NULL, O_LIKE },
 		{ "max", required_argument, NULL, O_MAX },
@@ -316,6 +322,9 @@ int st_bench_opts_parse(struct st_bench_opts *o, int argc, char **argv,
 			break;
 		case O_COLD_COLL:
 			o->cold_coll = 1;
+			break;
+		case O_WARM_P2P:
+			o->warm_p2p = 1;
 			break;
 		case O_NO_START:
 			o->no_start = 1;
@@ -500,8 +509,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		     char *sbuf, size_t slen)
 {
 	/* mpiexec -n N, binding, extra, bench micro, 11 options with
-	 * values, 4 flags. */
-	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 4 + 1, n = 0;
+	 * values, 5 flags. */
+	size_t max = 3 + 2 + (size_t)o->nextra + 2 + 2 * 11 + 5 + 1, n = 0;
 	char **v = malloc(max * sizeof(*v));
 	int i;
 
@@ -544,6 +553,8 @@ char **st_bench_argv(const struct st_bench_opts *o, const char *bench,
 		v[n++] = "--reuse-buffers";
 	if (o->cold_coll)
 		v[n++] = "--cold-coll";
+	if (o->warm_p2p)
+		v[n++] = "--warm-p2p";
 	if (o->like && !o->no_start)
 		v[n++] = "--start";
 	v[n] = NULL;
@@ -612,9 +623,10 @@ static double model_ns(int op, double d, long p)
 }
 
 /*
- * One measurement's window in the estimate: 3 model times, >= 100 us; a
- * collective's, unless 'cold' (--cold-coll), holds its warm-up call
- * too: 3 times two calls (synctrace-bench's pilot), and with a gap of
+ * One measurement's window in the estimate: 3 model times, >= 100 us;
+ * unless 'cold' (a collective under --cold-coll, a point-to-point
+ * pattern without --warm-p2p) it holds the warm-up call too: 3 times two
+ * calls (synctrace-bench's pilot), and a collective's with a gap of
  * 'gap_us' (OP:SIZE@US) longer than 25 us, at least twice the gap and
  * two calls.
  */
@@ -622,11 +634,17 @@ static double window_ns(int op, double d, long p, int cold, long gap_us)
 {
 	double m = model_ns(op, d, p), w;
 
-	w = fmax(100e3, (!cold && op < ST_MICRO_P2P_FIRST ? 6 : 3) * m);
+	w = fmax(100e3, (!cold ? 6 : 3) * m);
 	if (!cold && op < ST_MICRO_P2P_FIRST &&
 	    gap_us > ST_MICRO_DEFAULT_GAP_US)
 		w = fmax(w, 2 * (2 * m + 1e3 * (double)gap_us));
 	return w;
+}
+
+/* Whether 'op' is timed without a warm-up call (--cold-coll, --warm-p2p). */
+static int cold_of(const struct st_bench_opts *o, int op)
+{
+	return op < ST_MICRO_P2P_FIRST ? o->cold_coll : !o->warm_p2p;
 }
 
 /* The sizes of a grid ('list' NULL: powers of two 'lo' to 'hi'). */
@@ -697,7 +715,7 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 			len = strcspn(s, ",");
 			if (!pair_item(s, len, &op, &x, &gap, &pop, &px)) {
 				double w = window_ns(op, (double)x, o->nranks,
-						     o->cold_coll, gap);
+						     cold_of(o, op), gap);
 
 				/* A warm-up of another operation: 3 of it. */
 				if (pop >= 0 && !o->cold_coll)
@@ -726,7 +744,7 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 			if (op == ST_MICRO_BARRIER) {
 				per_rep += pair_ns(window_ns(op, 0,
 							     o->nranks,
-							     o->cold_coll, -1),
+							     cold_of(o, op), -1),
 						   nrep, t);
 				n++;
 				continue;
@@ -734,7 +752,7 @@ long st_bench_estimate(const struct st_bench_opts *o, double *secs)
 			for (k = 0; k < nsizes; k++)
 				per_rep += pair_ns(window_ns(op, sizes[k],
 							     o->nranks,
-							     o->cold_coll, -1),
+							     cold_of(o, op), -1),
 						   nrep, t);
 			n += nsizes;
 		}

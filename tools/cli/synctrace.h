@@ -170,6 +170,7 @@ struct st_bench_opts {
 	int quick;		/* --quick */
 	int reuse;		/* --reuse-buffers */
 	int cold_coll;		/* --cold-coll */
+	int warm_p2p;		/* --warm-p2p */
 	int no_start;		/* --no-start (with --like) */
 	int repro;		/* --repro: a table meant to be compared */
 	int runs_set;		/* --runs was given */

@@ -59,7 +59,8 @@ for the 12 apps then, and 384 s for 14 with SMPI).
 
 Usage: predict-validate.py [--reps N] [--nrep N] [--bench-runs K]
                            [--apps A,B] [--targets shm,shm-spin,tcp]
-                           [--shm-yield 0|1]
+                           [--shm-yield 0|1] [--bench-opt OPT]
+                           [--predict-opt OPT]
                            [--no-smpi] [--keep DIR] [--json FILE] [--no-lock]
 Environment: BUILD (default build), MPIEXEC (default mpiexec.mpich).
 Exit status: 0 when every held-out figure meets its target, 1 when one
@@ -257,14 +258,14 @@ class Runner:
                          "-n", "2", os.path.join(self.apps, app)] + args,
                         out + ".log", env=env, timeout=300, rundir=out)
 
-    def bench(self, like, target, out, nrep, seed):
+    def bench(self, like, target, out, nrep, seed, extra=()):
         """One launch of the table's bench on 'target', 'nrep'
         measurements with the shuffled order of 'seed' (launch K of
         `bench --runs` has seed K); "shm" waits as its runs do
         (SYNCTRACE_YIELD=1 with --shm-yield 1: the bench then makes its
         blocking calls as the interposer does in yield mode)."""
         argv = [self.cli, "bench", "--like", like, "--nrep", str(nrep),
-                "--seed", str(seed), "-o", out]
+                "--seed", str(seed), "-o", out] + list(extra)
         if TARGETS[target]["genv"]:
             argv += ["--"] + TARGETS[target]["genv"]
         env = {"SYNCTRACE_YIELD": "1"} if target == "shm" and \
@@ -369,6 +370,9 @@ def main():
                     "SYNCTRACE_YIELD=1 (1, the default) or spinning (0)")
     ap.add_argument("--no-smpi", action="store_true")
     ap.add_argument("--keep", default="")
+    ap.add_argument("--bench-opt", action="append", default=[],
+                    help="an option for every bench launch, e.g. "
+                    "--bench-opt=--warm-p2p (repeat for more)")
     ap.add_argument("--predict-opt", action="append", default=[],
                     help="an option for every synctrace predict, e.g. "
                     "--predict-opt=--no-start (repeat for more)")
@@ -442,7 +446,7 @@ def main():
                         continue
                     os.makedirs(os.path.dirname(b), exist_ok=True)
                     if not rn.bench(os.path.join(work, "%s-shm-1" % app),
-                                    t, b, o.nrep, k):
+                                    t, b, o.nrep, k, o.bench_opt):
                         die("bench --like %s on %s failed, see %s.log"
                             % (app, t, b))
             say("bench launch %d of %d done (load %.1f)"
