@@ -35,7 +35,9 @@ Targets (on the held-out apps; the tuning apps are shown apart):
   run time within 5 % (shm) and 10 % (tcp); each MPI function holding at
   least 10 % of the measured MPI time within 15 %; the prediction's
   interval (table CI + model error) holds the measured run time in at
-  least 9 of 10 cases.  Each line says PASS or MISS.  Per target, the
+  least 9 of 10 cases.  Each line says PASS or MISS.  Then the model on
+  its own data: each run on the target predicted from its own target's
+  table (not a target: the model's error without the source trace's).  Per target, the
   held-out functions' median signed error and how many came out short
   say whether their misses lean one way (a bias of the model).
 
@@ -484,6 +486,7 @@ def main():
             tj = bench_dir(work, app, table_of(t)) + ".json"
             pred, lo, hi, meas, path, bounds = [], [], [], [], [], []
             pfn, mfn, mearly, mmpi = {}, {}, {}, []
+            own, ofn = [], {}   # the target run from its own table
             csrc, ctgt = [], []
             for rep in range(1, o.reps + 1):
                 src = os.path.join(work, "%s-shm-%d" % (app, rep))
@@ -524,6 +527,9 @@ def main():
                     pfn.setdefault(k, []).append(v)
                 for k, v in fn_times(m, "measured_ns").items():
                     mfn.setdefault(k, []).append(v)
+                own.append(m["predicted"]["run_time_ns"])
+                for k, v in fn_times(m, "predicted_ns").items():
+                    ofn.setdefault(k, []).append(v)
                 # The share of each rank's first calls (the MPI
                 # library's start can make them dearer than the
                 # table's steady state).
@@ -545,7 +551,12 @@ def main():
                  "error": (mp - mm) / mm,
                  "inside": [lo[i] <= meas[i] <= hi[i]
                             for i in range(len(meas))],
-                 "functions": []}
+                 "functions": [],
+                 # The same runs predicted from their own target's
+                 # table: the model's error without the source's.
+                 "own": {"predicted_ns": own,
+                         "error": (median(own) - mm) / mm,
+                         "functions": []}}
             tot = median(mmpi)
             for fn in sorted(mfn):
                 mv = median(mfn[fn])
@@ -560,6 +571,10 @@ def main():
                                                  for i in (0, 1)]
                                        if fn in mearly else None,
                                        "error": (pv - mv) / mv})
+                ov = median(ofn.get(fn, []))
+                r["own"]["functions"].append({"fn": fn,
+                                              "predicted_ns": ov,
+                                              "error": (ov - mv) / mv})
             same = [x for x in results if x["app"] == app and
                     x["target"] == table_of(t) and "smpi" in x]
             if smpi and same:
@@ -672,6 +687,23 @@ def main():
             print("held-out functions on %s: median error %s, %d of %d "
                   "short" % (t, pct(median(e)), sum(x < 0 for x in e),
                              len(e)))
+    # The model on its own data: each run on the target predicted from
+    # the target's own table (what the comparison above also reads its
+    # measured times from), all apps.  Not a target: it tells the
+    # model's error from what the source trace and the other place add.
+    for t in targets:
+        rs = [r for r in results if r["target"] == t]
+        if not rs:
+            continue
+        ok = sum(abs(r["own"]["error"]) <= RUN_TARGET[t] for r in rs)
+        fe = [f["error"] for r in rs for f in r["own"]["functions"]]
+        print("own data on %s: run times within %.0f %% %d of %d; "
+              "functions within %.0f %% %d of %d, median error %s, "
+              "%d short" % (
+                  t, 100 * RUN_TARGET[t], ok, len(rs), 100 * FN_TARGET,
+                  sum(abs(x) <= FN_TARGET for x in fe), len(fe),
+                  pct(median(fe)) if fe else "-",
+                  sum(x < 0 for x in fe)))
     for t in targets:
         for s in ("tuning", "held-out"):
             e = [abs(r["error"]) for r in results
