@@ -35,11 +35,12 @@ Targets (on the held-out apps; the tuning apps are shown apart):
   run time within 5 % (shm) and 10 % (tcp); each MPI function holding at
   least 10 % of the measured MPI time within 15 %; the prediction's
   interval (table CI + model error) holds the measured run time in at
-  least 9 of 10 cases.  Each line says PASS or MISS.  Then the model on
-  its own data: each run on the target predicted from its own target's
-  table (not a target: the model's error without the source trace's).  Per target, the
+  least 9 of 10 cases.  Each line says PASS or MISS.  Per target, the
   held-out functions' median signed error and how many came out short
-  say whether their misses lean one way (a bias of the model).
+  say whether their misses lean one way (a bias of the model).  Then the
+  model on its own data: each run on the target predicted from its own
+  target's table (not a target: the model's error without the source
+  trace's).
 
 With --smpi (the default when smpicc is there), SimGrid's SMPI predicts
 the same apps: each is compiled with smpicc and run by smpirun on a
