@@ -377,6 +377,56 @@ launches 1.2 0
 grep -q "launches disagree" "$ST_TMP/launches.err" &&
 	{ show "$ST_TMP/launches.err"; fail "launches 1.2 times apart were said to disagree"; }
 
+# Launches in two states (1 and 2 measured every group at 0.6 and 0.65
+# of its median, 3 and 4 at 1.3 and 1.35): the run time as each state
+# measured it, the cheaper below the prediction and the dearer above,
+# both inside the interval, in the text and the JSON (bsp's compute cut
+# to a hundredth, so that its communication weighs); launches within
+# 1.15 of each other are one state, and nothing is said.
+states()
+{
+	python3 - "$ST_TMP/bsp-self.json" "$ST_TMP/bsp-states.json" "$@" \
+		<<'EOF' || fail "could not write a table of four launches"
+import json, sys
+t = json.load(open(sys.argv[1]))
+f = [float(x) for x in sys.argv[3:]]
+for op in t["operations"]:
+    for g in op.get("groups", []):
+        g["run_medians_ns"] = [g["median_ns"] * x for x in f]
+        g["run_ids"] = list(range(len(f)))
+json.dump(t, open(sys.argv[2], "w"))
+EOF
+	"$ST_CLI" predict "$ST_TMP/bsp" --table "$ST_TMP/bsp-states.json" \
+		--compute-scale 0.01 > "$ST_TMP/states.out" \
+		2> "$ST_TMP/states.err" &&
+	"$ST_CLI" predict "$ST_TMP/bsp" --table "$ST_TMP/bsp-states.json" \
+		--compute-scale 0.01 --json > "$ST_TMP/states.json" \
+		2>> "$ST_TMP/states.err" ||
+		{ show "$ST_TMP/states.err"; fail "predict on four launches failed"; }
+}
+states 0.6 0.65 1.3 1.35
+grep -q "the table's launches ran in two states" "$ST_TMP/states.out" &&
+	tr '\n' ' ' < "$ST_TMP/states.out" | tr -s ' ' |
+	grep -q "costs as launches 1, 2 of 4 measured them (x0.6[0-9]* the pooled medians) give [0-9.]* [mu]*s, as launches 3, 4 measured them (x1.3[0-9]*) [0-9.]* [mu]*s; the interval holds both" ||
+	{ show "$ST_TMP/states.out"; fail "two launch states not said"; }
+python3 - "$ST_TMP/states.json" <<'EOF' || fail "the two states' run times in the JSON"
+import json, sys
+p = json.load(open(sys.argv[1]))["predicted"]
+s = p["states"]
+assert len(s) == 2, s
+assert s[0]["launches"] == [1, 2] and s[1]["launches"] == [3, 4], s
+assert 0.6 <= s[0]["factor"] <= 0.65 and 1.3 <= s[1]["factor"] <= 1.35, s
+a, b, t = s[0]["run_time_ns"], s[1]["run_time_ns"], p["run_time_ns"]
+assert a < t < b, (a, t, b)
+iv = p["interval"]
+assert iv["lo_ns"] <= a and b <= iv["hi_ns"], (iv, a, b)
+EOF
+states 1 1.05 1.1 1.15
+grep -q "launches ran in two states" "$ST_TMP/states.out" &&
+	{ show "$ST_TMP/states.out"; fail "launches 1.15 times apart were said to be two states"; }
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["predicted"]["states"] == []' \
+	"$ST_TMP/states.json" || fail "one state, but states in the JSON"
+
 # A run with a rank missing is refused, naming it.
 cp -r "$ST_TMP/bsp" "$ST_TMP/bsp-cut"
 rm "$ST_TMP/bsp-cut/rank-1.st"

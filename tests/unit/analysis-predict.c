@@ -1507,6 +1507,57 @@ Test(tools_predict, a_row_says_how_far_its_launches_disagree)
 	st_pmodel_free(m);
 }
 
+/*
+ * Launches 1 and 2 measured every row at about 0.6 of the pooled
+ * medians, 3 and 4 at about 1.3: two states, split between them; each
+ * row's cost in a state is its groups' median of that state's launches.
+ * Launches within 1.13 of each other are one state.
+ */
+Test(tools_predict, launches_in_two_states)
+{
+	struct st_pmodel *m = load_launches("20000, 22000, 44000, 46000",
+					    "0, 1, 2, 3",
+					    "30000, 32000, 64000, 66000",
+					    "0, 1, 2, 3");
+	const struct st_pmodel_states *st;
+	double base, cheap, dear;
+
+	cr_assert(m);
+	st = st_pmodel_states(m);
+	cr_assert_eq(st->n, 2);
+	cr_expect_eq(st->nlaunch, 4);
+	cr_expect_eq(st->split, 2);
+	cr_expect(st->id[0] == 0 && st->id[1] == 1 && st->id[2] == 2 &&
+		  st->id[3] == 3);
+	/* Each launch's factor: the median of its two rows' ratios. */
+	cr_expect_float_eq(st->f[0], (20000 / 33768.0 + 30000 / 48768.0) / 2,
+			   1e-12);
+	cr_expect_float_eq(st->factor[0], (st->f[0] + st->f[1]) / 2, 1e-12);
+	cr_expect_float_eq(st->factor[1], (st->f[2] + st->f[3]) / 2, 1e-12);
+	base = st_pmodel_p2p(m, ST_FN_MPI_SEND, 65536);
+	st_pmodel_state(m, 1);
+	cheap = st_pmodel_p2p(m, ST_FN_MPI_SEND, 65536);
+	st_pmodel_state(m, 2);
+	dear = st_pmodel_p2p(m, ST_FN_MPI_SEND, 65536);
+	st_pmodel_state(m, 0);
+	cr_assert(base > 0);
+	cr_expect_float_eq(cheap / base, 21000 / 33768.0, 1e-9);
+	cr_expect_float_eq(dear / base, 45000 / 33768.0, 1e-9);
+	cr_expect_float_eq(st_pmodel_p2p(m, ST_FN_MPI_SEND, 65536), base,
+			   1e-9);
+	st_pmodel_free(m);
+
+	m = load_launches("30000, 34000, 38000", "0, 1, 2",
+			  "45000, 49000, 53000", "0, 1, 2");
+	cr_assert(m);
+	cr_expect_eq(st_pmodel_states(m)->n, 0);
+	base = st_pmodel_p2p(m, ST_FN_MPI_SEND, 65536);
+	st_pmodel_state(m, 2);
+	cr_expect_float_eq(st_pmodel_p2p(m, ST_FN_MPI_SEND, 65536), base,
+			   1e-9, "one state: nothing to scale");
+	st_pmodel_free(m);
+}
+
 Test(tools_predict, paired_launches)
 {
 	static const double a[] = { 120, 125, 130 }, b[] = { 100, 100, 100 };

@@ -63,6 +63,7 @@ struct row {
 	struct group *g;
 	size_t ng;
 	double f_lo, f_hi;	/* cost bounds over the cost, see bounds() */
+	double f_state[2];	/* the launches' states, see find_states() */
 	struct st_pmodel_use use;
 };
 
@@ -105,6 +106,8 @@ struct st_pmodel {
 	size_t nstart;
 	int no_start;
 	int formula_only, mean, bench, bound;
+	int state;		/* st_pmodel_state(): 0, 1 or 2 */
+	struct st_pmodel_states states;
 	int no_net, send_fallback;
 	struct net net;
 	double ci_level;
@@ -465,6 +468,155 @@ static int start_range(struct start_row *sr, const json_t *x)
 	return 0;
 }
 
+
+/* A launch's index in 'ids' (of 'n'), or -1. */
+static int launch_at(const int *ids, size_t n, double id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The launches' two states (struct st_pmodel_states), and each row's
+ * factors under them (f_state).  0 or -ENOMEM.
+ */
+static int find_states(struct st_pmodel *m)
+{
+	struct st_pmodel_states *st = &m->states;
+	double *v[ST_PMODEL_MAX_LAUNCHES] = { 0 }, *r = NULL, best = 0, t;
+	size_t nv[ST_PMODEL_MAX_LAUNCHES] = { 0 }, cap = 0, i, k, q, n;
+	int rc = 0, id, s;
+
+	st->n = 0;
+	st->nlaunch = 0;
+	for (i = 0; i < m->nrows; i++) {
+		struct row *rw = &m->rows[i];
+
+		rw->f_state[0] = rw->f_state[1] = 1;
+		for (k = 0; k < rw->ng; k++) {
+			const struct group *g = &rw->g[k];
+
+			if (g->nrun > cap)
+				cap = g->nrun;
+			for (q = 0; g->nrun >= 2 && q < g->nrun; q++) {
+				int at = launch_at(st->id, st->nlaunch,
+						   g->run_id[q]);
+				double *p;
+
+				if (at < 0) {
+					if (st->nlaunch ==
+					    ST_PMODEL_MAX_LAUNCHES ||
+					    g->run_id[q] != (int)g->run_id[q])
+						goto out;	/* one state */
+					at = (int)st->nlaunch++;
+					st->id[at] = (int)g->run_id[q];
+				}
+				if (!(g->median > 0))
+					continue;
+				p = realloc(v[at], (nv[at] + 1) * sizeof(*p));
+				if (!p) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				v[at] = p;
+				v[at][nv[at]++] = g->run_med[q] / g->median;
+			}
+		}
+	}
+	for (i = 0; i < st->nlaunch; i++)
+		if (!nv[i] || st_stats_sort(v[i], nv[i]) ||
+		    st_stats_median(v[i], nv[i], &st->f[i]))
+			goto out;
+	/* Sorted by factor, cheapest first (insertion: a few launches). */
+	for (i = 1; i < st->nlaunch; i++)
+		for (k = i; k > 0 && st->f[k] < st->f[k - 1]; k--) {
+			double tf = st->f[k];
+			int ti = st->id[k];
+
+			st->f[k] = st->f[k - 1];
+			st->id[k] = st->id[k - 1];
+			st->f[k - 1] = tf;
+			st->id[k - 1] = ti;
+		}
+	for (i = 1; i < st->nlaunch; i++)
+		if (st->f[i - 1] > 0 && (t = st->f[i] / st->f[i - 1]) > best) {
+			best = t;
+			st->split = i;
+		}
+	if (best < ST_PMODEL_STATE_STEP)
+		goto out;
+	{
+		double a[ST_PMODEL_MAX_LAUNCHES];
+
+		memcpy(a, st->f, st->split * sizeof(*a));
+		st_stats_median(a, st->split, &st->factor[0]);
+		memcpy(a, st->f + st->split,
+		       (st->nlaunch - st->split) * sizeof(*a));
+		st_stats_median(a, st->nlaunch - st->split, &st->factor[1]);
+	}
+	/* Each row's factor under each state. */
+	if (!(r = malloc((cap ? cap : 1) * sizeof(*r) * 2 + sizeof(*r)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < m->nrows; i++) {
+		struct row *rw = &m->rows[i];
+		double *f = NULL;
+
+		if (!rw->ng)
+			continue;
+		if (!(f = malloc(rw->ng * sizeof(*f)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (s = 0; s < 2; s++) {
+			for (k = n = 0; k < rw->ng; k++) {
+				const struct group *g = &rw->g[k];
+				size_t c = 0;
+
+				for (q = 0; q < g->nrun; q++) {
+					id = launch_at(st->id, st->nlaunch,
+						       g->run_id[q]);
+					if (id >= 0 &&
+					    ((size_t)id >= st->split) == s)
+						r[c++] = g->run_med[q];
+				}
+				if (c && g->median > 0 &&
+				    !st_stats_sort(r, c) &&
+				    !st_stats_median(r, c, &t))
+					f[n++] = t / g->median;
+			}
+			if (n && !st_stats_sort(f, n))
+				st_stats_median(f, n, &rw->f_state[s]);
+		}
+		free(f);
+	}
+	/* A table whose runs list is shorter than its ids say: the ids. */
+	for (i = 0; i < st->nlaunch; i++)
+		if ((size_t)st->id[i] + 1 > st->nruns)
+			st->nruns = (size_t)st->id[i] + 1;
+	st->n = 2;
+out:
+	for (i = 0; i < ST_PMODEL_MAX_LAUNCHES; i++)
+		free(v[i]);
+	free(r);
+	if (st->n != 2) {
+		for (i = 0; i < m->nrows; i++)
+			m->rows[i].f_state[0] = m->rows[i].f_state[1] = 1;
+		st->n = 0;
+	}
+	return rc;
+}
+
+const struct st_pmodel_states *st_pmodel_states(const struct st_pmodel *m)
+{
+	return &m->states;
+}
+
 /*
  * The table's start rows ("start", absent in tables without them):
  * each "bytes" a number >= 0 and "profile_ns" an array of numbers >= 0,
@@ -623,7 +775,13 @@ int st_pmodel_parse(struct st_pmodel **out, const char *text, size_t len,
 					       "%s%s", i ? ", " : "",
 					       jstr(json_array_get(v, i), ""));
 	}
+	v = json_object_get(meta, "runs");
+	m->states.nruns = v && json_is_array(v) ? json_array_size(v) : 0;
 	json_decref(j);
+	if ((rc = find_states(m))) {
+		st_pmodel_free(m);
+		return rc;
+	}
 	*out = m;
 	return 0;
 }
@@ -909,13 +1067,15 @@ static double row_eval(const struct st_pmodel *m, struct row *rw, long p,
 {
 	double t;
 
-	if (!m->bound)
+	if (!m->bound && !m->state)
 		count_use(rw, p, d);
 	if (p == rw->last_p && d == rw->last_d)
 		return rw->last_t;
 	t = row_centre(m, rw, p, d);
 	if (m->bound)
 		t *= m->bound < 0 ? rw->f_lo : rw->f_hi;
+	if (m->state)
+		t *= rw->f_state[m->state - 1];
 	rw->last_p = p;
 	rw->last_d = d;
 	rw->last_t = t;
@@ -936,6 +1096,15 @@ void st_pmodel_bound(struct st_pmodel *m, int side)
 	size_t i;
 
 	m->bound = side < 0 ? -1 : side > 0;
+	for (i = 0; i < m->nrows; i++)
+		m->rows[i].last_p = -1;
+}
+
+void st_pmodel_state(struct st_pmodel *m, int state)
+{
+	size_t i;
+
+	m->state = m->states.n == 2 && (state == 1 || state == 2) ? state : 0;
 	for (i = 0; i < m->nrows; i++)
 		m->rows[i].last_p = -1;
 }
@@ -996,7 +1165,7 @@ double st_pmodel_coll_first(struct st_pmodel *m, unsigned fn, long p,
 	x = near ? near->first - near->median : 0;
 	if (!(x > 0) || !isfinite(x))
 		return 0;
-	if (!m->bound) {
+	if (!m->bound && !m->state) {
 		rw->use.first_calls++;
 		rw->use.first_ns += x;
 	}
@@ -1283,7 +1452,7 @@ double st_pmodel_share(struct st_pmodel *m, unsigned fn, double bytes)
 	struct net *n = &m->net;
 	const struct group *gs, *gc;
 	double t, c, g, sr, xs;
-	int centre = m->bound != 0, dearer;
+	int centre = m->bound != 0 || m->state, dearer;
 
 	net_resolve(m);
 	if (!x)

@@ -80,6 +80,39 @@ void st_pmodel_mean(struct st_pmodel *m, int on);
 void st_pmodel_bound(struct st_pmodel *m, int side);
 
 /*
+ * The table's launches in two states, when the machine's costs moved
+ * between the bench's launches as a whole: each launch's factor is the
+ * median, over the groups that hold it and another launch, of its
+ * median over the group's; sorted, the launches split at the largest
+ * step between neighbours when that is ST_PMODEL_STATE_STEP times or
+ * more.  'n' is 0 (one state: nothing to split, or no launches) or 2;
+ * 'id' the launches' ids ("run_ids": their index in the table's runs),
+ * cheapest first, 'f' their factors, 'split' the first of the dearer
+ * state, 'factor' the median factor of each state, 'nruns' the table's
+ * launches.
+ */
+#define ST_PMODEL_STATE_STEP 1.25
+#define ST_PMODEL_MAX_LAUNCHES 64
+struct st_pmodel_states {
+	int n;
+	size_t nlaunch, split, nruns;
+	int id[ST_PMODEL_MAX_LAUNCHES];
+	double f[ST_PMODEL_MAX_LAUNCHES];
+	double factor[2];
+};
+const struct st_pmodel_states *st_pmodel_states(const struct st_pmodel *m);
+
+/*
+ * 'state' 1 (2): every cost of a row as the cheaper (dearer) state's
+ * launches measured it: multiplied by the median over its groups of
+ * the median of that state's launches over the group's median (1 where
+ * none of them measured the row), as st_pmodel_bound() scales, and
+ * lookups made then do not count either; 0: the costs themselves.
+ * Nothing when the table has one state.
+ */
+void st_pmodel_state(struct st_pmodel *m, int state);
+
+/*
  * What starting nonblocking send 'fn' of 'bytes' costs its sender
  * (st_replay_model.inject): the table's "call" row of 'fn' (or of
  * MPI_Isend) at that size.  Without one: with

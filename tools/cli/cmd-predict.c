@@ -65,7 +65,9 @@ const char st_predict_usage[] =
 "MPI_Finalize entry) per rank, per MPI function and per call site, and\n"
 "how the critical path splits into compute and communication.  Two more\n"
 "replays, with every cost at the low and the high end of its table\n"
-"row's confidence interval, bound the predicted run time.  The first\n"
+"row's confidence interval, bound the predicted run time; where the\n"
+"table's launches ran in two states (its costs moved between them), two\n"
+"more give the run time as each state measured the costs.  The first\n"
 "instance of each collective at a process count and size also costs what\n"
 "the table measured a first call to take beyond its median (set-up in\n"
 "the MPI library), when the table says.\n"
@@ -718,6 +720,8 @@ struct result {
 	double replay_s;
 	int first;			/* first-call costs charged */
 	double lo_ns, hi_ns;		/* run time with the table's bounds */
+	double state_ns[2];		/* and in its launches' two states
+					   (NaN: the table has one) */
 	double iv_lo, iv_hi;		/* ...widened by the model's error */
 	double *fn_lo, *fn_hi;		/* [ST_FN_COUNT], per function */
 	double mean_ns, min_ns;
@@ -760,6 +764,15 @@ static void interval(struct result *res)
 	double w = sqrt(c * c + x * x);
 	double lo = res->lo_ns < s->end_ns ? res->lo_ns : s->end_ns;
 	double hi = res->hi_ns > s->end_ns ? res->hi_ns : s->end_ns;
+	int k;
+
+	/* The target may run in either of its launches' states. */
+	for (k = 0; k < 2; k++) {
+		if (res->state_ns[k] < lo)
+			lo = res->state_ns[k];
+		if (res->state_ns[k] > hi)
+			hi = res->state_ns[k];
+	}
 
 	res->iv_lo = lo - w > 0 ? lo - w : 0;
 	res->iv_hi = hi + w;
@@ -813,6 +826,88 @@ static void print_wrapped(const char *line)
 		label = 0;
 	}
 	printf("%s\n", p);
+}
+
+#define STATES_SAY 0.02
+
+/* 'text' in lines of at most 78 columns, each indented by two spaces. */
+static void print_indented(const char *text)
+{
+	const char *p = text;
+	size_t w = 76;
+
+	while (strlen(p) > w) {
+		const char *cut = p + w;
+
+		while (cut > p && *cut != ' ')
+			cut--;
+		if (cut == p)
+			cut = p + w;
+		printf("  %.*s\n", (int)(cut - p), p);
+		p = cut + (*cut == ' ');
+	}
+	printf("  %s\n", p);
+}
+
+/*
+ * The launches of state 'k' in 'ids', 1-based, in the order of the
+ * table's runs; returns how many.
+ */
+static int state_ids(const struct st_pmodel_states *st, int k, int *ids)
+{
+	size_t i, lo = k ? st->split : 0, hi = k ? st->nlaunch : st->split;
+	int n = 0, a, b;
+
+	for (i = lo; i < hi; i++)
+		ids[n++] = st->id[i] + 1;
+	for (a = 1; a < n; a++)
+		for (b = a; b > 0 && ids[b] < ids[b - 1]; b--) {
+			int t = ids[b];
+
+			ids[b] = ids[b - 1];
+			ids[b - 1] = t;
+		}
+	return n;
+}
+
+/* "1, 5" for the launches of state 'k' into 'buf'. */
+static const char *state_launches(const struct st_pmodel_states *st, int k,
+				  char *buf, size_t len)
+{
+	int ids[ST_PMODEL_MAX_LAUNCHES], n = state_ids(st, k, ids), a;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (a = 0; a < n && at < len; a++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%d",
+				       a ? ", " : "", ids[a]);
+	return buf;
+}
+
+/* The run time in each of the table's launch states, if it has two. */
+static void print_states(const struct result *res)
+{
+	const struct st_pmodel_states *st = st_pmodel_states(res->pm);
+	char line[WIDTH * 6], l0[256], l1[256], a[32], b[32];
+
+	/* Said where the states' run times differ by 2 % or more. */
+	if (st->n != 2 || !isfinite(res->state_ns[0]) ||
+	    !isfinite(res->state_ns[1]) ||
+	    fabs(res->state_ns[1] - res->state_ns[0]) <
+	    STATES_SAY * st_replay_stats(res->rp)->end_ns)
+		return;
+	snprintf(line, sizeof(line), "the table's launches ran in two states "
+		 "(the target's costs moved between them): costs as launch%s "
+		 "%s of %zu measured them (x%.2f the pooled medians) give %s, "
+		 "as launch%s %s measured them (x%.2f) %s; the interval "
+		 "holds both",
+		 st->split > 1 ? "es" : "",
+		 state_launches(st, 0, l0, sizeof(l0)), st->nruns,
+		 st->factor[0], st_fmt_ns(res->state_ns[0], a, sizeof(a)),
+		 st->nlaunch - st->split > 1 ? "es" : "",
+		 state_launches(st, 1, l1, sizeof(l1)), st->factor[1],
+		 st_fmt_ns(res->state_ns[1], b, sizeof(b)));
+	print_indented(line);
 }
 
 /* The rows used, and how the mean statistic scaled them. */
@@ -986,6 +1081,7 @@ static void print_text(struct result *res)
 	       "of its compute)\n", st_fmt_ns(res->iv_lo, a, sizeof(a)),
 	       st_fmt_ns(res->iv_hi, b, sizeof(b)), o->err_comm,
 	       o->err_comp);
+	print_states(res);
 	if (o->validate)
 		printf("  measured %s (max over ranks, synctrace's own work "
 		       "left out): error %s,\n  %s the interval\n",
@@ -1156,6 +1252,33 @@ static json_t *jobj(int *rc)
 	return x;
 }
 
+/*
+ * "states" in 'x': per state of the table's launches (none when it has
+ * one), its launches (1-based, as the text), factor and run time.
+ */
+static int json_states(const struct result *res, json_t *x)
+{
+	const struct st_pmodel_states *st = st_pmodel_states(res->pm);
+	int ids[ST_PMODEL_MAX_LAUNCHES], rc = 0, k, i, n;
+	json_t *a, *y, *l;
+
+	rc |= st_jset(x, "states", a = json_array());
+	if (!a || st->n != 2 || !isfinite(res->state_ns[0]))
+		return rc;
+	for (k = 0; k < 2; k++) {
+		rc |= st_jadd(a, y = jobj(&rc));
+		if (!y)
+			break;
+		rc |= st_jset(y, "launches", l = json_array());
+		n = state_ids(st, k, ids);
+		for (i = 0; l && i < n; i++)
+			rc |= st_jadd(l, jint(ids[i]));
+		rc |= st_jset(y, "factor", st_jnum(st->factor[k]));
+		rc |= st_jset(y, "run_time_ns", st_jnum(res->state_ns[k]));
+	}
+	return rc;
+}
+
 static void print_json(struct result *res)
 {
 	const struct popts *o = res->o;
@@ -1214,6 +1337,7 @@ static void print_json(struct result *res)
 		rc |= st_jset(x, "bounds", st_jstr("run_time_lo_ns (hi): "
 			"every cost at the low (high) end of its table row's "
 			"confidence interval"));
+		rc |= json_states(res, x);
 		rc |= st_jset(x, "interval", y = jobj(&rc));
 		if (y) {
 			rc |= st_jset(y, "lo_ns", st_jnum(res->iv_lo));
@@ -1222,8 +1346,9 @@ static void print_json(struct result *res)
 				      st_jnum(o->err_comm));
 			rc |= st_jset(y, "model_error_compute",
 				      st_jnum(o->err_comp));
-			rc |= st_jset(y, "what", st_jstr("the bounds, "
-				"widened by the model's own error: "
+			rc |= st_jset(y, "what", st_jstr("the bounds "
+				"(and the states' run times, where the table "
+				"has two), widened by the model's own error: "
 				"model_error_comm of the critical path's "
 				"communication and model_error_compute of "
 				"its compute, added in quadrature"));
@@ -1550,6 +1675,7 @@ struct bound {
 	struct result *res;
 	const struct st_replay_opts *ro;
 	int side;
+	int state;		/* st_pmodel_state(): 0, or a state's 1, 2 */
 	struct st_pmodel *pm;
 	struct st_replay_model model;
 	double end;
@@ -1579,6 +1705,7 @@ static void *bound_pass(void *arg)
 	if (st_replay_new(&rp, res->nranks, &b->model, &ro))
 		die("out of memory");
 	st_pmodel_bound(b->pm, b->side);
+	st_pmodel_state(b->pm, b->state);
 	if (b->reader) {
 		ts = tsrc_set(res->tee, res->nranks, b->reader, rp);
 	} else {
@@ -1611,6 +1738,7 @@ static void *bound_pass(void *arg)
 	tsrc_free(ts, res->nranks);
 	st_replay_free(rp);
 	st_pmodel_bound(b->pm, 0);
+	st_pmodel_state(b->pm, 0);
 	return NULL;
 }
 
@@ -1729,6 +1857,43 @@ static void bound_finish(struct bound *b, struct result *res,
 			    res->o->run, b[i].err);
 	res->lo_ns = b[0].end;
 	res->hi_ns = b[1].end;
+}
+
+/*
+ * Where the table's launches ran in two states (st_pmodel_states()),
+ * the run time in each: two more replays after the others, every cost
+ * as that state's launches measured it ('model' the main replay's).
+ * The same replay as a bound's, reading the traces again.
+ */
+static void states_pass(struct result *res, const struct st_replay_opts *ro,
+			const struct st_replay_model *model)
+{
+	double *fn_ns;
+	int k;
+
+	res->state_ns[0] = res->state_ns[1] = NAN;
+	if (st_pmodel_states(res->pm)->n != 2)
+		return;
+	fn_ns = calloc(ST_FN_COUNT, sizeof(*fn_ns));
+	if (!fn_ns)
+		die("out of memory");
+	for (k = 0; k < 2; k++) {
+		struct bound b;
+
+		memset(&b, 0, sizeof(b));
+		b.res = res;
+		b.ro = ro;
+		b.state = k + 1;
+		b.pm = res->pm;
+		b.model = *model;
+		b.fn_ns = fn_ns;
+		bound_pass(&b);
+		if (b.rc)
+			die("cannot predict '%s' in the table's launch states: "
+			    "%s", res->o->run, b.err);
+		res->state_ns[k] = b.end;
+	}
+	free(fn_ns);
 }
 
 int cmd_predict(int argc, char **argv)
@@ -1860,6 +2025,7 @@ int cmd_predict(int argc, char **argv)
 	check_launches(res.pm, o.table);
 	bound_finish(bounds, &res, &model);
 	st_on_die(NULL, NULL);
+	states_pass(&res, &ropts, &model);
 	st_tee_free(res.tee);
 	res.tee = NULL;
 	tsrc_free(ts, res.nranks);
