@@ -134,6 +134,25 @@ grep -q '^config=.* yield=1' "$ST_TMP/yield1.hdr" ||
 	{ show "$ST_TMP/yield1.hdr"; fail "yield mode not in the headers"; }
 note "SYNCTRACE_YIELD=1: twin + MPI_Test ($ia MPI_Iallreduce, $is MPI_Isend)"
 
+# barrier_bench NAME TRACE FLAGS...: a bench of 3 measurements in barrier
+# mode under the interposer (its calls traced into TRACE, dumped as
+# TRACE.csv), all 3 valid; its headers in NAME.hdr.
+barrier_bench()
+{
+	name=$1 trace=$2
+	shift 2
+	YTRACE=$trace "$ST_CLI" bench -o "$ST_TMP/$name" \
+		--mpiexec "$ST_TMP/mpx.sh" --sync barrier --nrep 3 "$@" \
+		< /dev/null > "$ST_TMP/$name.out" 2> "$ST_TMP/$name.err"
+	echo $? > "$ST_TMP/$name.rc"
+	expect_rc "$ST_TMP/$name" 0
+	[ "$(summary "$name" 2)" = 3 ] || { show "$ST_TMP/$name.out"
+		fail "--sync barrier --nrep 3 ($name): $(summary "$name" 2) valid"; }
+	dump_csv "$trace" "$trace.csv"
+	"$ST_CLI" dump --header "$ST_TMP/$name" > "$ST_TMP/$name.hdr" ||
+		fail "synctrace dump --header failed"
+}
+
 # --- a collective's warm-up call -------------------------------------------
 # The bench's own MPI calls, traced by the interposer under it as above:
 # by default every timed collective follows an untimed call of the same
@@ -144,19 +163,10 @@ note "SYNCTRACE_YIELD=1: twin + MPI_Test ($ia MPI_Iallreduce, $is MPI_Isend)"
 for w in warm cold; do
 	flag=
 	[ $w = cold ] && flag=--cold-coll
-	YTRACE=$ST_TMP/wtrace-$w "$ST_CLI" bench -o "$ST_TMP/$w" \
-		--mpiexec "$ST_TMP/mpx.sh" --sync barrier --ops scan --sizes 8 \
-		--nrep 3 $flag < /dev/null > "$ST_TMP/$w.out" 2> "$ST_TMP/$w.err"
-	echo $? > "$ST_TMP/$w.rc"
-	expect_rc "$ST_TMP/$w" 0
-	[ "$(summary $w 2)" = 3 ] || { show "$ST_TMP/$w.out"
-		fail "--sync barrier --nrep 3 ($w): $(summary $w 2) valid"; }
-	dump_csv "$ST_TMP/wtrace-$w" "$ST_TMP/wtrace-$w.csv"
+	barrier_bench $w "$ST_TMP/wtrace-$w" --ops scan --sizes 8 $flag
 	st_awk "$ST_TMP/wtrace-$w.csv" 'kind == "call" && fn == "MPI_Scan" {
 		n[rank]++ } END { print n[0] + 0, n[1] + 0 }' \
 		> "$ST_TMP/wtrace-$w.n"
-	"$ST_CLI" dump --header "$ST_TMP/$w" > "$ST_TMP/$w.hdr" ||
-		fail "synctrace dump --header failed"
 done
 [ "$(cat "$ST_TMP/wtrace-warm.n")" = "13 13" ] ||
 	{ show "$ST_TMP/wtrace-warm.n"
@@ -172,60 +182,6 @@ grep -q '^collectives: each timed after an untimed call' \
 	fail "the summary does not say how collectives were timed"; }
 note "collectives timed after a warm-up call (13 MPI_Scan a rank; 7 cold)"
 
-# --- a point-to-point pattern's warm-up (--warm-p2p) ----------------------
-# With --warm-p2p the same for point-to-point (by default none): a
-# one-way pattern (burst1: one rank MPI_Isend, the other MPI_Irecv, tag
-# 3) goes the other way in every other timed call, and its warm-up goes
-# the way its timed call does.  So in barrier mode each rank's burst
-# calls are the pilot's first one, then 6 pairs of the same kind (3
-# timed pilot runs and 3 measurements, each after its warm-up), both
-# kinds among them; by default 7 calls, each of the other kind than the
-# one before.  The bench's own point-to-point calls (the clock's) are
-# PMPI calls, which the interposer does not see.
-for w in warm cold; do
-	flag=
-	[ $w = warm ] && flag=--warm-p2p
-	YTRACE=$ST_TMP/ptrace-$w "$ST_CLI" bench -o "$ST_TMP/p$w" \
-		--mpiexec "$ST_TMP/mpx.sh" --sync barrier --pairs burst1:64 \
-		--nrep 3 $flag < /dev/null > "$ST_TMP/p$w.out" \
-		2> "$ST_TMP/p$w.err"
-	echo $? > "$ST_TMP/p$w.rc"
-	expect_rc "$ST_TMP/p$w" 0
-	[ "$(summary p$w 2)" = 3 ] || { show "$ST_TMP/p$w.out"
-		fail "--sync barrier --nrep 3 (p2p $w): $(summary p$w 2) valid"; }
-	dump_csv "$ST_TMP/ptrace-$w" "$ST_TMP/ptrace-$w.csv"
-	# Per rank: its burst calls (S or R), then how many after the first
-	# pair up as the same kind, how many alternate, and whether both
-	# kinds come after the first.
-	st_awk "$ST_TMP/ptrace-$w.csv" 'kind == "call" && tag == 3 &&
-		(fn == "MPI_Isend" || fn == "MPI_Irecv") {
-		s[rank] = s[rank] (fn == "MPI_Isend" ? "S" : "R") }
-		END { for (r = 0; r < 2; r++) {
-			q = s[r]; same = alt = 0
-			for (i = 2; i + 1 <= length(q); i += 2)
-				same += substr(q, i, 1) == substr(q, i + 1, 1)
-			for (i = 2; i <= length(q); i++)
-				alt += substr(q, i, 1) != substr(q, i - 1, 1)
-			t = substr(q, 2)
-			print r, length(q), same, alt,
-			      (t ~ /S/ && t ~ /R/) ? "both" : "one", q } }' \
-		> "$ST_TMP/ptrace-$w.n"
-	"$ST_CLI" dump --header "$ST_TMP/p$w" > "$ST_TMP/p$w.hdr" ||
-		fail "synctrace dump --header failed"
-done
-[ "$(cut -d' ' -f1-3,5 "$ST_TMP/ptrace-warm.n")" = "$(printf '0 13 6 both\n1 13 6 both')" ] ||
-	{ show "$ST_TMP/ptrace-warm.n"
-	  fail "--warm-p2p: not a warm-up of the same direction before each timed pattern"; }
-[ "$(cut -d' ' -f1-2,4 "$ST_TMP/ptrace-cold.n")" = "$(printf '0 7 6\n1 7 6')" ] ||
-	{ show "$ST_TMP/ptrace-cold.n"; fail "point-to-point: warm-up patterns made by default"; }
-[ "$(grep -c '^config=.* p2p_warmup=1' "$ST_TMP/pwarm.hdr")" = 2 ] &&
-	[ "$(grep -c '^config=.* p2p_warmup=0' "$ST_TMP/pcold.hdr")" = 2 ] ||
-	{ show "$ST_TMP/pwarm.hdr"; fail "p2p_warmup not in the headers"; }
-grep -q '^point-to-point: each pattern timed after an untimed one' \
-	"$ST_TMP/pwarm.out" && grep -q '^point-to-point: each pattern timed alone' \
-	"$ST_TMP/pcold.out" || { show "$ST_TMP/pwarm.out"
-	fail "the summary does not say how point-to-point was timed"; }
-note "--warm-p2p: point-to-point timed after a warm-up of its direction (13 burst calls a rank; 7 by default)"
 # In window mode the timed call has a start of its own, 2 pilot times +
 # 25 us after the warm-up's, so each rank enters it at least 25 us after
 # it entered the warm-up, unless it was late for the warm-up (which
@@ -327,6 +283,51 @@ grep -q 'OP:SIZE/PREV:PSIZE of --pairs: after an untimed call of PREV' \
 	"$ST_TMP/prev.out" || { show "$ST_TMP/prev.out"
 	fail "the summary does not say which warm-up"; }
 note "--pairs scan:8/exscan:16: each timed MPI_Scan after an untimed MPI_Exscan (7 and 6 a rank)"
+
+# --- a point-to-point pattern's warm-up (--warm-p2p) ----------------------
+# With --warm-p2p the same for point-to-point (by default none): a
+# one-way pattern (burst1: one rank MPI_Isend, the other MPI_Irecv, tag
+# 3) goes the other way in every other timed call, and its warm-up goes
+# the way its timed call does.  So in barrier mode each rank's burst
+# calls are the pilot's first one, then 6 pairs of the same kind (3
+# timed pilot runs and 3 measurements, each after its warm-up), both
+# kinds among them; by default 7 calls, each of the other kind than the
+# one before.  The bench's own point-to-point calls (the clock's) are
+# PMPI calls, which the interposer does not see.
+for w in warm cold; do
+	flag=
+	[ $w = warm ] && flag=--warm-p2p
+	barrier_bench p$w "$ST_TMP/ptrace-$w" --pairs burst1:64 $flag
+	# Per rank: its burst calls (S or R), then how many after the first
+	# pair up as the same kind, how many alternate, and whether both
+	# kinds come after the first.
+	st_awk "$ST_TMP/ptrace-$w.csv" 'kind == "call" && tag == 3 &&
+		(fn == "MPI_Isend" || fn == "MPI_Irecv") {
+		s[rank] = s[rank] (fn == "MPI_Isend" ? "S" : "R") }
+		END { for (r = 0; r < 2; r++) {
+			q = s[r]; same = alt = 0
+			for (i = 2; i + 1 <= length(q); i += 2)
+				same += substr(q, i, 1) == substr(q, i + 1, 1)
+			for (i = 2; i <= length(q); i++)
+				alt += substr(q, i, 1) != substr(q, i - 1, 1)
+			t = substr(q, 2)
+			print r, length(q), same, alt,
+			      (t ~ /S/ && t ~ /R/) ? "both" : "one", q } }' \
+		> "$ST_TMP/ptrace-$w.n"
+done
+[ "$(cut -d' ' -f1-3,5 "$ST_TMP/ptrace-warm.n")" = "$(printf '0 13 6 both\n1 13 6 both')" ] ||
+	{ show "$ST_TMP/ptrace-warm.n"
+	  fail "--warm-p2p: not a warm-up of the same direction before each timed pattern"; }
+[ "$(cut -d' ' -f1-2,4 "$ST_TMP/ptrace-cold.n")" = "$(printf '0 7 6\n1 7 6')" ] ||
+	{ show "$ST_TMP/ptrace-cold.n"; fail "point-to-point: warm-up patterns made by default"; }
+[ "$(grep -c '^config=.* p2p_warmup=1' "$ST_TMP/pwarm.hdr")" = 2 ] &&
+	[ "$(grep -c '^config=.* p2p_warmup=0' "$ST_TMP/pcold.hdr")" = 2 ] ||
+	{ show "$ST_TMP/pwarm.hdr"; fail "p2p_warmup not in the headers"; }
+grep -q '^point-to-point: each pattern timed after an untimed one' \
+	"$ST_TMP/pwarm.out" && grep -q '^point-to-point: each pattern timed alone' \
+	"$ST_TMP/pcold.out" || { show "$ST_TMP/pwarm.out"
+	fail "the summary does not say how point-to-point was timed"; }
+note "--warm-p2p: point-to-point timed after a warm-up of its direction (13 burst calls a rank; 7 by default)"
 
 # --- usage errors ---------------------------------------------------------
 for args in "--ops allreduce,frobnicate" "--sizes 1,x" "--sync never" \
