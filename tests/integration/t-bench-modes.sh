@@ -153,6 +153,19 @@ barrier_bench()
 		fail "synctrace dump --header failed"
 }
 
+# warmup_said KEY WARM COLD WARM-RE COLD-RE WHAT: the headers of the
+# benches WARM and COLD (barrier_bench) say KEY=1 and KEY=0, and their
+# summaries WARM-RE and COLD-RE.
+warmup_said()
+{
+	[ "$(grep -c "^config=.* $1=1" "$ST_TMP/$2.hdr")" = 2 ] &&
+		[ "$(grep -c "^config=.* $1=0" "$ST_TMP/$3.hdr")" = 2 ] ||
+		{ show "$ST_TMP/$2.hdr"; fail "$1 not in the headers"; }
+	grep -q "$4" "$ST_TMP/$2.out" && grep -q "$5" "$ST_TMP/$3.out" ||
+		{ show "$ST_TMP/$2.out"
+		  fail "the summary does not say how $6 were timed"; }
+}
+
 # --- a collective's warm-up call -------------------------------------------
 # The bench's own MPI calls, traced by the interposer under it as above:
 # by default every timed collective follows an untimed call of the same
@@ -173,13 +186,9 @@ done
 	  fail "collectives: not one warm-up call before each timed one"; }
 [ "$(cat "$ST_TMP/wtrace-cold.n")" = "7 7" ] ||
 	{ show "$ST_TMP/wtrace-cold.n"; fail "--cold-coll: warm-up calls made"; }
-[ "$(grep -c '^config=.* coll_warmup=1' "$ST_TMP/warm.hdr")" = 2 ] &&
-	[ "$(grep -c '^config=.* coll_warmup=0' "$ST_TMP/cold.hdr")" = 2 ] ||
-	{ show "$ST_TMP/warm.hdr"; fail "coll_warmup not in the headers"; }
-grep -q '^collectives: each timed after an untimed call' \
-	"$ST_TMP/warm.out" && grep -q '^collectives: each timed alone' \
-	"$ST_TMP/cold.out" || { show "$ST_TMP/warm.out"
-	fail "the summary does not say how collectives were timed"; }
+warmup_said coll_warmup warm cold \
+	'^collectives: each timed after an untimed call' \
+	'^collectives: each timed alone' collectives
 note "collectives timed after a warm-up call (13 MPI_Scan a rank; 7 cold)"
 
 # In window mode the timed call has a start of its own, 2 pilot times +
@@ -320,13 +329,9 @@ done
 	  fail "--warm-p2p: not a warm-up of the same direction before each timed pattern"; }
 [ "$(cut -d' ' -f1-2,4 "$ST_TMP/ptrace-cold.n")" = "$(printf '0 7 6\n1 7 6')" ] ||
 	{ show "$ST_TMP/ptrace-cold.n"; fail "point-to-point: warm-up patterns made by default"; }
-[ "$(grep -c '^config=.* p2p_warmup=1' "$ST_TMP/pwarm.hdr")" = 2 ] &&
-	[ "$(grep -c '^config=.* p2p_warmup=0' "$ST_TMP/pcold.hdr")" = 2 ] ||
-	{ show "$ST_TMP/pwarm.hdr"; fail "p2p_warmup not in the headers"; }
-grep -q '^point-to-point: each pattern timed after an untimed one' \
-	"$ST_TMP/pwarm.out" && grep -q '^point-to-point: each pattern timed alone' \
-	"$ST_TMP/pcold.out" || { show "$ST_TMP/pwarm.out"
-	fail "the summary does not say how point-to-point was timed"; }
+warmup_said p2p_warmup pwarm pcold \
+	'^point-to-point: each pattern timed after an untimed one' \
+	'^point-to-point: each pattern timed alone' 'point-to-point patterns'
 note "--warm-p2p: point-to-point timed after a warm-up of its direction (13 burst calls a rank; 7 by default)"
 
 # --- usage errors ---------------------------------------------------------
