@@ -1547,6 +1547,13 @@ Test(tools_predict, launches_in_two_states)
 			   1e-9);
 	st_pmodel_free(m);
 
+	/* Ids that are no index of the table's runs: one state. */
+	m = load_launches("20000, 22000, 44000, 46000", "0, 1, 1e12, 3",
+			  "30000, 32000, 64000, 66000", "0, 1, 1e12, 3");
+	cr_assert(m);
+	cr_expect_eq(st_pmodel_states(m)->n, 0);
+	st_pmodel_free(m);
+
 	m = load_launches("30000, 34000, 38000", "0, 1, 2",
 			  "45000, 49000, 53000", "0, 1, 2");
 	cr_assert(m);

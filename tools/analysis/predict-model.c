@@ -508,10 +508,13 @@ static int find_states(struct st_pmodel *m)
 				double *p;
 
 				if (at < 0) {
+					/* Not an index of the runs: one state. */
 					if (st->nlaunch ==
 					    ST_PMODEL_MAX_LAUNCHES ||
-					    g->run_id[q] != (int)g->run_id[q])
-						goto out;	/* one state */
+					    !(g->run_id[q] >= 0 &&
+					      g->run_id[q] < 1e6) ||
+					    g->run_id[q] != floor(g->run_id[q]))
+						goto out;
 					at = (int)st->nlaunch++;
 					st->id[at] = (int)g->run_id[q];
 				}
