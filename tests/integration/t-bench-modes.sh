@@ -299,9 +299,9 @@ note "--pairs scan:8/exscan:16: each timed MPI_Scan after an untimed MPI_Exscan 
 # 3) goes the other way in every other timed call, and its warm-up goes
 # the way its timed call does.  So in barrier mode each rank's burst
 # calls are the pilot's first one, then 6 pairs of the same kind (3
-# timed pilot runs and 3 measurements, each after its warm-up), both
-# kinds among them; by default 7 calls, each of the other kind than the
-# one before.  The bench's own point-to-point calls (the clock's) are
+# timed pilot runs and 3 measurements, each after its warm-up), each
+# pair of the other kind than the one before; by default 7 calls, each
+# of the other kind than the one before.  The bench's own point-to-point calls (the clock's) are
 # PMPI calls, which the interposer does not see.
 for w in warm cold; do
 	flag=
@@ -314,17 +314,20 @@ for w in warm cold; do
 		(fn == "MPI_Isend" || fn == "MPI_Irecv") {
 		s[rank] = s[rank] (fn == "MPI_Isend" ? "S" : "R") }
 		END { for (r = 0; r < 2; r++) {
-			q = s[r]; same = alt = 0
+			q = s[r]; same = alt = palt = 0
 			for (i = 2; i + 1 <= length(q); i += 2)
 				same += substr(q, i, 1) == substr(q, i + 1, 1)
+			for (i = 4; i + 1 <= length(q); i += 2)
+				palt += substr(q, i, 1) != substr(q, i - 2, 1)
 			for (i = 2; i <= length(q); i++)
 				alt += substr(q, i, 1) != substr(q, i - 1, 1)
 			t = substr(q, 2)
 			print r, length(q), same, alt,
-			      (t ~ /S/ && t ~ /R/) ? "both" : "one", q } }' \
+			      (t ~ /S/ && t ~ /R/) ? "both" : "one", palt,
+			      q } }' \
 		> "$ST_TMP/ptrace-$w.n"
 done
-[ "$(cut -d' ' -f1-3,5 "$ST_TMP/ptrace-warm.n")" = "$(printf '0 13 6 both\n1 13 6 both')" ] ||
+[ "$(cut -d' ' -f1-3,5,6 "$ST_TMP/ptrace-warm.n")" = "$(printf '0 13 6 both 5\n1 13 6 both 5')" ] ||
 	{ show "$ST_TMP/ptrace-warm.n"
 	  fail "--warm-p2p: not a warm-up of the same direction before each timed pattern"; }
 [ "$(cut -d' ' -f1-2,4 "$ST_TMP/ptrace-cold.n")" = "$(printf '0 7 6\n1 7 6')" ] ||

@@ -1548,11 +1548,21 @@ Test(tools_predict, launches_in_two_states)
 	st_pmodel_free(m);
 
 	/* Ids that are no index of the table's runs: one state. */
-	m = load_launches("20000, 22000, 44000, 46000", "0, 1, 1e12, 3",
-			  "30000, 32000, 64000, 66000", "0, 1, 1e12, 3");
-	cr_assert(m);
-	cr_expect_eq(st_pmodel_states(m)->n, 0);
-	st_pmodel_free(m);
+	{
+		static const char *bad[] = { "0, 1, 1e12, 3", "0, 1, -1, 3",
+					     "0, 1, 1.5, 3" };
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+			m = load_launches("20000, 22000, 44000, 46000",
+					  bad[i], "30000, 32000, 64000, 66000",
+					  bad[i]);
+			cr_assert(m);
+			cr_expect_eq(st_pmodel_states(m)->n, 0, "ids %s",
+				     bad[i]);
+			st_pmodel_free(m);
+		}
+	}
 
 	m = load_launches("30000, 34000, 38000", "0, 1, 2",
 			  "45000, 49000, 53000", "0, 1, 2");

@@ -581,6 +581,10 @@ static int find_states(struct st_pmodel *m)
 				const struct group *g = &rw->g[k];
 				size_t c = 0;
 
+				/* As the launches' factors: groups of two
+				   launches or more. */
+				if (g->nrun < 2)
+					continue;
 				for (q = 0; q < g->nrun; q++) {
 					id = launch_at(st->id, st->nlaunch,
 						       g->run_id[q]);
@@ -1664,9 +1668,11 @@ double st_pmodel_start_ns(const struct st_pmodel *m, int row, uint32_t k)
 	    k >= m->start[row].msgs)
 		return 0;
 	sr = &m->start[row];
-	/* A bound replay: the least or the most series' start. */
+	/* A bound replay: the least or the most series' start; a state's:
+	   scaled as that state's launches scaled the table. */
 	return sr->profile[k] * (m->bound < 0 ? sr->f_lo :
-				 m->bound > 0 ? sr->f_hi : 1);
+				 m->bound > 0 ? sr->f_hi : 1) *
+	       (m->state ? m->states.factor[m->state - 1] : 1);
 }
 
 void st_pmodel_no_start(struct st_pmodel *m, int off)

@@ -105,8 +105,9 @@ const struct st_pmodel_states *st_pmodel_states(const struct st_pmodel *m);
 /*
  * 'state' 1 (2): every cost of a row as the cheaper (dearer) state's
  * launches measured it: multiplied by the median over its groups of
- * the median of that state's launches over the group's median (1 where
- * none of them measured the row), as st_pmodel_bound() scales, and
+ * the median of that state's launches over the group's median, over
+ * its groups of two launches or more (1 where none of them measured the
+ * row; a start row: the state's factor), as st_pmodel_bound() scales, and
  * lookups made then do not count either; 0: the costs themselves.
  * Nothing when the table has one state.
  */

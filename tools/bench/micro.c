@@ -1172,8 +1172,12 @@ static void pilot(struct job *j)
 				warm_call(j, p);
 				st_micro_call(&j->mc, p->op, p->n, &s);
 				d[pi * PILOT_RUNS + k] = span_of(&s);
-				c0[pi * PILOT_RUNS + k] = (double)(int64_t)
-					(s.t1[0] - w0);
+				/* To the timed call's last MPI call (a
+				   pattern has several); a rank that sits
+				   a pattern out has none. */
+				c0[pi * PILOT_RUNS + k] = s.ncalls ?
+					(double)(int64_t)(s.t1[s.ncalls - 1] -
+							  w0) : 0;
 				continue;
 			}
 			st_micro_call(&j->mc, p->op, p->n, &s);

@@ -888,11 +888,12 @@ static const char *state_launches(const struct st_pmodel_states *st, int k,
 static void print_states(const struct result *res)
 {
 	const struct st_pmodel_states *st = st_pmodel_states(res->pm);
-	char line[WIDTH * 6], l0[256], l1[256], a[32], b[32];
+	char line[WIDTH * 4 + 2 * 256], l0[256], l1[256], a[32], b[32];
 
 	/* Said where the states' run times differ by 2 % or more. */
 	if (st->n != 2 || !isfinite(res->state_ns[0]) ||
 	    !isfinite(res->state_ns[1]) ||
+	    !(st_replay_stats(res->rp)->end_ns > 0) ||
 	    fabs(res->state_ns[1] - res->state_ns[0]) <
 	    STATES_SAY * st_replay_stats(res->rp)->end_ns)
 		return;

@@ -40,7 +40,8 @@ Targets (on the held-out apps; the tuning apps are shown apart):
   say whether their misses lean one way (a bias of the model).  Then the
   model on its own data: each run on the target predicted from its own
   target's table (not a target: the model's error without the source
-  trace's).
+  trace's; with --missing=measured, as the comparison reads its measured
+  times, so a call the table lacks keeps its own time).
 
 With --smpi (the default when smpicc is there), SimGrid's SMPI predicts
 the same apps: each is compiled with smpicc and run by smpirun on a
@@ -697,7 +698,8 @@ def main():
         if not rs:
             continue
         ok = sum(abs(r["own"]["error"]) <= RUN_TARGET[t] for r in rs)
-        fe = [f["error"] for r in rs for f in r["own"]["functions"]]
+        fe = [f["error"] for r in rs for f in r["own"]["functions"]
+              if not math.isnan(f["error"])]
         print("own data on %s: run times within %.0f %% %d of %d; "
               "functions within %.0f %% %d of %d, median error %s, "
               "%d short" % (
