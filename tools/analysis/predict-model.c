@@ -481,142 +481,149 @@ static int launch_at(const int *ids, size_t n, double id)
 }
 
 /*
+ * The median over group 'g''s launches in 'want' (a launch's index in
+ * st->id; -1: those of state 'state', 0 or 1) of their medians, over
+ * the group's median, into '*out'; 'buf' holds g->nrun.  0, or -1 when
+ * none is there.
+ */
+static int launch_ratio(const struct st_pmodel_states *st,
+			const struct group *g, int want, int state,
+			double *buf, double *out)
+{
+	size_t q, c = 0;
+	int at;
+
+	for (q = 0; q < g->nrun; q++) {
+		at = launch_at(st->id, st->nlaunch, g->run_id[q]);
+		if (at >= 0 && (want >= 0 ? at == want :
+				((size_t)at >= st->split) == state))
+			buf[c++] = g->run_med[q];
+	}
+	if (!c || st_stats_sort(buf, c) || st_stats_median(buf, c, out))
+		return -1;
+	*out /= g->median;
+	return 0;
+}
+
+/*
+ * The median of launch_ratio() over the groups of 'rows' (of 'nrows')
+ * that have two launches or more, into '*out' (unchanged when none
+ * does); 'buf' holds every such group and then the most launches of one.
+ */
+static void rows_ratio(const struct st_pmodel_states *st,
+		       const struct row *rows, size_t nrows, int want,
+		       int state, double *buf, size_t ngroups, double *out)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < nrows; i++)
+		for (k = 0; k < rows[i].ng; k++) {
+			const struct group *g = &rows[i].g[k];
+
+			if (g->nrun >= 2 && g->median > 0 &&
+			    !launch_ratio(st, g, want, state, buf + ngroups,
+					  &buf[n]))
+				n++;
+		}
+	if (n && !st_stats_sort(buf, n))
+		st_stats_median(buf, n, out);
+}
+
+struct launch {
+	int id;
+	double f;
+};
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+
+	return (x->f > y->f) - (x->f < y->f);
+}
+
+/*
  * The launches' two states (struct st_pmodel_states), and each row's
  * factors under them (f_state).  0 or -ENOMEM.
  */
 static int find_states(struct st_pmodel *m)
 {
 	struct st_pmodel_states *st = &m->states;
-	double *v[ST_PMODEL_MAX_LAUNCHES] = { 0 }, *r = NULL, best = 0, t;
-	size_t nv[ST_PMODEL_MAX_LAUNCHES] = { 0 }, cap = 0, i, k, q, n;
-	int rc = 0, id, s;
+	struct launch l[ST_PMODEL_MAX_LAUNCHES];
+	size_t ngroups = 0, most = 0, i, k, q;
+	double *buf, best = 0;
+	int s;
 
 	st->n = 0;
 	st->nlaunch = 0;
-	for (i = 0; i < m->nrows; i++) {
-		struct row *rw = &m->rows[i];
+	for (i = 0; i < m->nrows; i++)
+		m->rows[i].f_state[0] = m->rows[i].f_state[1] = 1;
+	/* The launches: the ids of the groups of two launches or more. */
+	for (i = 0; i < m->nrows; i++)
+		for (k = 0; k < m->rows[i].ng; k++) {
+			const struct group *g = &m->rows[i].g[k];
 
-		rw->f_state[0] = rw->f_state[1] = 1;
-		for (k = 0; k < rw->ng; k++) {
-			const struct group *g = &rw->g[k];
+			if (g->nrun < 2)
+				continue;
+			ngroups++;
+			if (g->nrun > most)
+				most = g->nrun;
+			for (q = 0; q < g->nrun; q++) {
+				double id = g->run_id[q];
 
-			if (g->nrun > cap)
-				cap = g->nrun;
-			for (q = 0; g->nrun >= 2 && q < g->nrun; q++) {
-				int at = launch_at(st->id, st->nlaunch,
-						   g->run_id[q]);
-				double *p;
-
-				if (at < 0) {
-					/* Not an index of the runs: one state. */
-					if (st->nlaunch ==
-					    ST_PMODEL_MAX_LAUNCHES ||
-					    !(g->run_id[q] >= 0 &&
-					      g->run_id[q] < 1e6) ||
-					    g->run_id[q] != floor(g->run_id[q]))
-						goto out;
-					at = (int)st->nlaunch++;
-					st->id[at] = (int)g->run_id[q];
-				}
-				if (!(g->median > 0))
+				if (launch_at(st->id, st->nlaunch, id) >= 0)
 					continue;
-				p = realloc(v[at], (nv[at] + 1) * sizeof(*p));
-				if (!p) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				v[at] = p;
-				v[at][nv[at]++] = g->run_med[q] / g->median;
+				/* Not an index of the runs: one state. */
+				if (st->nlaunch == ST_PMODEL_MAX_LAUNCHES ||
+				    !(id >= 0 && id < 1e6) || id != floor(id))
+					return 0;
+				st->id[st->nlaunch++] = (int)id;
 			}
 		}
-	}
-	for (i = 0; i < st->nlaunch; i++)
-		if (!nv[i] || st_stats_sort(v[i], nv[i]) ||
-		    st_stats_median(v[i], nv[i], &st->f[i]))
-			goto out;
-	/* Sorted by factor, cheapest first (insertion: a few launches). */
-	for (i = 1; i < st->nlaunch; i++)
-		for (k = i; k > 0 && st->f[k] < st->f[k - 1]; k--) {
-			double tf = st->f[k];
-			int ti = st->id[k];
-
-			st->f[k] = st->f[k - 1];
-			st->id[k] = st->id[k - 1];
-			st->f[k - 1] = tf;
-			st->id[k - 1] = ti;
+	if (st->nlaunch < 2)
+		return 0;
+	if (!(buf = malloc((ngroups + most) * sizeof(*buf))))
+		return -ENOMEM;
+	/* Each launch's factor, cheapest first. */
+	for (i = 0; i < st->nlaunch; i++) {
+		l[i].id = st->id[i];
+		l[i].f = NAN;
+		rows_ratio(st, m->rows, m->nrows, (int)i, 0, buf, ngroups,
+			   &l[i].f);
+		if (!(l[i].f > 0)) {
+			free(buf);
+			return 0;
 		}
+	}
+	qsort(l, st->nlaunch, sizeof(*l), cmp_launch);
+	for (i = 0; i < st->nlaunch; i++) {
+		st->id[i] = l[i].id;
+		st->f[i] = l[i].f;
+	}
+	/* Split at the largest step, if large enough. */
 	for (i = 1; i < st->nlaunch; i++)
-		if (st->f[i - 1] > 0 && (t = st->f[i] / st->f[i - 1]) > best) {
-			best = t;
+		if (st->f[i] / st->f[i - 1] > best) {
+			best = st->f[i] / st->f[i - 1];
 			st->split = i;
 		}
-	if (best < ST_PMODEL_STATE_STEP)
-		goto out;
-	{
-		double a[ST_PMODEL_MAX_LAUNCHES];
-
-		memcpy(a, st->f, st->split * sizeof(*a));
-		st_stats_median(a, st->split, &st->factor[0]);
-		memcpy(a, st->f + st->split,
-		       (st->nlaunch - st->split) * sizeof(*a));
-		st_stats_median(a, st->nlaunch - st->split, &st->factor[1]);
+	if (best < ST_PMODEL_STATE_STEP) {
+		free(buf);
+		return 0;
 	}
+	st_stats_median(st->f, st->split, &st->factor[0]);
+	st_stats_median(st->f + st->split, st->nlaunch - st->split,
+			&st->factor[1]);
 	/* Each row's factor under each state. */
-	if (!(r = malloc((cap ? cap : 1) * sizeof(*r) * 2 + sizeof(*r)))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < m->nrows; i++) {
-		struct row *rw = &m->rows[i];
-		double *f = NULL;
-
-		if (!rw->ng)
-			continue;
-		if (!(f = malloc(rw->ng * sizeof(*f)))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		for (s = 0; s < 2; s++) {
-			for (k = n = 0; k < rw->ng; k++) {
-				const struct group *g = &rw->g[k];
-				size_t c = 0;
-
-				/* As the launches' factors: groups of two
-				   launches or more. */
-				if (g->nrun < 2)
-					continue;
-				for (q = 0; q < g->nrun; q++) {
-					id = launch_at(st->id, st->nlaunch,
-						       g->run_id[q]);
-					if (id >= 0 &&
-					    ((size_t)id >= st->split) == s)
-						r[c++] = g->run_med[q];
-				}
-				if (c && g->median > 0 &&
-				    !st_stats_sort(r, c) &&
-				    !st_stats_median(r, c, &t))
-					f[n++] = t / g->median;
-			}
-			if (n && !st_stats_sort(f, n))
-				st_stats_median(f, n, &rw->f_state[s]);
-		}
-		free(f);
-	}
+	for (i = 0; i < m->nrows; i++)
+		for (s = 0; s < 2; s++)
+			rows_ratio(st, &m->rows[i], 1, -1, s, buf, ngroups,
+				   &m->rows[i].f_state[s]);
+	free(buf);
 	/* A table whose runs list is shorter than its ids say: the ids. */
 	for (i = 0; i < st->nlaunch; i++)
 		if ((size_t)st->id[i] + 1 > st->nruns)
 			st->nruns = (size_t)st->id[i] + 1;
 	st->n = 2;
-out:
-	for (i = 0; i < ST_PMODEL_MAX_LAUNCHES; i++)
-		free(v[i]);
-	free(r);
-	if (st->n != 2) {
-		for (i = 0; i < m->nrows; i++)
-			m->rows[i].f_state[0] = m->rows[i].f_state[1] = 1;
-		st->n = 0;
-	}
-	return rc;
+	return 0;
 }
 
 const struct st_pmodel_states *st_pmodel_states(const struct st_pmodel *m)

@@ -806,12 +806,14 @@ static void summary_numbers(struct result *res)
 	}
 }
 
-/* 'line', wrapped at WIDTH, its continuations under its 14-column label. */
-static void print_wrapped(const char *line)
+/*
+ * 'p' cut at spaces into lines: the first of at most 'w' columns, not
+ * cut in its first 'label' ones, the later ones of at most 'rest' after
+ * an indent of 'indent' spaces.
+ */
+static void print_cut(const char *p, size_t w, size_t label, int indent,
+		      size_t rest)
 {
-	const char *p = line;
-	size_t w = WIDTH, label = 14;	/* the first line's label */
-
 	while (strlen(p) > w) {
 		const char *cut = p + w;
 
@@ -819,13 +821,18 @@ static void print_wrapped(const char *line)
 			cut--;
 		if (cut == p + label)
 			cut = p + w;
-		printf("%.*s\n%-14s", (int)(cut - p), p, "");
+		printf("%.*s\n%*s", (int)(cut - p), p, indent, "");
 		p = cut + (*cut == ' ');
-		/* Later lines are indented by the label's width. */
-		w = WIDTH - 14;
+		w = rest;
 		label = 0;
 	}
 	printf("%s\n", p);
+}
+
+/* 'line', wrapped at WIDTH, its continuations under its 14-column label. */
+static void print_wrapped(const char *line)
+{
+	print_cut(line, WIDTH, 14, 14, WIDTH - 14);
 }
 
 #define STATES_SAY 0.02
@@ -833,20 +840,8 @@ static void print_wrapped(const char *line)
 /* 'text' in lines of at most 78 columns, each indented by two spaces. */
 static void print_indented(const char *text)
 {
-	const char *p = text;
-	size_t w = 76;
-
-	while (strlen(p) > w) {
-		const char *cut = p + w;
-
-		while (cut > p && *cut != ' ')
-			cut--;
-		if (cut == p)
-			cut = p + w;
-		printf("  %.*s\n", (int)(cut - p), p);
-		p = cut + (*cut == ' ');
-	}
-	printf("  %s\n", p);
+	printf("  ");
+	print_cut(text, 76, 0, 2, 76);
 }
 
 /*
