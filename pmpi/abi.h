@@ -102,6 +102,14 @@ static inline int st_status_bytes_of(const MPI_Status *st, MPI_Count *n)
 	return PMPI_Get_elements_x(st, MPI_BYTE, n) == MPI_SUCCESS ? 0 : -1;
 }
 
+/* Whether a completed request's status says it was cancelled. */
+static inline int st_status_cancelled(const MPI_Status *st)
+{
+	int flag = 0;
+
+	return PMPI_Test_cancelled(st, &flag) == MPI_SUCCESS && flag;
+}
+
 #else /* MPICH and its ABI */
 
 #define ST_HAVE_SESSIONS 1	/* MPICH 4.0 */
@@ -153,6 +161,17 @@ static inline int st_req_shared(MPI_Request h)
 static inline int st_status_bytes_of(const MPI_Status *st, MPI_Count *n)
 {
 	return PMPI_Get_count_c(st, MPI_BYTE, n) == MPI_SUCCESS ? 0 : -1;
+}
+
+/*
+ * Whether a completed request's status says it was cancelled: MPICH keeps
+ * the flag in bit 0 of count_hi_and_cancelled (its
+ * MPIR_STATUS_GET_CANCEL_BIT()), read directly as its count is
+ * (pmpi/call.c, status_bytes()).
+ */
+static inline int st_status_cancelled(const MPI_Status *st)
+{
+	return st->count_hi_and_cancelled & 1;
 }
 
 #endif

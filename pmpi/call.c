@@ -731,6 +731,12 @@ static void done_event(struct st_event *ev, const struct st_call *c,
 	ev->site = site;
 	ev->rc = rc;
 	event_from(ev, r);
+	if (r->recv && st && st_status_cancelled(st)) {
+		/* Nothing came; the rest of its status is undefined. */
+		ev->arg = ST_DONE_CANCELLED;
+		ev->rbytes = 0;
+		return;
+	}
 	if (r->recv && st) {
 		n = status_bytes(st);
 		if (n >= 0)
@@ -764,7 +770,7 @@ done_like(const struct st_call *c, const struct st_req *r,
 	if (!r->done_token)
 		return 0;
 	if (r->recv) {
-		if (!st)
+		if (!st || st_status_cancelled(st))
 			return 0;
 		src = map_rank(st->MPI_SOURCE);
 		tag = st->MPI_TAG;
@@ -794,6 +800,12 @@ static void done_ok(const struct st_call *c, uint64_t at, struct st_req *r,
 	int64_t n = 0;
 	uint32_t token;
 
+	if (r->recv && st && st_status_cancelled(st)) {
+		/* Not its done token's fields: in full, unnamed. */
+		done_event(&ev, c, r, st, MPI_SUCCESS, site, t0, t1);
+		st_emit(&ev);
+		return;
+	}
 	if (r->recv) {
 		if (!st) {
 			/* Fields not the token's: in full, unnamed. */

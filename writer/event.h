@@ -152,6 +152,14 @@ struct st_event {
 #define ST_LOCK_SHARED 0x100
 #define ST_LOCK_EXCLUSIVE 0x200
 
+/*
+ * 'arg' of an ST_REC_DONE record: the receive was cancelled (its status
+ * said so, MPI_Test_cancelled), so no message came: 'peer' and 'tag' are
+ * those it was posted with, 'rbytes' 0.  (Sends are not checked: MPI 4.0
+ * deprecates cancelling them, and their status is seldom asked for.)
+ */
+#define ST_DONE_CANCELLED 0x01
+
 /* 'arg' of an open file's ST_REC_COMM record: its access mode. */
 #define ST_AMODE_RDONLY 0x01
 #define ST_AMODE_WRONLY 0x02

@@ -100,8 +100,9 @@ Test(tools_cmd_dump, csv_has_every_record_and_exact_columns)
 			 "3,,,,,8,8,8,sum,,1,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,call,MPI_Isend,10000,10100,0x1,2,,,,1,5,"
 			 "1024,0,1,,1,2,0,,,,,,\n"));
+	/* A done record's arg: 0, not cancelled (ST_DONE_CANCELLED). */
 	cr_expect(strstr(c.out, "\n0,0,done,MPI_Waitall,10400,12000,,,,,,1,6,"
-			 "0,2048,,,2,2,0,,,,,,\n"));
+			 "0,2048,,,2,2,0,,,0,,,\n"));
 	cr_expect(strstr(c.out, "\n1,0,start,MPI_Allreduce_init,513200,513300,"
 			 "0x1,2,4,1,,,,64,64,,max,3,2,0,,,,,,\n"));
 	cr_expect(strstr(c.out, "\n0,0,comm,MPI_Init,2000,2000,0x1,2,,,,,,,,,,"

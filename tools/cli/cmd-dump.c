@@ -48,7 +48,8 @@ const char st_dump_usage[] =
 "                g1_ns,arg,offset,len,text (empty when a field does not\n"
 "                apply or is unknown; 'fn' holds an object's path, a sync\n"
 "                record's summary; 'text' a file's path, the group of a\n"
-"                post or start)\n"
+"                post or start; a done record's arg is 1 when the\n"
+"                request was cancelled, else 0)\n"
 "    --rank N    only rank N\n"
 "    --header    print each rank's header entries instead of its records\n"
 "    --sites     print each rank's call sites, frames symbolised with\n"
@@ -130,6 +131,8 @@ static int arg_applies(const struct st_event *ev)
 
 	if (ev->kind == ST_REC_COMM)
 		return k == ST_KIND_FILE;
+	if (ev->kind == ST_REC_DONE)
+		return 1;	/* ST_DONE_CANCELLED */
 	return k == ST_KIND_RMA || k == ST_KIND_FILE || k == ST_KIND_IO ||
 	       k == ST_KIND_PART || k == ST_KIND_PHASE || k == ST_KIND_WIN;
 }
@@ -183,6 +186,11 @@ static void print_arg(const struct st_event *ev)
 
 	if (!d || !arg_applies(ev))
 		return;
+	if (ev->kind == ST_REC_DONE) {
+		if (ev->arg & ST_DONE_CANCELLED)
+			printf(" cancelled");
+		return;
+	}
 	switch (d->kind) {
 	case ST_KIND_RMA:
 		if (ev->arg & 0xff)
