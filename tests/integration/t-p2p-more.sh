@@ -7,7 +7,11 @@
 # says what each record must say (EXPECT lines: bytes from its counts,
 # start and done records per instance, sources and tags from statuses);
 # on top of those, every start and done record of a persistent request
-# carries the request id of its init call.
+# carries the request id of its init call.  Receives cancelled before
+# any message came: their done records say so, with no bytes (the
+# EXPECT lines), report counts them, and the tools pair no message
+# with them (export pairs every end; predict finds no receive without
+# its send).
 . "$(dirname "$0")/lib.sh"
 
 need_app p2p-more
@@ -58,4 +62,22 @@ awk '$1 == "function" && $NF == "pending" { in_ops = 1; next }
 	in_ops && NF == 0 { in_ops = 0 }
 	END { exit bad || !seen }' "$ST_TMP/report" ||
 	{ show "$ST_TMP/report"; fail "freed sends counted as pending"; }
-note "persistent, partitioned, matched-probe calls, freed sends and MPI_PROC_NULL"
+
+# Cancelled receives (2 a rank): counted, and no message's end.
+grep -q '^(n=4 of the operations completed cancelled' "$ST_TMP/report" ||
+	{ show "$ST_TMP/report"; fail "cancelled receives not counted"; }
+"$ST_CLI" export --format chrome -o "$ST_TMP/chrome.json" "$ST_TMP/trace" \
+	> "$ST_TMP/export" 2>&1 || { show "$ST_TMP/export"; fail "export failed"; }
+grep -q 'messages paired (n=0 ends unpaired' "$ST_TMP/export" ||
+	{ show "$ST_TMP/export"; fail "a message end left unpaired"; }
+"$ST_CLI" table --json "$ST_TMP/table.json" "$ST_TMP/trace" \
+	> /dev/null 2> "$ST_TMP/table.err" ||
+	{ show "$ST_TMP/table.err"; fail "table failed"; }
+"$ST_CLI" predict "$ST_TMP/trace" --table "$ST_TMP/table.json" \
+	--missing=measured > "$ST_TMP/predict" 2>&1 ||
+	{ show "$ST_TMP/predict"; fail "predict failed"; }
+if grep -q 'matched no send' "$ST_TMP/predict"; then
+	show "$ST_TMP/predict"
+	fail "predict waits for a message to a cancelled receive"
+fi
+note "persistent, partitioned, matched-probe calls, freed sends, cancelled receives and MPI_PROC_NULL"

@@ -147,3 +147,60 @@ Test(analysis_p2p, counting_sweep_knows_lonely_ends)
 	st_p2p_free(p);
 	fake_scan_release(&s);
 }
+
+/*
+ * A receive cancelled before a message came (its done record says
+ * ST_DONE_CANCELLED) is no message's end: the next receive of its key
+ * takes the first send, and a cancelled wildcard one pairs nothing.
+ */
+Test(analysis_p2p, cancelled_receive_is_no_end)
+{
+	static const int32_t world[2] = { 0, 1 };
+	struct st_scan s;
+	struct st_p2p *p;
+	struct got g = { 0 };
+	struct st_event ev;
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, WORLD, 2, world);
+	p = st_p2p_new(&s);
+	cr_assert_not_null(p);
+	ev = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 4);
+	ev.req = 1;
+	feed(p, 1, ev, 10, &g);
+	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 4);
+	ev.kind = ST_REC_DONE;
+	ev.req = 1;
+	ev.arg = ST_DONE_CANCELLED;
+	feed(p, 1, ev, 20, &g);
+	cr_expect_eq(g.n, 0);
+	/* A wildcard one, its status undefined but for the flag. */
+	ev = fake_call(ST_FN_MPI_IRECV, WORLD, ST_RANK_ANY, ST_TAG_ANY);
+	ev.req = 2;
+	feed(p, 1, ev, 25, &g);
+	ev = fake_call(ST_FN_MPI_WAIT, WORLD, ST_RANK_ANY, ST_TAG_ANY);
+	ev.kind = ST_REC_DONE;
+	ev.req = 2;
+	ev.arg = ST_DONE_CANCELLED;
+	feed(p, 1, ev, 28, &g);
+	cr_expect_eq(g.n, 0);
+	/* The message goes to the receive posted next. */
+	ev = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 4);
+	ev.req = 3;
+	feed(p, 1, ev, 30, &g);
+	ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 4);
+	ev.sbytes = 8;
+	feed(p, 0, ev, 40, &g);
+	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 4);
+	ev.kind = ST_REC_DONE;
+	ev.req = 3;
+	ev.rbytes = 8;
+	feed(p, 1, ev, 50, &g);
+	cr_assert_eq(g.n, 2);
+	cr_expect(g.m[1].paired);
+	cr_expect_eq(g.m[1].id, g.m[0].id);
+	cr_expect_eq(g.m[1].end.bytes, 8);
+	cr_expect_eq(st_p2p_unpaired(p), 0);
+	st_p2p_free(p);
+	fake_scan_release(&s);
+}

@@ -260,6 +260,19 @@ int st_p2p_add(struct st_p2p *m, int rank, const struct st_event *ev,
 			return 0;
 		posted = *v;
 		st_u64map_del(&m->posted, rk);
+		if (ev->arg & ST_DONE_CANCELLED) {
+			/*
+			 * No message: its number goes back when no later
+			 * receive of its key took one (else those after it
+			 * pair one off).
+			 */
+			size_t kidx = (size_t)(posted >> 40);
+
+			if (posted && m->count[kidx][1] ==
+					      (posted & ((1ull << 40) - 1)))
+				m->count[kidx][1]--;
+			return 0;
+		}
 		end_init(m, &e, 1, rank, ev, ev->peer, g0, g1);
 		e.tag = ev->tag;
 		e.bytes = ev->rbytes;

@@ -353,6 +353,7 @@ static int on_done(struct st_profile *p, const struct st_event *ev)
 		s->op_max = dt;
 	s->ops++;
 	s->op_ns += dt;
+	s->cancelled += (ev->arg & ST_DONE_CANCELLED) != 0;
 	/* A receive learns its size from the status, at completion. */
 	if (!q->got_rbytes)
 		s->rbytes += ev->rbytes;

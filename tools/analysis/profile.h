@@ -48,6 +48,8 @@ struct st_profile_fn {
 	uint64_t pending;		/* started, never seen completed */
 	uint64_t freed;			/* freed by MPI_Request_free while
 					   active: completion unseen */
+	uint64_t cancelled;		/* of 'ops', completed cancelled
+					   (ST_DONE_CANCELLED): no data */
 };
 
 /* Calls of one function from one place in the code, over all ranks. */

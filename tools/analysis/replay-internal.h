@@ -127,6 +127,7 @@ struct ccache {
 struct pdone {
 	uint64_t req;
 	int32_t peer, tag;
+	int cancelled;		/* its status said so: nothing moved */
 };
 
 enum { U_READY, U_BLOCKED, U_DONE };
@@ -619,6 +620,14 @@ void st_rp_do_recv(struct st_replay *r, int rank, uint64_t comm,
 
 /* Drop the head of queue 'qi'; returns 1 when that freed the queue. */
 int st_rp_mq_pop(struct st_replay *r, uint32_t qi);
+
+/*
+ * Take back the receive of waiter 'w' that rank 'rank' posted from
+ * 'peer' with 'tag' on 'comm', when no message has matched it yet (a
+ * cancelled receive).  1 when it was taken back, 0 when not there.
+ */
+int st_rp_recv_cancel(struct st_replay *r, int rank, uint64_t comm,
+		      int32_t peer, int32_t tag, int32_t w);
 
 /*
  * Unit 'u' of rank 'rank' enters an MPI call at 't': the rendezvous

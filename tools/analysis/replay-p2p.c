@@ -17,6 +17,9 @@
 #include "writer/event.h"
 #include "writer/fn-info.h"
 
+static void recv_key(const struct st_replay *r, int rank, uint64_t comm,
+		     int32_t peer, int32_t tag, uint64_t k[3]);
+
 static uint32_t msg_new(struct st_replay *r)
 {
 	uint32_t i;
@@ -1024,6 +1027,33 @@ static void post_recv(struct st_replay *r, uint64_t k1, uint64_t k2,
 	mq_append(r, qi, mi);
 }
 
+int st_rp_recv_cancel(struct st_replay *r, int rank, uint64_t comm,
+		      int32_t peer, int32_t tag, int32_t w)
+{
+	uint32_t qi, mi, prev = NIL;
+	uint64_t k[3];
+	struct mq *q;
+
+	recv_key(r, rank, comm, peer, tag, k);
+	if ((qi = mq_get(r, k[0], k[1], k[2], 0)) == NIL)
+		return 0;
+	q = &r->mqs[qi];
+	for (mi = q->head; mi != NIL; prev = mi, mi = r->msgs[mi].next)
+		if (r->msgs[mi].type == M_RECV && r->msgs[mi].w == w)
+			break;
+	if (mi == NIL)
+		return 0;
+	if (prev == NIL) {
+		st_rp_mq_pop(r, qi);
+		return 1;
+	}
+	r->msgs[prev].next = r->msgs[mi].next;
+	if (q->tail == mi)
+		q->tail = prev;
+	msg_drop(r, mi);
+	return 1;
+}
+
 /* Message keys: communicator, (source, destination), (group, tag). */
 static void send_key(const struct st_replay *r, int rank, uint64_t comm,
 		     int32_t peer, int32_t tag, uint64_t k[3])
@@ -1419,6 +1449,12 @@ void st_rp_start_p2p(struct st_replay *r, struct unit *u, uint32_t qi,
 		/* Its cost comes with the message it matches. */
 		(void)rbytes;
 		if (peer_ok(peer) && tag >= 0) {
+			/* Where a cancel finds it (st_rp_recv_cancel()). */
+			q->post = t;
+			q->post_cp = cp;
+			q->comm = comm;
+			q->peer = peer;
+			q->tag = tag;
 			st_rp_do_recv(r, u->rank, comm, peer, tag, M_RECV,
 				      st_rp_w_req(r, qi), fn, cp, t);
 		} else if (peer == ST_RANK_ANY || tag < 0) {

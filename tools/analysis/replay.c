@@ -1068,7 +1068,15 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			r->stats.unknown_reqs++;
 			continue;
 		}
-		if (q->deferred) {
+		if (d->cancelled && q->state != Q_DONE &&
+		    (q->deferred ||
+		     st_rp_recv_cancel(r, u->rank, q->comm, q->peer, q->tag,
+				       -2 - (int32_t)qi))) {
+			/* Cancelled before a message came: done at once. */
+			q->deferred = 0;
+			st_rp_req_result(r, qi, q->post, q->post_cp);
+			q = &r->reqs[qi];
+		} else if (q->deferred) {
 			/* The status names the sender: match now. */
 			q->deferred = 0;
 			if (peer_ok(d->peer) && d->tag >= 0)
@@ -1346,8 +1354,9 @@ static int on_record(struct st_replay *r, struct unit *u, struct rrec *x)
 	case ST_REC_DONE:
 		if (GROW(r, u->done, u->adone, u->ndone))
 			return r->rc;
-		u->done[u->ndone++] = (struct pdone){ x->req, x->peer,
-						      x->tag };
+		u->done[u->ndone++] = (struct pdone){
+			x->req, x->peer, x->tag,
+			(x->arg & ST_DONE_CANCELLED) != 0 };
 		return 0;
 	case ST_REC_COMM:
 		if (!u->started && x->t1 > u->pre_init)

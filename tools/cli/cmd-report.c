@@ -340,7 +340,7 @@ static void print_completions(struct report *rp, uint16_t *ids, size_t n)
 {
 	char nm[32], cn[32], t[32], mean[32], mn[32], mx[32], pend[32];
 	size_t i, w = 8, rows = 0;
-	uint64_t freed = 0;
+	uint64_t freed = 0, cancelled = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct st_profile_fn *s = &rp->fn[ids[i]];
@@ -367,6 +367,7 @@ static void print_completions(struct report *rp, uint16_t *ids, size_t n)
 		const struct st_profile_fn *s = &rp->fn[ids[i]];
 
 		freed += s->freed;
+		cancelled += s->cancelled;
 		if (!s->ops && !s->pending && !s->freed)
 			continue;
 		printf("%-*s %10s %10s %10s %10s %10s %8s\n", (int)w,
@@ -383,6 +384,10 @@ static void print_completions(struct report *rp, uint16_t *ids, size_t n)
 		printf("(n=%" PRIu64 " operations were freed by "
 		       "MPI_Request_free while active: their completion is "
 		       "not seen, and they are not pending)\n", freed);
+	if (cancelled)
+		printf("(n=%" PRIu64 " of the operations completed cancelled "
+		       "(MPI_Cancel): no data moved, no bytes counted)\n",
+		       cancelled);
 	if (rp->sum->unmatched)
 		printf("(n=%" PRIu64 " completions of requests whose start "
 		       "was not traced are left out)\n", rp->sum->unmatched);

@@ -5,7 +5,9 @@
  * receive (Pready, Pready_range, Pready_list, Parrived); matched probes
  * (Mprobe + Mrecv, Improbe + Imrecv, and MPI_PROC_NULL's message);
  * calls to and from MPI_PROC_NULL, which move no bytes; Irsend, Ibsend
- * and Isendrecv.  Every value received is checked; what each record
+ * and Isendrecv; receives cancelled before any message came, whose
+ * status MPI leaves undefined but for its flag.  Every value received
+ * is checked; what each record
  * must say goes out as EXPECT lines (apps/expect.h) that t-p2p-more.sh
  * checks.
  */
@@ -32,6 +34,9 @@ static int errors, rank;
 	} while (0)
 
 static const long is = sizeof(int), ds = sizeof(double);
+
+/* 'arg' of a cancelled request's done record (writer/event.h). */
+#define ST_DONE_CANCELLED_ARG 1
 
 /* 1. Persistent sends of every mode, and the receives for them. */
 static void persistent(int peer)
@@ -317,6 +322,51 @@ static void freed(int peer)
 		       is);
 }
 
+/*
+ * 7. Receives cancelled before a message came: a wildcard one completed
+ * into a status that a real receive filled just before (MPI defines
+ * only its cancelled flag), and one from the peer with tag 71, the tag
+ * of the message a second receive then takes.  Each done record says
+ * cancelled, with no bytes and the source and tag it was posted with;
+ * the message goes to the second receive.
+ */
+static void cancelled(int peer)
+{
+	int v = 0, w = 7, flag = 0, n = -1;
+	MPI_Request q;
+	MPI_Status st;
+
+	MPI_Sendrecv(&w, 1, MPI_INT, peer, 70, &v, 1, MPI_INT, peer, 70,
+		     MPI_COMM_WORLD, &st);
+	CHECK(v == 7);
+	MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+		  &q);
+	MPI_Cancel(&q);
+	MPI_Wait(&q, &st);
+	MPI_Test_cancelled(&st, &flag);
+	CHECK(flag);
+	MPI_Irecv(&v, 1, MPI_INT, peer, 71, MPI_COMM_WORLD, &q);
+	MPI_Cancel(&q);
+	MPI_Wait(&q, &st);
+	MPI_Test_cancelled(&st, &flag);
+	CHECK(flag);
+	/* Neither rank sends before both receives are cancelled. */
+	MPI_Barrier(MPI_COMM_WORLD);
+	w = 710 + rank;
+	MPI_Irecv(&v, 1, MPI_INT, peer, 71, MPI_COMM_WORLD, &q);
+	MPI_Send(&w, 1, MPI_INT, peer, 71, MPI_COMM_WORLD);
+	MPI_Wait(&q, &st);
+	MPI_Test_cancelled(&st, &flag);
+	MPI_Get_count(&st, MPI_INT, &n);
+	CHECK(!flag && n == 1 && v == 710 + peer);
+	expect_kind(1, "done", "MPI_Wait", "peer == -4 && tag == -1 && "
+		    "arg == %d && rbytes == 0", ST_DONE_CANCELLED_ARG);
+	expect_kind(1, "done", "MPI_Wait", "peer == %d && tag == 71 && "
+		    "arg == %d && rbytes == 0", peer, ST_DONE_CANCELLED_ARG);
+	expect_kind(1, "done", "MPI_Wait", "peer == %d && tag == 71 && "
+		    "arg == 0 && rbytes == %ld", peer, is);
+}
+
 int main(int argc, char **argv)
 {
 	int size, peer, sum = 0;
@@ -336,6 +386,7 @@ int main(int argc, char **argv)
 	proc_null(peer);
 	more_sends(peer);
 	freed(peer);
+	cancelled(peer);
 	MPI_Allreduce(&errors, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("p2p-more: %s\n", sum ? "ERRORS" : "all ranks ok");
