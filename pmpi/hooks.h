@@ -382,6 +382,11 @@ int st_leave_rma_key(struct st_call *c, int rc);
 /* pmpi/request.c, pmpi/runtime.c: see pmpi/internal.h. */
 int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
 uint64_t *st_snap_buf(int n);
+/*
+ * pmpi/runtime.c: 'n' statuses this thread owns, for a completion call
+ * of more requests than its own st_call holds; NULL when out of memory.
+ */
+MPI_Status *st_status_buf(int n);
 
 /*
  * Before a completion call: snapshot its 'n' requests (c->snap,
@@ -419,10 +424,15 @@ static inline MPI_Status *st_status(struct st_call *c, MPI_Status *status)
 static inline MPI_Status *st_statuses(struct st_call *c, int n,
 				      MPI_Status *statuses)
 {
-	if (statuses == MPI_STATUSES_IGNORE && n >= 0 &&
-	    n <= ST_MAX_STATUSES)
+	MPI_Status *b;
+
+	if (statuses != MPI_STATUSES_IGNORE || n < 0)
+		return statuses;
+	if (n <= ST_MAX_STATUSES)
 		return c->statuses;
-	return statuses;
+	/* More: the thread's own, or else the receives' bytes unknown. */
+	b = st_status_buf(n);
+	return b ? b : statuses;
 }
 
 /*

@@ -67,6 +67,8 @@ struct st_req {
 	uint64_t id;
 	uint16_t fn;
 	uint8_t persistent;
+	uint8_t active;		/* persistent: started, not yet completed
+				   (0 when added: request_from() clears) */
 	uint8_t recv;		/* a receive: peer/tag/bytes come from the status */
 	uint32_t inst;		/* starts so far */
 	uint64_t comm;
@@ -178,6 +180,8 @@ struct st_tls {
 	uint64_t next_flush_ns;
 	uint64_t *snap;
 	int snapcap;
+	MPI_Status *stbuf;	/* st_status_buf() */
+	int stcap;
 	struct st_stream *stream; /* streams[slot] */
 	atomic_int *busy;	/* its flag: an append or flush is under way */
 	struct st_fast *fast;	/* the repeat cache; NULL until used */

@@ -342,7 +342,7 @@ struct st_req *st_req_start_ref(MPI_Request h);
  * An entry of the request table or of its ring (pmpi/request.c), here
  * so that st_req_took_ref() is inline in the completion calls' loop.
  * A snapshot's 'at' is an entry's address, ST_REQ_AT_RING set for the
- * ring's.
+ * ring's, ST_REQ_AT_SPILL for the spill's (request.c).
  */
 struct st_req_slot {
 	int state;		/* 0 free, 1 dead, 2 live */
@@ -350,15 +350,20 @@ struct st_req_slot {
 	struct st_req r;
 };
 #define ST_REQ_AT_RING 1u
+#define ST_REQ_AT_SPILL 2u	/* the spill's, beyond the table's room */
 
 /* The entry a snapshot's 'at' names (NULL: none). */
 static inline struct st_req_slot *st_req_at_slot(uint64_t at)
 {
-	return (struct st_req_slot *)(uintptr_t)(at & ~(uint64_t)ST_REQ_AT_RING);
+	return (struct st_req_slot *)(uintptr_t)(at & ~(uint64_t)
+						 (ST_REQ_AT_RING |
+						  ST_REQ_AT_SPILL));
 }
 extern unsigned st_req_live, st_req_dead;	/* the table's entries */
 /* Ring entry 's' taken: dead, and the ring's head past the dead. */
 void st_req_ring_drop(struct st_req_slot *s);
+/* Spilled entry 's' taken: dead. */
+void st_req_spill_drop(struct st_req_slot *s);
 
 /*
  * Table entry 's' taken: dead.  It keeps its contents until the next
@@ -384,10 +389,21 @@ st_req_took_at(uint64_t at, uint64_t id, int drop_persistent)
 	/* Still the request snapshotted: ids are never reused. */
 	if (!s || s->state != 2 || s->r.id != id)
 		return NULL;
-	if (at & ST_REQ_AT_RING)
-		st_req_ring_drop(s);
-	else if (!s->r.persistent || drop_persistent)
+	if (__builtin_expect(!(at & (ST_REQ_AT_RING | ST_REQ_AT_SPILL)) &&
+			     !s->r.persistent, 1)) {
 		st_req_drop(s);
+	} else if (at & ST_REQ_AT_RING) {
+		st_req_ring_drop(s);
+	} else if (s->r.persistent && !drop_persistent) {
+		/* An inactive one completes nothing (MPI returns at once). */
+		if (!s->r.active)
+			return NULL;
+		s->r.active = 0;
+	} else if (at & ST_REQ_AT_SPILL) {
+		st_req_spill_drop(s);
+	} else {
+		st_req_drop(s);
+	}
 	return &s->r;
 }
 

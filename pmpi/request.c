@@ -2,9 +2,11 @@
  * pmpi/request.c: requests of nonblocking and persistent operations, so a
  * Wait or Test that completes one can be tied to the call that started it.
  * Keyed by handle with open addressing; 'lock' is taken only when the
- * application asked for MPI_THREAD_MULTIPLE.  A full table leaves new
- * requests untracked (their calls are still recorded, their completion
- * is not attributed).
+ * application asked for MPI_THREAD_MULTIPLE.  The table holds CAP/2
+ * requests in flight; more spill over into a table that grows (the
+ * spill, below), up to SPILL_MAX, past which new requests are left
+ * untracked with one warning (their calls are still recorded, their
+ * completion is not attributed).
  *
  * MPICH gives every operation that completed at once the same builtin
  * handle (0x6c000001 for a send, for instance), Open MPI the one
@@ -14,6 +16,7 @@
  * handle, and several in one array take them in order.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmpi/abi.h"
@@ -84,7 +87,122 @@ static unsigned hash(MPI_Request h)
 	return (unsigned)((ST_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull) >> (64 - 15));
 }
 
-static struct st_req_slot *find(MPI_Request h)
+/*
+ * The spill: requests in flight beyond the table's CAP/2, in entries
+ * allocated SPILL_CHUNK at a time and never freed or moved (a
+ * snapshot's 'at' may name one while another thread adds), found
+ * through an index of entry pointers with open addressing, which
+ * doubles as it fills.  A dead entry stays at its index position, to be
+ * taken again there; a rebuild of the index keeps the live ones and
+ * puts the dead on the free list.
+ */
+#define SPILL_CHUNK 1024
+#define SPILL_MAX (1u << 22)
+static struct st_req_slot **spill_ix;	/* NULL: empty position */
+static unsigned spill_cap;		/* power of two, or 0 */
+static unsigned spill_live, spill_dead;	/* entries in the index */
+static unsigned spill_total;		/* entries allocated */
+static struct st_req_slot **spill_free;	/* dead, in no index position */
+static unsigned spill_nfree;
+static struct st_req_slot *spill_chunk;	/* entries not yet handed out */
+static unsigned spill_chunk_left;
+static int spill_warned;
+
+static inline int in_table(const struct st_req_slot *s)
+{
+	return (uintptr_t)s - (uintptr_t)table < sizeof(table);
+}
+
+static unsigned spill_hash(MPI_Request h, unsigned cap)
+{
+	return (unsigned)((ST_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull) >> 32) &
+	       (cap - 1);
+}
+
+/* The live spilled entry of handle 'h', or NULL; spill_live not 0. */
+static __attribute__((noinline)) struct st_req_slot *
+spill_find(MPI_Request h)
+{
+	unsigned i, n;
+
+	for (i = spill_hash(h, spill_cap), n = 0; n < spill_cap;
+	     n++, i = (i + 1) & (spill_cap - 1)) {
+		struct st_req_slot *s = spill_ix[i];
+
+		if (!s)
+			return NULL;
+		if (s->state == 2 && s->h == h)
+			return s;
+	}
+	return NULL;
+}
+
+void st_req_spill_drop(struct st_req_slot *s)
+{
+	s->state = 1;
+	spill_live--;
+	spill_dead++;
+}
+
+/* A new entry, not in the index; NULL at SPILL_MAX or out of memory. */
+static struct st_req_slot *spill_entry(void)
+{
+	if (spill_nfree)
+		return spill_free[--spill_nfree];
+	if (!spill_chunk_left) {
+		struct st_req_slot **f;
+
+		if (spill_total >= SPILL_MAX)
+			return NULL;
+		/* Room on the free list for every entry there will be. */
+		f = realloc(spill_free, (spill_total + SPILL_CHUNK) *
+					sizeof(*f));
+		if (!f)
+			return NULL;
+		spill_free = f;
+		if (!(spill_chunk = calloc(SPILL_CHUNK, sizeof(*spill_chunk))))
+			return NULL;
+		spill_chunk_left = SPILL_CHUNK;
+		spill_total += SPILL_CHUNK;
+	}
+	spill_chunk_left--;
+	return spill_chunk++;
+}
+
+/*
+ * An index of 'cap' positions holding the live entries; the dead go
+ * to the free list.  -1 when out of memory (the old index stays).
+ */
+static int spill_rebuild(unsigned cap)
+{
+	struct st_req_slot **ix = calloc(cap, sizeof(*ix));
+	unsigned i, j;
+
+	if (!ix)
+		return -1;
+	for (i = 0; i < spill_cap; i++) {
+		struct st_req_slot *s = spill_ix[i];
+
+		if (!s)
+			continue;
+		if (s->state != 2) {
+			spill_free[spill_nfree++] = s;
+			continue;
+		}
+		for (j = spill_hash(s->h, cap); ix[j]; j = (j + 1) & (cap - 1))
+			;
+		ix[j] = s;
+	}
+	free(spill_ix);
+	spill_ix = ix;
+	spill_cap = cap;
+	spill_dead = 0;
+	return 0;
+}
+
+/* The live entry of handle 'h' in the table, or NULL. */
+static inline __attribute__((always_inline)) struct st_req_slot *
+find_table(MPI_Request h)
 {
 	unsigned i = hash(h), n;
 
@@ -92,9 +210,27 @@ static struct st_req_slot *find(MPI_Request h)
 		if (table[i].state == 2 && table[i].h == h)
 			return &table[i];
 		if (table[i].state == 0)
-			return NULL;
+			break;
 	}
 	return NULL;
+}
+
+/* The live entry of handle 'h', in the table or the spill, or NULL. */
+static inline __attribute__((always_inline)) struct st_req_slot *
+find(MPI_Request h)
+{
+	struct st_req_slot *s = find_table(h);
+
+	return s || __builtin_expect(!spill_live, 1) ? s : spill_find(h);
+}
+
+/* Entry 's' (of the table or the spill) taken: dead. */
+static void drop_any(struct st_req_slot *s)
+{
+	if (in_table(s))
+		st_req_drop(s);
+	else
+		st_req_spill_drop(s);
 }
 
 /* 'r', a new request of handle 'h', takes slot 's': its id. */
@@ -116,6 +252,56 @@ static inline __attribute__((always_inline)) uint64_t
 ring_push(MPI_Request h, struct st_req *r)
 {
 	return take_slot(&ring[tail++ & (RING - 1)], h, r);
+}
+
+/*
+ * 'r', a new request of handle 'h', into the spill (the table is
+ * full): its id, 0 when it cannot be tracked.  A stale entry of the
+ * handle (MPI reused it) is dropped on the way, as add_slow() does.
+ */
+static uint64_t spill_add(MPI_Request h, struct st_req *r)
+{
+	struct st_req_slot *s, *at = NULL;
+	unsigned i, n, pos = 0;
+
+	if ((spill_live + spill_dead + 1) * 2 > spill_cap &&
+	    spill_rebuild(spill_live * 4 > spill_cap ? 2 * spill_cap
+			  : spill_cap ? spill_cap : 64))
+		goto untracked;
+	for (i = spill_hash(h, spill_cap), n = 0; n < spill_cap;
+	     n++, i = (i + 1) & (spill_cap - 1)) {
+		s = spill_ix[i];
+		if (!s || (s->state == 2 && s->h == h)) {
+			if (s)
+				st_req_spill_drop(s);
+			if (!at) {
+				at = s;
+				pos = i;
+			}
+			break;
+		}
+		if (s->state != 2 && !at) {
+			at = s;
+			pos = i;
+		}
+	}
+	if (!at) {
+		if (!(at = spill_entry()))
+			goto untracked;
+		spill_ix[pos] = at;
+	} else {
+		spill_dead--;
+	}
+	spill_live++;
+	return take_slot(at, h, r);
+untracked:
+	if (!spill_warned) {
+		spill_warned = 1;
+		st_log_print("more than %u requests in flight: those after "
+			     "are traced without their completion",
+			     CAP / 2 + SPILL_MAX);
+	}
+	return 0;
 }
 
 static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
@@ -163,6 +349,8 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 			st_req_dead--;
 		id = take_slot(free_slot, h, r);
 		st_req_live++;
+	} else {
+		id = spill_add(h, r);
 	}
 	release();
 	return id;
@@ -209,9 +397,14 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 static inline __attribute__((always_inline)) int
 snap_one(MPI_Request h, uint64_t *snap)
 {
-	struct st_req_slot *s = find(h);
+	struct st_req_slot *s = find_table(h);
 
-	if (!s) {
+	if (__builtin_expect(!s, 0)) {
+		if (spill_live && (s = spill_find(h))) {
+			snap[0] = (uint64_t)(uintptr_t)s | ST_REQ_AT_SPILL;
+			snap[1] = s->r.id;
+			return s->r.recv;
+		}
 		snap[0] = snap[1] = 0;
 		return 0;
 	}
@@ -355,6 +548,7 @@ int st_req_start(MPI_Request h, struct st_req *out)
 	acquire();
 	if ((s = find(h)) && s->r.persistent) {
 		s->r.inst++;
+		s->r.active = 1;
 		*out = s->r;
 		found = 1;
 	}
@@ -379,11 +573,14 @@ int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
 				st_req_ring_drop(&ring[i & (RING - 1)]);
 				break;
 			}
-	} else if ((s = find(h)) && s->r.id == id) {
+	} else if ((s = find(h)) && s->r.id == id &&
+		   (s->r.active || !s->r.persistent || drop_persistent)) {
 		*out = s->r;
 		found = 1;
 		if (!s->r.persistent || drop_persistent)
-			st_req_drop(s);
+			drop_any(s);
+		else
+			s->r.active = 0;
 	}
 	release();
 	return found;
@@ -411,6 +608,7 @@ struct st_req *st_req_start_ref(MPI_Request h)
 	if (!s || !s->r.persistent)
 		return NULL;
 	s->r.inst++;
+	s->r.active = 1;
 	return &s->r;
 }
 

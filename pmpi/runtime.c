@@ -341,6 +341,19 @@ uint64_t *st_snap_buf(int n)
 	return st_tls.snap;
 }
 
+MPI_Status *st_status_buf(int n)
+{
+	if (n > st_tls.stcap) {
+		MPI_Status *p = realloc(st_tls.stbuf, (size_t)n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		st_tls.stbuf = p;
+		st_tls.stcap = n;
+	}
+	return st_tls.stbuf;
+}
+
 /* MPI_Init: the run directory, the trace file and its header. */
 
 static void fn_table_init(void)
