@@ -13,7 +13,8 @@
  * ompi_request_empty (pmpi/abi.h, st_req_shared()), so those handles are
  * not unique.  Those requests are indistinguishable to MPI, so they live
  * in a FIFO instead: a Wait or Test takes the oldest one with its
- * handle, and several in one array take them in order.
+ * handle, and several in one array take them in order.  Past RING in
+ * flight such requests are left untracked, with one warning.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ static struct st_req_slot **spill_free;	/* dead, in no index position */
 static unsigned spill_nfree;
 static struct st_req_slot *spill_chunk;	/* entries not yet handed out */
 static unsigned spill_chunk_left;
-static int spill_warned;
+static int spill_warned, ring_warned;
 
 static inline int in_table(const struct st_req_slot *s)
 {
@@ -315,6 +316,12 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 	if (builtin(h) && !r->persistent) {
 		if (tail - head < RING)
 			id = ring_push(h, r);
+		else if (!ring_warned) {
+			ring_warned = 1;
+			st_log_print("more than %u requests that completed at "
+				     "once in flight: those after are traced "
+				     "without their completion", RING);
+		}
 		release();
 		return id;
 	}
