@@ -83,4 +83,4 @@ if grep -q 'matched no send' "$ST_TMP/predict"; then
 	show "$ST_TMP/predict"
 	fail "predict waits for a message to a cancelled receive"
 fi
-note "persistent, partitioned, matched-probe calls, freed sends, cancelled receives, 18,000 requests in flight, inactive persistent requests and MPI_PROC_NULL"
+note "persistent, partitioned, matched-probe calls, freed sends, cancelled receives, 18,000 requests in flight, inactive persistent requests, Waitany/Waitsome/Testany/Testsome and MPI_PROC_NULL"

@@ -8,7 +8,8 @@
  * and Isendrecv; receives cancelled before any message came, whose
  * status MPI leaves undefined but for its flag; more requests in
  * flight at once than the interposer's table holds, and an inactive
- * persistent request in a Waitall.  Every value received
+ * persistent request in a Waitall; Waitany, Waitsome, Testany and
+ * Testsome.  Every value received
  * is checked; what each record
  * must say goes out as EXPECT lines (apps/expect.h) that t-p2p-more.sh
  * checks.
@@ -418,6 +419,60 @@ static void many(int peer)
 	free(q);
 }
 
+/*
+ * 9. Requests completed one or some at a time: MPI_Waitany,
+ * MPI_Waitsome, MPI_Testany, MPI_Testsome (polled until done), over
+ * arrays with a null request, with and without statuses.  Each request
+ * has one done record from the call that completed it, a receive's
+ * with the source, tag and bytes its status gives.
+ */
+static void any_some(int peer)
+{
+	enum { R = 4 };
+	int i, k, done, idx, out, ind[3], flag, v[3 * R], w[3 * R];
+	MPI_Request q[3];
+	MPI_Status st[3];
+	const char *fns[4] = { "MPI_Waitany", "MPI_Waitsome", "MPI_Testany",
+			       "MPI_Testsome" };
+
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < R; i++) {
+			w[i] = 100 * k + i;
+			MPI_Irecv(&v[i], 3, MPI_INT, peer, 80 + k,
+				  MPI_COMM_WORLD, &q[0]);
+			MPI_Isend(&w[i], 1 + (k & 1), MPI_INT, peer, 80 + k,
+				  MPI_COMM_WORLD, &q[1]);
+			q[2] = MPI_REQUEST_NULL;
+			for (done = 0; done < 2;) {
+				switch (k) {
+				case 0:
+					MPI_Waitany(3, q, &idx, &st[0]);
+					done += idx != MPI_UNDEFINED;
+					break;
+				case 1:
+					MPI_Waitsome(3, q, &out, ind, st);
+					done += out != MPI_UNDEFINED ? out : 0;
+					break;
+				case 2:
+					MPI_Testany(3, q, &idx, &flag,
+						    MPI_STATUS_IGNORE);
+					done += flag && idx != MPI_UNDEFINED;
+					break;
+				default:
+					MPI_Testsome(3, q, &out, ind,
+						     MPI_STATUSES_IGNORE);
+					done += out != MPI_UNDEFINED ? out : 0;
+				}
+			}
+			CHECK(v[i] == 100 * k + i);
+		}
+		expect_kind(R, "done", fns[k], "tag == %d && peer == %d && "
+			    "rbytes == %ld", 80 + k, peer, (1 + (k & 1)) * is);
+		expect_kind(R, "done", fns[k], "tag == %d && sbytes == %ld",
+			    80 + k, (1 + (k & 1)) * is);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int size, peer, sum = 0;
@@ -439,6 +494,7 @@ int main(int argc, char **argv)
 	freed(peer);
 	cancelled(peer);
 	many(peer);
+	any_some(peer);
 	MPI_Allreduce(&errors, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("p2p-more: %s\n", sum ? "ERRORS" : "all ranks ok");
