@@ -118,11 +118,59 @@ void st_disable(const char *fmt, ...)
 
 /* Streams and records. */
 
+/*
+ * The streams of threads that exited, for new threads to go on with:
+ * a program that starts threads again and again (a pool made anew for
+ * each phase) would otherwise run out of MAX_STREAMS.  A thread's
+ * stream goes back when the thread exits (the key's destructor); the
+ * next new thread appends to it, after the records of the one before,
+ * which ended first, so the stream stays one thread's timeline.
+ */
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
+static int spare[MAX_STREAMS], nspare;
+static pthread_key_t slot_key;
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+static int slot_key_ok;
+
+static void slot_exit(void *v)
+{
+	pthread_mutex_lock(&spare_mu);
+	spare[nspare++] = (int)(intptr_t)v - 1;
+	pthread_mutex_unlock(&spare_mu);
+	st_tls.slot = -1;
+	st_tls.stream = NULL;
+	st_tls.busy = NULL;
+}
+
+static void slot_key_init(void)
+{
+	slot_key_ok = !pthread_key_create(&slot_key, slot_exit);
+}
+
+/* Stream 'i' is now this thread's. */
+static void slot_take(int i)
+{
+	st_tls.slot = i;
+	st_tls.stream = streams[i].s;
+	st_tls.busy = &streams[i].busy;
+	/* (The main thread's destructor does not run at exit().) */
+	if (slot_key_ok)
+		pthread_setspecific(slot_key, (void *)(intptr_t)(i + 1));
+}
+
 static __attribute__((cold, noinline)) int stream_open(void)
 {
 	struct st_stream *s;
 	int i, rc;
 
+	pthread_once(&slot_once, slot_key_init);
+	pthread_mutex_lock(&spare_mu);
+	i = nspare ? spare[--nspare] : -1;
+	pthread_mutex_unlock(&spare_mu);
+	if (i >= 0) {
+		slot_take(i);
+		return 0;
+	}
 	i = atomic_fetch_add(&nstreams, 1);
 	if (i >= MAX_STREAMS) {
 		st_disable("more than %d threads made MPI calls", MAX_STREAMS);
@@ -137,9 +185,7 @@ static __attribute__((cold, noinline)) int stream_open(void)
 		return -1;
 	}
 	streams[i].s = s;
-	st_tls.slot = i;
-	st_tls.stream = s;
-	st_tls.busy = &streams[i].busy;
+	slot_take(i);
 	return 0;
 }
 

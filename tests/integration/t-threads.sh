@@ -93,4 +93,28 @@ END {
 	exit (nbad > 0)
 }' -v nt=$nt -v iters=$iters > "$ST_TMP/check" ||
 	{ head -n 20 "$ST_TMP/check"; fail "the trace is not what the threads did"; }
-note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous"
+
+# More threads over the run than a rank has streams (1,024), one after
+# another: tracing goes on (an exited thread's stream is the next
+# one's), every churn call is traced, and the threads share few streams.
+churn=1100
+traced "$ST_TMP/ctrace" "$ST_TMP/crun" $MPIEXEC -n 2 "$ST_APPS/threads" 1 1 \
+	$churn
+grep -q 'threads: all ranks ok' "$ST_TMP/crun.out" ||
+	{ show "$ST_TMP/crun.out"; fail "wrong results with $churn threads"; }
+if grep -q 'tracing disabled' "$ST_TMP/crun.out" "$ST_TMP/crun.err" \
+	2> /dev/null; then
+	show "$ST_TMP/crun.err"
+	fail "tracing stopped after many threads"
+fi
+dump_csv "$ST_TMP/ctrace" "$ST_TMP/ccsv"
+for r in 0 1; do
+	# The churn's calls are on MPI_COMM_WORLD, the worker's on its dup.
+	expect_count "$ST_TMP/ccsv" "kind == \"call\" && rank == $r && \
+		fn == \"MPI_Allreduce\" && comm == \"0x100000000\"" $((churn + 1))
+	nthr=$(st_awk "$ST_TMP/ccsv" "kind == \"call\" && rank == $r {
+		print thread }" | sort -u | wc -l)
+	[ "$nthr" -le 3 ] ||
+		fail "rank $r: $nthr thread streams for 1 + 1 + $churn threads"
+done
+note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous; $churn threads one after another traced on few streams"

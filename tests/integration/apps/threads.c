@@ -3,12 +3,16 @@
  * threads per rank, each running collectives on its own duplicate of
  * MPI_COMM_WORLD at the same time as the others.
  *
- * Usage: threads [NTHREADS [ITERS]] (default 3 threads, 200 iterations).
- * Each iteration of thread t does one MPI_Allreduce, one MPI_Bcast and
- * one MPI_Barrier on its communicator and checks both results, so every
- * rank makes exactly ITERS calls of each per thread.  Output: one line
- * per rank and thread with its call counts, and "threads: all ranks ok"
- * from rank 0; exit status non-zero on any wrong result.
+ * Usage: threads [NTHREADS [ITERS [CHURN]]] (default 3 threads, 200
+ * iterations, no churn).  Each iteration of thread t does one
+ * MPI_Allreduce, one MPI_Bcast and one MPI_Barrier on its communicator
+ * and checks both results, so every rank makes exactly ITERS calls of
+ * each per thread.  Then CHURN threads one after another (each joined
+ * before the next starts) make one MPI_Allreduce each on
+ * MPI_COMM_WORLD, as a program that makes its thread pool anew for each
+ * phase does.  Output: one line per rank and thread with its call
+ * counts, and "threads: all ranks ok" from rank 0; exit status non-zero
+ * on any wrong result.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -55,15 +59,28 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* One thread of the churn: an MPI_Allreduce on MPI_COMM_WORLD. */
+static void *churn_one(void *arg)
+{
+	int *errors = arg, in = rank + 1, out = 0;
+
+	MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (out != size * (size + 1) / 2)
+		(*errors)++;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct worker *w;
-	int provided, nthreads, t, errors = 0, all;
+	int provided, nthreads, churn, t, errors = 0, all;
+	pthread_t tid;
 
 	nthreads = argc > 1 ? atoi(argv[1]) : 3;
 	iters = argc > 2 ? atoi(argv[2]) : 200;
-	if (nthreads < 1 || iters < 1) {
-		fprintf(stderr, "usage: threads [NTHREADS [ITERS]]\n");
+	churn = argc > 3 ? atoi(argv[3]) : 0;
+	if (nthreads < 1 || iters < 1 || churn < 0) {
+		fprintf(stderr, "usage: threads [NTHREADS [ITERS [CHURN]]]\n");
 		return 2;
 	}
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -95,6 +112,14 @@ int main(int argc, char **argv)
 	}
 	for (t = 0; t < nthreads; t++)
 		MPI_Comm_free(&w[t].comm);
+	for (t = 0; t < churn; t++) {
+		if (pthread_create(&tid, NULL, churn_one, &errors))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		pthread_join(tid, NULL);
+	}
+	if (churn)
+		printf("threads: rank %d: %d threads one after another\n",
+		       rank, churn);
 	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("threads: %s\n", all ? "FAILED" : "all ranks ok");
