@@ -1592,6 +1592,40 @@ Test(tools_replay, one_message_each_way_costs_the_share_of_a_gap)
 		  k4[1], k4[2]);
 }
 
+Test(tools_replay, one_each_way_costs_the_exchange_row_where_given)
+{
+	struct consts c = net_c;
+	double apart, shared, row, k4, k4row;
+
+	/*
+	 * Where the model has the cost of one exchange (xone_ns, from the
+	 * table's exchange row), a lone exchange ends that cost after the
+	 * later transfer's turn, whatever the share: the later of the two
+	 * (its turn 5 after the first's, its own cost the ping-pong's 100)
+	 * ends 7 after it would alone, for a row of 107, where the share
+	 * alone would add 0.5 x 45.
+	 */
+	c.nm.share = 0;
+	apart = exchange(&c, 1, 2000);
+	c.nm.share = 0.5;
+	shared = exchange(&c, 1, 2000);
+	c.nm.xone_ns = 107;
+	row = exchange(&c, 1, 2000);
+	cr_expect_float_eq(shared - apart, 22.5, 1e-9, "%.2f", shared - apart);
+	cr_expect_float_eq(row - apart, 7, 1e-9, "%.2f", row - apart);
+	/*
+	 * K each way: the other direction holds more than one transfer
+	 * when the first of this one's takes its turn, so the share
+	 * spaces the pairs as before; the row only touches the pairs whose
+	 * other direction is down to its last.
+	 */
+	c.nm.xone_ns = 0;
+	k4 = exchange(&c, 4, 2000);
+	c.nm.xone_ns = 107;
+	k4row = exchange(&c, 4, 2000);
+	cr_expect(k4row > apart && k4row <= k4, "%.2f %.2f", k4row, k4);
+}
+
 Test(tools_replay, k_each_way_spaced_as_the_share_of_the_model_says)
 {
 	struct consts c = net_c;

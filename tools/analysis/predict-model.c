@@ -1551,6 +1551,13 @@ int st_pmodel_msg(struct st_pmodel *m, unsigned fn, double bytes,
 		      row_eval(m, n->xbusy, 2, bytes) : 0;
 	nm->xchg_gap_ns = nm->xchg_ns > 0 ? st_pmodel_xchg_gap(m, bytes) : 0;
 	/*
+	 * One each way where only the receiver moves the data (shared
+	 * memory): the exchange row, which a share fitted to K each way
+	 * overstates (share_ports(), replay-p2p.c).
+	 */
+	nm->xone_ns = nm->rendezvous && nm->sender_free && nm->need != 3 &&
+		      n->xbusy ? row_eval(m, n->xbusy, 2, bytes) : 0;
+	/*
 	 * An eager message that came while its receiver computed: what
 	 * the busy receiver's MPI_Wait took, whatever 'need' says (at
 	 * small sizes its flag flips with the noise; the row is the cost

@@ -180,6 +180,9 @@ struct st_replay_msg {
 	double xchg_ns;
 	double xchg_gap_ns;
 	double rbusy_ns;
+	double xone_ns;		/* one each way at once, both sides busy
+				   before: where only the receiver moves
+				   the data (sender_free, need not 3) */
 };
 
 /*
