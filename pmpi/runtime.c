@@ -373,31 +373,34 @@ static int flush_all(void)
 	return bad ? -1 : 0;
 }
 
-uint64_t *st_snap_buf(int n)
+/*
+ * '*buf' (of '*cap' elements of 'size' bytes) made room for 'n', at
+ * least 64; NULL when out of memory (it stays as it was).
+ */
+static void *tls_buf(void **buf, int *cap, int n, size_t size)
 {
-	if (n > st_tls.snapcap) {
-		int cap = n < 64 ? 64 : n;
-		uint64_t *p = realloc(st_tls.snap, (size_t)cap * sizeof(*p));
+	if (n > *cap) {
+		int want = n < 64 ? 64 : n;
+		void *p = realloc(*buf, (size_t)want * size);
 
 		if (!p)
 			return NULL;
-		st_tls.snap = p;
-		st_tls.snapcap = cap;
+		*buf = p;
+		*cap = want;
 	}
-	return st_tls.snap;
+	return *buf;
+}
+
+uint64_t *st_snap_buf(int n)
+{
+	return tls_buf((void **)&st_tls.snap, &st_tls.snapcap, n,
+		       sizeof(*st_tls.snap));
 }
 
 MPI_Status *st_status_buf(int n)
 {
-	if (n > st_tls.stcap) {
-		MPI_Status *p = realloc(st_tls.stbuf, (size_t)n * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		st_tls.stbuf = p;
-		st_tls.stcap = n;
-	}
-	return st_tls.stbuf;
+	return tls_buf((void **)&st_tls.stbuf, &st_tls.stcap, n,
+		       sizeof(*st_tls.stbuf));
 }
 
 /* MPI_Init: the run directory, the trace file and its header. */
