@@ -374,33 +374,34 @@ static int flush_all(void)
 }
 
 /*
- * '*buf' (of '*cap' elements of 'size' bytes) made room for 'n', at
- * least 64; NULL when out of memory (it stays as it was).
+ * 'buf' (of '*cap' elements of 'size' bytes) with room for 'n', at
+ * least 64: 'buf' itself or where it moved; NULL when out of memory
+ * ('buf' stays as it was).
  */
-static void *tls_buf(void **buf, int *cap, int n, size_t size)
+static void *tls_buf(void *buf, int *cap, int n, size_t size)
 {
-	if (n > *cap) {
-		int want = n < 64 ? 64 : n;
-		void *p = realloc(*buf, (size_t)want * size);
+	int want = n < 64 ? 64 : n;
 
-		if (!p)
-			return NULL;
-		*buf = p;
-		*cap = want;
-	}
-	return *buf;
+	if (n <= *cap)
+		return buf;
+	if (!(buf = realloc(buf, (size_t)want * size)))
+		return NULL;
+	*cap = want;
+	return buf;
 }
 
 uint64_t *st_snap_buf(int n)
 {
-	return tls_buf((void **)&st_tls.snap, &st_tls.snapcap, n,
-		       sizeof(*st_tls.snap));
+	uint64_t *p = tls_buf(st_tls.snap, &st_tls.snapcap, n, sizeof(*p));
+
+	return p ? (st_tls.snap = p) : NULL;
 }
 
 MPI_Status *st_status_buf(int n)
 {
-	return tls_buf((void **)&st_tls.stbuf, &st_tls.stcap, n,
-		       sizeof(*st_tls.stbuf));
+	MPI_Status *p = tls_buf(st_tls.stbuf, &st_tls.stcap, n, sizeof(*p));
+
+	return p ? (st_tls.stbuf = p) : NULL;
 }
 
 /* MPI_Init: the run directory, the trace file and its header. */
