@@ -57,7 +57,106 @@ static int index_fd = -1;	/* rank 0: the run index, for appending */
 static char trace_path[PATH_MAX + 32];
 static char run_dir[PATH_MAX];
 static char run_id[ST_RUN_ID_MAX];
-static struct st_sink sink = { NULL, st_sink_fd_write };
+static int trace_sink_write(void *ctx, const void *buf, size_t len);
+static struct st_sink sink = { NULL, trace_sink_write };
+
+/*
+ * The application owns the process's descriptors: it may close ours (a
+ * loop over every descriptor, a double close) and get the number back
+ * from its next open().  Ours are moved above FD_FLOOR, where programs
+ * rarely reach, and each is checked to be still our file (device and
+ * inode) before it is written or closed, so the trace never goes into
+ * the application's file, nor is the application's file closed.  A
+ * trace file whose descriptor went is opened again by name.
+ */
+#define FD_FLOOR 700
+static pthread_mutex_t reopen_mu = PTHREAD_MUTEX_INITIALIZER;
+
+struct own_fd {
+	int *fd;		/* trace_fd or index_fd */
+	dev_t dev;
+	ino_t ino;
+	const char *what;	/* "trace file", "run index" */
+	int warned;
+};
+static struct own_fd trace_own = { &trace_fd, 0, 0, "trace file", 0 };
+static struct own_fd index_own = { &index_fd, 0, 0, "run index", 0 };
+
+/* Whether 'fd' is still the file 'dev', 'ino'.  Async-signal-safe. */
+static int fd_is(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && st.st_dev == dev &&
+	       st.st_ino == ino;
+}
+
+/* 'fd' moved to FD_FLOOR or above when it can be; its number now. */
+static int fd_high(int fd)
+{
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/* Note the identity of our file 'fd' in 'o'. */
+static void fd_note(int fd, struct own_fd *o)
+{
+	struct stat st;
+
+	if (fd >= 0 && !fstat(fd, &st)) {
+		o->dev = st.st_dev;
+		o->ino = st.st_ino;
+	}
+}
+
+/*
+ * The descriptor of file 'o' ('path'), opened again by name when the
+ * application closed ours; -1 when there is none or that fails (the
+ * file was removed or replaced).
+ */
+static int own_fd_checked(struct own_fd *o, const char *path)
+{
+	int fd = *o->fd;
+
+	/* None yet, or closed by synctrace: nothing to open again. */
+	if (fd < 0 || fd_is(fd, o->dev, o->ino))
+		return fd;
+	pthread_mutex_lock(&reopen_mu);
+	fd = *o->fd;
+	if (fd >= 0 && !fd_is(fd, o->dev, o->ino)) {
+		/* Not ours any more: the number is left alone. */
+		fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && !fd_is(fd, o->dev, o->ino)) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0)
+			fd = fd_high(fd);
+		if (!o->warned) {
+			o->warned = 1;
+			st_log_print("the application closed the %s's "
+				     "descriptor %d; %s", o->what, *o->fd,
+				     fd >= 0 ? "opened again" :
+				     "cannot open it again");
+		}
+		*o->fd = fd;
+	}
+	pthread_mutex_unlock(&reopen_mu);
+	return fd;
+}
+
+static int trace_sink_write(void *ctx, const void *buf, size_t len)
+{
+	int fd = own_fd_checked(&trace_own, trace_path);
+
+	(void)ctx;
+	return fd < 0 ? -EBADF : st_sink_fd_write((void *)(intptr_t)fd, buf,
+						  len);
+}
 static int finalized;
 static pid_t trace_pid;		/* the process that owns the trace */
 static int membarrier_ok;	/* registered: membarrier(2) usable */
@@ -456,10 +555,16 @@ int st_run_index_append(const char *text)
 	size_t n = strlen(text);
 	ssize_t w;
 
+	char path[PATH_MAX + 32];
+	int fd;
+
 	/* Only the index this run created: never another run's. */
 	if (st_rank != 0 || index_fd < 0)
 		return 0;
-	w = write(index_fd, text, n);
+	snprintf(path, sizeof(path), "%s/%s", run_dir, ST_RUN_INDEX);
+	if ((fd = own_fd_checked(&index_own, path)) < 0)
+		return -EBADF;
+	w = write(fd, text, n);
 	return w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
 }
 
@@ -576,6 +681,10 @@ static void claim_run_dir(struct dir_msg *m)
 	}
 	rc = st_run_dir_claim(base, adopt, m->path, sizeof(m->path),
 			      &index_fd);
+	if (!rc) {
+		index_fd = fd_high(index_fd);
+		fd_note(index_fd, &index_own);
+	}
 	if (rc == -EEXIST) {
 		m->err = EEXIST;
 		snprintf(m->why, sizeof(m->why), "cannot create a run "
@@ -649,7 +758,8 @@ static int open_trace(int thread_level)
 		trace_fd = -1;
 		return -1;
 	}
-	sink.ctx = (void *)(intptr_t)trace_fd;
+	trace_fd = fd_high(trace_fd);
+	fd_note(trace_fd, &trace_own);
 	gethostname(host, sizeof(host) - 1);
 	st_config_describe(&st_set, cfg, sizeof(cfg));
 	st_clock_describe(clk, sizeof(clk), &res, &cost);
@@ -792,6 +902,7 @@ static void flush_fatal(void)
 	int i, n = atomic_load(&nstreams);
 
 	if (trace_fd < 0 || finalized || getpid() != trace_pid ||
+	    !fd_is(trace_fd, trace_own.dev, trace_own.ino) ||
 	    atomic_exchange(&fatal_flushed, 1))
 		return;
 	atomic_store(&st_on, 0);
@@ -1023,7 +1134,8 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	if (st_rank == 0 && index_fd >= 0) {
 		snprintf(text, sizeof(text), "complete=%d\n", all);
 		st_run_index_append(text);
-		close(index_fd);
+		if (fd_is(index_fd, index_own.dev, index_own.ino))
+			close(index_fd);
 		index_fd = -1;
 	}
 	PMPI_Comm_free(&st_comm);
@@ -1072,10 +1184,9 @@ void st_finalize_post(struct st_call *c, int rc)
 	writer_stop();
 	release_signals();
 	finalized = 1;
-	if (trace_fd >= 0) {
+	if (fd_is(trace_fd, trace_own.dev, trace_own.ino))
 		close(trace_fd);
-		trace_fd = -1;
-	}
+	trace_fd = -1;
 	st_tls.guard = 0;
 }
 

@@ -1,0 +1,67 @@
+/*
+ * tests/integration/apps/fds.c: a program that treats every descriptor
+ * as its own.  After MPI_Init each rank closes every regular file it
+ * has open, whoever opened it (synctrace's trace file and run index
+ * among them), opens NFILES files of its own in DIR and puts them on
+ * descriptors 700 and up too (where synctrace keeps its own), makes
+ * ITERS MPI_Allreduce calls, writes one line to each file, and closes
+ * them only after MPI_Finalize.  t-fds.sh checks that each holds
+ * exactly its line.
+ *
+ * Usage: fds DIR [ITERS] (default 100000).  Output: "fds: all ranks ok"
+ * from rank 0; exit status non-zero when a write failed.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NFILES 8
+#define HIGH 700
+
+int main(int argc, char **argv)
+{
+	int rank, i, x = 1, y, fd, fds[NFILES], bad = 0, all;
+	int iters = argc > 2 ? atoi(argv[2]) : 100000;
+	char path[4096], want[64];
+	struct stat st;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: fds DIR [ITERS]\n");
+		return 2;
+	}
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	for (fd = 3; fd < 1024; fd++)
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+			close(fd);
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/app-%d-%d.txt", argv[1], rank,
+			 i);
+		fds[i] = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+		if (fds[i] < 0 || dup2(fds[i], HIGH + i) < 0)
+			MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	for (i = 0; i < iters; i++)
+		MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	for (i = 0; i < NFILES; i++) {
+		snprintf(want, sizeof(want), "rank %d file %d\n", rank, i);
+		if (write(fds[i], want, strlen(want)) != (ssize_t)strlen(want))
+			bad++;
+	}
+	MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("fds: %s\n", all ? "FAILED" : "all ranks ok");
+	/* Open across MPI_Finalize, where synctrace writes what is left. */
+	MPI_Finalize();
+	for (i = 0; i < NFILES; i++) {
+		close(fds[i]);
+		close(HIGH + i);
+	}
+	return all != 0;
+}
