@@ -1014,8 +1014,41 @@ static void abort_pre(struct st_call *c)
 	flush_fatal();
 }
 
+/* One of our MPI_Init, MPI_Init_thread or MPI_Session_init ran. */
+static int init_seen;
+
+/*
+ * At exit, a process in which MPI was initialised but none of our
+ * initialisations ran: the program reached the MPI library's own
+ * symbols (dlopen() and dlsym() on it, as some language bindings do),
+ * so nothing of it was traced.  Said once, by rank 0 where the launcher
+ * tells the rank, so that it is not invisible.  Our destructor runs
+ * before the MPI library's, which we depend on.
+ */
+__attribute__((destructor)) static void init_unseen(void)
+{
+	static const char *const rank_vars[] = {
+		"PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", NULL
+	};
+	const char *r = NULL;
+	int in = 0, fin = 0, i;
+
+	if (init_seen || PMPI_Initialized(&in) != MPI_SUCCESS ||
+	    PMPI_Finalized(&fin) != MPI_SUCCESS || !(in || fin))
+		return;
+	for (i = 0; rank_vars[i] && !r; i++)
+		r = getenv(rank_vars[i]);
+	if (r && strcmp(r, "0"))
+		return;
+	fprintf(stderr, "synctrace: this program initialised MPI without "
+		"calling the MPI_Init that synctrace interposes (it found the "
+		"MPI library's own, through dlsym?): nothing of it was "
+		"traced\n");
+}
+
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
+	init_seen = 1;
 	if (st_session_pre(c, fn, ra))
 		return;
 	c->fn = fn;
