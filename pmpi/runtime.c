@@ -220,11 +220,15 @@ void st_disable(const char *fmt, ...)
 /*
  * The streams of threads that exited, for new threads to go on with:
  * a program that starts threads again and again (a pool made anew for
- * each phase) would otherwise run out of MAX_STREAMS.  A thread's
- * stream goes back when the thread exits (the key's destructor); the
- * next new thread appends to it, after the records of the one before,
- * which ended first, so the stream stays one thread's timeline.
+ * each phase) would otherwise run out of MAX_STREAMS, with a buffer
+ * for each thread it ever made.  A thread's stream goes back when the
+ * thread exits (the key's destructor).  While fewer than FRESH_STREAMS
+ * exist a new thread gets one of its own, so that the threads of most
+ * programs keep an id each in the trace; past that it appends to an
+ * exited thread's, after the records of the one before, which ended
+ * first, so the stream stays one timeline.
  */
+#define FRESH_STREAMS 64
 static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
 static int spare[MAX_STREAMS], nspare;
 static pthread_key_t slot_key;
@@ -263,9 +267,13 @@ static __attribute__((cold, noinline)) int stream_open(void)
 	int i, rc;
 
 	pthread_once(&slot_once, slot_key_init);
-	pthread_mutex_lock(&spare_mu);
-	i = nspare ? spare[--nspare] : -1;
-	pthread_mutex_unlock(&spare_mu);
+	i = -1;
+	if (atomic_load(&nstreams) >= FRESH_STREAMS) {
+		pthread_mutex_lock(&spare_mu);
+		if (nspare)
+			i = spare[--nspare];
+		pthread_mutex_unlock(&spare_mu);
+	}
 	if (i >= 0) {
 		slot_take(i);
 		return 0;
