@@ -10,8 +10,8 @@
 # carries the request id of its init call.  Receives cancelled before
 # any message came: their done records say so, with no bytes (the
 # EXPECT lines), report counts them, and the tools pair no message
-# with them (export pairs every end; predict finds no receive without
-# its send).  18,000 requests in flight at once (more than the
+# with them (export pairs every end, table leaves none unmatched,
+# predict finds no receive without its send).  18,000 requests in flight at once (more than the
 # interposer's table holds) all have done records, the receives' with
 # their bytes; an inactive persistent request completes nothing.
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +76,9 @@ grep -q 'messages paired (n=0 ends unpaired' "$ST_TMP/export" ||
 "$ST_CLI" table --json "$ST_TMP/table.json" "$ST_TMP/trace" \
 	> /dev/null 2> "$ST_TMP/table.err" ||
 	{ show "$ST_TMP/table.err"; fail "table failed"; }
+grep -q '"p2p_unmatched": 0' "$ST_TMP/table.json" ||
+	{ grep -o '"p2p_unmatched": [0-9]*' "$ST_TMP/table.json";
+	  fail "table left a receive unmatched"; }
 "$ST_CLI" predict "$ST_TMP/trace" --table "$ST_TMP/table.json" \
 	--missing=measured > "$ST_TMP/predict" 2>&1 ||
 	{ show "$ST_TMP/predict"; fail "predict failed"; }

@@ -95,6 +95,7 @@ struct endpoint {
 	int blocking;
 	int rank;
 	int32_t tag;
+	uint64_t req;		/* a nonblocking receive's request, or 0 */
 	uint32_t next;
 };
 
@@ -1176,6 +1177,7 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	ep.blocking = desc->family == ST_FAM_BLOCKING;
 	ep.rank = rank;
 	ep.tag = ev->tag;
+	ep.req = ev->req;
 
 	busy = rd->bench && (ev->tag == ST_MICRO_TAG_SBUSY ||
 			     ev->tag == ST_MICRO_TAG_RBUSY ||
@@ -1258,6 +1260,42 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	return 0;
 }
 
+/*
+ * A receive cancelled before a message came (ST_DONE_CANCELLED): out
+ * of its channel's queue while no send is paired with it, so that the
+ * next receive of the channel takes the next send.
+ */
+static void recv_cancelled(struct reading *rd, int rank,
+			   const struct st_event *ev)
+{
+	uint64_t *slot, *me;
+	uint32_t i, prev = NONE;
+	struct chan *ch;
+
+	me = st_tmap_get(&rd->rank_in, ev->comm, (uint64_t)rank, 0);
+	if (!me || !real_peer(ev->peer) || ev->tag < 0)
+		return;
+	slot = st_tmap_get(&rd->chan_of, ev->comm,
+			   (uint64_t)(uint32_t)ev->peer << 32 |
+				   (uint32_t)*me,
+			   (uint32_t)ev->tag);
+	if (!slot)
+		return;
+	ch = &rd->chans[*slot];
+	for (i = ch->r_head; i != NONE; prev = i, i = rd->eps[i].next)
+		if (rd->eps[i].rank == rank && rd->eps[i].req == ev->req)
+			break;
+	if (i == NONE)
+		return;
+	if (prev == NONE)
+		ch->r_head = rd->eps[i].next;
+	else
+		rd->eps[prev].next = rd->eps[i].next;
+	if (ch->r_tail == i)
+		ch->r_tail = prev;
+	ep_free(rd, i);
+}
+
 /* A completion: a wildcard MPI_Irecv now knows its channel. */
 static int on_done(struct reading *rd, int rank, const struct st_event *ev)
 {
@@ -1267,6 +1305,8 @@ static int on_done(struct reading *rd, int rank, const struct st_event *ev)
 
 	if (!ev->req)
 		return 0;
+	if (ev->arg & ST_DONE_CANCELLED)
+		recv_cancelled(rd, rank, ev);
 	slot = st_tmap_get(&rd->wild_of, (uint64_t)rank, ev->req, 0);
 	if (!slot)
 		return 0;
