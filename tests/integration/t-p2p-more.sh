@@ -3,17 +3,19 @@
 # matched-probe point-to-point calls, Irsend, Ibsend and Isendrecv are
 # traced, and calls to or from MPI_PROC_NULL move no bytes; a send freed
 # while active is named by its MPI_Request_free record and reported as
-# freed, not pending.  apps/p2p-more.c
-# says what each record must say (EXPECT lines: bytes from its counts,
-# start and done records per instance, sources and tags from statuses);
-# on top of those, every start and done record of a persistent request
-# carries the request id of its init call.  Receives cancelled before
-# any message came: their done records say so, with no bytes (the
-# EXPECT lines), report counts them, and the tools pair no message
-# with them (export pairs every end, table leaves none unmatched,
-# predict finds no receive without its send).  18,000 requests in flight at once (more than the
+# freed, not pending.  apps/p2p-more.c says what each record must say
+# (EXPECT lines: bytes from its counts, start and done records per
+# instance, sources and tags from statuses); on top of those, every
+# start and done record of a persistent request carries the request id
+# of its init call.  Receives cancelled before any message came: their
+# done records say so, with no bytes (the EXPECT lines), report counts
+# them, and the tools pair no message with them (export pairs every
+# end, table leaves none unmatched, predict finds no receive without
+# its send).  18,000 requests in flight at once (more than the
 # interposer's table holds) all have done records, the receives' with
-# their bytes; an inactive persistent request completes nothing.
+# their bytes; an inactive persistent request completes nothing; each
+# request that Waitany, Waitsome, Testany or Testsome completes has one
+# done record.
 . "$(dirname "$0")/lib.sh"
 
 need_app p2p-more
