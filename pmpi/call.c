@@ -329,6 +329,8 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 	 */
 	if (st_from_fortran(c->ra))
 		return 0;
+	if (!st_tls.fast)
+		st_tls_adopt();
 	if (!st_tls.fast) {
 		st_tls.fast = calloc(FAST_SLOTS, sizeof(*st_tls.fast));
 		if (!st_tls.fast)

@@ -119,6 +119,13 @@ st_busy_enter(atomic_int *busy)
 	return 0;
 }
 
+/*
+ * A new thread's first need of a per-thread cache or array: take the
+ * set an exited thread left (pmpi/runtime.c), when this thread has
+ * none yet.
+ */
+void st_tls_adopt(void);
+
 /* Warn once on stderr and switch tracing off for good. */
 void st_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -240,6 +240,8 @@ static uint32_t rma_fill(const struct st_call *c, const struct st_fn_info *fi,
 	    (a->rtype && !st_type_builtin(a->rtype)) ||
 	    fi->family == ST_FAM_NONBLOCKING)
 		return 0;
+	if (!st_tls.rfast)
+		st_tls_adopt();
 	if (!st_tls.rfast) {
 		st_tls.rfast = calloc(1u << ST_RFAST_BITS,
 				      sizeof(*st_tls.rfast));

@@ -222,24 +222,84 @@ void st_disable(const char *fmt, ...)
  * a program that starts threads again and again (a pool made anew for
  * each phase) would otherwise run out of MAX_STREAMS, with a buffer
  * for each thread it ever made.  A thread's stream goes back when the
- * thread exits (the key's destructor).  While fewer than FRESH_STREAMS
- * exist a new thread gets one of its own, so that the threads of most
- * programs keep an id each in the trace; past that it appends to an
- * exited thread's, after the records of the one before, which ended
- * first, so the stream stays one timeline.
+ * thread exits (the key's destructor), with the time it did.  While
+ * fewer than FRESH_STREAMS exist a new thread gets one of its own, so
+ * that the threads of most programs keep an id each in the trace; past
+ * that it takes one given back before its first call began, so that
+ * the stream stays one timeline: the calls of its owners one after the
+ * other, never overlapping.  A stream whose busy flag stayed set (a
+ * thread cancelled inside a write) is not given back.
  */
 #define FRESH_STREAMS 64
 static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
 static int spare[MAX_STREAMS], nspare;
+static uint64_t spare_ns[MAX_STREAMS];	/* by stream: when given back */
 static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 static int slot_key_ok;
 
+/*
+ * The per-thread caches and arrays of threads that exited, for the
+ * next new thread to take as its own at its first need of one
+ * (st_tls_adopt()): never freed, since a request an exited thread made
+ * may still name an entry of its repeat cache (its token check tells
+ * an entry that was reused).
+ */
+struct tls_bufs {
+	struct st_fast *fast;
+	struct st_rfast *rfast;
+	struct st_csite *csite;
+	uint64_t *snap;
+	int snapcap;
+	MPI_Status *stbuf;
+	int stcap;
+};
+static struct tls_bufs spare_bufs[MAX_STREAMS];
+static int nspare_bufs;
+
+void st_tls_adopt(void)
+{
+	struct tls_bufs *b;
+
+	if (st_tls.fast || st_tls.rfast || st_tls.csite || st_tls.snap ||
+	    st_tls.stbuf)
+		return;
+	pthread_mutex_lock(&spare_mu);
+	if (nspare_bufs) {
+		b = &spare_bufs[--nspare_bufs];
+		st_tls.fast = b->fast;
+		st_tls.rfast = b->rfast;
+		st_tls.csite = b->csite;
+		st_tls.snap = b->snap;
+		st_tls.snapcap = b->snapcap;
+		st_tls.stbuf = b->stbuf;
+		st_tls.stcap = b->stcap;
+	}
+	pthread_mutex_unlock(&spare_mu);
+}
+
 static void slot_exit(void *v)
 {
+	int i = (int)(intptr_t)v - 1;
+
 	pthread_mutex_lock(&spare_mu);
-	spare[nspare++] = (int)(intptr_t)v - 1;
+	if (!atomic_load(&streams[i].busy)) {
+		spare_ns[i] = st_clock_ns(st_now());
+		spare[nspare++] = i;
+	}
+	if ((st_tls.fast || st_tls.rfast || st_tls.csite || st_tls.snap ||
+	     st_tls.stbuf) && nspare_bufs < MAX_STREAMS)
+		spare_bufs[nspare_bufs++] = (struct tls_bufs){
+			st_tls.fast, st_tls.rfast, st_tls.csite, st_tls.snap,
+			st_tls.snapcap, st_tls.stbuf, st_tls.stcap };
 	pthread_mutex_unlock(&spare_mu);
+	st_tls.fast = NULL;
+	st_tls.rfast = NULL;
+	st_tls.csite = NULL;
+	st_tls.snap = NULL;
+	st_tls.snapcap = 0;
+	st_tls.stbuf = NULL;
+	st_tls.stcap = 0;
 	st_tls.slot = -1;
 	st_tls.stream = NULL;
 	st_tls.busy = NULL;
@@ -261,19 +321,33 @@ static void slot_take(int i)
 		pthread_setspecific(slot_key, (void *)(intptr_t)(i + 1));
 }
 
-static __attribute__((cold, noinline)) int stream_open(void)
+/*
+ * A stream given back before 't0' (ns), this thread's first call's
+ * entry, taken off the spares; -1 when none.
+ */
+static int spare_before(uint64_t t0)
+{
+	int k, i = -1;
+
+	pthread_mutex_lock(&spare_mu);
+	for (k = nspare; k-- > 0;)
+		if (spare_ns[spare[k]] < t0) {
+			i = spare[k];
+			spare[k] = spare[--nspare];
+			break;
+		}
+	pthread_mutex_unlock(&spare_mu);
+	return i;
+}
+
+/* This thread's stream, for its first record, of entry 't0' (ns). */
+static __attribute__((cold, noinline)) int stream_open(uint64_t t0)
 {
 	struct st_stream *s;
 	int i, rc;
 
 	pthread_once(&slot_once, slot_key_init);
-	i = -1;
-	if (atomic_load(&nstreams) >= FRESH_STREAMS) {
-		pthread_mutex_lock(&spare_mu);
-		if (nspare)
-			i = spare[--nspare];
-		pthread_mutex_unlock(&spare_mu);
-	}
+	i = atomic_load(&nstreams) >= FRESH_STREAMS ? spare_before(t0) : -1;
 	if (i >= 0) {
 		slot_take(i);
 		return 0;
@@ -436,7 +510,7 @@ void st_emit_token(struct st_event *ev, uint32_t token)
 
 	if (!atomic_load_explicit(&st_on, memory_order_relaxed))
 		return;
-	if (st_tls.slot < 0 && stream_open())
+	if (st_tls.slot < 0 && stream_open(ev->t0))
 		return;
 	i = st_tls.slot;
 	if (!st_busy_enter(&streams[i].busy))
@@ -499,14 +573,20 @@ static void *tls_buf(void *buf, int *cap, int n, size_t size)
 
 uint64_t *st_snap_buf(int n)
 {
-	uint64_t *p = tls_buf(st_tls.snap, &st_tls.snapcap, n, sizeof(*p));
+	uint64_t *p;
+
+	st_tls_adopt();
+	p = tls_buf(st_tls.snap, &st_tls.snapcap, n, sizeof(*p));
 
 	return p ? (st_tls.snap = p) : NULL;
 }
 
 MPI_Status *st_status_buf(int n)
 {
-	MPI_Status *p = tls_buf(st_tls.stbuf, &st_tls.stcap, n, sizeof(*p));
+	MPI_Status *p;
+
+	st_tls_adopt();
+	p = tls_buf(st_tls.stbuf, &st_tls.stcap, n, sizeof(*p));
 
 	return p ? (st_tls.stbuf = p) : NULL;
 }

@@ -299,6 +299,8 @@ __attribute__((noinline)) uint32_t st_site_fill(void *ra)
 
 	if (fortran)
 		return site;
+	if (!st_tls.csite)
+		st_tls_adopt();
 	if (!st_tls.csite) {
 		st_tls.csite = calloc(1u << ST_CSITE_BITS,
 				      sizeof(*st_tls.csite));
