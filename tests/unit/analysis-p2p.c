@@ -204,3 +204,51 @@ Test(analysis_p2p, cancelled_receive_is_no_end)
 	st_p2p_free(p);
 	fake_scan_release(&s);
 }
+
+/*
+ * A receive cancelled after a later receive of its key was posted: the
+ * counting sweep saw it cancelled, so the pairing never numbers it, and
+ * the later one takes the send (without the sweep it took number 1 and
+ * the later one number 2, which no send has: two ends unpaired).
+ */
+Test(analysis_p2p, cancelled_receive_before_a_later_one)
+{
+	static const int32_t world[2] = { 0, 1 };
+	struct st_event ev[5];
+	struct st_scan s;
+	struct st_p2p *p;
+	struct got g = { 0 };
+	int rank[5] = { 1, 1, 0, 1, 1 }, i;
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, WORLD, 2, world);
+	p = st_p2p_new(&s);
+	cr_assert_not_null(p);
+	ev[0] = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 5);
+	ev[0].req = 1;
+	ev[1] = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 5);
+	ev[1].req = 2;
+	ev[2] = fake_call(ST_FN_MPI_SEND, WORLD, 1, 5);
+	ev[2].sbytes = 8;
+	ev[3] = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 5);
+	ev[3].kind = ST_REC_DONE;
+	ev[3].req = 2;
+	ev[3].rbytes = 8;
+	ev[4] = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 5);
+	ev[4].kind = ST_REC_DONE;
+	ev[4].req = 1;
+	ev[4].arg = ST_DONE_CANCELLED;
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(st_p2p_count(p, rank[i], &ev[i]), 0);
+	st_p2p_counted(p);
+	for (i = 0; i < 5; i++)
+		feed(p, rank[i], ev[i], 10.0 * i, &g);
+	cr_assert_eq(g.n, 2);
+	cr_expect(g.m[1].paired);
+	cr_expect_eq(g.m[1].id, g.m[0].id);
+	cr_expect_eq(g.m[1].end.bytes, 8);
+	cr_expect(g.m[1].both);
+	cr_expect_eq(st_p2p_unpaired(p), 0);
+	st_p2p_free(p);
+	fake_scan_release(&s);
+}

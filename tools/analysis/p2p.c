@@ -42,6 +42,8 @@ struct st_p2p {
 	size_t nfree, alloc_free;
 	struct st_u64map posted;	/* rank << 40 | req -> key << 40 | k,
 					   or 0 for a wildcard receive */
+	struct st_u64map cancelled;	/* rank << 40 | req of the receives
+					   the counting sweep saw cancelled */
 	uint64_t next_id, unmapped;
 };
 
@@ -62,6 +64,7 @@ void st_p2p_free(struct st_p2p *m)
 	st_u64map_release(&m->key_of);
 	st_u64map_release(&m->waiting);
 	st_u64map_release(&m->posted);
+	st_u64map_release(&m->cancelled);
 	st_u64map_release(&m->crank_of);
 	free(m->count);
 	free(m->pool);
@@ -256,15 +259,19 @@ int st_p2p_add(struct st_p2p *m, int rank, const struct st_event *ev,
 	if (ev->kind == ST_REC_DONE) {
 		uint64_t posted;
 
+		if ((ev->arg & ST_DONE_CANCELLED) && m->counting && !ev->inst &&
+		    !st_u64map_put(&m->cancelled, rk, 1, NULL))
+			return -ENOMEM;
 		if (!(v = st_u64map_find(&m->posted, rk)))
 			return 0;
 		posted = *v;
 		st_u64map_del(&m->posted, rk);
 		if (ev->arg & ST_DONE_CANCELLED) {
 			/*
-			 * No message: its number goes back when no later
-			 * receive of its key took one (else those after it
-			 * pair one off).
+			 * No message.  After a counting sweep it was never
+			 * numbered (below); without one its number goes
+			 * back when no later receive of its key took one
+			 * (else those after it pair one off).
 			 */
 			size_t kidx = (size_t)(posted >> 40);
 
@@ -311,6 +318,9 @@ int st_p2p_add(struct st_p2p *m, int rank, const struct st_event *ev,
 		return end_now(m, &e, ev->peer, fn, ctx);
 	}
 	if (!ev->req || ev->peer == ST_RANK_PROC_NULL)
+		return 0;
+	/* One the counting sweep saw cancelled takes no message. */
+	if (m->counted && !m->counting && st_u64map_find(&m->cancelled, rk))
 		return 0;
 	/* A nonblocking receive: numbered now if it names source and tag. */
 	if (ev->peer >= 0 && ev->tag != ST_TAG_ANY) {
