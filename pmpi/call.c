@@ -274,9 +274,17 @@ count_call(struct st_comm_entry *e)
 	return st_comm_count(e);
 }
 
-/* The periodic flush is due ('now' in ns): do it, or start counting. */
+/*
+ * The periodic flush is due ('now' in ns, past st_tls.next_flush_ns):
+ * do it, or start counting (st_tls.next_flush_ns 0, a thread's first
+ * record), or, without a periodic flush, never come here again.
+ */
 static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 {
+	if (!st_flush_interval_ns) {
+		st_tls.next_flush_ns = UINT64_MAX;
+		return;
+	}
 	if (st_tls.slot < 0)
 		return;
 	if (st_tls.next_flush_ns) {
@@ -286,9 +294,17 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 		st_flush_slot(st_tls.slot, 0);
 		atomic_store_explicit(st_tls.busy, 0, memory_order_release);
 	} else {
-		st_tls.next_flush_ns = now + st_flush_interval_ns;
+		st_tls.next_flush_ns = st_flush_next(now, st_flush_interval_ns);
 	}
 }
+
+/* After a record whose t1 is 't1' (ns): is the periodic flush due? */
+static inline __attribute__((always_inline)) void flush_check(uint64_t t1)
+{
+	if (__builtin_expect(t1 > st_tls.next_flush_ns, 0))
+		st_flush_due(t1);
+}
+
 
 /*
  * The repeat cache (struct st_fast, pmpi/hot.h).  It serves the functions
@@ -423,8 +439,7 @@ static __attribute__((cold, noinline)) int repeat_rest(struct st_call *c,
 	if (r)
 		fast_emit(f, c->rep.seq, c->rep.t0, c->rep.t1);
 	st_world_seq(f->e, c->rep.seq);
-	if (st_flush_interval_ns && c->rep.t1 > st_tls.next_flush_ns)
-		st_flush_due(c->rep.t1);
+	flush_check(c->rep.t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -489,8 +504,7 @@ int st_leave_nb_key(struct st_call *c, int rc)
 	}
 	if (f->coll)
 		st_world_seq(f->e, seq);
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+	flush_check(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -517,8 +531,7 @@ int st_leave_key(struct st_call *c, int rc)
 	c->rep.t0 = t0;
 	c->rep.t1 = t1;
 	if (__builtin_expect(st_world_due(f->e, seq) ||
-			     (st_flush_interval_ns &&
-			      t1 > st_tls.next_flush_ns), 0))
+			     t1 > st_tls.next_flush_ns, 0))
 		return repeat_append(c);
 	if (__builtin_expect(!st_busy_enter(st_tls.busy), 0))
 		return repeat_rest(c, 0);	/* tracing stopped */
@@ -593,8 +606,7 @@ int st_leave_rma_key(struct st_call *c, int rc)
 		    .site = f->site, .token = f->token, .seq = seq,
 		    .t0 = t0, .t1 = t1 }))
 		st_rma_emit(f, seq, t0, t1);
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+	flush_check(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -1149,8 +1161,7 @@ static int complete_ok(struct st_call *c)
 		}
 		plain_call(c, site, t0, t1);
 	}
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+	flush_check(t1);
 	return 1;
 }
 
@@ -1212,8 +1223,7 @@ void st_leave(struct st_call *c, int rc)
 	default:
 		st_emit(&ev);
 	}
-	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns)
-		st_flush_due(ev.t1);
+	flush_check(ev.t1);
 	st_tls.guard = 0;
 }
 
