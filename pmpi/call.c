@@ -220,6 +220,56 @@ emit_like(const struct st_tok_rec *l)
 	return r != 0;
 }
 
+/*
+ * The records of one completion call appended like earlier ones
+ * (run_like()): this thread's busy flag is taken for the first and
+ * kept for the next, so that a call's records take it once.  'held'
+ * says whether it is taken; like_end() gives it back, which a record
+ * appended in full needs first (st_emit_token() takes the flag itself).
+ */
+struct like_run {
+	struct st_stream *s;	/* this thread's stream, while 'held' */
+	int held;
+};
+
+static inline __attribute__((always_inline)) void
+like_end(struct like_run *lr)
+{
+	if (lr->held) {
+		atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+		lr->held = 0;
+	}
+}
+
+/*
+ * emit_like() within the run 'lr': returns 0 when appended (or when
+ * tracing has stopped: no record at all), else 1 with the flag given
+ * back: append the whole record.
+ */
+static inline __attribute__((always_inline)) int
+run_like(struct like_run *lr, const struct st_tok_rec *l)
+{
+	int r;
+
+	if (!lr->held) {
+		lr->s = st_tls.stream;
+		/* No stream yet: the whole record makes one. */
+		if (__builtin_expect(!lr->s, 0))
+			return 1;
+		if (!st_busy_enter(st_tls.busy))
+			return 0;
+		lr->held = 1;
+	}
+	r = st_stream_like(lr->s, l, l->kind);
+	if (__builtin_expect(!r, 1))
+		return 0;
+	/* Full: make room (the caller appends the whole record after). */
+	if (r == -ENOBUFS)
+		st_flush_slot(st_tls.slot, 1);
+	like_end(lr);
+	return 1;
+}
+
 uint32_t st_new_token(void)
 {
 	return new_token();
@@ -304,7 +354,6 @@ static inline __attribute__((always_inline)) void flush_check(uint64_t t1)
 	if (__builtin_expect(t1 > st_tls.next_flush_ns, 0))
 		st_flush_due(t1);
 }
-
 
 /*
  * The repeat cache (struct st_fast, pmpi/hot.h).  It serves the functions
@@ -769,31 +818,33 @@ static void done_event(struct st_event *ev, const struct st_call *c,
 /*
  * done_ok()'s common case, inline in the completion calls' loop: when
  * the status of 'r' says what its last one's did, its done record
- * appended like that one's.  Returns 1 when appended, else 0 having
- * done nothing: done_ok() then appends it (in full).
+ * appended like that one's, in the run 'lr'.  Returns 1 when appended,
+ * else 0 having appended nothing: done_ok() then appends it (in full),
+ * after like_end().  A request that is no receive keeps st_src, st_tag
+ * and st_bytes 0 (done_ok()), as its status is not read; a receive's
+ * source is compared as it is when the token's is a rank (MPI's special
+ * ranks are negative, and map_rank() leaves the others as they are).
  */
 static inline __attribute__((always_inline)) int
-done_like(const struct st_call *c, const struct st_req *r,
-	  const MPI_Status *st, uint32_t site, uint64_t t0, uint64_t t1)
+done_like(struct like_run *lr, const struct st_call *c,
+	  const struct st_req *r, const MPI_Status *st, uint32_t site,
+	  uint64_t t0, uint64_t t1)
 {
-	int32_t src = 0, tag = 0;
-	int64_t n = 0;
-
 	if (!r->done_token)
 		return 0;
-	if (r->recv) {
-		if (!st || st_status_cancelled(st))
-			return 0;
-		src = map_rank(st->MPI_SOURCE);
-		tag = st->MPI_TAG;
-		n = status_bytes(st);
-	}
-	return src == r->st_src && tag == r->st_tag && n == r->st_bytes &&
-	       !emit_like(&(struct st_tok_rec){
+	if (r->recv &&
+	    (!st || st_status_cancelled(st) || st->MPI_TAG != r->st_tag ||
+	     status_bytes(st) != r->st_bytes ||
+	     (st->MPI_SOURCE != r->st_src &&
+	      (r->st_src >= 0 || map_rank(st->MPI_SOURCE) != r->st_src))))
+		return 0;
+	return !run_like(lr, &(struct st_tok_rec){
 		       .kind = ST_REC_DONE, .fn = (uint32_t)c->fn,
 		       .site = site, .token = r->done_token, .seq = r->seq,
 		       .req = r->id, .inst = r->inst, .t0 = t0, .t1 = t1 });
 }
+_Static_assert(MPI_ROOT < 0 && MPI_PROC_NULL < 0 && MPI_ANY_SOURCE < 0,
+	       "done_like() compares ranks unmapped");
 
 /*
  * Request 'r' (snapshotted at 'at') completed with status 'st' (NULL:
@@ -1046,17 +1097,23 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 				 c->fn, c->t0, c->t1);
 }
 
-/* A completion call's own record, every field as it does not apply. */
+/*
+ * A completion call's own record, every field as it does not apply, in
+ * the run 'lr', which it ends.
+ */
 static inline __attribute__((always_inline)) void
-plain_call(const struct st_call *c, uint32_t site, uint64_t t0, uint64_t t1)
+plain_call(struct like_run *lr, const struct st_call *c, uint32_t site,
+	   uint64_t t0, uint64_t t1)
 {
 	struct st_event ev;
 
-	if (!emit_like(&(struct st_tok_rec){
+	if (!run_like(lr, &(struct st_tok_rec){
 		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
 		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
-		    .t1 = t1 }))
+		    .t1 = t1 })) {
+		like_end(lr);
 		return;
+	}
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;
@@ -1072,27 +1129,41 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 {
 	const struct st_args *a = &c->a;
 	const MPI_Request *reqs = a->requests ? a->requests : a->request;
-	int i, n = a->requests ? a->nreq : 1;
+	int i, n = a->requests ? a->nreq : 1, mt = st_mt;
+	struct like_run lr = { NULL, 0 };
 	struct st_event s;
 	struct st_req copy;
 	const struct st_req *r;
 
-	plain_call(c, site, t0, t1);
+	/* The call's record first, its run left open for the starts'. */
+	if (run_like(&lr, &(struct st_tok_rec){
+		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
+		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
+		    .t1 = t1 })) {
+		st_event_clear(&s);
+		s.kind = ST_REC_CALL;
+		s.fn = (uint16_t)c->fn;
+		s.t0 = t0;
+		s.t1 = t1;
+		s.site = site;
+		st_emit_token(&s, TOKEN_PLAIN + (unsigned)c->fn);
+	}
 	for (i = 0; reqs && i < n; i++) {
 		/* Threads that may race for the table take a copy. */
-		if (!st_mt)
+		if (!mt)
 			r = st_req_start_ref(reqs[i]);
 		else
 			r = st_req_start(reqs[i], &copy) ? &copy : NULL;
 		if (!r)
 			continue;
 		if (r->start_token &&
-		    !emit_like(&(struct st_tok_rec){
+		    !run_like(&lr, &(struct st_tok_rec){
 			    .kind = ST_REC_START, .fn = r->fn, .site = site,
 			    .token = r->start_token, .seq = r->seq,
 			    .req = r->id, .inst = r->inst, .t0 = t0,
 			    .t1 = t1 }))
 			continue;
+		like_end(&lr);
 		st_event_clear(&s);
 		s.kind = ST_REC_START;
 		s.fn = r->fn;
@@ -1102,6 +1173,7 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 		event_from(&s, r);
 		st_emit_token(&s, r->start_token);
 	}
+	like_end(&lr);
 }
 
 /*
@@ -1113,6 +1185,7 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 static int complete_ok(struct st_call *c)
 {
 	const struct st_args *a = &c->a;
+	struct like_run lr = { NULL, 0 };
 	uint64_t t0, t1;
 	uint32_t site;
 	struct st_req r, *rp;
@@ -1156,10 +1229,12 @@ static int complete_ok(struct st_call *c)
 			if (!rp)
 				continue;
 			st = status_at(c, i);
-			if (!done_like(c, rp, st, site, t0, t1))
+			if (!done_like(&lr, c, rp, st, site, t0, t1)) {
+				like_end(&lr);
 				done_ok(c, at, rp, st, site, t0, t1);
+			}
 		}
-		plain_call(c, site, t0, t1);
+		plain_call(&lr, c, site, t0, t1);
 	}
 	flush_check(t1);
 	return 1;
