@@ -1182,7 +1182,8 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
  * does not change, as leave_complete() would write them.  Returns 0
  * for any other call.
  */
-static int complete_ok(struct st_call *c)
+static inline __attribute__((always_inline)) int
+complete_ok(struct st_call *c)
 {
 	const struct st_args *a = &c->a;
 	struct like_run lr = { NULL, 0 };
@@ -1240,6 +1241,22 @@ static int complete_ok(struct st_call *c)
 	return 1;
 }
 
+/*
+ * Every completion call comes here first (the generator's guarantee:
+ * tools/gen/main.c), so st_leave() need not look for the common cases.
+ */
+void st_leave_complete(struct st_call *c, int rc)
+{
+	if (__builtin_expect(rc == MPI_SUCCESS &&
+			     atomic_load_explicit(&st_on,
+						  memory_order_relaxed), 1) &&
+	    complete_ok(c)) {
+		st_tls.guard = 0;
+		return;
+	}
+	st_leave(c, rc);
+}
+
 void st_leave(struct st_call *c, int rc)
 {
 	const struct st_fn_info *fi = &st_fn_info[c->fn];
@@ -1251,12 +1268,6 @@ void st_leave(struct st_call *c, int rc)
 		st_tls.guard = 0;
 		return;
 	}
-	if (fi->kind == ST_KIND_COMPLETE && rc == MPI_SUCCESS &&
-	    complete_ok(c)) {
-		st_tls.guard = 0;
-		return;
-	}
-
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;

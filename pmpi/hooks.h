@@ -357,6 +357,14 @@ st_rma_find(struct st_call *c, const struct st_rkey k)
 void st_leave(struct st_call *c, int rc);
 
 /*
+ * st_leave() of a completion call (kind complete: Wait*, Test*, Start,
+ * Startall, Request_free), which the generator sends here and no other
+ * way: those of loops that succeeded append their records without the
+ * general path's dispatch (pmpi/call.c), the others go on to st_leave().
+ */
+void st_leave_complete(struct st_call *c, int rc);
+
+/*
  * Finish a traced call of a repeatable blocking collective from
  * 'c->k'.  When this call site made the same call last time and it
  * succeeded again, the record is made from what that call left in a
