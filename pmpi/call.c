@@ -299,7 +299,6 @@ static void request_from(struct st_req *r, const struct st_event *ev,
 	r->rbytes = ev->rbytes;
 	r->tsize = ev->tsize;
 	r->op = ev->op;
-	r->owner = &st_tls;
 	if (persistent)
 		r->start_token = new_token();
 }
@@ -369,6 +368,18 @@ static inline __attribute__((always_inline)) void flush_check(uint64_t t1)
  * st_leave_nb_key() (the nonblocking ones; tools/gen checks the split).
  */
 #define FAST_SLOTS (1 << ST_FAST_BITS)
+
+/*
+ * Whether 'f' (NULL: no) is an entry of this thread's repeat cache,
+ * which only this thread may change: a request made on one thread can
+ * complete on another.
+ */
+static int own_fast(const struct st_fast *f)
+{
+	return f && st_tls.fast &&
+	       (uintptr_t)f - (uintptr_t)st_tls.fast <
+		       FAST_SLOTS * sizeof(*st_tls.fast);
+}
 
 static int builtin_or_none(MPI_Datatype t)
 {
@@ -902,7 +913,7 @@ static void done_ok(const struct st_call *c, uint64_t at, struct st_req *r,
 		r->st_bytes = n;
 		if (r->persistent) {
 			st_req_note(at, r);
-		} else if (r->owner == &st_tls && r->fast &&
+		} else if (own_fast(r->fast) &&
 			   r->fast->token == r->fast_token) {
 			r->fast->req.done_token = token;
 			r->fast->req.st_src = src;
