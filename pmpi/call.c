@@ -411,9 +411,11 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 	if (st_from_fortran(c->ra))
 		return 0;
 	if (!st_tls.fast) {
-		st_tls.fast = calloc(FAST_SLOTS, sizeof(*st_tls.fast));
+		st_tls.fast = aligned_alloc(64, FAST_SLOTS *
+						    sizeof(*st_tls.fast));
 		if (!st_tls.fast)
 			return 0;
+		memset(st_tls.fast, 0, FAST_SLOTS * sizeof(*st_tls.fast));
 	}
 	f = st_fast_slot(st_tls.fast, c->ra);
 	*f = (struct st_fast){
@@ -421,14 +423,14 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 		.gen = atomic_load_explicit(&st_comm_gen, memory_order_relaxed),
 		.token = new_token(), .k = *k, .e = e,
 		.coll = st_fn_info[c->fn].kind == ST_KIND_COLL,
-		.site = ev->site, .comm_size = ev->comm_size,
-		.tsize = ev->tsize, .comm_id = ev->comm, .sbytes = ev->sbytes,
-		.rbytes = ev->rbytes, .root = ev->root, .op = ev->op,
+		.site = ev->site,
 	};
 	if (r) {
 		r->fast = f;
 		r->fast_token = f->token;
 		f->req = *r;
+	} else {
+		request_from(&f->req, ev, 0, 0);
 	}
 	return f->token;
 }
@@ -446,14 +448,14 @@ static __attribute__((noinline)) void fast_emit(const struct st_fast *f,
 	ev.t0 = t0;
 	ev.t1 = t1;
 	ev.site = f->site;
-	ev.comm = f->comm_id;
-	ev.comm_size = f->comm_size;
+	ev.comm = f->req.comm;
+	ev.comm_size = f->req.comm_size;
 	ev.seq = seq;
-	ev.root = f->root;
-	ev.tsize = f->tsize;
-	ev.sbytes = f->sbytes;
-	ev.rbytes = f->rbytes;
-	ev.op = f->op;
+	ev.root = f->req.root;
+	ev.tsize = f->req.tsize;
+	ev.sbytes = f->req.sbytes;
+	ev.rbytes = f->req.rbytes;
+	ev.op = f->req.op;
 	st_emit_token(&ev, f->token);
 }
 
