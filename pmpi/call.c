@@ -549,9 +549,11 @@ int st_leave_nb_key(struct st_call *c, int rc)
 	if (!f || rc != MPI_SUCCESS ||
 	    !atomic_load_explicit(&st_on, memory_order_relaxed))
 		return leave_args(c, rc);
-	if (f->coll)
+	/* The request's seq: 0 but in a collective's entry. */
+	if (f->coll) {
 		seq = count_call(f->e);
-	f->req.seq = seq;
+		f->req.seq = seq;
+	}
 	id = st_req_add(*c->k.request, &f->req);
 	t0 = st_clock_ns(c->t0);
 	t1 = st_clock_ns(c->t1);
