@@ -220,6 +220,61 @@ emit_like(const struct st_tok_rec *l)
 	return r != 0;
 }
 
+/*
+ * The records of one completion call appended like earlier ones
+ * (run_like()): this thread's busy flag is taken for the first and
+ * kept for the next, so that a call's records take it once.  'held'
+ * says whether it is taken; like_end() gives it back, which a record
+ * appended in full needs first (st_emit_token() takes the flag itself).
+ */
+struct like_run {
+	struct st_stream *s;	/* this thread's stream, while 'held' */
+	int held;
+};
+
+static inline __attribute__((always_inline)) void
+like_end(struct like_run *lr)
+{
+	if (lr->held) {
+		atomic_store_explicit(st_tls.busy, 0, memory_order_release);
+		lr->held = 0;
+	}
+}
+
+/*
+ * emit_like() within the run 'lr': returns 0 when appended (or when
+ * tracing has stopped: no record at all), else 1 with the flag given
+ * back: append the whole record.  The record has timestamps (its
+ * caller, complete_ok(), leaves a call without them to the general
+ * path), which spares the encoder its test for each record.
+ */
+static inline __attribute__((always_inline)) int
+run_like(struct like_run *lr, const struct st_tok_rec *l)
+{
+	int r;
+
+	if (!(l->t0 | l->t1))
+		__builtin_unreachable();
+
+	if (!lr->held) {
+		lr->s = st_tls.stream;
+		/* No stream yet: the whole record makes one. */
+		if (__builtin_expect(!lr->s, 0))
+			return 1;
+		if (!st_busy_enter(st_tls.busy))
+			return 0;
+		lr->held = 1;
+	}
+	r = st_stream_like(lr->s, l, l->kind);
+	if (__builtin_expect(!r, 1))
+		return 0;
+	/* Full: make room (the caller appends the whole record after). */
+	if (r == -ENOBUFS)
+		st_flush_slot(st_tls.slot, 1);
+	like_end(lr);
+	return 1;
+}
+
 uint32_t st_new_token(void)
 {
 	return new_token();
@@ -244,7 +299,6 @@ static void request_from(struct st_req *r, const struct st_event *ev,
 	r->rbytes = ev->rbytes;
 	r->tsize = ev->tsize;
 	r->op = ev->op;
-	r->owner = &st_tls;
 	if (persistent)
 		r->start_token = new_token();
 }
@@ -274,9 +328,17 @@ count_call(struct st_comm_entry *e)
 	return st_comm_count(e);
 }
 
-/* The periodic flush is due ('now' in ns): do it, or start counting. */
+/*
+ * The periodic flush is due ('now' in ns, past st_tls.next_flush_ns):
+ * do it, or start counting (st_tls.next_flush_ns 0, a thread's first
+ * record), or, without a periodic flush, never come here again.
+ */
 static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 {
+	if (!st_flush_interval_ns) {
+		st_tls.next_flush_ns = UINT64_MAX;
+		return;
+	}
 	if (st_tls.slot < 0)
 		return;
 	if (st_tls.next_flush_ns) {
@@ -286,8 +348,15 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 		st_flush_slot(st_tls.slot, 0);
 		atomic_store_explicit(st_tls.busy, 0, memory_order_release);
 	} else {
-		st_tls.next_flush_ns = now + st_flush_interval_ns;
+		st_tls.next_flush_ns = st_flush_next(now, st_flush_interval_ns);
 	}
+}
+
+/* After a record whose t1 is 't1' (ns): is the periodic flush due? */
+static inline __attribute__((always_inline)) void flush_check(uint64_t t1)
+{
+	if (__builtin_expect(t1 > st_tls.next_flush_ns, 0))
+		st_flush_due(t1);
 }
 
 /*
@@ -299,6 +368,18 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
  * st_leave_nb_key() (the nonblocking ones; tools/gen checks the split).
  */
 #define FAST_SLOTS (1 << ST_FAST_BITS)
+
+/*
+ * Whether 'f' (NULL: no) is an entry of this thread's repeat cache,
+ * which only this thread may change: a request made on one thread can
+ * complete on another.
+ */
+static int own_fast(const struct st_fast *f)
+{
+	return f && st_tls.fast &&
+	       (uintptr_t)f - (uintptr_t)st_tls.fast <
+		       FAST_SLOTS * sizeof(*st_tls.fast);
+}
 
 static int builtin_or_none(MPI_Datatype t)
 {
@@ -332,9 +413,11 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 	if (!st_tls.fast)
 		st_tls_adopt();
 	if (!st_tls.fast) {
-		st_tls.fast = calloc(FAST_SLOTS, sizeof(*st_tls.fast));
+		st_tls.fast = aligned_alloc(64, FAST_SLOTS *
+						    sizeof(*st_tls.fast));
 		if (!st_tls.fast)
 			return 0;
+		memset(st_tls.fast, 0, FAST_SLOTS * sizeof(*st_tls.fast));
 	}
 	f = st_fast_slot(st_tls.fast, c->ra);
 	*f = (struct st_fast){
@@ -342,14 +425,14 @@ static __attribute__((noinline)) uint32_t fast_fill(struct st_call *c,
 		.gen = atomic_load_explicit(&st_comm_gen, memory_order_relaxed),
 		.token = new_token(), .k = *k, .e = e,
 		.coll = st_fn_info[c->fn].kind == ST_KIND_COLL,
-		.site = ev->site, .comm_size = ev->comm_size,
-		.tsize = ev->tsize, .comm_id = ev->comm, .sbytes = ev->sbytes,
-		.rbytes = ev->rbytes, .root = ev->root, .op = ev->op,
+		.site = ev->site,
 	};
 	if (r) {
 		r->fast = f;
 		r->fast_token = f->token;
 		f->req = *r;
+	} else {
+		request_from(&f->req, ev, 0, 0);
 	}
 	return f->token;
 }
@@ -367,14 +450,14 @@ static __attribute__((noinline)) void fast_emit(const struct st_fast *f,
 	ev.t0 = t0;
 	ev.t1 = t1;
 	ev.site = f->site;
-	ev.comm = f->comm_id;
-	ev.comm_size = f->comm_size;
+	ev.comm = f->req.comm;
+	ev.comm_size = f->req.comm_size;
 	ev.seq = seq;
-	ev.root = f->root;
-	ev.tsize = f->tsize;
-	ev.sbytes = f->sbytes;
-	ev.rbytes = f->rbytes;
-	ev.op = f->op;
+	ev.root = f->req.root;
+	ev.tsize = f->req.tsize;
+	ev.sbytes = f->req.sbytes;
+	ev.rbytes = f->req.rbytes;
+	ev.op = f->req.op;
 	st_emit_token(&ev, f->token);
 }
 
@@ -425,8 +508,7 @@ static __attribute__((cold, noinline)) int repeat_rest(struct st_call *c,
 	if (r)
 		fast_emit(f, c->rep.seq, c->rep.t0, c->rep.t1);
 	st_world_seq(f->e, c->rep.seq);
-	if (st_flush_interval_ns && c->rep.t1 > st_tls.next_flush_ns)
-		st_flush_due(c->rep.t1);
+	flush_check(c->rep.t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -469,9 +551,11 @@ int st_leave_nb_key(struct st_call *c, int rc)
 	if (!f || rc != MPI_SUCCESS ||
 	    !atomic_load_explicit(&st_on, memory_order_relaxed))
 		return leave_args(c, rc);
-	if (f->coll)
+	/* The request's seq: 0 but in a collective's entry. */
+	if (f->coll) {
 		seq = count_call(f->e);
-	f->req.seq = seq;
+		f->req.seq = seq;
+	}
 	id = st_req_add(*c->k.request, &f->req);
 	t0 = st_clock_ns(c->t0);
 	t1 = st_clock_ns(c->t1);
@@ -491,8 +575,7 @@ int st_leave_nb_key(struct st_call *c, int rc)
 	}
 	if (f->coll)
 		st_world_seq(f->e, seq);
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+	flush_check(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -519,8 +602,7 @@ int st_leave_key(struct st_call *c, int rc)
 	c->rep.t0 = t0;
 	c->rep.t1 = t1;
 	if (__builtin_expect(st_world_due(f->e, seq) ||
-			     (st_flush_interval_ns &&
-			      t1 > st_tls.next_flush_ns), 0))
+			     t1 > st_tls.next_flush_ns, 0))
 		return repeat_append(c);
 	if (__builtin_expect(!st_busy_enter(st_tls.busy), 0))
 		return repeat_rest(c, 0);	/* tracing stopped */
@@ -595,8 +677,7 @@ int st_leave_rma_key(struct st_call *c, int rc)
 		    .site = f->site, .token = f->token, .seq = seq,
 		    .t0 = t0, .t1 = t1 }))
 		st_rma_emit(f, seq, t0, t1);
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+	flush_check(t1);
 	st_tls.guard = 0;
 	return MPI_SUCCESS;
 }
@@ -759,31 +840,33 @@ static void done_event(struct st_event *ev, const struct st_call *c,
 /*
  * done_ok()'s common case, inline in the completion calls' loop: when
  * the status of 'r' says what its last one's did, its done record
- * appended like that one's.  Returns 1 when appended, else 0 having
- * done nothing: done_ok() then appends it (in full).
+ * appended like that one's, in the run 'lr'.  Returns 1 when appended,
+ * else 0 having appended nothing: done_ok() then appends it (in full),
+ * after like_end().  A request that is no receive keeps st_src, st_tag
+ * and st_bytes 0 (done_ok()), as its status is not read; a receive's
+ * source is compared as it is when the token's is a rank (MPI's special
+ * ranks are negative, and map_rank() leaves the others as they are).
  */
 static inline __attribute__((always_inline)) int
-done_like(const struct st_call *c, const struct st_req *r,
-	  const MPI_Status *st, uint32_t site, uint64_t t0, uint64_t t1)
+done_like(struct like_run *lr, const struct st_call *c,
+	  const struct st_req *r, const MPI_Status *st, uint32_t site,
+	  uint64_t t0, uint64_t t1)
 {
-	int32_t src = 0, tag = 0;
-	int64_t n = 0;
-
 	if (!r->done_token)
 		return 0;
-	if (r->recv) {
-		if (!st || st_status_cancelled(st))
-			return 0;
-		src = map_rank(st->MPI_SOURCE);
-		tag = st->MPI_TAG;
-		n = status_bytes(st);
-	}
-	return src == r->st_src && tag == r->st_tag && n == r->st_bytes &&
-	       !emit_like(&(struct st_tok_rec){
+	if (r->recv &&
+	    (!st || st_status_cancelled(st) || st->MPI_TAG != r->st_tag ||
+	     status_bytes(st) != r->st_bytes ||
+	     (st->MPI_SOURCE != r->st_src &&
+	      (r->st_src >= 0 || map_rank(st->MPI_SOURCE) != r->st_src))))
+		return 0;
+	return !run_like(lr, &(struct st_tok_rec){
 		       .kind = ST_REC_DONE, .fn = (uint32_t)c->fn,
 		       .site = site, .token = r->done_token, .seq = r->seq,
 		       .req = r->id, .inst = r->inst, .t0 = t0, .t1 = t1 });
 }
+_Static_assert(MPI_ROOT < 0 && MPI_PROC_NULL < 0 && MPI_ANY_SOURCE < 0,
+	       "done_like() compares ranks unmapped");
 
 /*
  * Request 'r' (snapshotted at 'at') completed with status 'st' (NULL:
@@ -836,7 +919,7 @@ static void done_ok(const struct st_call *c, uint64_t at, struct st_req *r,
 		r->st_bytes = n;
 		if (r->persistent) {
 			st_req_note(at, r);
-		} else if (r->owner == &st_tls && r->fast &&
+		} else if (own_fast(r->fast) &&
 			   r->fast->token == r->fast_token) {
 			r->fast->req.done_token = token;
 			r->fast->req.st_src = src;
@@ -1036,17 +1119,23 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 				 c->fn, c->t0, c->t1);
 }
 
-/* A completion call's own record, every field as it does not apply. */
+/*
+ * A completion call's own record, every field as it does not apply, in
+ * the run 'lr', which it ends.
+ */
 static inline __attribute__((always_inline)) void
-plain_call(const struct st_call *c, uint32_t site, uint64_t t0, uint64_t t1)
+plain_call(struct like_run *lr, const struct st_call *c, uint32_t site,
+	   uint64_t t0, uint64_t t1)
 {
 	struct st_event ev;
 
-	if (!emit_like(&(struct st_tok_rec){
+	if (!run_like(lr, &(struct st_tok_rec){
 		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
 		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
-		    .t1 = t1 }))
+		    .t1 = t1 })) {
+		like_end(lr);
 		return;
+	}
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;
@@ -1062,27 +1151,41 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 {
 	const struct st_args *a = &c->a;
 	const MPI_Request *reqs = a->requests ? a->requests : a->request;
-	int i, n = a->requests ? a->nreq : 1;
+	int i, n = a->requests ? a->nreq : 1, mt = st_mt;
+	struct like_run lr = { NULL, 0 };
 	struct st_event s;
 	struct st_req copy;
 	const struct st_req *r;
 
-	plain_call(c, site, t0, t1);
+	/* The call's record first, its run left open for the starts'. */
+	if (run_like(&lr, &(struct st_tok_rec){
+		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
+		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
+		    .t1 = t1 })) {
+		st_event_clear(&s);
+		s.kind = ST_REC_CALL;
+		s.fn = (uint16_t)c->fn;
+		s.t0 = t0;
+		s.t1 = t1;
+		s.site = site;
+		st_emit_token(&s, TOKEN_PLAIN + (unsigned)c->fn);
+	}
 	for (i = 0; reqs && i < n; i++) {
 		/* Threads that may race for the table take a copy. */
-		if (!st_mt)
+		if (!mt)
 			r = st_req_start_ref(reqs[i]);
 		else
 			r = st_req_start(reqs[i], &copy) ? &copy : NULL;
 		if (!r)
 			continue;
 		if (r->start_token &&
-		    !emit_like(&(struct st_tok_rec){
+		    !run_like(&lr, &(struct st_tok_rec){
 			    .kind = ST_REC_START, .fn = r->fn, .site = site,
 			    .token = r->start_token, .seq = r->seq,
 			    .req = r->id, .inst = r->inst, .t0 = t0,
 			    .t1 = t1 }))
 			continue;
+		like_end(&lr);
 		st_event_clear(&s);
 		s.kind = ST_REC_START;
 		s.fn = r->fn;
@@ -1092,6 +1195,7 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 		event_from(&s, r);
 		st_emit_token(&s, r->start_token);
 	}
+	like_end(&lr);
 }
 
 /*
@@ -1100,9 +1204,11 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
  * does not change, as leave_complete() would write them.  Returns 0
  * for any other call.
  */
-static int complete_ok(struct st_call *c)
+static inline __attribute__((always_inline)) int
+complete_ok(struct st_call *c)
 {
 	const struct st_args *a = &c->a;
+	struct like_run lr = { NULL, 0 };
 	uint64_t t0, t1;
 	uint32_t site;
 	struct st_req r, *rp;
@@ -1131,6 +1237,9 @@ static int complete_ok(struct st_call *c)
 	}
 	t0 = st_clock_ns(c->t0);
 	t1 = st_clock_ns(c->t1);
+	/* Records without timestamps (never, in practice) go in full. */
+	if (__builtin_expect(!(t0 | t1), 0))
+		return 0;
 	site = st_site_get(c->ra);
 	if (c->fn == ST_FN_MPI_START || c->fn == ST_FN_MPI_STARTALL) {
 		start_ok(c, site, t0, t1);
@@ -1146,14 +1255,31 @@ static int complete_ok(struct st_call *c)
 			if (!rp)
 				continue;
 			st = status_at(c, i);
-			if (!done_like(c, rp, st, site, t0, t1))
+			if (!done_like(&lr, c, rp, st, site, t0, t1)) {
+				like_end(&lr);
 				done_ok(c, at, rp, st, site, t0, t1);
+			}
 		}
-		plain_call(c, site, t0, t1);
+		plain_call(&lr, c, site, t0, t1);
 	}
-	if (st_flush_interval_ns && t1 > st_tls.next_flush_ns)
-		st_flush_due(t1);
+	flush_check(t1);
 	return 1;
+}
+
+/*
+ * Every completion call comes here first (the generator's guarantee:
+ * tools/gen/main.c), so st_leave() need not look for the common cases.
+ */
+void st_leave_complete(struct st_call *c, int rc)
+{
+	if (__builtin_expect(rc == MPI_SUCCESS &&
+			     atomic_load_explicit(&st_on,
+						  memory_order_relaxed), 1) &&
+	    complete_ok(c)) {
+		st_tls.guard = 0;
+		return;
+	}
+	st_leave(c, rc);
 }
 
 void st_leave(struct st_call *c, int rc)
@@ -1167,12 +1293,6 @@ void st_leave(struct st_call *c, int rc)
 		st_tls.guard = 0;
 		return;
 	}
-	if (fi->kind == ST_KIND_COMPLETE && rc == MPI_SUCCESS &&
-	    complete_ok(c)) {
-		st_tls.guard = 0;
-		return;
-	}
-
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;
@@ -1214,8 +1334,7 @@ void st_leave(struct st_call *c, int rc)
 	default:
 		st_emit(&ev);
 	}
-	if (st_flush_interval_ns && ev.t1 > st_tls.next_flush_ns)
-		st_flush_due(ev.t1);
+	flush_check(ev.t1);
 	st_tls.guard = 0;
 }
 

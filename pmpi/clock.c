@@ -26,14 +26,15 @@ static struct st_skew skew;		/* SYNCTRACE_CLOCK_SKEW, test hook */
 static uint64_t skew_base;
 static int skewed;
 
-struct st_clock_map st_clock_map = { 0, 0, 1ull << 32, 0 };
+struct st_clock_map st_clock_map = { ST_CLOCK_NOT_PLAIN, 0, 1ull << 32 };
 
 /* Show the map to st_clock_ns(). */
 static void publish(void)
 {
 	st_clock_map = (struct st_clock_map){
-		.base_tick = base_tick, .base_ns = base_ns, .mult = mult,
-		.plain = st_clock_tsc && !skewed,
+		.base_tick = st_clock_tsc && !skewed ? base_tick
+						     : ST_CLOCK_NOT_PLAIN,
+		.base_ns = base_ns, .mult = mult,
 	};
 }
 

@@ -29,7 +29,8 @@
  *	return st_leave_key(&c, rc);
  *
  * so that nothing of the arguments need survive the PMPI call in
- * registers.  A one-sided call without a request, a group or a flag
+ * registers.  A completion call (kind complete) leaves through
+ * st_leave_complete() instead of st_leave().  A one-sided call without a request, a group or a flag
  * does the same with st_rma_find() and st_leave_rma_key() and its own
  * cache (struct st_rkey, struct st_rfast).  Here <real> is PMPI_X, or ST_REAL(PMPI_X) for functions
  * whose PMPI_X synctrace defines too (flagged f08, or every function of
@@ -355,6 +356,14 @@ st_rma_find(struct st_call *c, const struct st_rkey k)
  * requests from 'c->a', append the record(s).  Never fails visibly.
  */
 void st_leave(struct st_call *c, int rc);
+
+/*
+ * st_leave() of a completion call (kind complete: Wait*, Test*, Start,
+ * Startall, Request_free), which the generator sends here and no other
+ * way: those of loops that succeeded append their records without the
+ * general path's dispatch (pmpi/call.c), the others go on to st_leave().
+ */
+void st_leave_complete(struct st_call *c, int rc);
 
 /*
  * Finish a traced call of a repeatable blocking collective from

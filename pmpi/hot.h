@@ -61,23 +61,26 @@ struct st_key {
 /*
  * A tracked request (pmpi/request.c): what its call record said, so
  * that its start and done records can say it again, and the tokens
- * under which the encoder knows those records' fields.
+ * under which the encoder knows those records' fields.  Laid out
+ * without padding in 120 bytes, so that an entry of the request table
+ * (struct st_req_slot, pmpi/internal.h) takes two cache lines under
+ * MPICH, whose handles are ints.
  */
 struct st_req {
 	uint64_t id;
-	uint16_t fn;
-	uint8_t persistent;
-	uint8_t active;		/* persistent: started, not yet completed
-				   (0 when added: request_from() clears) */
-	uint8_t recv;		/* a receive: peer/tag/bytes come from the status */
-	uint32_t inst;		/* starts so far */
 	uint64_t comm;
-	uint32_t comm_size;
 	uint64_t seq;
-	int32_t root, peer, tag, peer2, tag2;
 	uint64_t sbytes, rbytes;
+	int64_t st_bytes;	/* see st_src */
+	/*
+	 * The cache entry it was made from, while that entry's token is
+	 * 'fast_token'; this thread's when it lies in st_tls.fast.
+	 */
+	struct st_fast *fast;
+	int32_t root, peer, tag, peer2, tag2;
+	uint32_t comm_size;
+	uint32_t inst;		/* starts so far */
 	uint32_t tsize;
-	uint16_t op;
 	uint32_t parts;		/* a partitioned request's partitions */
 	/*
 	 * Tokens (0: none yet): of its start records, and of its done
@@ -86,18 +89,21 @@ struct st_req {
 	 */
 	uint32_t start_token, done_token;
 	int32_t st_src, st_tag;
-	int64_t st_bytes;
-	/* The cache entry it was made from, while its token is 'fast_token'. */
-	struct st_fast *fast;
 	uint32_t fast_token;
-	void *owner;		/* &st_tls of the thread that made it */
+	uint16_t fn;
+	uint16_t op;
+	uint8_t persistent;
+	uint8_t active;		/* persistent: started, not yet completed
+				   (0 when added: request_from() clears) */
+	uint8_t recv;		/* a receive: peer/tag/bytes come from the status */
 };
 
 /*
  * An entry of the repeat cache: a call site's last repeatable call, the
  * key it was made with, and the fields of the record it made.  It is
  * good while st_comm_gen has not changed, and only made for builtin
- * datatypes, whose sizes never change.
+ * datatypes, whose sizes never change.  Entries start on a cache line
+ * (the cache is allocated so), four lines each under MPICH.
  */
 struct st_fast {
 	void *ra;		/* call site; NULL: empty */
@@ -107,13 +113,13 @@ struct st_fast {
 	int coll;		/* counts a sequence number on 'e' */
 	struct st_key k;	/* the key it was made with */
 	struct st_comm_entry *e;
-	/* The record's fields. */
-	uint32_t site, comm_size, tsize;
-	int32_t root;
-	uint64_t comm_id, sbytes, rbytes;
-	uint16_t op;
-	struct st_req req;	/* its requests', but for id and seq */
-};
+	uint32_t site;		/* the record's call site */
+	/*
+	 * The record's other fields, as its requests' (but for id and
+	 * seq), or a blocking collective's, which makes none.
+	 */
+	struct st_req req;
+} __attribute__((aligned(64)));
 #define ST_FAST_BITS 6		/* a thread's cache has 2^ST_FAST_BITS slots */
 
 /*

@@ -28,12 +28,18 @@
 /* Clock (pmpi/clock.c); st_clock_tsc is in pmpi/hot.h. */
 void st_clock_begin(void);	/* before PMPI_Init */
 void st_clock_end(void);	/* after PMPI_Init: fixes the tick rate */
-/* The tick-to-ns map, as pmpi/clock.c last set it. */
+/*
+ * The tick-to-ns map, as pmpi/clock.c last set it.  When the map is not
+ * all (no TSC, or an injected skew), 'base_tick' is ST_CLOCK_NOT_PLAIN:
+ * every tick of either clock is below it (2^63 ns is 292 years, 2^63
+ * ticks of a 5 GHz TSC 58), so that st_clock_ns() finds its difference
+ * negative and takes st_clock_ns_slow(), with one test for both cases.
+ */
 struct st_clock_map {
 	uint64_t base_tick, base_ns;
 	uint64_t mult;		/* ns per tick, 32.32 fixed point */
-	int plain;		/* the TSC, no injected skew: the map is all */
 };
+#define ST_CLOCK_NOT_PLAIN (1ull << 63)
 extern struct st_clock_map st_clock_map;
 uint64_t st_clock_ns_slow(uint64_t ticks);
 
@@ -46,7 +52,7 @@ st_clock_ns(uint64_t ticks)
 {
 	uint64_t d = ticks - st_clock_map.base_tick;
 
-	if (__builtin_expect(st_clock_map.plain && (int64_t)d >= 0, 1))
+	if (__builtin_expect((int64_t)d >= 0, 1))
 		return st_clock_map.base_ns +
 		       (uint64_t)(((unsigned __int128)d *
 				   st_clock_map.mult) >> 32);
@@ -65,7 +71,7 @@ st_clock_ns_map(uint64_t ticks0, uint64_t ticks1, uint64_t *ns0,
 	uint64_t d0 = ticks0 - st_clock_map.base_tick;
 	uint64_t d1 = ticks1 - st_clock_map.base_tick;
 
-	if (!st_clock_map.plain || (int64_t)(d0 | d1) < 0)
+	if ((int64_t)(d0 | d1) < 0)
 		return 0;
 	*ns0 = st_clock_map.base_ns +
 	       (uint64_t)(((unsigned __int128)d0 * st_clock_map.mult) >> 32);
@@ -146,6 +152,16 @@ extern const struct st_fn_info st_fn_info[];
 
 /* Periodic flush interval, ns (0: only when a buffer is full). */
 extern uint64_t st_flush_interval_ns;
+
+/*
+ * This thread's next periodic flush (st_tls.next_flush_ns), 'after' ns
+ * from 't_ns'; UINT64_MAX without a periodic flush, so that the hot
+ * path's one test, a timestamp above st_tls.next_flush_ns, never holds.
+ */
+static inline uint64_t st_flush_next(uint64_t t_ns, uint64_t after)
+{
+	return st_flush_interval_ns ? t_ns + after : UINT64_MAX;
+}
 void st_flush_slot(int slot, int full);
 
 /* Append 'ev' to this thread's stream, naming its fields 'token' (0: none). */

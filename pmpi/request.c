@@ -23,12 +23,15 @@
 #include "pmpi/abi.h"
 #include "pmpi/internal.h"
 
+_Static_assert(sizeof(struct st_req) == 120, "struct st_req has padding");
+
 #define CAP 32768	/* power of two; at most CAP/2 requests in flight */
 
-static struct st_req_slot table[CAP];
+/* Each entry on cache lines of its own (pmpi/hot.h, struct st_req). */
+static struct st_req_slot table[CAP] __attribute__((aligned(64)));
 
 #define RING 16384	/* power of two: builtin-handle requests in flight */
-static struct st_req_slot ring[RING];
+static struct st_req_slot ring[RING] __attribute__((aligned(64)));
 static uint64_t head, tail;	/* ring[head % RING] is the oldest */
 
 static int builtin(MPI_Request h)

@@ -484,7 +484,8 @@ __attribute__((cold, noinline)) void st_flush_slot(int i, int full)
 	if (wr.up) {
 		if (seal(i, full)) {
 			/* The writer is still at the last one: soon again. */
-			st_tls.next_flush_ns = st_clock_ns(t0) + 1000000;
+			st_tls.next_flush_ns = st_flush_next(st_clock_ns(t0),
+							     1000000);
 			return;
 		}
 	} else {
@@ -501,7 +502,7 @@ __attribute__((cold, noinline)) void st_flush_slot(int i, int full)
 	ev.t0 = st_clock_ns(t0);
 	ev.t1 = st_clock_ns(t1);
 	st_stream_append(streams[i].s, &ev);
-	st_tls.next_flush_ns = ev.t1 + st_flush_interval_ns;
+	st_tls.next_flush_ns = st_flush_next(ev.t1, st_flush_interval_ns);
 }
 
 void st_emit_token(struct st_event *ev, uint32_t token)

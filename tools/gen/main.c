@@ -610,6 +610,9 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 	} else if (rkeyed) {
 		fputs("\treturn st_leave_rma_key(&c, rc);\n", f);
 	} else {
+		/* Completion calls take their own way (pmpi/call.c). */
+		if (fn->kind == ST_KIND_COMPLETE)
+			post = "st_leave_complete";
 		put_args(f, fn, large);
 		fprintf(f, "\t%s(&c, rc);\n\treturn rc;\n", post);
 	}
