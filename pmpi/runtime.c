@@ -52,8 +52,12 @@ int st_mt;
 static char config_err[256];
 static int config_bad;
 static atomic_int warned;
-static int trace_fd = -1;
-static int index_fd = -1;	/* rank 0: the run index, for appending */
+/*
+ * Atomic: a thread that writes a chunk may open the file again
+ * (own_fd_checked()) while another reads the number.
+ */
+static atomic_int trace_fd = -1;
+static atomic_int index_fd = -1;	/* rank 0: the run index, for appending */
 static char trace_path[PATH_MAX + 32];
 static char run_dir[PATH_MAX];
 static char run_id[ST_RUN_ID_MAX];
@@ -73,7 +77,7 @@ static struct st_sink sink = { NULL, trace_sink_write };
 static pthread_mutex_t reopen_mu = PTHREAD_MUTEX_INITIALIZER;
 
 struct own_fd {
-	int *fd;		/* trace_fd or index_fd */
+	atomic_int *fd;		/* trace_fd or index_fd */
 	dev_t dev;
 	ino_t ino;
 	const char *what;	/* "trace file", "run index" */
@@ -735,7 +739,7 @@ static void claim_run_dir(struct dir_msg *m)
 	char exe[PATH_MAX], host[256] = "", cmd[2048], text[4096];
 	const char *given = st_set.dir;
 	size_t len = strlen(given);
-	int rc, adopt;
+	int rc, adopt, fd;
 
 	/* A name ending in '/' is a parent for a default-named run. */
 	adopt = len && given[len - 1] != '/';
@@ -768,10 +772,9 @@ static void claim_run_dir(struct dir_msg *m)
 			 "name of '%s': %s", pattern, strerror(-rc));
 		return;
 	}
-	rc = st_run_dir_claim(base, adopt, m->path, sizeof(m->path),
-			      &index_fd);
+	rc = st_run_dir_claim(base, adopt, m->path, sizeof(m->path), &fd);
 	if (!rc) {
-		index_fd = fd_high(index_fd);
+		index_fd = fd_high(fd);
 		fd_note(index_fd, &index_own);
 	}
 	if (rc == -EEXIST) {
@@ -988,16 +991,26 @@ static atomic_int fatal_flushed;
 /* Write every stream that can be written; once.  Async-signal-safe. */
 static void flush_fatal(void)
 {
-	int i, n = atomic_load(&nstreams);
+	int i, n = atomic_load(&nstreams), fd = atomic_load(&trace_fd);
 
-	if (trace_fd < 0 || finalized || getpid() != trace_pid ||
-	    !fd_is(trace_fd, trace_own.dev, trace_own.ino) ||
+	if (fd < 0 || finalized || getpid() != trace_pid ||
 	    atomic_exchange(&fatal_flushed, 1))
 		return;
+	/*
+	 * Closed by the application: the file again by name, without
+	 * own_fd_checked()'s lock and message (open() and fstat() are
+	 * async-signal-safe); left open, as the process is ending.
+	 */
+	if (!fd_is(fd, trace_own.dev, trace_own.ino)) {
+		fd = open(trace_path, O_WRONLY | O_APPEND | O_NOFOLLOW |
+					      O_CLOEXEC);
+		if (!fd_is(fd, trace_own.dev, trace_own.ino))
+			return;
+	}
 	atomic_store(&st_on, 0);
 	for (i = 0; i < n && i < MAX_STREAMS; i++)
 		if (streams[i].s && !atomic_load(&streams[i].busy))
-			st_stream_flush_raw(streams[i].s, trace_fd);
+			st_stream_flush_raw(streams[i].s, fd);
 }
 
 static void on_signal(int sig, siginfo_t *info, void *uc)

@@ -40,4 +40,22 @@ for r in 0 1; do
 	expect_count "$ST_TMP/csv" "kind == \"call\" && rank == $r && \
 		fn == \"MPI_Allreduce\"" $((iters + 1))
 done
-note "its own files untouched, trace and index opened again, $iters calls a rank traced"
+
+# The same ended by SIGTERM before MPI_Finalize: the signal handler
+# writes what is buffered to the trace file, opened again by name, and
+# not to the program's files.
+rm -f "$ST_TMP/files"/*
+traced "$ST_TMP/ktrace" "$ST_TMP/krun" env SYNCTRACE_BUFFER=65536 \
+	$MPIEXEC -n 2 "$ST_APPS/fds" "$ST_TMP/files" $iters kill
+for r in 0 1; do
+	for i in 0 1 2 3 4 5 6 7; do
+		[ "$(cat "$ST_TMP/files/app-$r-$i.txt")" = "rank $r file $i" ] ||
+			fail "killed: rank $r's file $i holds more than its line"
+	done
+done
+dump_csv "$ST_TMP/ktrace" "$ST_TMP/kcsv"
+for r in 0 1; do
+	expect_count "$ST_TMP/kcsv" "kind == \"call\" && rank == $r && \
+		fn == \"MPI_Allreduce\"" $((iters + 1))
+done
+note "its own files untouched, trace and index opened again, $iters calls a rank traced, also when killed"

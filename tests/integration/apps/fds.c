@@ -8,13 +8,17 @@
  * them only after MPI_Finalize.  t-fds.sh checks that each holds
  * exactly its line.
  *
- * Usage: fds DIR [ITERS] (default 100000).  Output: "fds: all ranks ok"
- * from rank 0; exit status non-zero when a write failed.
+ * Usage: fds DIR [ITERS [kill]] (default 100000).  Output: "fds: all
+ * ranks ok" from rank 0; exit status non-zero when a write failed.
+ * With "kill", each rank closes the regular files above its own again
+ * and ends with SIGTERM instead of MPI_Finalize, so what synctrace has
+ * buffered is written from its signal handler.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <fcntl.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +61,14 @@ int main(int argc, char **argv)
 	MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("fds: %s\n", all ? "FAILED" : "all ranks ok");
+	fflush(stdout);
+	if (argc > 3 && !strcmp(argv[3], "kill")) {
+		/* Whatever synctrace opened again since: closed too. */
+		for (fd = HIGH + NFILES; fd < 1024; fd++)
+			if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+				close(fd);
+		raise(SIGTERM);
+	}
 	/* Open across MPI_Finalize, where synctrace writes what is left. */
 	MPI_Finalize();
 	for (i = 0; i < NFILES; i++) {
