@@ -339,15 +339,12 @@ int st_req_find(MPI_Request h, struct st_req *out);
 /* A persistent request starts: count the instance, copy the entry. */
 int st_req_start(MPI_Request h, struct st_req *out);
 /*
- * 'h' (tracked as 'id' when snapshotted) completed or was freed: copy its
- * entry to 'out' and drop it, unless persistent and not 'drop_persistent'.
- * Returns 0 when it is not tracked under that id.
- */
-int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
-		int drop_persistent);
-/*
- * st_req_take() of a request snapshotted at 'at' as 'id': no lookup.
- * Returns 0 when that entry no longer tracks 'id'.
+ * The request snapshotted at 'at' as 'id' completed or was freed: copy
+ * its entry to 'out' and drop it, unless persistent and not
+ * 'drop_persistent' (then it only becomes inactive).  Returns 0 when
+ * that entry no longer tracks 'id', or when it is a persistent request
+ * not active (not started since its last completion: a Wait on it
+ * completes nothing) and not 'drop_persistent'.
  */
 int st_req_took(uint64_t at, uint64_t id, struct st_req *out,
 		int drop_persistent);
@@ -362,7 +359,7 @@ static inline struct st_req *st_req_took_ref(uint64_t at, uint64_t id);
 struct st_req *st_req_start_ref(MPI_Request h);
 
 /*
- * An entry of the request table or of its ring (pmpi/request.c), here
+ * An entry of the request table, its spill or its ring (pmpi/request.c), here
  * so that st_req_took_ref() is inline in the completion calls' loop.
  * A snapshot's 'at' is an entry's address, ST_REQ_AT_RING set for the
  * ring's, ST_REQ_AT_SPILL for the spill's (request.c).
@@ -401,8 +398,9 @@ static inline void st_req_drop(struct st_req_slot *s)
 
 /*
  * The take of st_req_took() and st_req_took_ref(): the request
- * snapshotted at 'at' as 'id', dropped (a persistent one in the table
- * only when 'drop_persistent'), or NULL when it is no longer there.
+ * snapshotted at 'at' as 'id', dropped (a persistent one only when
+ * 'drop_persistent', else made inactive), or NULL when it is no longer
+ * there, or is a persistent one not active and not 'drop_persistent'.
  */
 static inline __attribute__((always_inline)) struct st_req *
 st_req_took_at(uint64_t at, uint64_t id, int drop_persistent)

@@ -112,11 +112,6 @@ static struct st_req_slot *spill_chunk;	/* entries not yet handed out */
 static unsigned spill_chunk_left;
 static int spill_warned, ring_warned;
 
-static inline int in_table(const struct st_req_slot *s)
-{
-	return (uintptr_t)s - (uintptr_t)table < sizeof(table);
-}
-
 static unsigned spill_hash(MPI_Request h, unsigned cap)
 {
 	return (unsigned)((ST_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull) >> 32) &
@@ -228,15 +223,6 @@ find(MPI_Request h)
 	return s || __builtin_expect(!spill_live, 1) ? s : spill_find(h);
 }
 
-/* Entry 's' (of the table or the spill) taken: dead. */
-static void drop_any(struct st_req_slot *s)
-{
-	if (in_table(s))
-		st_req_drop(s);
-	else
-		st_req_spill_drop(s);
-}
-
 /* 'r', a new request of handle 'h', takes slot 's': its id. */
 static inline __attribute__((always_inline)) uint64_t
 take_slot(struct st_req_slot *s, MPI_Request h, struct st_req *r)
@@ -301,9 +287,9 @@ static uint64_t spill_add(MPI_Request h, struct st_req *r)
 untracked:
 	if (!spill_warned) {
 		spill_warned = 1;
-		st_log_print("more than %u requests in flight: those after "
-			     "are traced without their completion",
-			     CAP / 2 + SPILL_MAX);
+		st_log_print("out of room for requests in flight (%u "
+			     "entries): those after are traced without "
+			     "their completion", CAP / 2 + SPILL_MAX);
 	}
 	return 0;
 }
@@ -317,9 +303,9 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 
 	acquire();
 	if (builtin(h) && !r->persistent) {
-		if (tail - head < RING)
+		if (tail - head < RING) {
 			id = ring_push(h, r);
-		else if (!ring_warned) {
+		} else if (!ring_warned) {
 			ring_warned = 1;
 			st_log_print("more than %u requests that completed at "
 				     "once in flight: those after are traced "
@@ -328,6 +314,9 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 		release();
 		return id;
 	}
+	/* A stale spilled entry of the handle (MPI reused it): dropped. */
+	if (spill_live && (s = spill_find(h)))
+		st_req_spill_drop(s);
 	/* Once empty, forget many dead slots so probes stay short. */
 	if (!st_req_live && st_req_dead > CAP / 4) {
 		memset(table, 0, sizeof(table));
@@ -388,7 +377,8 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 			return add_slow(h, r);
 		return ring_push(h, r);
 	}
-	if (st_req_live >= CAP / 2 || (!st_req_live && st_req_dead > CAP / 4))
+	if (st_req_live >= CAP / 2 || (!st_req_live && st_req_dead > CAP / 4) ||
+	    spill_live)
 		return add_slow(h, r);
 	i = hash(h);
 	s = &table[i];
@@ -561,36 +551,6 @@ int st_req_start(MPI_Request h, struct st_req *out)
 		s->r.active = 1;
 		*out = s->r;
 		found = 1;
-	}
-	release();
-	return found;
-}
-
-int st_req_take(MPI_Request h, uint64_t id, struct st_req *out,
-		int drop_persistent)
-{
-	struct st_req_slot *s;
-	int found = 0;
-
-	acquire();
-	if (builtin(h)) {
-		uint64_t i;
-
-		for (i = ring_next(h, head); i < tail; i = ring_next(h, i + 1))
-			if (ring[i & (RING - 1)].r.id == id) {
-				*out = ring[i & (RING - 1)].r;
-				found = 1;
-				st_req_ring_drop(&ring[i & (RING - 1)]);
-				break;
-			}
-	} else if ((s = find(h)) && s->r.id == id &&
-		   (s->r.active || !s->r.persistent || drop_persistent)) {
-		*out = s->r;
-		found = 1;
-		if (!s->r.persistent || drop_persistent)
-			drop_any(s);
-		else
-			s->r.active = 0;
 	}
 	release();
 	return found;
