@@ -1130,7 +1130,8 @@ static int init_seen;
 __attribute__((destructor)) static void init_unseen(void)
 {
 	static const char *const rank_vars[] = {
-		"PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", NULL
+		"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
+		NULL
 	};
 	const char *r = NULL;
 	int in = 0, fin = 0, i;
