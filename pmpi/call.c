@@ -987,13 +987,16 @@ static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 		}
 		return;
 	}
-	if (c->fn == ST_FN_MPI_REQUEST_FREE) {
-		/* Its record names the request freed, which the tools stop
-		   waiting for (an active one completes unseen). */
+	if (c->fn == ST_FN_MPI_REQUEST_FREE || c->fn == ST_FN_MPI_CANCEL) {
+		/*
+		 * Its record names the request freed, which the tools stop
+		 * waiting for (an active one completes unseen), or marked
+		 * for cancelling, which stays tracked until it completes.
+		 */
 		if (c->nsnap == 1 && c->snap[1] && rc == MPI_SUCCESS)
 			ev->req = c->snap[1];
 		st_emit(ev);
-		if (ev->req)
+		if (ev->req && c->fn == ST_FN_MPI_REQUEST_FREE)
 			st_req_took(c->snap[0], c->snap[1], &r, 1);
 		return;
 	}

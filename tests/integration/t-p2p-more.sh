@@ -67,8 +67,8 @@ awk '$1 == "function" && $NF == "pending" { in_ops = 1; next }
 	END { exit bad || !seen }' "$ST_TMP/report" ||
 	{ show "$ST_TMP/report"; fail "freed sends counted as pending"; }
 
-# Cancelled receives (2 a rank): counted, and no message's end.
-grep -q '^(n=4 of the operations completed cancelled' "$ST_TMP/report" ||
+# Cancelled receives (3 a rank): counted, and no message's end.
+grep -q '^(n=6 of the operations completed cancelled' "$ST_TMP/report" ||
 	{ show "$ST_TMP/report"; fail "cancelled receives not counted"; }
 "$ST_CLI" export --format chrome -o "$ST_TMP/chrome.json" "$ST_TMP/trace" \
 	> "$ST_TMP/export" 2>&1 || { show "$ST_TMP/export"; fail "export failed"; }

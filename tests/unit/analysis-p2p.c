@@ -252,3 +252,49 @@ Test(analysis_p2p, cancelled_receive_before_a_later_one)
 	st_p2p_free(p);
 	fake_scan_release(&s);
 }
+
+/*
+ * The same order without a counting sweep, the MPI_Cancel record in
+ * between (what `synctrace view` sees): the cancelled receive's number
+ * goes back at its MPI_Cancel, before the later receive takes one.
+ */
+Test(analysis_p2p, cancel_record_gives_the_number_back)
+{
+	static const int32_t world[2] = { 0, 1 };
+	struct st_event ev;
+	struct st_scan s;
+	struct st_p2p *p;
+	struct got g = { 0 };
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, WORLD, 2, world);
+	p = st_p2p_new(&s);
+	cr_assert_not_null(p);
+	ev = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 5);
+	ev.req = 1;
+	feed(p, 1, ev, 0, &g);
+	ev = fake_call(ST_FN_MPI_CANCEL, 0, ST_RANK_NONE, 0);
+	ev.req = 1;
+	feed(p, 1, ev, 5, &g);
+	ev = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 5);
+	ev.req = 2;
+	feed(p, 1, ev, 10, &g);
+	ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 5);
+	ev.sbytes = 8;
+	feed(p, 0, ev, 20, &g);
+	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 5);
+	ev.kind = ST_REC_DONE;
+	ev.req = 2;
+	ev.rbytes = 8;
+	feed(p, 1, ev, 30, &g);
+	ev.req = 1;
+	ev.rbytes = 0;
+	ev.arg = ST_DONE_CANCELLED;
+	feed(p, 1, ev, 40, &g);
+	cr_assert_eq(g.n, 2);
+	cr_expect(g.m[1].paired);
+	cr_expect_eq(g.m[1].id, g.m[0].id);
+	cr_expect_eq(st_p2p_unpaired(p), 0);
+	st_p2p_free(p);
+	fake_scan_release(&s);
+}

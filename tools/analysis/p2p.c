@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/ops.h"
 #include "tools/analysis/fn-names.h"
 #include "tools/analysis/p2p.h"
 #include "tools/analysis/runscan.h"
@@ -22,6 +23,9 @@ struct wait_end {
 	uint64_t id;
 	struct st_p2p_end end;
 };
+
+/* A 'posted' value: a receive whose number went back at MPI_Cancel. */
+#define CANCEL_OUT UINT64_MAX
 
 struct st_p2p {
 	const struct st_scan *scan;
@@ -266,6 +270,16 @@ int st_p2p_add(struct st_p2p *m, int rank, const struct st_event *ev,
 			return 0;
 		posted = *v;
 		st_u64map_del(&m->posted, rk);
+		if (posted == CANCEL_OUT) {
+			/* Its number went back at its MPI_Cancel. */
+			if (ev->arg & ST_DONE_CANCELLED)
+				return 0;
+			/* The cancel failed: a message came, numbered now. */
+			end_init(m, &e, 1, rank, ev, ev->peer, g0, g1);
+			e.tag = ev->tag;
+			e.bytes = ev->rbytes;
+			return end_now(m, &e, ev->peer, fn, ctx);
+		}
 		if (ev->arg & ST_DONE_CANCELLED) {
 			/*
 			 * No message.  After a counting sweep it was never
@@ -287,6 +301,17 @@ int st_p2p_add(struct st_p2p *m, int rank, const struct st_event *ev,
 			return end_now(m, &e, ev->peer, fn, ctx);
 		return pair(m, (size_t)(posted >> 40),
 			    posted & ((1ull << 40) - 1), &e, fn, ctx);
+	}
+	/*
+	 * MPI_Cancel of a numbered receive that no later receive of its
+	 * key followed yet: its number goes back now, before any does.
+	 */
+	if (ev->kind == ST_REC_CALL && ev->fn == ST_FN_MPI_CANCEL && ev->req &&
+	    (v = st_u64map_find(&m->posted, rk)) && *v && *v != CANCEL_OUT &&
+	    m->count[*v >> 40][1] == (*v & ((1ull << 40) - 1))) {
+		m->count[*v >> 40][1]--;
+		*v = CANCEL_OUT;
+		return 0;
 	}
 	if (ev->kind != ST_REC_CALL || !d || d->kind != ST_KIND_P2P)
 		return 0;

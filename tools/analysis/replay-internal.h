@@ -332,6 +332,8 @@ struct req {
 	uint8_t missing;		/* its cost came from measured times */
 	uint8_t traced;			/* one-sided or I/O: its Wait keeps
 					   its measured time */
+	uint8_t cancel_out;		/* a receive taken out of matching
+					   at its MPI_Cancel */
 	int32_t waiter;			/* unit index, or WNONE */
 	int nwait;
 	double T;

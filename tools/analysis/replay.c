@@ -1021,6 +1021,30 @@ static void start_call(struct st_replay *r, struct unit *u,
 	u->op_src = SRC_MODEL;
 }
 
+/*
+ * MPI_Cancel of request x->req: a receive no message has matched in the
+ * replay is taken out of matching now, before receives posted after the
+ * cancel; its completion then says whether the cancel succeeded
+ * (call_complete()).  A local call.
+ */
+static void cancel_call(struct st_replay *r, struct unit *u,
+			const struct rrec *x)
+{
+	uint32_t *v = x->req ? st_rp_map_get(&r->req_of, (uint64_t)u->rank,
+					     x->req, 0) : NULL;
+	struct req *q;
+
+	st_rp_op_begin(u, x, x->t1 >= x->t0 ? (double)(x->t1 - x->t0) : 0,
+		       SRC_LOCAL);
+	if (!v)
+		return;
+	q = &r->reqs[*v];
+	if (q->state != Q_DONE && !q->deferred && q->nwait > 0 &&
+	    st_rp_recv_cancel(r, u->rank, q->comm, q->peer, q->tag,
+			      -2 - (int32_t)*v))
+		q->cancel_out = 1;
+}
+
 /* A Wait/Test call of 'u' that completed the DONE records before it. */
 static void call_complete(struct st_replay *r, struct unit *u,
 			  const struct rrec *x)
@@ -1069,11 +1093,24 @@ static void call_complete(struct st_replay *r, struct unit *u,
 			continue;
 		}
 		if (d->cancelled && q->state != Q_DONE &&
-		    (q->deferred ||
+		    (q->deferred || q->cancel_out ||
 		     st_rp_recv_cancel(r, u->rank, q->comm, q->peer, q->tag,
 				       -2 - (int32_t)qi))) {
 			/* Cancelled before a message came: done at once. */
 			q->deferred = 0;
+			q->cancel_out = 0;
+			st_rp_req_result(r, qi, q->post, q->post_cp);
+			q = &r->reqs[qi];
+		} else if (q->cancel_out) {
+			/*
+			 * Taken out at its MPI_Cancel, but a message came
+			 * first in the run: back into matching.
+			 */
+			q->cancel_out = 0;
+			st_rp_do_recv(r, u->rank, q->comm, q->peer, q->tag,
+				      M_RECV, st_rp_w_req(r, qi), q->fn,
+				      q->post_cp, q->post);
+			q = &r->reqs[qi];
 			st_rp_req_result(r, qi, q->post, q->post_cp);
 			q = &r->reqs[qi];
 		} else if (q->deferred) {
@@ -1319,6 +1356,8 @@ static int on_call(struct st_replay *r, struct unit *u, struct rrec *x)
 		else if (x->fn == ST_FN_MPI_REQUEST_FREE)
 			st_rp_op_begin(u, x, x->t1 >= x->t0 ?
 				       (double)(x->t1 - x->t0) : 0, SRC_LOCAL);
+		else if (x->fn == ST_FN_MPI_CANCEL)
+			cancel_call(r, u, x);
 		else
 			call_complete(r, u, x);
 	} else if (fam == ST_FAM_NONBLOCKING || fam == ST_FAM_PERSISTENT) {
@@ -1675,6 +1714,7 @@ const char *st_replay_waits_for(unsigned fn)
 	case ST_FN_MPI_START:
 	case ST_FN_MPI_STARTALL:
 	case ST_FN_MPI_REQUEST_FREE:
+	case ST_FN_MPI_CANCEL:
 		return "-";
 	}
 	if (d->kind == ST_KIND_COMPLETE)
@@ -1695,7 +1735,8 @@ static int fn_prog(unsigned fn, const struct st_fn_desc *d)
 	    fn == ST_FN_MPI_START || fn == ST_FN_MPI_STARTALL)
 		return PROG_STARTS;
 	if (d->kind == ST_KIND_P2P || d->kind == ST_KIND_COLL ||
-	    (d->kind == ST_KIND_COMPLETE && fn != ST_FN_MPI_REQUEST_FREE))
+	    (d->kind == ST_KIND_COMPLETE && fn != ST_FN_MPI_REQUEST_FREE &&
+	     fn != ST_FN_MPI_CANCEL))
 		return PROG_MOVES;
 	return PROG_LOCAL;
 }

@@ -171,6 +171,9 @@ struct reading {
 	size_t nbursts, alloc_bursts;
 
 	struct st_tmap wild_of;	/* (rank, req) -> index in 'wilds' */
+	struct st_tmap rchan_of; /* (rank, req) of a nonblocking receive
+				    that names its source and tag -> its
+				    channel's index, until it completes */
 	struct wild *wilds;
 	size_t nwilds, alloc_wilds;
 	uint32_t wild_free;
@@ -940,7 +943,7 @@ static int enqueue(struct reading *rd, uint64_t comm, int32_t src,
 		   int32_t dst, int32_t tag, int send,
 		   const struct endpoint *ep)
 {
-	uint64_t *slot;
+	uint64_t *slot, *rslot;
 	struct chan *ch;
 	uint32_t i, si, ri;
 	int added, rc;
@@ -960,6 +963,10 @@ static int enqueue(struct reading *rd, uint64_t comm, int32_t src,
 		rd->nchans++;
 	}
 	ch = &rd->chans[*slot];
+	if (!send && !ep->blocking && ep->req &&
+	    (rslot = st_tmap_get(&rd->rchan_of, (uint64_t)ep->rank, ep->req,
+				 0)))
+		*rslot = *slot;
 	if ((i = ep_new(rd)) == NONE)
 		return -ENOMEM;
 	rd->eps[i] = *ep;
@@ -1147,7 +1154,7 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 	const struct st_gclock *clk = rd->clk[rank];
 	struct comm_info *c = comm_get(rd, ev->comm, 0);
 	struct endpoint ep;
-	uint64_t *me_slot;
+	uint64_t *me_slot, *rslot;
 	int32_t me;
 	int rc, busy;
 
@@ -1245,6 +1252,10 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 			return 0;
 		}
 		ep.bytes = ev->rbytes;
+		if (!ep.blocking && ev->req &&
+		    st_tmap_put(&rd->rchan_of, (uint64_t)rank, ev->req, 0,
+				0, &rslot, NULL))
+			return -ENOMEM;
 		return enqueue(rd, ev->comm, ev->peer, me, ev->tag, 0, &ep);
 	}
 	if (cls == ST_BYTES_SENDRECV || cls == ST_BYTES_SENDRECV_REPLACE) {
@@ -1261,29 +1272,24 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 }
 
 /*
- * A receive cancelled before a message came (ST_DONE_CANCELLED): out
- * of its channel's queue while no send is paired with it, so that the
- * next receive of the channel takes the next send.
+ * Nonblocking receive 'req' of 'rank' cancelled: out of its channel's
+ * queue while no send is paired with it, so that the next receive of
+ * the channel takes the next send.  Done at its MPI_Cancel, before any
+ * receive posted after it, and again at its completion when that says
+ * it was cancelled (a trace without MPI_Cancel records).
  */
-static void recv_cancelled(struct reading *rd, int rank,
-			   const struct st_event *ev)
+static void recv_cancelled(struct reading *rd, int rank, uint64_t req)
 {
-	uint64_t *slot, *me;
+	uint64_t *slot = st_tmap_get(&rd->rchan_of, (uint64_t)rank, req, 0);
 	uint32_t i, prev = NONE;
 	struct chan *ch;
 
-	me = st_tmap_get(&rd->rank_in, ev->comm, (uint64_t)rank, 0);
-	if (!me || !real_peer(ev->peer) || ev->tag < 0)
-		return;
-	slot = st_tmap_get(&rd->chan_of, ev->comm,
-			   (uint64_t)(uint32_t)ev->peer << 32 |
-				   (uint32_t)*me,
-			   (uint32_t)ev->tag);
 	if (!slot)
 		return;
 	ch = &rd->chans[*slot];
+	st_tmap_del(&rd->rchan_of, (uint64_t)rank, req, 0);
 	for (i = ch->r_head; i != NONE; prev = i, i = rd->eps[i].next)
-		if (rd->eps[i].rank == rank && rd->eps[i].req == ev->req)
+		if (rd->eps[i].rank == rank && rd->eps[i].req == req)
 			break;
 	if (i == NONE)
 		return;
@@ -1306,7 +1312,8 @@ static int on_done(struct reading *rd, int rank, const struct st_event *ev)
 	if (!ev->req)
 		return 0;
 	if (ev->arg & ST_DONE_CANCELLED)
-		recv_cancelled(rd, rank, ev);
+		recv_cancelled(rd, rank, ev->req);
+	st_tmap_del(&rd->rchan_of, (uint64_t)rank, ev->req, 0);
 	slot = st_tmap_get(&rd->wild_of, (uint64_t)rank, ev->req, 0);
 	if (!slot)
 		return 0;
@@ -1375,6 +1382,10 @@ static int walk(struct reading *rd, struct st_run *run)
 							 x.ev->t0)) : 0;
 		} else if (x.ev->kind == ST_REC_DONE) {
 			rc = on_done(rd, x.rank, x.ev);
+		} else if (x.ev->kind == ST_REC_CALL &&
+			   x.ev->fn == ST_FN_MPI_CANCEL && x.ev->req) {
+			/* Out of matching before later receives come. */
+			recv_cancelled(rd, x.rank, x.ev->req);
 		} else if (rd->bench && x.ev->kind == ST_REC_CALL &&
 			   (x.ev->fn == ST_FN_MPI_WAITALL ||
 			    x.ev->fn == ST_FN_MPI_WAIT) && x.ev->seq) {
@@ -1418,6 +1429,7 @@ static void reading_release(struct reading *rd)
 	st_tmap_release(&rd->inst_of);
 	st_tmap_release(&rd->chan_of);
 	st_tmap_release(&rd->wild_of);
+	st_tmap_release(&rd->rchan_of);
 	st_tmap_release(&rd->burst_of);
 	free(rd->bursts);
 }

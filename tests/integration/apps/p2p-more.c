@@ -332,14 +332,16 @@ static void freed(int peer)
  * 7. Receives cancelled before a message came: a wildcard one completed
  * into a status that a real receive filled just before (MPI defines
  * only its cancelled flag), and one from the peer with tag 71, the tag
- * of the message a second receive then takes.  Each done record says
- * cancelled, with no bytes and the source and tag it was posted with;
- * the message goes to the second receive.
+ * of the message a second receive then takes; then one cancelled with
+ * a second receive of its key posted before it is waited for.  Each
+ * done record says cancelled, with no bytes and the source and tag it
+ * was posted with, each MPI_Cancel names its request, and the messages
+ * go to the second receives.
  */
 static void cancelled(int peer)
 {
 	int v = 0, w = 7, flag = 0, n = -1;
-	MPI_Request q;
+	MPI_Request q, q2;
 	MPI_Status st;
 
 	MPI_Sendrecv(&w, 1, MPI_INT, peer, 70, &v, 1, MPI_INT, peer, 70,
@@ -371,6 +373,24 @@ static void cancelled(int peer)
 		    "arg == %d && rbytes == 0", peer, ST_DONE_CANCELLED_ARG);
 	expect_kind(1, "done", "MPI_Wait", "peer == %d && tag == 71 && "
 		    "arg == 0 && rbytes == %ld", peer, is);
+	/*
+	 * Cancelled, then a second receive of its key posted before the
+	 * first is waited for: the message is the second's.
+	 */
+	MPI_Irecv(&v, 1, MPI_INT, peer, 74, MPI_COMM_WORLD, &q);
+	MPI_Cancel(&q);
+	MPI_Irecv(&n, 1, MPI_INT, peer, 74, MPI_COMM_WORLD, &q2);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Send(&w, 1, MPI_INT, peer, 74, MPI_COMM_WORLD);
+	MPI_Wait(&q2, MPI_STATUS_IGNORE);
+	MPI_Wait(&q, &st);
+	MPI_Test_cancelled(&st, &flag);
+	CHECK(flag && n == 710 + peer);
+	expect_kind(1, "done", "MPI_Wait", "tag == 74 && arg == %d && "
+		    "rbytes == 0", ST_DONE_CANCELLED_ARG);
+	expect_kind(1, "done", "MPI_Wait", "tag == 74 && arg == 0 && "
+		    "rbytes == %ld", is);
+	expect(3, "MPI_Cancel", "req > 0");
 }
 
 /*
