@@ -45,12 +45,14 @@ done
 # writes what is buffered to the trace file, opened again by name, and
 # not to the program's files.  Without the writer thread
 # (SYNCTRACE_ASYNC=0), whose write of a chunk at the moment of the
-# signal would keep the handler from that stream, every call is there
-# at any speed.
+# signal would keep the handler from that stream, and with each rank
+# left to end by its own signal (Hydra's -disable-auto-cleanup: else it
+# kills the other rank, maybe before its signal, when the first dies),
+# every call is there at any speed.
 rm -f "$ST_TMP/files"/*
 traced "$ST_TMP/ktrace" "$ST_TMP/krun" env SYNCTRACE_BUFFER=65536 \
-	SYNCTRACE_ASYNC=0 $MPIEXEC -n 2 "$ST_APPS/fds" "$ST_TMP/files" \
-	$iters kill
+	SYNCTRACE_ASYNC=0 $MPIEXEC -disable-auto-cleanup -n 2 \
+	"$ST_APPS/fds" "$ST_TMP/files" $iters kill
 for r in 0 1; do
 	for i in 0 1 2 3 4 5 6 7; do
 		[ "$(cat "$ST_TMP/files/app-$r-$i.txt")" = "rank $r file $i" ] ||
