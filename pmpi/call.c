@@ -1123,22 +1123,21 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 }
 
 /*
- * A completion call's own record, every field as it does not apply, in
- * the run 'lr', which it ends.
+ * A completion or start call's own record, every field as it does not
+ * apply: in the run 'lr', left open (returns 1), or else in full
+ * (returns 0).
  */
-static inline __attribute__((always_inline)) void
-plain_call(struct like_run *lr, const struct st_call *c, uint32_t site,
-	   uint64_t t0, uint64_t t1)
+static inline __attribute__((always_inline)) int
+plain_record(struct like_run *lr, const struct st_call *c, uint32_t site,
+	     uint64_t t0, uint64_t t1)
 {
 	struct st_event ev;
 
 	if (!run_like(lr, &(struct st_tok_rec){
 		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
 		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
-		    .t1 = t1 })) {
-		like_end(lr);
-		return;
-	}
+		    .t1 = t1 }))
+		return 1;
 	st_event_clear(&ev);
 	ev.kind = ST_REC_CALL;
 	ev.fn = (uint16_t)c->fn;
@@ -1146,6 +1145,16 @@ plain_call(struct like_run *lr, const struct st_call *c, uint32_t site,
 	ev.t1 = t1;
 	ev.site = site;
 	st_emit_token(&ev, TOKEN_PLAIN + (unsigned)c->fn);
+	return 0;
+}
+
+/* A completion call's own record, in the run 'lr', which it ends. */
+static inline __attribute__((always_inline)) void
+plain_call(struct like_run *lr, const struct st_call *c, uint32_t site,
+	   uint64_t t0, uint64_t t1)
+{
+	if (plain_record(lr, c, site, t0, t1))
+		like_end(lr);
 }
 
 /* MPI_Start(all) that succeeded: its record, then each start's. */
@@ -1161,18 +1170,7 @@ static void start_ok(const struct st_call *c, uint32_t site, uint64_t t0,
 	const struct st_req *r;
 
 	/* The call's record first, its run left open for the starts'. */
-	if (run_like(&lr, &(struct st_tok_rec){
-		    .kind = ST_REC_CALL, .fn = (uint32_t)c->fn, .site = site,
-		    .token = TOKEN_PLAIN + (uint32_t)c->fn, .t0 = t0,
-		    .t1 = t1 })) {
-		st_event_clear(&s);
-		s.kind = ST_REC_CALL;
-		s.fn = (uint16_t)c->fn;
-		s.t0 = t0;
-		s.t1 = t1;
-		s.site = site;
-		st_emit_token(&s, TOKEN_PLAIN + (unsigned)c->fn);
-	}
+	plain_record(&lr, c, site, t0, t1);
 	for (i = 0; reqs && i < n; i++) {
 		/* Threads that may race for the table take a copy. */
 		if (!mt)
