@@ -118,6 +118,21 @@ static void fd_note(int fd, struct own_fd *o)
 }
 
 /*
+ * 'path' opened again for appending when it is still file 'o', else -1.
+ * Async-signal-safe (flush_fatal()).
+ */
+static int own_reopen(const struct own_fd *o, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && !fd_is(fd, o->dev, o->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * The descriptor of file 'o' ('path'), opened again by name when the
  * application closed ours; -1 when there is none or that fails (the
  * file was removed or replaced).
@@ -133,11 +148,7 @@ static int own_fd_checked(struct own_fd *o, const char *path)
 	fd = *o->fd;
 	if (fd >= 0 && !fd_is(fd, o->dev, o->ino)) {
 		/* Not ours any more: the number is left alone. */
-		fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && !fd_is(fd, o->dev, o->ino)) {
-			close(fd);
-			fd = -1;
-		}
+		fd = own_reopen(o, path);
 		if (fd >= 0)
 			fd = fd_high(fd);
 		if (!o->warned) {
@@ -580,7 +591,8 @@ uint64_t *st_snap_buf(int n)
 {
 	uint64_t *p;
 
-	st_tls_adopt();
+	if (!st_tls.snap)
+		st_tls_adopt();
 	p = tls_buf(st_tls.snap, &st_tls.snapcap, n, sizeof(*p));
 
 	return p ? (st_tls.snap = p) : NULL;
@@ -590,7 +602,8 @@ MPI_Status *st_status_buf(int n)
 {
 	MPI_Status *p;
 
-	st_tls_adopt();
+	if (!st_tls.stbuf)
+		st_tls_adopt();
 	p = tls_buf(st_tls.stbuf, &st_tls.stcap, n, sizeof(*p));
 
 	return p ? (st_tls.stbuf = p) : NULL;
@@ -1001,12 +1014,9 @@ static void flush_fatal(void)
 	 * own_fd_checked()'s lock and message (open() and fstat() are
 	 * async-signal-safe); left open, as the process is ending.
 	 */
-	if (!fd_is(fd, trace_own.dev, trace_own.ino)) {
-		fd = open(trace_path, O_WRONLY | O_APPEND | O_NOFOLLOW |
-					      O_CLOEXEC);
-		if (!fd_is(fd, trace_own.dev, trace_own.ino))
-			return;
-	}
+	if (!fd_is(fd, trace_own.dev, trace_own.ino) &&
+	    (fd = own_reopen(&trace_own, trace_path)) < 0)
+		return;
 	atomic_store(&st_on, 0);
 	for (i = 0; i < n && i < MAX_STREAMS; i++)
 		if (streams[i].s && !atomic_load(&streams[i].busy))

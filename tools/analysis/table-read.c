@@ -1313,7 +1313,8 @@ static int on_done(struct reading *rd, int rank, const struct st_event *ev)
 		return 0;
 	if (ev->arg & ST_DONE_CANCELLED)
 		recv_cancelled(rd, rank, ev->req);
-	st_tmap_del(&rd->rchan_of, (uint64_t)rank, ev->req, 0);
+	else
+		st_tmap_del(&rd->rchan_of, (uint64_t)rank, ev->req, 0);
 	slot = st_tmap_get(&rd->wild_of, (uint64_t)rank, ev->req, 0);
 	if (!slot)
 		return 0;
