@@ -30,8 +30,9 @@
  *
  * so that nothing of the arguments need survive the PMPI call in
  * registers.  A completion call (kind complete) leaves through
- * st_leave_complete() instead of st_leave().  A one-sided call without a request, a group or a flag
- * does the same with st_rma_find() and st_leave_rma_key() and its own
+ * st_leave_complete() instead of st_leave().  A one-sided call without
+ * a request, a group or a flag does the same with st_rma_find() and
+ * st_leave_rma_key() and its own
  * cache (struct st_rkey, struct st_rfast).  Here <real> is PMPI_X, or ST_REAL(PMPI_X) for functions
  * whose PMPI_X synctrace defines too (flagged f08, or every function of
  * an MPI with 'pmpi all': the pointer the generated st_gen_resolve()

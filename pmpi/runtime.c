@@ -57,7 +57,7 @@ static atomic_int warned;
  * (own_fd_checked()) while another reads the number.
  */
 static atomic_int trace_fd = -1;
-static atomic_int index_fd = -1;	/* rank 0: the run index, for appending */
+static atomic_int index_fd = -1;	/* rank 0: the run index */
 static char trace_path[PATH_MAX + 32];
 static char run_dir[PATH_MAX];
 static char run_id[ST_RUN_ID_MAX];

@@ -267,8 +267,9 @@
  * records are as in version 11.  Done records may carry 'arg' since
  * (ST_DONE_CANCELLED, writer/event.h); it is coded as every field is,
  * so readers of version 12 from before decode it, and take such a
- * receive for one of no bytes.  Version 11 predicts a start record's timestamps as the
- * previous timed record's (above), which a start record took from its
+ * receive for one of no bytes.  Version 11 predicts a start record's
+ * timestamps as the previous timed record's (above), which a start
+ * record took from its
  * slot's timing before.  Version 10 added the chunk method ST_CHUNK_HUFF, which
  * the writer uses where zlib's Huffman coding alone was used before;
  * the records are as in version 9.  Version 9 added loop runs, and the kind to the successor
