@@ -43,7 +43,8 @@ int st_slot_wait_idle(struct st_slot *slot, uint64_t deadline_ns)
 	}
 }
 
-int st_slots_flush_idle(struct st_slot *slot, int n, uint64_t wait_ns,
+int st_slots_flush_idle(struct st_slot *slot, int n, int own,
+			uint64_t wait_ns,
 			int (*flush)(struct st_stream *s, void *ctx),
 			void *ctx, int *first_skipped)
 {
@@ -54,7 +55,9 @@ int st_slots_flush_idle(struct st_slot *slot, int n, uint64_t wait_ns,
 	for (i = 0; i < n; i++) {
 		if (!slot[i].s)
 			continue;
-		if (!st_slot_wait_idle(&slot[i], deadline)) {
+		if (i == own ? atomic_load_explicit(&slot[i].busy,
+						    memory_order_acquire)
+			     : !st_slot_wait_idle(&slot[i], deadline)) {
 			if (!skipped++)
 				*first_skipped = i;
 			continue;

@@ -34,15 +34,22 @@ int st_slot_wait_idle(struct st_slot *slot, uint64_t deadline_ns);
 /* CLOCK_MONOTONIC, ns. */
 uint64_t st_idle_now_ns(void);
 
+/* How long, in all, a fatal signal's flush waits for busy streams, ns. */
+#define ST_FATAL_WAIT_NS 1000000000u
+
 /*
  * Call 'flush'('slot'[i].s, 'ctx') for each of the first 'n' slots that
  * has a stream and is idle, waiting for busy ones at most 'wait_ns' in
  * all (not each).  A stream still busy then is skipped: its thread is
- * in the middle of a record.  Returns how many were skipped, and sets
- * '*first_skipped' to the index of the first (-1 when none).  What
- * 'flush' returns is its own business; it is not looked at.
+ * in the middle of a record.  Slot 'own' (-1: none) is the calling
+ * thread's: busy, it is skipped at once, as its append was interrupted
+ * (by a signal whose handler this is) and cannot end while this waits.
+ * Returns how many were skipped, and sets '*first_skipped' to the index
+ * of the first (-1 when none).  What 'flush' returns is its own
+ * business; it is not looked at.  Async-signal-safe when 'flush' is.
  */
-int st_slots_flush_idle(struct st_slot *slot, int n, uint64_t wait_ns,
+int st_slots_flush_idle(struct st_slot *slot, int n, int own,
+			uint64_t wait_ns,
 			int (*flush)(struct st_stream *s, void *ctx),
 			void *ctx, int *first_skipped);
 

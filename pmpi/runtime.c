@@ -965,8 +965,8 @@ static void on_exit_flush(void)
 	n = atomic_load(&nstreams);
 	if (n > MAX_STREAMS)
 		n = MAX_STREAMS;
-	skipped = st_slots_flush_idle(streams, n, ST_IDLE_WAIT_NS, flush_exit,
-				      NULL, &first);
+	skipped = st_slots_flush_idle(streams, n, st_tls.slot, ST_IDLE_WAIT_NS,
+				      flush_exit, NULL, &first);
 	if (skipped)
 		st_log_print("%d thread stream%s still busy at exit (the "
 			     "first: stream %d), not written; %s last records "
@@ -978,8 +978,9 @@ static void on_exit_flush(void)
  * Fatal signals.  A rank that dies of a signal or ends in MPI_Abort
  * still writes what its streams hold: as stored chunks, with write(2)
  * only (st_stream_flush_raw: no allocation, lock or stdio, so safe in a
- * handler), skipping a stream that is being appended to (its records
- * are half made).  Then the signal goes on as it would have without
+ * handler), waiting a bounded time for a stream that another thread is
+ * appending to, and skipping the stream whose append the signal
+ * interrupted (its records are half made).  Then the signal goes on as it would have without
  * synctrace: to the handler the application had installed, or, where it
  * had none, the default action, so the process dies of the same signal
  * with the same exit status and core dump.
@@ -1001,10 +1002,21 @@ static struct {
 } caught[NSIGS];
 static atomic_int fatal_flushed;
 
-/* Write every stream that can be written; once.  Async-signal-safe. */
+/* flush_fatal()'s writing of one stream, to descriptor 'ctx'. */
+static int flush_raw(struct st_stream *s, void *ctx)
+{
+	return st_stream_flush_raw(s, (int)(intptr_t)ctx);
+}
+
+/*
+ * Write every stream that can be written; once.  Async-signal-safe.
+ * Another thread's stream that is being appended to is waited for, as
+ * at exit but longer (ST_FATAL_WAIT_NS: an append may be writing a
+ * chunk); this thread's, when busy, was interrupted and is left.
+ */
 static void flush_fatal(void)
 {
-	int i, n = atomic_load(&nstreams), fd = atomic_load(&trace_fd);
+	int first, n = atomic_load(&nstreams), fd = atomic_load(&trace_fd);
 
 	if (fd < 0 || finalized || getpid() != trace_pid ||
 	    atomic_exchange(&fatal_flushed, 1))
@@ -1017,10 +1029,11 @@ static void flush_fatal(void)
 	if (!fd_is(fd, trace_own.dev, trace_own.ino) &&
 	    (fd = own_reopen(&trace_own, trace_path)) < 0)
 		return;
-	atomic_store(&st_on, 0);
-	for (i = 0; i < n && i < MAX_STREAMS; i++)
-		if (streams[i].s && !atomic_load(&streams[i].busy))
-			st_stream_flush_raw(streams[i].s, fd);
+	stop_appends();
+	if (n > MAX_STREAMS)
+		n = MAX_STREAMS;
+	st_slots_flush_idle(streams, n, st_tls.slot, ST_FATAL_WAIT_NS,
+			    flush_raw, (void *)(intptr_t)fd, &first);
 }
 
 static void on_signal(int sig, siginfo_t *info, void *uc)
