@@ -1271,8 +1271,26 @@ complete_ok(struct st_call *c)
  * Every completion call comes here first (the generator's guarantee:
  * tools/gen/main.c), so st_leave() need not look for the common cases.
  */
+/*
+ * st_leave_complete() of a call whose snapshot request.c counted
+ * (MPI_THREAD_MULTIPLE): uncounted once its requests are taken.
+ */
+static __attribute__((noinline)) void leave_complete_mt(struct st_call *c,
+							 int rc)
+{
+	if (rc == MPI_SUCCESS && atomic_load(&st_on) && complete_ok(c))
+		st_tls.guard = 0;
+	else
+		st_leave(c, rc);
+	st_req_wait_end();
+}
+
 void st_leave_complete(struct st_call *c, int rc)
 {
+	if (__builtin_expect(st_tls.reqwait, 0)) {
+		leave_complete_mt(c, rc);
+		return;
+	}
 	if (__builtin_expect(rc == MPI_SUCCESS &&
 			     atomic_load_explicit(&st_on,
 						  memory_order_relaxed), 1) &&

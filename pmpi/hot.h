@@ -186,6 +186,8 @@ struct st_tls {
 	uint64_t next_flush_ns;
 	uint64_t *snap;
 	int snapcap;
+	int reqtag;		/* request.c's tag of this thread; 0: none yet */
+	int reqwait;		/* in a completion call request.c counts */
 	MPI_Status *stbuf;	/* st_status_buf() */
 	int stcap;
 	struct st_stream *stream; /* streams[slot] */

@@ -365,7 +365,9 @@ struct st_req *st_req_start_ref(MPI_Request h);
  * ring's, ST_REQ_AT_SPILL for the spill's (request.c).
  */
 struct st_req_slot {
-	int state;		/* 0 free, 1 dead, 2 live */
+	uint8_t state;		/* 0 free, 1 dead, 2 live, 3 superseded */
+	uint8_t unused;
+	uint16_t owner;		/* ring, MPI_THREAD_MULTIPLE: its thread's tag */
 	MPI_Request h;
 	struct st_req r;
 };
@@ -380,6 +382,11 @@ static inline struct st_req_slot *st_req_at_slot(uint64_t at)
 						  ST_REQ_AT_SPILL));
 }
 extern unsigned st_req_live, st_req_dead;	/* the table's entries */
+/*
+ * Under MPI_THREAD_MULTIPLE, a completion call whose snapshot was
+ * counted (st_tls.reqwait) leaves: after its takes (request.c).
+ */
+void st_req_wait_end(void);
 /* Ring entry 's' taken: dead, and the ring's head past the dead. */
 void st_req_ring_drop(struct st_req_slot *s);
 /* Spilled entry 's' taken: dead. */
@@ -407,8 +414,11 @@ st_req_took_at(uint64_t at, uint64_t id, int drop_persistent)
 {
 	struct st_req_slot *s = st_req_at_slot(at);
 
-	/* Still the request snapshotted: ids are never reused. */
-	if (!s || s->state != 2 || s->r.id != id)
+	/*
+	 * Still the request snapshotted (ids are never reused), live or
+	 * superseded (request.c: its handle reused meanwhile).
+	 */
+	if (!s || s->state < 2 || s->r.id != id)
 		return NULL;
 	if (__builtin_expect(!(at & (ST_REQ_AT_RING | ST_REQ_AT_SPILL)) &&
 			     !s->r.persistent, 1)) {

@@ -15,6 +15,19 @@
  * in a FIFO instead: a Wait or Test takes the oldest one with its
  * handle, and several in one array take them in order.  Past RING in
  * flight such requests are left untracked, with one warning.
+ *
+ * A new request whose handle a live entry still holds means that MPI
+ * freed that handle and gave it out again.  Without
+ * MPI_THREAD_MULTIPLE the old request's completion went unseen, so its
+ * entry is dropped.  With it, the old request may have just completed
+ * in another thread, whose completion call will take its entry by
+ * snapshot (address and id) as soon as MPI returns.  So there the entry
+ * is only superseded (state 3): lookups by handle no longer see it, its
+ * snapshot still takes it, and it counts as live until then.  That is
+ * needed only while some completion call is between its snapshot and
+ * its takes ('waiting', counted under the lock): with none, the entry
+ * cannot be awaited, and it is dropped, as is a superseded one whose
+ * handle comes again then.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -39,16 +52,46 @@ static int builtin(MPI_Request h)
 	return st_req_shared(h);
 }
 
-/* The first live ring entry with handle 'h' from position 'from' on. */
-static uint64_t ring_next(MPI_Request h, uint64_t from)
-{
-	uint64_t i;
+/*
+ * Under MPI_THREAD_MULTIPLE, threads' requests of one builtin handle
+ * would be taken in the ring's order whichever thread waits: two threads
+ * waiting at once on their own such requests could both name the oldest
+ * one, so that the second's completion found it gone and was lost, and
+ * its own entry stayed in flight for ever.  So there each ring entry
+ * carries the tag of the thread that made it, and a thread takes its
+ * own first (another's only when it has none: a request handed over).
+ */
+static atomic_uint ntags;
 
-	for (i = from < head ? head : from; i < tail; i++)
-		if (ring[i & (RING - 1)].state == 2 &&
-		    ring[i & (RING - 1)].h == h)
+/* This thread's tag, under MPI_THREAD_MULTIPLE; 0 otherwise. */
+static uint16_t my_tag(void)
+{
+	if (!st_mt)
+		return 0;
+	if (!st_tls.reqtag)
+		st_tls.reqtag = (int)(atomic_fetch_add(&ntags, 1) % 65535) + 1;
+	return (uint16_t)st_tls.reqtag;
+}
+
+/*
+ * The first live ring entry with handle 'h' from position 'from' on:
+ * of thread tag 'owner' when there is one (0: any thread's).
+ */
+static uint64_t ring_next(MPI_Request h, uint64_t from, uint16_t owner)
+{
+	uint64_t i, any = tail;
+
+	for (i = from < head ? head : from; i < tail; i++) {
+		struct st_req_slot *s = &ring[i & (RING - 1)];
+
+		if (s->state != 2 || s->h != h)
+			continue;
+		if (s->owner == owner || !owner)
 			return i;
-	return tail;
+		if (any == tail)
+			any = i;
+	}
+	return any;
 }
 
 /*
@@ -73,6 +116,8 @@ void st_req_ring_drop(struct st_req_slot *s)
 unsigned st_req_live, st_req_dead;
 static uint64_t next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* MPI_THREAD_MULTIPLE: completion calls snapshotted, not yet left. */
+static unsigned waiting;
 
 static void acquire(void)
 {
@@ -143,6 +188,19 @@ void st_req_spill_drop(struct st_req_slot *s)
 	spill_dead++;
 }
 
+/*
+ * Entry 's', live or superseded, holds the handle of a new request:
+ * superseded (1) while a completion call may yet take it, else (0) to
+ * be dropped by the caller.
+ */
+static int supersede(struct st_req_slot *s)
+{
+	if (!st_mt || !waiting)
+		return 0;
+	s->state = 3;
+	return 1;
+}
+
 /* A new entry, not in the index; NULL at SPILL_MAX or out of memory. */
 static struct st_req_slot *spill_entry(void)
 {
@@ -184,7 +242,7 @@ static int spill_rebuild(unsigned cap)
 
 		if (!s)
 			continue;
-		if (s->state != 2) {
+		if (s->state < 2) {
 			spill_free[spill_nfree++] = s;
 			continue;
 		}
@@ -239,9 +297,12 @@ take_slot(struct st_req_slot *s, MPI_Request h, struct st_req *r)
 
 /* 'r', a new request of builtin handle 'h', joins the ring (with room). */
 static inline __attribute__((always_inline)) uint64_t
-ring_push(MPI_Request h, struct st_req *r)
+ring_push(MPI_Request h, struct st_req *r, uint16_t owner)
 {
-	return take_slot(&ring[tail++ & (RING - 1)], h, r);
+	struct st_req_slot *s = &ring[tail++ & (RING - 1)];
+
+	s->owner = owner;
+	return take_slot(s, h, r);
 }
 
 /*
@@ -261,7 +322,9 @@ static uint64_t spill_add(MPI_Request h, struct st_req *r)
 	for (i = spill_hash(h, spill_cap), n = 0; n < spill_cap;
 	     n++, i = (i + 1) & (spill_cap - 1)) {
 		s = spill_ix[i];
-		if (!s || (s->state == 2 && s->h == h)) {
+		if (s && s->state >= 2 && s->h == h && supersede(s))
+			continue;
+		if (!s || (s->state >= 2 && s->h == h)) {
 			if (s)
 				st_req_spill_drop(s);
 			if (!at) {
@@ -270,7 +333,7 @@ static uint64_t spill_add(MPI_Request h, struct st_req *r)
 			}
 			break;
 		}
-		if (s->state != 2 && !at) {
+		if (s->state < 2 && !at) {
 			at = s;
 			pos = i;
 		}
@@ -304,7 +367,7 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 	acquire();
 	if (builtin(h) && !r->persistent) {
 		if (tail - head < RING) {
-			id = ring_push(h, r);
+			id = ring_push(h, r, my_tag());
 		} else if (!ring_warned) {
 			ring_warned = 1;
 			st_log_print("more than %u requests that completed at "
@@ -315,7 +378,7 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 		return id;
 	}
 	/* A stale spilled entry of the handle (MPI reused it): dropped. */
-	if (spill_live && (s = spill_find(h)))
+	if (spill_live && (s = spill_find(h)) && !supersede(s))
 		st_req_spill_drop(s);
 	/* Once empty, forget many dead slots so probes stay short. */
 	if (!st_req_live && st_req_dead > CAP / 4) {
@@ -329,8 +392,8 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 	 */
 	for (i = hash(h), n = 0; n < CAP; n++, i = (i + 1) & (CAP - 1)) {
 		s = &table[i];
-		if (s->state == 2) {
-			if (s->h != h)
+		if (s->state >= 2) {
+			if (s->h != h || supersede(s))
 				continue;
 			st_req_drop(s);
 			free_slot = s;
@@ -375,7 +438,7 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 	if (builtin(h)) {
 		if (r->persistent || tail - head >= RING)
 			return add_slow(h, r);
-		return ring_push(h, r);
+		return ring_push(h, r, 0);
 	}
 	if (st_req_live >= CAP / 2 || (!st_req_live && st_req_dead > CAP / 4) ||
 	    spill_live)
@@ -437,6 +500,7 @@ static __attribute__((noinline)) int snapshot(const MPI_Request *reqs,
 	/* Where the last match of each builtin handle was, in this array. */
 	MPI_Request seen_h[8];
 	uint64_t seen_at[8];
+	uint16_t tag = my_tag();
 	int nseen = 0, recv = 0, i, j;
 
 	for (i = 0; i < n; i++) {
@@ -455,7 +519,7 @@ static __attribute__((noinline)) int snapshot(const MPI_Request *reqs,
 			;
 		if (j < nseen)
 			from = seen_at[j] + 1;
-		at = ring_next(h, from);
+		at = ring_next(h, from, tag);
 		recv |= snap_ring(at, &snap[2 * i]);
 		if (at == tail)
 			continue;
@@ -476,8 +540,20 @@ static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
 
 	acquire();
 	recv = snapshot(reqs, n, snap);
+	if (!st_tls.reqwait) {
+		st_tls.reqwait = 1;
+		waiting++;
+	}
 	release();
 	return recv;
+}
+
+void st_req_wait_end(void)
+{
+	acquire();
+	waiting--;
+	st_tls.reqwait = 0;
+	release();
 }
 
 /*
@@ -489,7 +565,7 @@ static inline __attribute__((always_inline)) int
 snap_any(MPI_Request h, uint64_t from, uint64_t *snap, uint64_t *at)
 {
 	if (builtin(h)) {
-		*at = ring_next(h, from);
+		*at = ring_next(h, from, 0);
 		return snap_ring(*at, snap);
 	}
 	*at = tail;
@@ -587,7 +663,7 @@ void st_req_note(uint64_t at, const struct st_req *r)
 	struct st_req_slot *s = st_req_at_slot(at);
 
 	acquire();
-	if (s && s->state == 2 && s->r.id == r->id) {
+	if (s && s->state >= 2 && s->r.id == r->id) {
 		s->r.done_token = r->done_token;
 		s->r.st_src = r->st_src;
 		s->r.st_tag = r->st_tag;

@@ -5,7 +5,9 @@
 # call exactly once: per rank, one communicator per thread with ITERS
 # calls of each function, all from one thread, the threads distinct, the
 # sequence numbers on each communicator 1..n without gap or repeat, and
-# the same function at each sequence number on both ranks.
+# the same function at each sequence number on both ranks.  Then
+# threads made one after another, and threads exchanging nonblocking
+# messages at once (below).
 . "$(dirname "$0")/lib.sh"
 
 need_app threads
@@ -118,4 +120,21 @@ for r in 0 1; do
 	[ "$nthr" -le 64 ] ||
 		fail "rank $r: $nthr thread streams for 1 + 1 + $churn threads"
 done
-note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous; $churn threads one after another traced on few streams"
+# Nonblocking point-to-point in 4 threads at once, 300 messages each
+# way per thread and iteration, completed by Waitall, Waitany, Testsome
+# and Wait: MPI gives a completed request's handle to the next request,
+# which another thread may make before the completing thread has seen
+# its own; every request still has one done record, by the call that
+# completed it, and every receive its bytes and source (the app's
+# EXPECT lines).
+need_app threads-p2p
+traced "$ST_TMP/ptrace" "$ST_TMP/prun" env ST_EXPECT="$ST_TMP/prun.x" \
+	$MPIEXEC -n 2 "$ST_APPS/threads-p2p" 4 300 5
+expect_rc "$ST_TMP/prun" 0
+grep -q 'threads-p2p: all ranks ok' "$ST_TMP/prun.out" ||
+	{ show "$ST_TMP/prun.out"; fail "wrong results in threads-p2p"; }
+dump_csv "$ST_TMP/ptrace" "$ST_TMP/pcsv"
+check_expects "$ST_TMP/prun.x" "$ST_TMP/pcsv"
+expect_count "$ST_TMP/pcsv" 'kind == "done"' $((2 * 2 * 4 * 300 * 5))
+
+note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous; $churn threads one after another traced on few streams; 4 threads' nonblocking messages each done once"
