@@ -1278,10 +1278,8 @@ complete_ok(struct st_call *c)
 static __attribute__((noinline)) void leave_complete_mt(struct st_call *c,
 							 int rc)
 {
-	if (rc == MPI_SUCCESS && atomic_load(&st_on) && complete_ok(c))
-		st_tls.guard = 0;
-	else
-		st_leave(c, rc);
+	st_tls.reqwait = 0;
+	st_leave_complete(c, rc);
 	st_req_wait_end();
 }
 

@@ -77,7 +77,8 @@ static uint16_t my_tag(void)
  * The first live ring entry with handle 'h' from position 'from' on:
  * of thread tag 'owner' when there is one (0: any thread's).
  */
-static uint64_t ring_next(MPI_Request h, uint64_t from, uint16_t owner)
+static inline __attribute__((always_inline)) uint64_t
+ring_next(MPI_Request h, uint64_t from, uint16_t owner)
 {
 	uint64_t i, any = tail;
 
@@ -552,7 +553,6 @@ void st_req_wait_end(void)
 {
 	acquire();
 	waiting--;
-	st_tls.reqwait = 0;
 	release();
 }
 
