@@ -327,6 +327,12 @@ void st_req_track(struct st_call *c, const struct st_fn_info *fi,
 /* Track 'h' as described by 'r'; returns the new id. */
 uint64_t st_req_add(MPI_Request h, struct st_req *r);
 /*
+ * At MPI_Init: whether MPI_THREAD_MULTIPLE was provided ('mt'), and
+ * whether requests are tracked at all ('track': the completion calls
+ * are traced, SYNCTRACE_FAMILIES).
+ */
+void st_req_init(int mt, int track);
+/*
  * Snapshot the 'n' requests of 'reqs' before a completion call: snap[2i]
  * where the entry of the i-th is kept (for st_req_took()), snap[2i+1]
  * the id tracked for it (both 0 when untracked).  Returns non-zero when

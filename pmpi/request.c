@@ -358,6 +358,18 @@ untracked:
 	return 0;
 }
 
+/*
+ * st_req_add() goes to add_slow() for every request (MPI_THREAD_MULTIPLE,
+ * or no tracking); requests are tracked (the completion calls are).
+ */
+static int req_slow, req_track = 1;
+
+void st_req_init(int mt, int track)
+{
+	req_slow = mt || !track;
+	req_track = track;
+}
+
 static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 						   struct st_req *r)
 {
@@ -365,6 +377,12 @@ static __attribute__((noinline)) uint64_t add_slow(MPI_Request h,
 	unsigned i, n;
 	uint64_t id = 0;
 
+	/*
+	 * Completion calls not traced: no call could take the request, so
+	 * the table and ring would only fill (and the ring warn).
+	 */
+	if (!req_track)
+		return 0;
 	acquire();
 	if (builtin(h) && !r->persistent) {
 		if (tail - head < RING) {
@@ -434,7 +452,7 @@ uint64_t st_req_add(MPI_Request h, struct st_req *r)
 
 	if (h == MPI_REQUEST_NULL)
 		return 0;
-	if (__builtin_expect(st_mt, 0))
+	if (__builtin_expect(req_slow, 0))
 		return add_slow(h, r);
 	if (builtin(h)) {
 		if (r->persistent || tail - head >= RING)

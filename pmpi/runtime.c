@@ -1216,6 +1216,7 @@ void st_init_post(struct st_call *c, int rc)
 	if (c->a.provided)
 		level = *c->a.provided;
 	st_mt = level == MPI_THREAD_MULTIPLE;
+	st_req_init(st_mt, !!(st_set.families & ST_FAMILY_COMPLETE));
 	st_cfg.yield = st_set.yield;
 	st_flush_interval_ns = st_set.flush_ms * 1000000u;
 	fn_table_init();

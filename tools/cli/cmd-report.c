@@ -210,8 +210,16 @@ static void print_summary(struct report *rp, const char *dir,
 			 rp->sum->clock_cost ? rp->sum->clock_cost : "?");
 		print_field("", line);
 	}
-	if (rp->sum->config)
+	if (rp->sum->config) {
+		const char *f = strstr(rp->sum->config, "families=");
+
 		print_field("config:", rp->sum->config);
+		/* ST_FAMILY_COMPLETE (pmpi/config.h): Wait, Test, Start. */
+		if (f && !(strtoul(f + 9, NULL, 0) & 0x20))
+			print_field("", "no completion calls traced: "
+				    "nonblocking spans and received bytes "
+				    "unknown");
+	}
 	if (rp->phase.mode != ST_PHASE_ALL) {
 		st_phase_name(&rp->phase, line, sizeof(line));
 		printf("phase:       %s\n             n=%" PRIu64 " "
