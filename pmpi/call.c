@@ -961,6 +961,24 @@ static const MPI_Status *status_at(const struct st_call *c, int i)
 	return NULL;
 }
 
+/*
+ * After MPI_ERR_IN_STATUS from a Waitall or Testall: whether the i-th
+ * request is still pending (MPI completes the others, with or without
+ * an error).  Its status says so with MPI_ERR_PENDING; without a status,
+ * a request still holding its handle did not complete, unless it is a
+ * persistent one, which keeps its handle either way (taken as done).
+ */
+static int still_pending(const struct st_call *c, int i)
+{
+	const MPI_Status *st = status_at(c, i);
+	const struct st_req_slot *s = st_req_at_slot(c->snap[2 * i]);
+
+	if (st)
+		return st->MPI_ERROR == MPI_ERR_PENDING;
+	return c->a.requests && c->a.requests[i] != MPI_REQUEST_NULL &&
+	       !(s && s->r.id == c->snap[2 * i + 1] && s->r.persistent);
+}
+
 static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 {
 	const struct st_args *a = &c->a;
@@ -1008,8 +1026,10 @@ static void leave_complete(struct st_call *c, struct st_event *ev, int rc)
 			any = c->nsnap ? 1 : 0;
 		if (any)
 			for (i = 0; i < c->nsnap; i++)
-				done(c, c->snap[2 * i], c->snap[2 * i + 1],
-				     status_at(c, i), ev);
+				if (rc == MPI_SUCCESS || !still_pending(c, i))
+					done(c, c->snap[2 * i],
+					     c->snap[2 * i + 1],
+					     status_at(c, i), ev);
 		if ((c->fn == ST_FN_MPI_WAITANY || c->fn == ST_FN_MPI_TESTANY) &&
 		    a->index && *a->index != MPI_UNDEFINED &&
 		    *a->index >= 0 && *a->index < c->nsnap &&

@@ -12,9 +12,11 @@
 # them, and the tools pair no message with them (export pairs every
 # end, table leaves none unmatched, predict finds no receive without
 # its send).  17,000 receives in flight at once (more than the
-# interposer's table holds) all have done records, with their bytes; an inactive persistent request completes nothing; each
-# request that Waitany, Waitsome, Testany or Testsome completes has one
-# done record.
+# interposer's table holds) all have done records, with their bytes;
+# an inactive persistent request completes nothing; each request that
+# Waitany, Waitsome, Testany or Testsome completes has one done record;
+# a request that a failing Waitall (MPI_ERR_IN_STATUS) leaves pending
+# has its done record from the call that completes it.
 . "$(dirname "$0")/lib.sh"
 
 need_app p2p-more
@@ -103,4 +105,4 @@ if grep -q 'matched no send' "$ST_TMP/predict"; then
 	show "$ST_TMP/predict"
 	fail "predict waits for a message to a cancelled receive"
 fi
-note "persistent, partitioned, matched-probe calls, freed sends, cancelled receives, 17,000 receives in flight, inactive persistent requests, Waitany/Waitsome/Testany/Testsome and MPI_PROC_NULL"
+note "persistent, partitioned, matched-probe calls, freed sends, cancelled receives, 17,000 receives in flight, inactive persistent requests, Waitany/Waitsome/Testany/Testsome, a Waitall failing in one request with another left pending, and MPI_PROC_NULL"

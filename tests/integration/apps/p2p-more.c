@@ -9,7 +9,8 @@
  * status MPI leaves undefined but for its flag; more requests in
  * flight at once than the interposer's table holds, and an inactive
  * persistent request in a Waitall; Waitany, Waitsome, Testany and
- * Testsome.  Every value received
+ * Testsome; a Waitall that fails in one request and leaves another
+ * pending.  Every value received
  * is checked; what each record
  * must say goes out as EXPECT lines (apps/expect.h) that t-p2p-more.sh
  * checks.
@@ -492,6 +493,64 @@ static void any_some(int peer)
 	}
 }
 
+/*
+ * 10. A Waitall that fails in one request (a truncated receive, on a
+ * communicator that returns errors): MPI returns MPI_ERR_IN_STATUS,
+ * completes that request with its error, and may leave others pending
+ * (MPI_ERR_PENDING in their statuses, their handles kept), to be
+ * completed by a later call.  A pending request has no done record from
+ * the Waitall, and one from the call that completes it, with its bytes.
+ * With statuses and with MPI_STATUSES_IGNORE.
+ */
+static void in_status(int peer)
+{
+	int k, i, rc, big[10], small[5], rest[5], wall = 0, wait = 0;
+	MPI_Request q[2];
+	MPI_Status st[2];
+	MPI_Comm c;
+
+	MPI_Comm_dup(MPI_COMM_WORLD, &c);
+	MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+	/* MPICH reports a Waitall's error on MPI_COMM_WORLD's handler. */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	for (i = 0; i < 10; i++)
+		big[i] = i;
+	for (k = 0; k < 2; k++) {
+		if (rank == 1) {
+			MPI_Send(big, 10, MPI_INT, peer, 90 + 2 * k, c);
+			MPI_Send(big, 3, MPI_INT, peer, 91 + 2 * k, c);
+			continue;
+		}
+		MPI_Irecv(small, 5, MPI_INT, peer, 90 + 2 * k, c, &q[0]);
+		MPI_Irecv(rest, 5, MPI_INT, peer, 91 + 2 * k, c, &q[1]);
+		rc = MPI_Waitall(2, q, k ? MPI_STATUSES_IGNORE : st);
+		CHECK(rc != MPI_SUCCESS);
+		CHECK(q[0] == MPI_REQUEST_NULL);
+		for (i = 0; i < 2; i++) {
+			if (q[i] == MPI_REQUEST_NULL) {
+				wall++;
+				continue;
+			}
+			CHECK(k || st[i].MPI_ERROR == MPI_ERR_PENDING);
+			CHECK(MPI_Wait(&q[i], MPI_STATUS_IGNORE) ==
+			      MPI_SUCCESS);
+			CHECK(rest[2] == 2);
+			wait++;
+		}
+	}
+	if (rank == 0) {
+		expect_kind(wall, "done", "MPI_Waitall", "tag >= 90 && "
+			    "tag <= 93");
+		expect_kind(wait, "done", "MPI_Wait", "tag >= 90 && "
+			    "tag <= 93 && peer == %d && rbytes == %ld", peer,
+			    3 * is);
+		expect_kind(0, "done", "MPI_Wait", "tag >= 90 && tag <= 93 "
+			    "&& rbytes != %ld", 3 * is);
+	}
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv)
 {
 	int size, peer, sum = 0;
@@ -514,6 +573,7 @@ int main(int argc, char **argv)
 	cancelled(peer);
 	many(peer);
 	any_some(peer);
+	in_status(peer);
 	MPI_Allreduce(&errors, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("p2p-more: %s\n", sum ? "ERRORS" : "all ranks ok");
