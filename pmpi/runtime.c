@@ -658,9 +658,6 @@ static void fn_table_init(void)
 
 int st_run_index_append(const char *text)
 {
-	size_t n = strlen(text);
-	ssize_t w;
-
 	char path[PATH_MAX + 32];
 	int fd;
 
@@ -670,8 +667,8 @@ int st_run_index_append(const char *text)
 	snprintf(path, sizeof(path), "%s/%s", run_dir, ST_RUN_INDEX);
 	if ((fd = own_fd_checked(&index_own, path)) < 0)
 		return -EBADF;
-	w = write(fd, text, n);
-	return w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
+	/* As the trace: whole, and never death by SIGXFSZ. */
+	return st_sink_fd_write((void *)(intptr_t)fd, text, strlen(text));
 }
 
 /*
