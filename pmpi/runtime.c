@@ -952,7 +952,16 @@ static int flush_exit(struct st_stream *s, void *ctx)
 	return rc;
 }
 
-static void on_exit_flush(void)
+/*
+ * A destructor, not an atexit() handler registered at MPI_Init: exit
+ * runs those in reverse order of registration, so one the application
+ * registered before MPI_Init (a library's or language runtime's, that
+ * calls MPI_Finalize) ran after this, found tracing stopped, and its
+ * calls and the run's completion were lost.  glibc runs the libraries'
+ * destructors after every atexit() handler, and ours before those of
+ * the libraries we use.
+ */
+__attribute__((destructor)) static void on_exit_flush(void)
 {
 	int n, skipped, first;
 
@@ -1241,7 +1250,6 @@ void st_init_post(struct st_call *c, int rc)
 	if (atomic_load(&st_on)) {
 		membarrier_ok = !syscall(SYS_membarrier,
 			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
-		atexit(on_exit_flush);
 		catch_signals();
 	}
 	st_tls.guard = 0;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/integration/t-nofinalize.sh: an application that calls exit(0)
 # without MPI_Finalize still leaves a readable trace holding every
-# collective it made, as counted by the app itself.
+# collective it made, as counted by the app itself; one whose exit
+# handler, registered before MPI_Init, calls MPI_Finalize leaves a
+# complete trace with the handler's calls.
 . "$(dirname "$0")/lib.sh"
 
 need_app nofinal
@@ -37,3 +39,27 @@ for r in 0 1; do
 		"kind == \"call\" && rank == $r && fn == \"MPI_Finalize\"" 0
 done
 note "both ranks: $n allreduce, $((n / 2)) bcast, 3 barrier in the trace"
+
+# The exit handler registered before MPI_Init (as a library or language
+# runtime does) runs after synctrace's own exit work was once done: its
+# calls and MPI_Finalize were lost, and the run read as incomplete.
+hydra_retry "$ST_TMP/ae" "$ST_TMP/ae-trace" \
+	traced "$ST_TMP/ae-trace" "$ST_TMP/ae" $MPIEXEC -n 2 \
+	"$ST_APPS/nofinal" $n atexit
+expect_rc "$ST_TMP/ae" 0
+[ "$(grep -c 'errors 0$' "$ST_TMP/ae.out")" = 4 ] ||
+	{ show "$ST_TMP/ae.out"; fail "nofinal atexit: not 4 good lines"; }
+[ -s "$ST_TMP/ae.err" ] && { show "$ST_TMP/ae.err"; fail "stderr not empty"; }
+"$ST_CLI" report "$ST_TMP/ae-trace" > "$ST_TMP/ae.report" 2>&1 ||
+	{ show "$ST_TMP/ae.report"; fail "report failed"; }
+grep -q 'run complete' "$ST_TMP/ae.report" ||
+	{ show "$ST_TMP/ae.report"; fail "atexit: the run is not complete"; }
+dump_csv "$ST_TMP/ae-trace" "$ST_TMP/ae.csv"
+for r in 0 1; do
+	expect_count "$ST_TMP/ae.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Allreduce\"" \
+		$((n + 1))
+	expect_count "$ST_TMP/ae.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Finalize\"" 1
+done
+note "atexit: $((n + 1)) allreduce and MPI_Finalize on both ranks, complete"

@@ -3,13 +3,34 @@
  * after MPI_Init and some collectives, never calling MPI_Finalize.  The
  * trace must still hold every collective it made.
  *
- * Usage: nofinal [N] (default 50).  Each rank makes N MPI_Allreduce,
- * N / 2 MPI_Bcast and 3 MPI_Barrier calls, checks the results and
- * prints its counts as "nofinal: rank R allreduce A bcast B barrier C".
+ * Usage: nofinal [N [atexit]] (default 50).  Each rank makes N
+ * MPI_Allreduce, N / 2 MPI_Bcast and 3 MPI_Barrier calls, checks the
+ * results and prints its counts as "nofinal: rank R allreduce A bcast B
+ * barrier C".
+ *
+ * With "atexit", an exit handler registered before MPI_Init (as some
+ * libraries and language runtimes do) makes one more MPI_Allreduce and
+ * calls MPI_Finalize, printing "nofinal: rank R atexit errors E": the
+ * trace must hold both, and the run be complete.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static void finish(void)
+{
+	int rank, size, in, out;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	in = rank;
+	MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Finalize();
+	printf("nofinal: rank %d atexit errors %d\n", rank,
+	       out != size * (size - 1) / 2);
+	fflush(stdout);
+}
 
 int main(int argc, char **argv)
 {
@@ -17,6 +38,8 @@ int main(int argc, char **argv)
 	int nallreduce = 0, nbcast = 0, nbarrier = 0;
 
 	n = argc > 1 ? atoi(argv[1]) : 50;
+	if (argc > 2 && !strcmp(argv[2], "atexit"))
+		atexit(finish);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
