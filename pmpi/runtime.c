@@ -959,7 +959,8 @@ static int flush_exit(struct st_stream *s, void *ctx)
  * calls MPI_Finalize) ran after this, found tracing stopped, and its
  * calls and the run's completion were lost.  glibc runs the libraries'
  * destructors after every atexit() handler, and ours before those of
- * the libraries we use.
+ * the libraries we use.  quick_exit() runs none: for it, this is an
+ * at_quick_exit() handler too, from MPI_Init on.
  */
 __attribute__((destructor)) static void on_exit_flush(void)
 {
@@ -1250,6 +1251,8 @@ void st_init_post(struct st_call *c, int rc)
 	if (atomic_load(&st_on)) {
 		membarrier_ok = !syscall(SYS_membarrier,
 			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+		/* quick_exit() runs no destructor: the flush, for it. */
+		at_quick_exit(on_exit_flush);
 		catch_signals();
 	}
 	st_tls.guard = 0;

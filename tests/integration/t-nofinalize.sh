@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/integration/t-nofinalize.sh: an application that calls exit(0)
-# without MPI_Finalize still leaves a readable trace holding every
-# collective it made, as counted by the app itself; one whose exit
+# (or quick_exit(3)) without MPI_Finalize still leaves a readable trace
+# holding every collective it made, as counted by the app itself; one whose exit
 # handler, registered before MPI_Init, calls MPI_Finalize leaves a
 # complete trace with the handler's calls.
 . "$(dirname "$0")/lib.sh"
@@ -12,33 +12,38 @@ n=60
 # MPI_Finalize, which would cut the other ranks' exit short at random;
 # -disable-auto-cleanup lets every rank exit on its own.
 # (hydra_retry: Hydra sometimes misreports such an exit.)
-hydra_retry "$ST_TMP/run" "$ST_TMP/trace" \
-	traced "$ST_TMP/trace" "$ST_TMP/run" $MPIEXEC -disable-auto-cleanup \
-	-n 2 "$ST_APPS/nofinal" $n
-expect_rc "$ST_TMP/run" 0
-[ "$(grep -c 'errors 0$' "$ST_TMP/run.out")" = 2 ] ||
-	{ show "$ST_TMP/run.out"; fail "nofinal did not report 2 good ranks"; }
-[ -s "$ST_TMP/run.err" ] && { show "$ST_TMP/run.err"; fail "stderr not empty"; }
+for how in exit quick; do
+	run=$ST_TMP/run-$how
+	trace=$ST_TMP/trace-$how
+	hydra_retry "$run" "$trace" \
+		traced "$trace" "$run" $MPIEXEC -disable-auto-cleanup \
+		-n 2 "$ST_APPS/nofinal" $n $how
+	expect_rc "$run" 0
+	[ "$(grep -c 'errors 0$' "$run.out")" = 2 ] ||
+		{ show "$run.out"; fail "$how: not 2 good ranks"; }
+	[ -s "$run.err" ] && { show "$run.err"; fail "$how: stderr not empty"; }
 
-dump_csv "$ST_TMP/trace" "$ST_TMP/csv"
-for r in 0 1; do
-	line=$(grep "^nofinal: rank $r " "$ST_TMP/run.out")
-	set -- $line
-	# nofinal: rank R allreduce A bcast B barrier C errors 0
-	[ "$4 $5 $6 $8" = "allreduce $n bcast barrier" ] ||
-		fail "unexpected line '$line'"
-	expect_count "$ST_TMP/csv" \
-		"kind == \"call\" && rank == $r && fn == \"MPI_Allreduce\"" $5
-	expect_count "$ST_TMP/csv" \
-		"kind == \"call\" && rank == $r && fn == \"MPI_Bcast\"" $7
-	expect_count "$ST_TMP/csv" \
-		"kind == \"call\" && rank == $r && fn == \"MPI_Barrier\"" $9
-	expect_count "$ST_TMP/csv" \
-		"kind == \"call\" && rank == $r && fn ~ /^MPI_Init/" 1
-	expect_count "$ST_TMP/csv" \
-		"kind == \"call\" && rank == $r && fn == \"MPI_Finalize\"" 0
+	dump_csv "$trace" "$run.csv"
+	for r in 0 1; do
+		line=$(grep "^nofinal: rank $r " "$run.out")
+		set -- $line
+		# nofinal: rank R allreduce A bcast B barrier C errors 0
+		[ "$4 $5 $6 $8" = "allreduce $n bcast barrier" ] ||
+			fail "unexpected line '$line'"
+		expect_count "$run.csv" "kind == \"call\" && rank == $r && \
+			fn == \"MPI_Allreduce\"" $5
+		expect_count "$run.csv" "kind == \"call\" && rank == $r && \
+			fn == \"MPI_Bcast\"" $7
+		expect_count "$run.csv" "kind == \"call\" && rank == $r && \
+			fn == \"MPI_Barrier\"" $9
+		expect_count "$run.csv" "kind == \"call\" && rank == $r && \
+			fn ~ /^MPI_Init/" 1
+		expect_count "$run.csv" "kind == \"call\" && rank == $r && \
+			fn == \"MPI_Finalize\"" 0
+	done
+	note "$how: both ranks: $n allreduce, $((n / 2)) bcast, 3 barrier" \
+		"in the trace"
 done
-note "both ranks: $n allreduce, $((n / 2)) bcast, 3 barrier in the trace"
 
 # The exit handler registered before MPI_Init (as a library or language
 # runtime does) runs after synctrace's own exit work was once done: its
