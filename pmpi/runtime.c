@@ -953,17 +953,20 @@ static int flush_exit(struct st_stream *s, void *ctx)
 }
 
 /*
- * A destructor, not an atexit() handler registered at MPI_Init: exit
- * runs those in reverse order of registration, so one the application
- * registered before MPI_Init (a library's or language runtime's, that
- * calls MPI_Finalize) ran after this, found tracing stopped, and its
- * calls and the run's completion were lost.  glibc runs the libraries'
- * destructors after every atexit() handler, and ours before those of
- * the libraries we use.  quick_exit() runs none: for it, this is an
- * at_quick_exit() handler too, from MPI_Init on.
+ * Write every idle stream at exit; 'last': the process ends here, else
+ * tracing goes on after, for exit handlers still to come.  Exit runs
+ * atexit() handlers in reverse order of registration, then the
+ * libraries' destructors (ours before those of the libraries we use).
+ * So this runs twice: from an atexit() handler registered at MPI_Init,
+ * before the handlers the application registered earlier (one may end
+ * the process with _exit()), and, last, from a destructor, after them
+ * all (one may make MPI calls or call MPI_Finalize, which then finds
+ * tracing on and the run is complete).  quick_exit() runs neither: for
+ * it, the last one is an at_quick_exit() handler registered at MPI_Init.
  */
-__attribute__((destructor)) static void on_exit_flush(void)
+static void exit_flush(int last)
 {
+	static int busy_said;
 	int n, skipped, first;
 
 	if (finalized || !atomic_load(&st_on) || getpid() != trace_pid)
@@ -974,11 +977,24 @@ __attribute__((destructor)) static void on_exit_flush(void)
 		n = MAX_STREAMS;
 	skipped = st_slots_flush_idle(streams, n, ST_IDLE_WAIT_NS, flush_exit,
 				      NULL, &first);
-	if (skipped)
+	if (skipped && !busy_said++)
 		st_log_print("%d thread stream%s still busy at exit (the "
 			     "first: stream %d), not written; %s last records "
 			     "may be missing", skipped, skipped == 1 ? "" : "s",
 			     first, skipped == 1 ? "its" : "their");
+	/* A stream written is empty again, one skipped was not touched. */
+	if (!last && !atomic_load(&warned))
+		atomic_store(&st_on, 1);
+}
+
+static void on_exit_early(void)
+{
+	exit_flush(0);
+}
+
+__attribute__((destructor)) static void on_exit_last(void)
+{
+	exit_flush(1);
 }
 
 /*
@@ -1251,8 +1267,8 @@ void st_init_post(struct st_call *c, int rc)
 	if (atomic_load(&st_on)) {
 		membarrier_ok = !syscall(SYS_membarrier,
 			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
-		/* quick_exit() runs no destructor: the flush, for it. */
-		at_quick_exit(on_exit_flush);
+		atexit(on_exit_early);
+		at_quick_exit(on_exit_last);
 		catch_signals();
 	}
 	st_tls.guard = 0;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/integration/t-nofinalize.sh: an application that calls exit(0)
-# (or quick_exit(3)) without MPI_Finalize still leaves a readable trace
+# (or quick_exit(3), or whose exit handler registered before MPI_Init
+# calls _exit(2)) without MPI_Finalize still leaves a readable trace
 # holding every collective it made, as counted by the app itself; one whose exit
 # handler, registered before MPI_Init, calls MPI_Finalize leaves a
 # complete trace with the handler's calls.
@@ -12,7 +13,7 @@ n=60
 # MPI_Finalize, which would cut the other ranks' exit short at random;
 # -disable-auto-cleanup lets every rank exit on its own.
 # (hydra_retry: Hydra sometimes misreports such an exit.)
-for how in exit quick; do
+for how in exit quick _exit; do
 	run=$ST_TMP/run-$how
 	trace=$ST_TMP/trace-$how
 	hydra_retry "$run" "$trace" \
