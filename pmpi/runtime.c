@@ -174,6 +174,8 @@ static int trace_sink_write(void *ctx, const void *buf, size_t len)
 }
 static int finalized;
 static pid_t trace_pid;		/* the process that owns the trace */
+/* The signal whose handler stopped tracing, for say_stopped(). */
+static volatile sig_atomic_t fatal_sig;
 static int membarrier_ok;	/* registered: membarrier(2) usable */
 uint64_t st_flush_interval_ns;
 
@@ -953,6 +955,24 @@ static int flush_exit(struct st_stream *s, void *ctx)
 }
 
 /*
+ * A fatal signal's handler stopped tracing (see on_signal()) and the
+ * program went on (its own handler took the signal): say so once, from
+ * MPI_Finalize or exit, since the handler itself cannot.
+ */
+static void say_stopped(void)
+{
+	static int said;
+	int sig = fatal_sig;
+
+	if (!sig || said || getpid() != trace_pid)
+		return;
+	said = 1;
+	st_log_print("tracing stopped at signal %d (%s), which the program's "
+		     "own handler took and went on from; the trace ends there",
+		     sig, strsignal(sig));
+}
+
+/*
  * Write every idle stream at exit; 'last': the process ends here, else
  * tracing goes on after, for exit handlers still to come.  Exit runs
  * atexit() handlers in reverse order of registration, then the
@@ -969,6 +989,8 @@ static void exit_flush(int last)
 	static int busy_said;
 	int n, skipped, first;
 
+	if (!finalized)
+		say_stopped();
 	if (finalized || !atomic_load(&st_on) || getpid() != trace_pid)
 		return;
 	stop_appends();
@@ -1056,6 +1078,8 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 	for (i = 0; i < NSIGS; i++)
 		if (caught[i].sig == sig)
 			old = &caught[i].old;
+	if (!fatal_sig && atomic_load(&st_on) && getpid() == trace_pid)
+		fatal_sig = sig;
 	flush_fatal();
 	if (!(old->sa_flags & SA_SIGINFO) &&
 	    (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
@@ -1070,10 +1094,22 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 		errno = saved;
 		return;
 	}
-	/* The application's handler, as the kernel would have called it. */
+	/*
+	 * The application's handler, as the kernel would have called it:
+	 * with its mask, and without 'sig' blocked if it asked for that
+	 * (SA_NODEFER; a handler that leaves by longjmp() must find the
+	 * signal unblocked at its next fault, or that fault kills).
+	 */
 	if (old->sa_flags & SA_RESETHAND)
 		sigaction(sig, &dfl, NULL);
 	pthread_sigmask(SIG_BLOCK, &old->sa_mask, NULL);
+	if (old->sa_flags & SA_NODEFER) {
+		sigset_t self;
+
+		sigemptyset(&self);
+		sigaddset(&self, sig);
+		pthread_sigmask(SIG_UNBLOCK, &self, NULL);
+	}
 	errno = saved;
 	if (old->sa_flags & SA_SIGINFO)
 		old->sa_sigaction(sig, info, uc);
@@ -1297,6 +1333,7 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	st_tls.guard = 1;
 	if (st_comm == MPI_COMM_NULL)
 		return;
+	say_stopped();
 	ST_SELF_REPORT(st_rank);
 	st_sync_finish();
 	ok = atomic_load(&st_on) && flush_all() == 0;
