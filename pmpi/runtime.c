@@ -201,23 +201,73 @@ static atomic_int nstreams;
 
 _Thread_local struct st_tls st_tls ST_TLS_MODEL = { .slot = -1 };
 
+/*
+ * Our messages go to descriptor 2 only while it is the file it was at
+ * MPI_Init (stderr_note()): a program that closed it, as a loop over
+ * every descriptor does, gets the number back from its next open(), and
+ * must not find our lines in that file of its own.  (One that moves its
+ * stderr to a log of its own, after MPI_Init, does not get them
+ * either.)  write(2), not stdio: the program may have closed 'stderr'.
+ */
+static struct {
+	int noted;		/* 0: not yet, 1: dev and ino, 2: was closed */
+	dev_t dev;
+	ino_t ino;
+} err_fd;
+
+static void stderr_note(void)
+{
+	struct stat st;
+
+	if (fstat(2, &st)) {
+		err_fd.noted = 2;
+		return;
+	}
+	err_fd.dev = st.st_dev;
+	err_fd.ino = st.st_ino;
+	err_fd.noted = 1;
+}
+
+/* Write the line 'buf' ('n' bytes, its newline included) to stderr. */
+static void say(const char *buf, int n)
+{
+	if (n <= 0 || err_fd.noted == 2 ||
+	    (err_fd.noted == 1 && !fd_is(2, err_fd.dev, err_fd.ino)))
+		return;
+	if (write(2, buf, (size_t)n) < 0)
+		return;		/* nowhere else to say it */
+}
+
+/* 'buf' of 'len' bytes, 'n' of them used: a line, cut if need be. */
+static int line_end(char *buf, size_t len, int n)
+{
+	if (n < 0)
+		return 0;
+	if ((size_t)n > len - 2)
+		n = (int)len - 2;
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return n;
+}
+
 void st_log_print(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
-	int n;
+	int n, m;
 
 	n = snprintf(buf, sizeof(buf), "synctrace[rank %d]: ", st_rank);
 	va_start(ap, fmt);
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", buf);
+	say(buf, line_end(buf, sizeof(buf), m < 0 ? n : n + m));
 }
 
 void st_disable(const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], line[600];
 	va_list ap;
+	int n;
 
 	atomic_store(&st_on, 0);
 	if (atomic_exchange(&warned, 1))
@@ -226,10 +276,12 @@ void st_disable(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (st_rank >= 0)
-		fprintf(stderr, "synctrace[rank %d]: %s; tracing disabled\n",
-			st_rank, buf);
+		n = snprintf(line, sizeof(line), "synctrace[rank %d]: %s; "
+			     "tracing disabled", st_rank, buf);
 	else
-		fprintf(stderr, "synctrace: %s; tracing disabled\n", buf);
+		n = snprintf(line, sizeof(line), "synctrace: %s; tracing "
+			     "disabled", buf);
+	say(line, line_end(line, sizeof(line), n));
 }
 
 /* Streams and records. */
@@ -1221,6 +1273,7 @@ __attribute__((destructor)) static void init_unseen(void)
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
 	init_seen = 1;
+	stderr_note();
 	if (st_session_pre(c, fn, ra))
 		return;
 	c->fn = fn;
