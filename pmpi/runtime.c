@@ -1088,9 +1088,19 @@ __attribute__((destructor)) static void on_exit_last(void)
  * A handler that returns (after a fault it repaired) finds tracing off:
  * streams written from a handler cannot go on safely.
  */
-static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
-static const int term_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-#define NSIGS 8
+static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
+/*
+ * Besides the usual ones: SIGXCPU and SIGUSR1, which batch systems send
+ * at a soft CPU or run time limit (LSF's CPULIMIT, SGE's s_cpu and
+ * s_rt, Slurm's --signal), SIGUSR2, SIGALRM, and SIGXFSZ and SIGPIPE,
+ * which the program's own writes raise: each ends the process by
+ * default.
+ */
+static const int term_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU,
+				 SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ, SIGPIPE };
+#define NFAULT (int)(sizeof(fault_sigs) / sizeof(*fault_sigs))
+#define NTERM (int)(sizeof(term_sigs) / sizeof(*term_sigs))
+#define NSIGS (NFAULT + NTERM)
 static struct {
 	int sig;
 	int ours;		/* our handler is installed */
@@ -1194,12 +1204,12 @@ static void catch_signal(int k, int sig, int term)
 
 static void catch_signals(void)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < 4; i++) {
-		catch_signal((int)i, fault_sigs[i], 0);
-		catch_signal((int)i + 4, term_sigs[i], 1);
-	}
+	for (i = 0; i < NFAULT; i++)
+		catch_signal(i, fault_sigs[i], 0);
+	for (i = 0; i < NTERM; i++)
+		catch_signal(NFAULT + i, term_sigs[i], 1);
 }
 
 /* At MPI_Finalize: give back what the application had, unless it took it. */

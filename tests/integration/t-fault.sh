@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/integration/t-fault.sh: a rank that dies of SIGSEGV, SIGBUS,
-# SIGFPE or SIGABRT, or ends the job with MPI_Abort, keeps every record
-# it had buffered: rank 0 of `fault MODE N` makes N MPI_Allreduce calls,
-# far fewer than a buffer holds (so none was written before), then dies,
-# and `synctrace dump` must show all N of them (and the MPI_Abort call).
+# SIGFPE, SIGABRT or SIGILL, of SIGXCPU (which batch systems send at a
+# soft limit) or SIGPIPE, or ends the job with MPI_Abort,
+# keeps every record it had buffered: rank 0 of `fault MODE N` makes N
+# MPI_Allreduce calls, far fewer than a buffer holds (so none was
+# written before), then dies, and `synctrace dump` must show all N of
+# them (and the MPI_Abort call).
 # The signal must go on as without synctrace: to the application's own
 # handler if it has one ("handler": it prints and exits 9), else to the
 # default action; the job's exit status must be the untraced one (up to
@@ -20,7 +22,7 @@ n=1000
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_sigfpe=0
 export ASAN_OPTIONS
 
-for mode in segv bus fpe abort mpiabort handler; do
+for mode in segv bus fpe abort ill xcpu pipe mpiabort handler; do
 	out=$ST_TMP/$mode
 	hydra_retry "$out-plain" - untraced "$out-plain" $MPIEXEC -n 2 \
 		"$ST_APPS/fault" $mode $n
