@@ -1454,8 +1454,15 @@ void st_finalize_post(struct st_call *c, int rc)
 	writer_stop();
 	release_signals();
 	finalized = 1;
-	if (fd_is(trace_fd, trace_own.dev, trace_own.ino))
+	if (fd_is(trace_fd, trace_own.dev, trace_own.ino)) {
+		struct stat st;
+
+		/* Written to the end, but into a file no name reaches. */
+		if (!fstat(trace_fd, &st) && st.st_nlink == 0)
+			st_log_print("'%s' was removed during the run: this "
+				     "rank's trace is lost", trace_path);
 		close(trace_fd);
+	}
 	trace_fd = -1;
 	st_tls.guard = 0;
 }
