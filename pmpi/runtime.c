@@ -234,8 +234,8 @@ static void say(const char *buf, int n)
 	if (n <= 0 || err_fd.noted == 2 ||
 	    (err_fd.noted == 1 && !fd_is(2, err_fd.dev, err_fd.ino)))
 		return;
-	if (write(2, buf, (size_t)n) < 0)
-		return;		/* nowhere else to say it */
+	/* Whole, and a reader gone is EPIPE, never death by SIGPIPE. */
+	st_sink_fd_write((void *)(intptr_t)2, buf, (size_t)n);
 }
 
 /* 'buf' of 'len' bytes, 'n' of them used: a line, cut if need be. */

@@ -15,26 +15,31 @@
 #include "writer/writer.h"
 
 /*
- * A write past RLIMIT_FSIZE raises SIGXFSZ in the writing thread, whose
- * default action kills the process: the application would die of a
- * limit that only the trace file reached.  So the signal is blocked for
- * the writes, and one that they raised is taken off again (when it was
- * not pending before, so that one of the application's own stays).
+ * A write past RLIMIT_FSIZE raises SIGXFSZ in the writing thread, and
+ * one to a pipe nobody reads (stderr, for the library's messages)
+ * SIGPIPE; the default action of either kills the process: the
+ * application would die of our write.  So both are blocked for the
+ * writes, and one that they raised is taken off again (when it was not
+ * pending before, so that one of the application's own stays).
  * sigtimedwait() is a plain system call here, as async-signal-safe as
  * the rest (flush_fatal() writes from a signal handler).
  */
 int st_sink_fd_write(void *ctx, const void *buf, size_t len)
 {
 	static const struct timespec now = { 0, 0 };
-	int fd = (int)(intptr_t)ctx, rc = 0, had;
-	sigset_t xfsz, old, pend;
+	int fd = (int)(intptr_t)ctx, rc = 0, had_xfsz, had_pipe;
+	sigset_t ours, one, old, pend;
 	const char *p = buf;
 	ssize_t n;
 
-	sigemptyset(&xfsz);
-	sigaddset(&xfsz, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
-	had = !sigpending(&pend) && sigismember(&pend, SIGXFSZ);
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGXFSZ);
+	sigaddset(&ours, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &ours, &old);
+	sigemptyset(&pend);
+	sigpending(&pend);
+	had_xfsz = sigismember(&pend, SIGXFSZ);
+	had_pipe = sigismember(&pend, SIGPIPE);
 	while (len) {
 		n = write(fd, p, len);
 		if (n < 0) {
@@ -50,8 +55,13 @@ int st_sink_fd_write(void *ctx, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
-	if (rc == -EFBIG && !had)
-		sigtimedwait(&xfsz, NULL, &now);
+	sigemptyset(&one);
+	if (rc == -EFBIG && !had_xfsz)
+		sigaddset(&one, SIGXFSZ);
+	if (rc == -EPIPE && !had_pipe)
+		sigaddset(&one, SIGPIPE);
+	if (rc == -EFBIG || rc == -EPIPE)
+		sigtimedwait(&one, NULL, &now);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

@@ -2,7 +2,8 @@
  * tests/unit/writer-writer.c: the file header is laid out as
  * writer/format.h says and refuses keys and values a reader could not
  * parse back; the fd sink writes everything, through partial writes,
- * and a write past the file size limit is an error, not SIGXFSZ.
+ * and a write past the file size limit or to a closed pipe is an error,
+ * not SIGXFSZ or SIGPIPE.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -218,4 +219,23 @@ Test(writer_writer, fd_sink_past_fsize_limit_is_efbig_not_sigxfsz)
 	cr_expect(sigismember(&pend, SIGXFSZ), "the caller's SIGXFSZ taken");
 	signal(SIGXFSZ, SIG_IGN);
 	close(fd);
+}
+
+Test(writer_writer, fd_sink_to_a_closed_pipe_is_epipe_not_sigpipe)
+{
+	sigset_t mask, pend;
+	char c = 0;
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	close(fds[0]);
+	/* SIGPIPE left at its default: death fails the test as a crash. */
+	signal(SIGPIPE, SIG_DFL);
+	cr_expect_eq(st_sink_fd_write((void *)(intptr_t)fds[1], &c, 1),
+		     -EPIPE);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	cr_expect(!sigismember(&mask, SIGPIPE), "SIGPIPE left blocked");
+	sigpending(&pend);
+	cr_expect(!sigismember(&pend, SIGPIPE), "SIGPIPE left pending");
+	close(fds[1]);
 }
