@@ -1264,7 +1264,7 @@ __attribute__((destructor)) static void init_unseen(void)
 		"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
 		NULL
 	};
-	const char *r = NULL;
+	const char *r = NULL, *msg;
 	int in = 0, fin = 0, i;
 
 	if (init_seen || PMPI_Initialized(&in) != MPI_SUCCESS ||
@@ -1274,10 +1274,10 @@ __attribute__((destructor)) static void init_unseen(void)
 		r = getenv(rank_vars[i]);
 	if (r && strcmp(r, "0"))
 		return;
-	fprintf(stderr, "synctrace: this program initialised MPI without "
-		"calling the MPI_Init that synctrace interposes (it found the "
-		"MPI library's own, through dlsym?): nothing of it was "
-		"traced\n");
+	msg = "synctrace: this program initialised MPI without calling the "
+	      "MPI_Init that synctrace interposes (it found the MPI "
+	      "library's own, through dlsym?): nothing of it was traced\n";
+	say(msg, (int)strlen(msg));
 }
 
 void st_init_pre(struct st_call *c, int fn, void *ra)
