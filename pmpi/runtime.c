@@ -1056,8 +1056,12 @@ static void exit_flush(int last)
 			     "first: stream %d), not written; %s last records "
 			     "may be missing", skipped, skipped == 1 ? "" : "s",
 			     first, skipped == 1 ? "its" : "their");
-	/* A stream written is empty again, one skipped was not touched. */
-	if (!last && !atomic_load(&warned))
+	/*
+	 * A stream written is empty again, one skipped was not touched;
+	 * not after an error, nor after a fatal signal's handler wrote the
+	 * streams meanwhile.
+	 */
+	if (!last && !atomic_load(&warned) && !fatal_sig)
 		atomic_store(&st_on, 1);
 }
 
