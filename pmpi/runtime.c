@@ -733,6 +733,7 @@ int st_run_index_append(const char *text)
 static void notify(const char *what, const char *text)
 {
 	char line[PATH_MAX + 512];
+	struct stat st;
 	int fd, n;
 
 	if (st_rank != 0 || !st_set.notify[0] || strchr(text, '\n'))
@@ -740,10 +741,19 @@ static void notify(const char *what, const char *text)
 	n = snprintf(line, sizeof(line), "%s\t%s\n", what, text);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
-	fd = open(st_set.notify, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * Never blocking (a FIFO nobody reads held rank 0 in MPI_Init for
+	 * good), and only into a regular file, as `synctrace run` makes.
+	 */
+	fd = open(st_set.notify, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+		  O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (write(fd, line, (size_t)n) != n)
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	if (st_sink_fd_write((void *)(intptr_t)fd, line, (size_t)n))
 		st_log(1, "cannot write '%s'", st_set.notify);
 	close(fd);
 }

@@ -3,7 +3,9 @@
 # tracing off.  A bad value of a SYNCTRACE_ variable (or a misspelt
 # variable) gives one warning line from rank 0 and no trace, and the
 # application runs as untraced; `synctrace run` says why it has no
-# trace, and refuses a bad option before it starts the job.
+# trace, and refuses a bad option before it starts the job.  A
+# SYNCTRACE_NOTIFY that is no regular file (a FIFO nobody reads) is
+# passed over, never waited on.
 . "$(dirname "$0")/lib.sh"
 
 need_app p2p
@@ -66,3 +68,20 @@ for opt in "--families MPI_Allreduce" "--buffer 2G" "-o x-%q"; do
 	grep -q '^synctrace: ' "$out.err" || fail "run $opt: no message"
 	note "run $opt: $(head -n 1 "$out.err")"
 done
+
+# SYNCTRACE_NOTIFY naming a FIFO that nobody reads: opening it to write
+# once blocked rank 0 in MPI_Init for good.  The run is traced as usual.
+fifo=$ST_TMP/notify.fifo
+rm -f "$fifo"
+mkfifo "$fifo" || fail "cannot make a FIFO"
+out=$ST_TMP/fifo
+env MPIEXEC_TIMEOUT=30 SYNCTRACE_NOTIFY="$fifo" LD_PRELOAD="$ST_PRELOAD" \
+	SYNCTRACE_DIR="$out" $MPIEXEC -n 2 "$ST_APPS/p2p" < /dev/null \
+	> "$out.out" 2> "$out.err"
+echo $? > "$out.rc"
+same_as_plain "$out"
+[ ! -s "$out.err" ] || { show "$out.err"; fail "notify FIFO: stderr"; }
+"$ST_CLI" report "$out" > "$out.report" 2>&1 &&
+	grep -q 'run complete' "$out.report" ||
+	{ show "$out.report"; fail "notify FIFO: the run is not complete"; }
+note "SYNCTRACE_NOTIFY on a FIFO: passed over, the run traced"
