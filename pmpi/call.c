@@ -342,7 +342,7 @@ static __attribute__((cold, noinline)) void st_flush_due(uint64_t now)
 	if (st_tls.slot < 0)
 		return;
 	if (st_tls.next_flush_ns) {
-		/* It changes the stream too (pmpi/runtime.c, on_exit_flush). */
+		/* It changes the stream too (pmpi/runtime.c, exit_flush). */
 		if (!st_busy_enter(st_tls.busy))
 			return;
 		st_flush_slot(st_tls.slot, 0);

@@ -244,8 +244,8 @@ static int load_text(struct st_settings *set, char *err, size_t errlen)
 	    parse_families(s, &set->families))
 		return bad(err, errlen, "SYNCTRACE_FAMILIES", s,
 			   "not a list of all, coll, blocking, nonblocking, "
-			   "persistent, neighbor, p2p, complete, comm "
-			   "(prefix - to remove)");
+			   "persistent, neighbor, p2p, complete, comm, rma, "
+			   "io (prefix - to remove)");
 	if ((s = getenv("SYNCTRACE_SYNC"))) {
 		if (!strcmp(s, "off"))
 			set->sync_method = -1;

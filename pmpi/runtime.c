@@ -174,6 +174,8 @@ static int trace_sink_write(void *ctx, const void *buf, size_t len)
 }
 static int finalized;
 static pid_t trace_pid;		/* the process that owns the trace */
+/* The signal whose handler stopped tracing, for say_stopped(). */
+static volatile sig_atomic_t fatal_sig;
 static int membarrier_ok;	/* registered: membarrier(2) usable */
 uint64_t st_flush_interval_ns;
 
@@ -199,23 +201,73 @@ static atomic_int nstreams;
 
 _Thread_local struct st_tls st_tls ST_TLS_MODEL = { .slot = -1 };
 
+/*
+ * Our messages go to descriptor 2 only while it is the file it was at
+ * MPI_Init (stderr_note()): a program that closed it, as a loop over
+ * every descriptor does, gets the number back from its next open(), and
+ * must not find our lines in that file of its own.  (One that moves its
+ * stderr to a log of its own, after MPI_Init, does not get them
+ * either.)  write(2), not stdio: the program may have closed 'stderr'.
+ */
+static struct {
+	int noted;		/* 0: not yet, 1: dev and ino, 2: was closed */
+	dev_t dev;
+	ino_t ino;
+} err_fd;
+
+static void stderr_note(void)
+{
+	struct stat st;
+
+	if (fstat(2, &st)) {
+		err_fd.noted = 2;
+		return;
+	}
+	err_fd.dev = st.st_dev;
+	err_fd.ino = st.st_ino;
+	err_fd.noted = 1;
+}
+
+/* Write the line 'buf' ('n' bytes, its newline included) to stderr. */
+static void say(const char *buf, int n)
+{
+	if (n <= 0 || err_fd.noted == 2 ||
+	    (err_fd.noted == 1 && !fd_is(2, err_fd.dev, err_fd.ino)))
+		return;
+	/* Whole, and a reader gone is EPIPE, never death by SIGPIPE. */
+	st_sink_fd_write((void *)(intptr_t)2, buf, (size_t)n);
+}
+
+/* 'buf' of 'len' bytes, 'n' of them used: a line, cut if need be. */
+static int line_end(char *buf, size_t len, int n)
+{
+	if (n < 0)
+		return 0;
+	if ((size_t)n > len - 2)
+		n = (int)len - 2;
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return n;
+}
+
 void st_log_print(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
-	int n;
+	int n, m;
 
 	n = snprintf(buf, sizeof(buf), "synctrace[rank %d]: ", st_rank);
 	va_start(ap, fmt);
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", buf);
+	say(buf, line_end(buf, sizeof(buf), m < 0 ? n : n + m));
 }
 
 void st_disable(const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], line[600];
 	va_list ap;
+	int n;
 
 	atomic_store(&st_on, 0);
 	if (atomic_exchange(&warned, 1))
@@ -224,10 +276,12 @@ void st_disable(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (st_rank >= 0)
-		fprintf(stderr, "synctrace[rank %d]: %s; tracing disabled\n",
-			st_rank, buf);
+		n = snprintf(line, sizeof(line), "synctrace[rank %d]: %s; "
+			     "tracing disabled", st_rank, buf);
 	else
-		fprintf(stderr, "synctrace: %s; tracing disabled\n", buf);
+		n = snprintf(line, sizeof(line), "synctrace: %s; tracing "
+			     "disabled", buf);
+	say(line, line_end(line, sizeof(line), n));
 }
 
 /* Streams and records. */
@@ -658,9 +712,6 @@ static void fn_table_init(void)
 
 int st_run_index_append(const char *text)
 {
-	size_t n = strlen(text);
-	ssize_t w;
-
 	char path[PATH_MAX + 32];
 	int fd;
 
@@ -670,8 +721,8 @@ int st_run_index_append(const char *text)
 	snprintf(path, sizeof(path), "%s/%s", run_dir, ST_RUN_INDEX);
 	if ((fd = own_fd_checked(&index_own, path)) < 0)
 		return -EBADF;
-	w = write(fd, text, n);
-	return w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
+	/* As the trace: whole, and never death by SIGXFSZ. */
+	return st_sink_fd_write((void *)(intptr_t)fd, text, strlen(text));
 }
 
 /*
@@ -682,6 +733,7 @@ int st_run_index_append(const char *text)
 static void notify(const char *what, const char *text)
 {
 	char line[PATH_MAX + 512];
+	struct stat st;
 	int fd, n;
 
 	if (st_rank != 0 || !st_set.notify[0] || strchr(text, '\n'))
@@ -689,10 +741,19 @@ static void notify(const char *what, const char *text)
 	n = snprintf(line, sizeof(line), "%s\t%s\n", what, text);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
-	fd = open(st_set.notify, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * Never blocking (a FIFO nobody reads held rank 0 in MPI_Init for
+	 * good), and only into a regular file, as `synctrace run` makes.
+	 */
+	fd = open(st_set.notify, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+		  O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (write(fd, line, (size_t)n) != n)
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	if (st_sink_fd_write((void *)(intptr_t)fd, line, (size_t)n))
 		st_log(1, "cannot write '%s'", st_set.notify);
 	close(fd);
 }
@@ -955,10 +1016,43 @@ static int flush_exit(struct st_stream *s, void *ctx)
 	return rc;
 }
 
-static void on_exit_flush(void)
+/*
+ * A fatal signal's handler stopped tracing (see on_signal()) and the
+ * program went on (its own handler took the signal): say so once, from
+ * MPI_Finalize or exit, since the handler itself cannot.
+ */
+static void say_stopped(void)
 {
+	static int said;
+	int sig = fatal_sig;
+
+	if (!sig || said || getpid() != trace_pid)
+		return;
+	said = 1;
+	st_log_print("tracing stopped at signal %d (%s), which the program's "
+		     "own handler took and went on from; the trace ends there",
+		     sig, strsignal(sig));
+}
+
+/*
+ * Write every idle stream at exit; 'last': the process ends here, else
+ * tracing goes on after, for exit handlers still to come.  Exit runs
+ * atexit() handlers in reverse order of registration, then the
+ * libraries' destructors (ours before those of the libraries we use).
+ * So this runs twice: from an atexit() handler registered at MPI_Init,
+ * before the handlers the application registered earlier (one may end
+ * the process with _exit()), and, last, from a destructor, after them
+ * all (one may make MPI calls or call MPI_Finalize, which then finds
+ * tracing on and the run is complete).  quick_exit() runs neither: for
+ * it, the last one is an at_quick_exit() handler registered at MPI_Init.
+ */
+static void exit_flush(int last)
+{
+	static int busy_said;
 	int n, skipped, first;
 
+	if (!finalized)
+		say_stopped();
 	if (finalized || !atomic_load(&st_on) || getpid() != trace_pid)
 		return;
 	stop_appends();
@@ -967,11 +1061,28 @@ static void on_exit_flush(void)
 		n = MAX_STREAMS;
 	skipped = st_slots_flush_idle(streams, n, st_tls.slot, ST_IDLE_WAIT_NS,
 				      flush_exit, NULL, &first);
-	if (skipped)
+	if (skipped && !busy_said++)
 		st_log_print("%d thread stream%s still busy at exit (the "
 			     "first: stream %d), not written; %s last records "
 			     "may be missing", skipped, skipped == 1 ? "" : "s",
 			     first, skipped == 1 ? "its" : "their");
+	/*
+	 * A stream written is empty again, one skipped was not touched;
+	 * not after an error, nor after a fatal signal's handler wrote the
+	 * streams meanwhile.
+	 */
+	if (!last && !atomic_load(&warned) && !fatal_sig)
+		atomic_store(&st_on, 1);
+}
+
+static void on_exit_early(void)
+{
+	exit_flush(0);
+}
+
+__attribute__((destructor)) static void on_exit_last(void)
+{
+	exit_flush(1);
 }
 
 /*
@@ -992,9 +1103,19 @@ static void on_exit_flush(void)
  * A handler that returns (after a fault it repaired) finds tracing off:
  * streams written from a handler cannot go on safely.
  */
-static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
-static const int term_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-#define NSIGS 8
+static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
+/*
+ * Besides the usual ones: SIGXCPU and SIGUSR1, which batch systems send
+ * at a soft CPU or run time limit (LSF's CPULIMIT, SGE's s_cpu and
+ * s_rt, Slurm's --signal), SIGUSR2, SIGALRM, and SIGXFSZ and SIGPIPE,
+ * which the program's own writes raise: each ends the process by
+ * default.
+ */
+static const int term_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU,
+				 SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ, SIGPIPE };
+#define NFAULT (int)(sizeof(fault_sigs) / sizeof(*fault_sigs))
+#define NTERM (int)(sizeof(term_sigs) / sizeof(*term_sigs))
+#define NSIGS (NFAULT + NTERM)
 static struct {
 	int sig;
 	int ours;		/* our handler is installed */
@@ -1046,6 +1167,8 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 	for (i = 0; i < NSIGS; i++)
 		if (caught[i].sig == sig)
 			old = &caught[i].old;
+	if (!fatal_sig && atomic_load(&st_on) && getpid() == trace_pid)
+		fatal_sig = sig;
 	flush_fatal();
 	if (!(old->sa_flags & SA_SIGINFO) &&
 	    (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
@@ -1060,10 +1183,22 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 		errno = saved;
 		return;
 	}
-	/* The application's handler, as the kernel would have called it. */
+	/*
+	 * The application's handler, as the kernel would have called it:
+	 * with its mask, and without 'sig' blocked if it asked for that
+	 * (SA_NODEFER; a handler that leaves by longjmp() must find the
+	 * signal unblocked at its next fault, or that fault kills).
+	 */
 	if (old->sa_flags & SA_RESETHAND)
 		sigaction(sig, &dfl, NULL);
 	pthread_sigmask(SIG_BLOCK, &old->sa_mask, NULL);
+	if (old->sa_flags & SA_NODEFER) {
+		sigset_t self;
+
+		sigemptyset(&self);
+		sigaddset(&self, sig);
+		pthread_sigmask(SIG_UNBLOCK, &self, NULL);
+	}
 	errno = saved;
 	if (old->sa_flags & SA_SIGINFO)
 		old->sa_sigaction(sig, info, uc);
@@ -1096,12 +1231,12 @@ static void catch_signal(int k, int sig, int term)
 
 static void catch_signals(void)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < 4; i++) {
-		catch_signal((int)i, fault_sigs[i], 0);
-		catch_signal((int)i + 4, term_sigs[i], 1);
-	}
+	for (i = 0; i < NFAULT; i++)
+		catch_signal(i, fault_sigs[i], 0);
+	for (i = 0; i < NTERM; i++)
+		catch_signal(NFAULT + i, term_sigs[i], 1);
 }
 
 /* At MPI_Finalize: give back what the application had, unless it took it. */
@@ -1156,7 +1291,7 @@ __attribute__((destructor)) static void init_unseen(void)
 		"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
 		NULL
 	};
-	const char *r = NULL;
+	const char *r = NULL, *msg;
 	int in = 0, fin = 0, i;
 
 	if (init_seen || PMPI_Initialized(&in) != MPI_SUCCESS ||
@@ -1166,15 +1301,16 @@ __attribute__((destructor)) static void init_unseen(void)
 		r = getenv(rank_vars[i]);
 	if (r && strcmp(r, "0"))
 		return;
-	fprintf(stderr, "synctrace: this program initialised MPI without "
-		"calling the MPI_Init that synctrace interposes (it found the "
-		"MPI library's own, through dlsym?): nothing of it was "
-		"traced\n");
+	msg = "synctrace: this program initialised MPI without calling the "
+	      "MPI_Init that synctrace interposes (it found the MPI "
+	      "library's own, through dlsym?): nothing of it was traced\n";
+	say(msg, (int)strlen(msg));
 }
 
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
 	init_seen = 1;
+	stderr_note();
 	if (st_session_pre(c, fn, ra))
 		return;
 	c->fn = fn;
@@ -1258,7 +1394,8 @@ void st_init_post(struct st_call *c, int rc)
 	if (atomic_load(&st_on)) {
 		membarrier_ok = !syscall(SYS_membarrier,
 			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
-		atexit(on_exit_flush);
+		atexit(on_exit_early);
+		at_quick_exit(on_exit_last);
 		catch_signals();
 	}
 	st_tls.guard = 0;
@@ -1287,6 +1424,7 @@ void st_finalize_pre(struct st_call *c, int fn, void *ra)
 	st_tls.guard = 1;
 	if (st_comm == MPI_COMM_NULL)
 		return;
+	say_stopped();
 	ST_SELF_REPORT(st_rank);
 	st_sync_finish();
 	ok = atomic_load(&st_on) && flush_all() == 0;
@@ -1344,8 +1482,15 @@ void st_finalize_post(struct st_call *c, int rc)
 	writer_stop();
 	release_signals();
 	finalized = 1;
-	if (fd_is(trace_fd, trace_own.dev, trace_own.ino))
+	if (fd_is(trace_fd, trace_own.dev, trace_own.ino)) {
+		struct stat st;
+
+		/* Written to the end, but into a file no name reaches. */
+		if (!fstat(trace_fd, &st) && st.st_nlink == 0)
+			st_log_print("'%s' was removed during the run: this "
+				     "rank's trace is lost", trace_path);
 		close(trace_fd);
+	}
 	trace_fd = -1;
 	st_tls.guard = 0;
 }

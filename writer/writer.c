@@ -4,6 +4,8 @@
  * so a reader sees all of it or a cut prefix, never a mix.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,25 +14,56 @@
 #include "writer/format.h"
 #include "writer/writer.h"
 
+/*
+ * A write past RLIMIT_FSIZE raises SIGXFSZ in the writing thread, and
+ * one to a pipe nobody reads (stderr, for the library's messages)
+ * SIGPIPE; the default action of either kills the process: the
+ * application would die of our write.  So both are blocked for the
+ * writes, and one that they raised is taken off again (when it was not
+ * pending before, so that one of the application's own stays).
+ * sigtimedwait() is a plain system call here, as async-signal-safe as
+ * the rest (flush_fatal() writes from a signal handler).
+ */
 int st_sink_fd_write(void *ctx, const void *buf, size_t len)
 {
-	int fd = (int)(intptr_t)ctx;
+	static const struct timespec now = { 0, 0 };
+	int fd = (int)(intptr_t)ctx, rc = 0, had_xfsz, had_pipe;
+	sigset_t ours, one, old, pend;
 	const char *p = buf;
 	ssize_t n;
 
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGXFSZ);
+	sigaddset(&ours, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &ours, &old);
+	sigemptyset(&pend);
+	sigpending(&pend);
+	had_xfsz = sigismember(&pend, SIGXFSZ);
+	had_pipe = sigismember(&pend, SIGPIPE);
 	while (len) {
 		n = write(fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			rc = -errno;
+			break;
 		}
-		if (!n)
-			return -EIO;
+		if (!n) {
+			rc = -EIO;
+			break;
+		}
 		p += n;
 		len -= (size_t)n;
 	}
-	return 0;
+	sigemptyset(&one);
+	if (rc == -EFBIG && !had_xfsz)
+		sigaddset(&one, SIGXFSZ);
+	if (rc == -EPIPE && !had_pipe)
+		sigaddset(&one, SIGPIPE);
+	if (rc == -EFBIG || rc == -EPIPE)
+		sigtimedwait(&one, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 static int value_ok(const char *v)

@@ -1,13 +1,18 @@
 #!/bin/sh
 # tests/integration/t-fault.sh: a rank that dies of SIGSEGV, SIGBUS,
-# SIGFPE or SIGABRT, or ends the job with MPI_Abort, keeps every record
-# it had buffered: rank 0 of `fault MODE N` makes N MPI_Allreduce calls,
-# far fewer than a buffer holds (so none was written before), then dies,
-# and `synctrace dump` must show all N of them (and the MPI_Abort call).
+# SIGFPE, SIGABRT or SIGILL, of SIGXCPU (which batch systems send at a
+# soft limit) or SIGPIPE, or ends the job with MPI_Abort,
+# keeps every record it had buffered: rank 0 of `fault MODE N` makes N
+# MPI_Allreduce calls, far fewer than a buffer holds (so none was
+# written before), then dies, and `synctrace dump` must show all N of
+# them (and the MPI_Abort call).
 # The signal must go on as without synctrace: to the application's own
 # handler if it has one ("handler": it prints and exits 9), else to the
 # default action; the job's exit status must be the untraced one (up to
-# the SIGKILL Hydra sends the other rank: same_job_status).
+# the SIGKILL Hydra sends the other rank: same_job_status).  A program
+# whose own handler recovers from its faults and goes on (apps/refault.c)
+# must go on as without synctrace, which stops tracing at the first
+# fault and says so, once a rank.
 . "$(dirname "$0")/lib.sh"
 
 need_app fault
@@ -17,7 +22,7 @@ n=1000
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_sigfpe=0
 export ASAN_OPTIONS
 
-for mode in segv bus fpe abort mpiabort handler; do
+for mode in segv bus fpe abort ill xcpu pipe mpiabort handler; do
 	out=$ST_TMP/$mode
 	hydra_retry "$out-plain" - untraced "$out-plain" $MPIEXEC -n 2 \
 		"$ST_APPS/fault" $mode $n
@@ -48,4 +53,37 @@ for mode in segv bus fpe abort mpiabort handler; do
 	fi
 	note "$mode: exit status $(cat "$out.rc") as without synctrace;" \
 		"rank 0's trace holds all $n calls"
+done
+
+need_app refault
+n=100
+k=5
+for mode in jump repair; do
+	out=$ST_TMP/re-$mode
+	untraced "$out-plain" $MPIEXEC -n 2 "$ST_APPS/refault" $mode $n $k
+	traced "$out" "$out" $MPIEXEC -n 2 "$ST_APPS/refault" $mode $n $k
+	sort "$out-plain.out" > "$out-plain.sorted"
+	sort "$out.out" > "$out.sorted"
+	cmp -s "$out-plain.sorted" "$out.sorted" ||
+		{ diff "$out-plain.sorted" "$out.sorted"; show "$out.err";
+		  fail "refault $mode: stdout differs from an untraced run"; }
+	expect_rc "$out" 0
+	[ "$(grep -c "faults $k errors 0" "$out.out")" = 2 ] ||
+		{ show "$out.out"; fail "refault $mode: wrong results"; }
+	for r in 0 1; do
+		[ "$(grep -c "^synctrace\[rank $r\]: tracing stopped at signal 11" \
+			"$out.err")" = 1 ] ||
+			{ show "$out.err"; fail "refault $mode: rank $r did" \
+				"not say once that tracing stopped"; }
+	done
+	[ "$(grep -vc '^synctrace\[rank' "$out.err")" = 0 ] ||
+		{ show "$out.err"; fail "refault $mode: other stderr lines"; }
+	# Traced up to the first fault: the first n + 1 calls.
+	dump_csv "$out" "$out.csv"
+	for r in 0 1; do
+		expect_count "$out.csv" "kind == \"call\" && rank == $r && \
+			fn == \"MPI_Allreduce\"" $((n + 1))
+	done
+	note "refault $mode: went on as without synctrace; traced up to" \
+		"the first fault, and said so"
 done

@@ -4,7 +4,9 @@
 # (apps/fds.c).  Its files must hold exactly what it wrote (synctrace
 # never writes into them), and the trace must still be whole: the trace
 # file and the run index are opened again by name, with one warning a
-# rank, and the run reads as complete with every call.
+# rank, and the run reads as complete with every call.  A program that
+# closes its stderr too, so that its first file gets descriptor 2, finds
+# no warning of synctrace's in that file.
 . "$(dirname "$0")/lib.sh"
 
 need_app fds
@@ -64,4 +66,27 @@ for r in 0 1; do
 	expect_count "$ST_TMP/kcsv" "kind == \"call\" && rank == $r && \
 		fn == \"MPI_Allreduce\"" $((iters + 1))
 done
-note "its own files untouched, trace and index opened again, $iters calls a rank traced, also when killed"
+
+# Descriptor 2 closed too: the file that gets it must not receive
+# synctrace's warnings (they are not said at all then).
+rm -f "$ST_TMP/files"/*
+traced "$ST_TMP/etrace" "$ST_TMP/erun" env SYNCTRACE_BUFFER=65536 \
+	$MPIEXEC -n 2 "$ST_APPS/fds" "$ST_TMP/files" $iters stderr
+grep -q 'fds: all ranks ok' "$ST_TMP/erun.out" ||
+	{ show "$ST_TMP/erun.out"; show "$ST_TMP/erun.err";
+	  fail "stderr: the program could not write its files"; }
+expect_rc "$ST_TMP/erun" 0
+for r in 0 1; do
+	for i in 0 1 2 3 4 5 6 7; do
+		[ "$(cat "$ST_TMP/files/app-$r-$i.txt")" = "rank $r file $i" ] ||
+			{ od -c "$ST_TMP/files/app-$r-$i.txt" | head -5;
+			  fail "stderr: rank $r's file $i holds more than" \
+				"its line"; }
+	done
+done
+dump_csv "$ST_TMP/etrace" "$ST_TMP/ecsv"
+for r in 0 1; do
+	expect_count "$ST_TMP/ecsv" "kind == \"call\" && rank == $r && \
+		fn == \"MPI_Allreduce\"" $((iters + 1))
+done
+note "its own files untouched, trace and index opened again, $iters calls a rank traced, also when killed, and with its stderr closed"

@@ -4,7 +4,9 @@
 # variable) gives one warning line from rank 0 and no trace, and the
 # application runs as untraced; `synctrace run` says why it has no
 # trace, and refuses a bad option before it starts the job.  A good
-# setting that leaves the completion calls untraced is silent.
+# setting that leaves the completion calls untraced is silent.  A
+# SYNCTRACE_NOTIFY that is no regular file (a FIFO nobody reads) is
+# passed over, never waited on.
 . "$(dirname "$0")/lib.sh"
 
 need_app p2p
@@ -92,3 +94,19 @@ grep -q 'pending' "$out.report" &&
 	{ show "$out.report"; fail "report counted pending operations"; }
 note "SYNCTRACE_FAMILIES=all,-complete: 20,000 nonblocking iterations, silent, no request tracked"
 
+# SYNCTRACE_NOTIFY naming a FIFO that nobody reads: opening it to write
+# once blocked rank 0 in MPI_Init for good.  The run is traced as usual.
+fifo=$ST_TMP/notify.fifo
+rm -f "$fifo"
+mkfifo "$fifo" || fail "cannot make a FIFO"
+out=$ST_TMP/fifo
+env MPIEXEC_TIMEOUT=30 SYNCTRACE_NOTIFY="$fifo" LD_PRELOAD="$ST_PRELOAD" \
+	SYNCTRACE_DIR="$out" $MPIEXEC -n 2 "$ST_APPS/p2p" < /dev/null \
+	> "$out.out" 2> "$out.err"
+echo $? > "$out.rc"
+same_as_plain "$out"
+[ ! -s "$out.err" ] || { show "$out.err"; fail "notify FIFO: stderr"; }
+"$ST_CLI" report "$out" > "$out.report" 2>&1 &&
+	grep -q 'run complete' "$out.report" ||
+	{ show "$out.report"; fail "notify FIFO: the run is not complete"; }
+note "SYNCTRACE_NOTIFY on a FIFO: passed over, the run traced"

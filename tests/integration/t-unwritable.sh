@@ -8,10 +8,16 @@
 
 need_app p2p
 need_app threads
+need_app fsize
+need_app gone
 untraced "$ST_TMP/p2p" $MPIEXEC -n 2 "$ST_APPS/p2p"
 expect_rc "$ST_TMP/p2p" 0
 untraced "$ST_TMP/threads" $MPIEXEC -n 2 "$ST_APPS/threads" 2 300
 expect_rc "$ST_TMP/threads" 0
+untraced "$ST_TMP/fsize" $MPIEXEC -n 2 "$ST_APPS/fsize" 8192 10000
+expect_rc "$ST_TMP/fsize" 0
+untraced "$ST_TMP/gone" $MPIEXEC -n 2 "$ST_APPS/gone" "$ST_TMP/gone-trace" 100
+expect_rc "$ST_TMP/gone" 0
 
 # check_unwritable LABEL DIR APP ARGS...: a traced run of APP with
 # SYNCTRACE_DIR=DIR against the untraced one.
@@ -47,6 +53,27 @@ check_unwritable()
 check_unwritable under-file "$ST_TMP/a-file/sub" p2p
 [ -f "$ST_TMP/a-file" ] && [ ! -s "$ST_TMP/a-file" ] ||
 	fail "the library wrote into the regular file '$ST_TMP/a-file'"
+
+# A file size limit (RLIMIT_FSIZE, 8 KiB, set by the program after
+# MPI_Init) that only the trace file reaches: the write past it fails,
+# and the SIGXFSZ it raises, whose default action would end the rank,
+# must not reach the program.  Each rank's first chunk goes past the
+# limit, at MPI_Finalize on the program's own thread; without the writer
+# thread (SYNCTRACE_ASYNC=0) too.
+check_unwritable fsize-limit "$ST_TMP/fsize-trace" fsize 8192 10000
+SYNCTRACE_ASYNC=0
+export SYNCTRACE_ASYNC
+check_unwritable fsize-limit-sync "$ST_TMP/fsize-trace-sync" fsize 8192 10000
+unset SYNCTRACE_ASYNC
+
+# The run directory removed while the program runs (a clean-up script,
+# a scratch purge): every write still succeeds, into files no name
+# reaches any more, so each rank must say at MPI_Finalize that its trace
+# is lost.
+check_unwritable gone-dir "$ST_TMP/gone-trace" gone "$ST_TMP/gone-trace" 100
+[ ! -e "$ST_TMP/gone-trace" ] || fail "gone: the directory is still there"
+grep -q "synctrace\[rank 1\]: .* was removed during the run" \
+	"$ST_TMP/gone-dir.err" || fail "gone: rank 1 said nothing"
 
 # File systems: read-only, and one too small for the trace (it fills up
 # part-way).  Only where we may mount them; mounted outside the build

@@ -138,6 +138,13 @@ Test(analysis_io, bytes_calls_and_collectives_per_file)
 	cr_assert_lt(k, f->nfn);
 	cr_expect_eq(f->fn[k].calls, 2);
 	cr_expect_eq(f->fn[k].rbytes, 64);
+	/* The nonblocking read's row has its bytes, from its DONE. */
+	for (k = 0; k < f->nfn; k++)
+		if (f->fn[k].fn == ST_FN_MPI_FILE_IREAD_AT)
+			break;
+	cr_assert_lt(k, f->nfn);
+	cr_expect_eq(f->fn[k].calls, 2);
+	cr_expect_eq(f->fn[k].rbytes, 2 * 64);
 	st_io_free(a);
 }
 

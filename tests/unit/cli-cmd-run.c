@@ -454,7 +454,8 @@ Test(tools_run_opts, families_as_the_library_reads_them)
 		"all", "coll", "blocking,nonblocking", "persistent",
 		"neighbor", "p2p,complete", "comm", "-p2p", "all,-p2p",
 		"coll,-neighbor", "", "MPI_Allreduce", "coll,", ",coll",
-		"coll,,p2p", "Coll", "-", "p2p,-", "all p2p",
+		"coll,,p2p", "Coll", "-", "p2p,-", "all p2p", "rma", "io",
+		"all,-io", "rma,io,-rma", "-rma,-io", "RMA",
 	};
 	struct st_settings set;
 	char e[256];

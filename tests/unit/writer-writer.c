@@ -1,7 +1,9 @@
 /*
  * tests/unit/writer-writer.c: the file header is laid out as
  * writer/format.h says and refuses keys and values a reader could not
- * parse back; the fd sink writes everything, through partial writes.
+ * parse back; the fd sink writes everything, through partial writes,
+ * and a write past the file size limit or to a closed pipe is an error,
+ * not SIGXFSZ or SIGPIPE.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -183,5 +186,56 @@ Test(writer_writer, fd_sink_reports_errno)
 	signal(SIGPIPE, SIG_IGN);
 	cr_expect_eq(st_sink_fd_write((void *)(intptr_t)fds[1], &c, 1),
 		     -EPIPE);
+	close(fds[1]);
+}
+
+Test(writer_writer, fd_sink_past_fsize_limit_is_efbig_not_sigxfsz)
+{
+	struct rlimit rl = { 4096, 4096 };
+	char path[] = "/tmp/st-fsize-XXXXXX", big[8192] = { 0 };
+	sigset_t mask, pend, xfsz;
+	int fd;
+
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	/* Death by SIGXFSZ fails the test as a crash. */
+	cr_expect_eq(st_sink_fd_write((void *)(intptr_t)fd, big, sizeof(big)),
+		     -EFBIG);
+	cr_expect_eq(lseek(fd, 0, SEEK_END), 4096);
+	cr_expect_eq(st_sink_fd_write((void *)(intptr_t)fd, big, 1), -EFBIG);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	cr_expect(!sigismember(&mask, SIGXFSZ), "SIGXFSZ left blocked");
+	sigpending(&pend);
+	cr_expect(!sigismember(&pend, SIGXFSZ), "SIGXFSZ left pending");
+	/* One of the caller's own, pending before, stays. */
+	pthread_sigmask(SIG_BLOCK, &xfsz, NULL);
+	raise(SIGXFSZ);
+	cr_expect_eq(st_sink_fd_write((void *)(intptr_t)fd, big, 1), -EFBIG);
+	sigpending(&pend);
+	cr_expect(sigismember(&pend, SIGXFSZ), "the caller's SIGXFSZ taken");
+	signal(SIGXFSZ, SIG_IGN);
+	close(fd);
+}
+
+Test(writer_writer, fd_sink_to_a_closed_pipe_is_epipe_not_sigpipe)
+{
+	sigset_t mask, pend;
+	char c = 0;
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	close(fds[0]);
+	/* SIGPIPE left at its default: death fails the test as a crash. */
+	signal(SIGPIPE, SIG_DFL);
+	cr_expect_eq(st_sink_fd_write((void *)(intptr_t)fds[1], &c, 1),
+		     -EPIPE);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	cr_expect(!sigismember(&mask, SIGPIPE), "SIGPIPE left blocked");
+	sigpending(&pend);
+	cr_expect(!sigismember(&pend, SIGPIPE), "SIGPIPE left pending");
 	close(fds[1]);
 }

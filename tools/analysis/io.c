@@ -38,6 +38,7 @@ struct st_io {
 	struct fn_row *fr;
 	size_t nfr, afr;
 	struct st_u64map fr_of;		/* file << 16 | fn -> index */
+	struct st_u64map req_fr;	/* this rank's nonblocking reads */
 	uint64_t open_comm, open_seq;	/* this rank's last MPI_File_open */
 	int open_pending;
 	struct st_io_file *out;		/* st_io_files() */
@@ -75,6 +76,7 @@ void st_io_free(struct st_io *a)
 	st_u64map_release(&a->file_of);
 	st_u64map_release(&a->open_of);
 	st_u64map_release(&a->fr_of);
+	st_u64map_release(&a->req_fr);
 	free(a);
 }
 
@@ -100,8 +102,9 @@ static struct st_io_file *file_get(struct st_io *a, uint64_t id, int create,
 	return &a->f[a->nf++];
 }
 
+/* Count a call in the row of ('idx', 'fn'); its index in '*row' if wanted. */
 static int add_fn(struct st_io *a, size_t idx, uint16_t fn, uint64_t rb,
-		  uint64_t wb, uint64_t dt)
+		  uint64_t wb, uint64_t dt, uint64_t *row)
 {
 	uint64_t key = (uint64_t)idx << 16 | fn, *v;
 	struct st_io_call *c;
@@ -123,6 +126,8 @@ static int add_fn(struct st_io *a, size_t idx, uint16_t fn, uint64_t rb,
 	c->rbytes += rb;
 	c->wbytes += wb;
 	c->time_ns += dt;
+	if (row)
+		*row = *v;
 	return 0;
 }
 
@@ -161,7 +166,7 @@ static int on_comm(struct st_io *a, const struct st_event *ev, int in)
 	f->time_ns += dt;
 	f->coll_calls++;
 	f->coll_ns += dt;
-	return add_fn(a, idx, ev->fn, 0, 0, dt);
+	return add_fn(a, idx, ev->fn, 0, 0, dt, NULL);
 }
 
 /* The files opened at 'path' ('len' bytes) count one more delete. */
@@ -180,6 +185,7 @@ static int on_call(struct st_io *a, const struct st_event *ev, int in)
 	const struct st_fn_desc *d = st_fn_desc(ev->fn);
 	uint64_t dt = ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0;
 	struct st_io_file *f;
+	uint64_t row;
 	size_t idx;
 
 	if (!d || (d->kind != ST_KIND_FILE && d->kind != ST_KIND_IO))
@@ -213,12 +219,20 @@ static int on_call(struct st_io *a, const struct st_event *ev, int in)
 		f->coll_calls++;
 		f->coll_ns += dt;
 	}
-	return add_fn(a, idx, ev->fn, ev->rbytes, ev->sbytes, dt);
+	if (add_fn(a, idx, ev->fn, ev->rbytes, ev->sbytes, dt, &row))
+		return -ENOMEM;
+	/* Its bytes come at completion, to its row too (ST_REC_DONE). */
+	if (ev->req && d->bytes == ST_BYTES_READ &&
+	    d->family == ST_FAM_NONBLOCKING &&
+	    !st_u64map_put(&a->req_fr, ev->req, row, NULL))
+		return -ENOMEM;
+	return 0;
 }
 
 int st_io_add(struct st_io *a, int rank, const struct st_event *ev, int in)
 {
 	struct st_io_file *f;
+	uint64_t *row;
 	size_t idx;
 
 	(void)rank;
@@ -232,10 +246,18 @@ int st_io_add(struct st_io *a, int rank, const struct st_event *ev, int in)
 			return 0;
 		return on_call(a, ev, in);
 	case ST_REC_DONE:
-		/* A nonblocking read learns its bytes at completion. */
+		/*
+		 * A nonblocking read learns its bytes at completion: the
+		 * file's, and its function's row when its call was counted.
+		 */
 		if (in && ev->comm && ev->rbytes &&
 		    (f = file_get(a, ev->comm, 0, &idx)))
 			f->rbytes += ev->rbytes;
+		if (ev->req && (row = st_u64map_find(&a->req_fr, ev->req))) {
+			if (in && ev->comm)
+				a->fr[*row].c.rbytes += ev->rbytes;
+			st_u64map_del(&a->req_fr, ev->req);
+		}
 		return 0;
 	}
 	return 0;
@@ -244,6 +266,7 @@ int st_io_add(struct st_io *a, int rank, const struct st_event *ev, int in)
 void st_io_end_rank(struct st_io *a)
 {
 	a->open_pending = 0;
+	st_u64map_clear(&a->req_fr);	/* request ids are per rank */
 }
 
 void st_io_instance(struct st_io *a, const struct st_imb_done *d)

@@ -54,8 +54,8 @@ const char st_run_usage[] =
 "                       (SYNCTRACE_YIELD=1)\n"
 "    --families LIST    trace only these families of functions,\n"
 "                       comma-separated: all, coll, blocking, nonblocking,\n"
-"                       persistent, neighbor, p2p, complete, comm; a\n"
-"                       leading - removes (SYNCTRACE_FAMILIES)\n"
+"                       persistent, neighbor, p2p, complete, comm, rma,\n"
+"                       io; a leading - removes (SYNCTRACE_FAMILIES)\n"
 "    --verbose          the interposer reports what it does\n"
 "                       (SYNCTRACE_VERBOSE=1)\n"
 "    --mpi NAME         the job runs MPI NAME, mpich or openmpi (default:\n"
@@ -105,7 +105,7 @@ static void *xmalloc(size_t n)
 /* The family names of SYNCTRACE_FAMILIES (pmpi/config.c). */
 static const char *const family_names[] = {
 	"all", "coll", "blocking", "nonblocking", "persistent", "neighbor",
-	"p2p", "complete", "comm",
+	"p2p", "complete", "comm", "rma", "io",
 };
 
 static int set_err(char *err, size_t errlen, const char *msg,
@@ -235,8 +235,9 @@ int st_run_opts_parse(struct st_run_opts *o, int argc, char **argv,
 					       "'%s' for '--families' (names: "
 					       "all, coll, blocking, "
 					       "nonblocking, persistent, "
-					       "neighbor, p2p, complete, comm; "
-					       "a leading - removes)", val);
+					       "neighbor, p2p, complete, comm, "
+					       "rma, io; a leading - removes)",
+					       val);
 			o->families = val;
 			break;
 		default:

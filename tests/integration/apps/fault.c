@@ -10,6 +10,11 @@
  *	bus		reads a mapped page past the end of its file (SIGBUS);
  *	fpe		divides an integer by zero (SIGFPE);
  *	abort		calls abort() (SIGABRT);
+ *	ill		runs an illegal instruction (SIGILL), as a program
+ *			built for another processor does;
+ *	xcpu		raises SIGXCPU, which batch systems send at a soft
+ *			CPU time limit;
+ *	pipe		writes to a pipe nobody reads (SIGPIPE);
  *	mpiabort	calls MPI_Abort(MPI_COMM_WORLD, 7);
  *	handler		as segv, but with its own SIGSEGV handler, installed
  *			before MPI_Init, that prints "fault: rank 0 handler
@@ -49,6 +54,16 @@ static int sigbus(void)
 	return p[0];
 }
 
+static int sigpipe(void)
+{
+	int fds[2];
+
+	if (pipe(fds))
+		return -1;
+	close(fds[0]);
+	return (int)write(fds[1], "x", 1);
+}
+
 int main(int argc, char **argv)
 {
 	static volatile int *volatile null;
@@ -58,8 +73,8 @@ int main(int argc, char **argv)
 	int rank, size, n, i, in, out;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: fault segv|bus|fpe|abort|mpiabort|"
-			"handler N\n");
+		fprintf(stderr, "usage: fault segv|bus|fpe|abort|ill|xcpu|"
+			"pipe|mpiabort|handler N\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -94,6 +109,12 @@ int main(int argc, char **argv)
 		printf("fault: no SIGFPE (%d)\n", n / zero);
 	else if (!strcmp(mode, "abort"))
 		abort();
+	else if (!strcmp(mode, "ill"))
+		__builtin_trap();
+	else if (!strcmp(mode, "xcpu"))
+		raise(SIGXCPU);
+	else if (!strcmp(mode, "pipe"))
+		printf("fault: no SIGPIPE (%d)\n", sigpipe());
 	else if (!strcmp(mode, "mpiabort"))
 		MPI_Abort(MPI_COMM_WORLD, 7);
 	/* Not reached unless the fault did not happen. */

@@ -8,11 +8,13 @@
  * them only after MPI_Finalize.  t-fds.sh checks that each holds
  * exactly its line.
  *
- * Usage: fds DIR [ITERS [kill]] (default 100000).  Output: "fds: all
- * ranks ok" from rank 0; exit status non-zero when a write failed.
+ * Usage: fds DIR [ITERS [kill|stderr]] (default 100000).  Output: "fds:
+ * all ranks ok" from rank 0; exit status non-zero when a write failed.
  * With "kill", each rank closes the regular files above its own again
  * and ends with SIGTERM instead of MPI_Finalize, so what synctrace has
- * buffered is written from its signal handler.
+ * buffered is written from its signal handler.  With "stderr", each
+ * rank closes descriptor 2 (stderr) as well before opening its files,
+ * so that its first file gets descriptor 2.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 	}
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (argc > 3 && !strcmp(argv[3], "stderr"))
+		close(2);
 	for (fd = 3; fd < 1024; fd++)
 		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
 			close(fd);
