@@ -1059,6 +1059,12 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	if (a->commp) {		/* MPI_Comm_free */
 		parent = c->oldcomm;
 		e = st_comm_find(parent);
+	} else if (parent && (fi->flags & ST_FNF_SUBGROUP)) {
+		/*
+		 * Only the members of the group call it: no agreement over
+		 * 'parent', no number on it.
+		 */
+		e = st_comm_find(parent);
 	} else if (parent) {
 		e = rc == MPI_SUCCESS ? st_comm_get(parent, 1)
 				      : st_comm_find(parent);
@@ -1066,7 +1072,8 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	if (e) {
 		ev->comm = e->id;
 		ev->comm_size = (uint32_t)e->size;
-		ev->seq = count_call(e);
+		if (!(fi->flags & ST_FNF_SUBGROUP))
+			ev->seq = count_call(e);
 	}
 	st_emit(ev);
 	if (a->commp) {
@@ -1074,7 +1081,7 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 			st_comm_forget(c->oldcomm);
 		return;
 	}
-	if (e)
+	if (e && ev->seq)
 		st_world_seq(e, ev->seq);
 	/* MPI_Comm_idup's communicator is usable only once it completes. */
 	if (rc == MPI_SUCCESS && fi->family != ST_FAM_NONBLOCKING &&
@@ -1114,7 +1121,8 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 		st_comm_forget(c->oldcomm);
 		return;
 	}
-	if (a->comm && (e = st_comm_get(a->comm, 1)))
+	if (a->comm && !(fi->flags & ST_FNF_SUBGROUP) &&
+	    (e = st_comm_get(a->comm, 1)))
 		st_world_seq(e, count_call(e));
 	if (fi->family != ST_FAM_NONBLOCKING && a->newcomm &&
 	    *a->newcomm != MPI_COMM_NULL)

@@ -894,6 +894,9 @@ static void flags_str(char *buf, size_t len, const struct st_def_fn *fn,
 	if (fn->flags & ST_DEF_OFFSET)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
 			 buf[0] ? " | " : "", "ST_FNF_OFFSET");
+	if (fn->flags & ST_DEF_SUBGROUP)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_SUBGROUP");
 	if (!buf[0])
 		snprintf(buf, len, "0");
 }

@@ -1,0 +1,81 @@
+/*
+ * tests/integration/apps/comms.c: communicators made and freed in
+ * unusual but legal ways, each used for collectives and messages, so
+ * t-comms.sh can check that every rank names each communicator and each
+ * collective instance alike.  On 3 or more ranks:
+ *
+ * 1. MPI_Comm_create_group over ranks 0 and 1 of MPI_COMM_WORLD, which
+ *    only those two call, ITER times between MPI_COMM_WORLD collectives
+ *    (more than the 64 that bring the first clock refresh), with an
+ *    allreduce on each new communicator before it is freed, so its
+ *    handle is reused.
+ *
+ * Every value received is checked; rank 0 prints one line.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define ITER 100
+
+static int errors, rank, size;
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "comms: line %d: check failed: "     \
+				"%s\n", __LINE__, #cond);                    \
+			errors++;                                            \
+		}                                                            \
+	} while (0)
+
+/* See bench-calls.c: a false warning on MPI_STATUSES_IGNORE. */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+
+/* 1. A communicator made by two ranks only, between WORLD collectives. */
+static void subgroup(void)
+{
+	MPI_Group world, pair;
+	MPI_Comm c;
+	int two[2] = { 0, 1 }, i, x, sum;
+
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	MPI_Group_incl(world, 2, two, &pair);
+	for (i = 0; i < ITER; i++) {
+		if (rank < 2) {
+			MPI_Comm_create_group(MPI_COMM_WORLD, pair, 7, &c);
+			x = rank + i;
+			MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, c);
+			CHECK(sum == 2 * i + 1);
+			MPI_Comm_free(&c);
+		}
+		x = i;
+		MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		CHECK(sum == size * i);
+	}
+	MPI_Group_free(&pair);
+	MPI_Group_free(&world);
+}
+
+int main(int argc, char **argv)
+{
+	int all = 0;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (size < 3) {
+		if (rank == 0)
+			fprintf(stderr, "comms: needs 3 ranks or more\n");
+		MPI_Finalize();
+		return 2;
+	}
+	subgroup();
+	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 0 && all)
+		printf("comms: %d errors\n", all);
+	else if (rank == 0)
+		printf("comms: all ranks ok\n");
+	MPI_Finalize();
+	return all != 0;
+}
