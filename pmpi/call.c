@@ -1083,11 +1083,21 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	}
 	if (e && ev->seq)
 		st_world_seq(e, ev->seq);
-	/* MPI_Comm_idup's communicator is usable only once it completes. */
-	if (rc == MPI_SUCCESS && fi->family != ST_FAM_NONBLOCKING &&
-	    a->newcomm && *a->newcomm != MPI_COMM_NULL)
-		st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL,
-				 c->fn, c->t0, c->t1);
+	if (rc != MPI_SUCCESS || !a->newcomm || *a->newcomm == MPI_COMM_NULL)
+		return;
+	/*
+	 * MPI_Comm_idup's communicator is usable only once it completes:
+	 * its id comes from the parent's (without one, from the first
+	 * collective call on it).
+	 */
+	if (fi->family == ST_FAM_NONBLOCKING) {
+		if (e && ev->seq)
+			st_comm_register_dup(*a->newcomm, e, ev->seq, c->fn,
+					     c->t0, c->t1);
+		return;
+	}
+	st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL, c->fn,
+			 c->t0, c->t1);
 }
 
 /*

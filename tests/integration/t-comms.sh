@@ -1,14 +1,16 @@
 #!/bin/sh
 # tests/integration/t-comms.sh: communicators made in unusual but legal
-# ways (apps/comms.c) are named alike on every rank, and so are their
-# collective instances.  On 3 ranks, each clock refresh measured by
-# every rank (SYNCTRACE_SYNC_NODE=0, as on several nodes, where a
-# refresh that ranks reach in different calls deadlocks): the run ends,
-# with the untraced run's output; no communicator has a rank-local id;
-# on every rank a communicator's collectives are numbered 1, 2, 3...,
-# one (id, seq) names one function on every rank and has a record from
-# each member; report leaves no instance out, and every message pairs
-# (export, table).
+# ways (apps/comms.c: by a subgroup, by MPI_Comm_idup) are named alike
+# on every rank, and so are their collective instances.  On 3 ranks,
+# each clock refresh measured by every rank (SYNCTRACE_SYNC_NODE=0, as
+# on several nodes, where a refresh that ranks reach in different calls
+# deadlocks): the run ends (as it does not when the interposer waits
+# for an allreduce over a new communicator that another rank joins only
+# after a message from this one), with the untraced run's output; no
+# communicator has a rank-local id; on every rank a communicator's
+# collectives are numbered 1, 2, 3..., one (id, seq) names one function
+# on every rank and has a record from each member; report leaves no
+# instance out, and every message pairs (export, table).
 . "$(dirname "$0")/lib.sh"
 
 need_app comms
@@ -72,4 +74,4 @@ grep -q 'messages paired (n=0 ends unpaired' "$ST_TMP/export" ||
 grep -q '"p2p_unmatched": 0' "$ST_TMP/table.json" ||
 	{ grep -o '"p2p_unmatched": [0-9]*' "$ST_TMP/table.json";
 	  fail "table left a receive unmatched"; }
-note "Comm_create_group by a subgroup between WORLD collectives"
+note "Comm_create_group by a subgroup, Comm_idup used first by a message, a nonblocking and a blocking collective"

@@ -9,6 +9,11 @@
  *    (more than the 64 that bring the first clock refresh), with an
  *    allreduce on each new communicator before it is freed, so its
  *    handle is reused.
+ * 2. MPI_Comm_idup three times: the first communicator carries a
+ *    message before its first collective; the second's first collective
+ *    is an MPI_Ibarrier that rank 1 starts only after a synchronous
+ *    message from rank 0, which rank 0 sends after starting its own;
+ *    the third starts with a blocking collective.
  *
  * Every value received is checked; rank 0 prints one line.
  */
@@ -57,6 +62,43 @@ static void subgroup(void)
 	MPI_Group_free(&world);
 }
 
+/* 2. Communicators made by MPI_Comm_idup, first used in three ways. */
+static void idup(void)
+{
+	MPI_Comm c[3];
+	MPI_Request r[3];
+	int i, x = rank, sum = 0, msg = 0;
+
+	for (i = 0; i < 3; i++)
+		MPI_Comm_idup(MPI_COMM_WORLD, &c[i], &r[i]);
+	MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+
+	if (rank == 0) {
+		msg = 42;
+		MPI_Send(&msg, 1, MPI_INT, 1, 5, c[0]);
+	} else if (rank == 1) {
+		MPI_Recv(&msg, 1, MPI_INT, 0, 5, c[0], MPI_STATUS_IGNORE);
+		CHECK(msg == 42);
+	}
+	MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, c[0]);
+	CHECK(sum == size * (size - 1) / 2);
+
+	/* Rank 1 joins the barrier only after rank 0's message. */
+	if (rank == 1)
+		MPI_Recv(&msg, 1, MPI_INT, 0, 6, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+	MPI_Ibarrier(c[1], &r[0]);
+	if (rank == 0)
+		MPI_Ssend(&msg, 1, MPI_INT, 1, 6, MPI_COMM_WORLD);
+	MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+
+	sum = 0;
+	MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_MAX, c[2]);
+	CHECK(sum == size - 1);
+	for (i = 0; i < 3; i++)
+		MPI_Comm_free(&c[i]);
+}
+
 int main(int argc, char **argv)
 {
 	int all = 0;
@@ -71,6 +113,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	subgroup();
+	idup();
 	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0 && all)
 		printf("comms: %d errors\n", all);
