@@ -1075,7 +1075,8 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 		if (!(fi->flags & ST_FNF_SUBGROUP))
 			ev->seq = count_call(e);
 	}
-	st_emit(ev);
+	if (st_fn_on[c->fn] != ST_FN_KEEP)
+		st_emit(ev);
 	if (a->commp) {
 		if (rc == MPI_SUCCESS)
 			st_comm_forget(c->oldcomm);

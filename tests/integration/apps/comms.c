@@ -14,6 +14,9 @@
  *    is an MPI_Ibarrier that rank 1 starts only after a synchronous
  *    message from rank 0, which rank 0 sends after starting its own;
  *    the third starts with a blocking collective.
+ * 3. MPI_Comm_split four times into groups that change ({0, 1} and {2},
+ *    then {0} and {1, 2}...), an allreduce on each, each freed before
+ *    the next is made, so MPI hands out its handles again.
  *
  * Every value received is checked; rank 0 prints one line.
  */
@@ -99,6 +102,27 @@ static void idup(void)
 		MPI_Comm_free(&c[i]);
 }
 
+/*
+ * 3. MPI_Comm_split into groups that change each time, each freed before
+ *    the next: MPI hands out the same handles again.
+ */
+static void resplit(void)
+{
+	MPI_Comm c;
+	int i, n, x = 1, sum;
+
+	for (i = 0; i < 4; i++) {
+		MPI_Comm_split(MPI_COMM_WORLD, i % 2 ? rank == 0 : rank == 2,
+			       rank, &c);
+		MPI_Comm_size(c, &n);
+		MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, c);
+		CHECK(sum == n);
+		CHECK(n == (i % 2 ? (rank == 0 ? 1 : size - 1) :
+			    (rank == 2 ? 1 : size - 1)));
+		MPI_Comm_free(&c);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int all = 0;
@@ -114,6 +138,7 @@ int main(int argc, char **argv)
 	}
 	subgroup();
 	idup();
+	resplit();
 	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0 && all)
 		printf("comms: %d errors\n", all);
