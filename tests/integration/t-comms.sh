@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/integration/t-comms.sh: communicators made in unusual but legal
-# ways (apps/comms.c: by a subgroup, by MPI_Comm_idup, split anew into
-# other groups under reused handles) are named alike on every rank, and
+# ways (apps/comms.c: by a subgroup, by MPI_Comm_idup, alone and in a
+# ring of ranks that each start elsewhere, split anew into other groups
+# under reused handles) are named alike on every rank, and
 # so are their collective instances, also when communicator calls are
 # not traced (--families without comm).  On 3 ranks, each clock refresh
 # measured by every rank (SYNCTRACE_SYNC_NODE=0, as on several nodes,
@@ -101,4 +102,4 @@ grep -q '"p2p_unmatched": 0' "$ST_TMP/table.json" ||
 # Without the communicator calls' records, their communicators still.
 check_run nocomm --families all,-comm
 expect_count "$t.csv" 'kind == "call" && fn ~ /^MPI_(Comm|Intercomm)_/' 0
-note "Comm_create_group by a subgroup, Comm_idup used first by a message, a nonblocking and a blocking collective, new groups under reused handles, with and without comm calls traced"
+note "Comm_create_group by a subgroup, Comm_idup used first by a message, a nonblocking and a blocking collective, new groups under reused handles, a ring of idups, with and without comm calls traced"

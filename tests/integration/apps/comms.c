@@ -17,6 +17,9 @@
  * 3. MPI_Comm_split four times into groups that change ({0, 1} and {2},
  *    then {0} and {1, 2}...), an allreduce on each, each freed before
  *    the next is made, so MPI hands out its handles again.
+ * 4. Ranks 0, 1 and 2 pairwise in three communicators, each duplicated
+ *    by MPI_Comm_idup and reduced over by MPI_Iallreduce, every rank
+ *    starting with another one.
  *
  * Every value received is checked; rank 0 prints one line.
  */
@@ -123,6 +126,46 @@ static void resplit(void)
 	}
 }
 
+/*
+ * 4. Three pair communicators around a ring of ranks 0, 1, 2, each
+ *    duplicated by MPI_Comm_idup and reduced over by MPI_Iallreduce,
+ *    each rank starting with a different one: only nonblocking calls
+ *    let the ranks go round.
+ */
+static void ring(void)
+{
+	MPI_Comm p[3], d[3];
+	MPI_Request r[3];
+	int i, k, n = 0, x = rank + 1, sum[3] = { 0, 0, 0 };
+
+	for (i = 0; i < 3; i++) {
+		d[i] = MPI_COMM_NULL;
+		MPI_Comm_split(MPI_COMM_WORLD,
+			       rank == i || rank == (i + 1) % 3 ? 0 :
+			       MPI_UNDEFINED, rank, &p[i]);
+	}
+	for (k = 0; k < 3; k++) {
+		i = (rank + 3 - k) % 3;
+		if (p[i] != MPI_COMM_NULL)
+			MPI_Comm_idup(p[i], &d[i], &r[n++]);
+	}
+	MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
+	for (n = 0, k = 0; k < 3; k++) {
+		i = (rank + k) % 3;
+		if (d[i] != MPI_COMM_NULL)
+			MPI_Iallreduce(&x, &sum[i], 1, MPI_INT, MPI_SUM, d[i],
+				       &r[n++]);
+	}
+	MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
+	for (i = 0; i < 3; i++) {
+		if (d[i] == MPI_COMM_NULL)
+			continue;
+		CHECK(sum[i] == i + 1 + (i + 1) % 3 + 1);
+		MPI_Comm_free(&d[i]);
+		MPI_Comm_free(&p[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int all = 0;
@@ -139,6 +182,7 @@ int main(int argc, char **argv)
 	subgroup();
 	idup();
 	resplit();
+	ring();
 	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0 && all)
 		printf("comms: %d errors\n", all);
