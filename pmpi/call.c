@@ -1102,6 +1102,37 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 }
 
 /*
+ * What a communicator call that leaves no record still does: forget the
+ * communicator it freed, number the call on its parent, register the
+ * communicator it made, as leave_comm() does.
+ */
+static void keep_comm(struct st_call *c, const struct st_fn_info *fi, int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_comm_entry *e = NULL;
+	uint64_t seq = 0;
+
+	if (rc != MPI_SUCCESS)
+		return;
+	if (a->commp) {
+		st_comm_forget(c->oldcomm);
+		return;
+	}
+	if (a->comm && !(fi->flags & ST_FNF_SUBGROUP) &&
+	    (e = st_comm_get(a->comm, 1))) {
+		seq = count_call(e);
+		st_world_seq(e, seq);
+	}
+	if (!a->newcomm || *a->newcomm == MPI_COMM_NULL)
+		return;
+	if (fi->family != ST_FAM_NONBLOCKING)
+		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,
+				 c->fn, c->t0, c->t1);
+	else if (e)
+		st_comm_register_dup(*a->newcomm, e, seq, c->fn, c->t0, c->t1);
+}
+
+/*
  * A rank that writes no more still counts collectives and joins every
  * communicator id agreement, which the other ranks' calls wait for.
  */
@@ -1126,19 +1157,8 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 		st_leave_io(c, fi, NULL, rc);
 	else if (fi->kind == ST_KIND_P2P && a->message && rc == MPI_SUCCESS)
 		st_message_recv(c);	/* a matched receive takes its message */
-	if (fi->kind != ST_KIND_COMM)
-		return;
-	if (a->commp) {
-		st_comm_forget(c->oldcomm);
-		return;
-	}
-	if (a->comm && !(fi->flags & ST_FNF_SUBGROUP) &&
-	    (e = st_comm_get(a->comm, 1)))
-		st_world_seq(e, count_call(e));
-	if (fi->family != ST_FAM_NONBLOCKING && a->newcomm &&
-	    *a->newcomm != MPI_COMM_NULL)
-		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,
-				 c->fn, c->t0, c->t1);
+	if (fi->kind == ST_KIND_COMM)
+		keep_comm(c, fi, rc);
 }
 
 /*
@@ -1356,6 +1376,15 @@ void st_leave(struct st_call *c, int rc)
 	}
 	flush_check(ev.t1);
 	st_tls.guard = 0;
+}
+
+void st_leave_comm(struct st_call *c, int rc)
+{
+	/* Inside another call's attribute callback: the guard is its. */
+	if (c->nested)
+		keep_comm(c, &st_fn_info[c->fn], rc);
+	else
+		st_leave(c, rc);
 }
 
 int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)

@@ -20,6 +20,8 @@
  * 4. Ranks 0, 1 and 2 pairwise in three communicators, each duplicated
  *    by MPI_Comm_idup and reduced over by MPI_Iallreduce, every rank
  *    starting with another one.
+ * 5. Communicators made and freed by attribute callbacks, inside
+ *    MPI_Comm_dup and MPI_Comm_free, each first used by a message.
  *
  * Every value received is checked; rank 0 prints one line.
  */
@@ -166,6 +168,68 @@ static void ring(void)
 	}
 }
 
+/*
+ * 5. A library's private communicator, kept as an attribute: the copy
+ *    callback that MPI_Comm_dup runs makes the duplicate's own one
+ *    (MPI_Comm_dup inside MPI_Comm_dup), the delete callback that
+ *    MPI_Comm_free runs frees it (MPI_Comm_free inside MPI_Comm_free).
+ *    Each carries a message before its first collective.
+ */
+static int inner_copy(MPI_Comm old, int key, void *extra, void *in,
+		      void *out, int *flag)
+{
+	MPI_Comm *mine = malloc(sizeof(*mine));
+
+	(void)old;
+	(void)key;
+	(void)extra;
+	if (!mine)
+		return MPI_ERR_NO_MEM;
+	MPI_Comm_dup(*(MPI_Comm *)in, mine);
+	*(MPI_Comm **)out = mine;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+static int inner_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+	MPI_Comm *mine = val;
+
+	(void)comm;
+	(void)key;
+	(void)extra;
+	MPI_Comm_free(mine);
+	free(mine);
+	return MPI_SUCCESS;
+}
+
+static void attr_comms(void)
+{
+	MPI_Comm *top = malloc(sizeof(*top)), outer, *inner;
+	int key, flag = 0, i, x, sum;
+
+	MPI_Comm_create_keyval(inner_copy, inner_delete, &key, NULL);
+	MPI_Comm_dup(MPI_COMM_WORLD, top);
+	MPI_Comm_set_attr(MPI_COMM_WORLD, key, top);
+	for (i = 0; i < 3; i++) {
+		MPI_Comm_dup(MPI_COMM_WORLD, &outer);
+		MPI_Comm_get_attr(outer, key, &inner, &flag);
+		CHECK(flag);
+		x = rank;
+		if (rank == 0)
+			MPI_Send(&x, 1, MPI_INT, 1, 8, *inner);
+		else if (rank == 1)
+			MPI_Recv(&x, 1, MPI_INT, 0, 8, *inner,
+				 MPI_STATUS_IGNORE);
+		CHECK(rank > 1 || x == 0);
+		MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_MAX, *inner);
+		CHECK(sum == size - 1);
+		MPI_Comm_free(&outer);
+	}
+	MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+	MPI_Comm_free_keyval(&key);
+}
+
 int main(int argc, char **argv)
 {
 	int all = 0;
@@ -183,6 +247,7 @@ int main(int argc, char **argv)
 	idup();
 	resplit();
 	ring();
+	attr_comms();
 	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0 && all)
 		printf("comms: %d errors\n", all);
