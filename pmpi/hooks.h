@@ -212,7 +212,7 @@ struct st_call {
 	MPI_File oldfile;	/* MPI_File_close: the handle being closed */
 	MPI_Message oldmsg;	/* role message: its value before the call */
 	int plain;		/* init/finalize: 1 a record only, 2 not even */
-	int nested;		/* st_enter_comm(): inside another traced call */
+	int nested;		/* st_enter_comm(): in another traced call */
 	MPI_Status status;	/* substituted for MPI_STATUS_IGNORE */
 	int nsnap;		/* completion calls: requests snapshotted */
 	int stneed;		/* completion calls: a receive among them */

@@ -77,7 +77,7 @@ check_run()
 			}
 			exit bad
 		}' ||
-		fail "$(basename "$t"): collective instances do not match across ranks"
+		fail "$(basename "$t"): collective instances differ across ranks"
 }
 
 check_run all
@@ -91,7 +91,8 @@ if grep -A3 'left out' "$t.report" |
 	fail "report left collective instances out"
 fi
 "$ST_CLI" export --format chrome -o "$ST_TMP/chrome.json" "$t.trace" \
-	> "$ST_TMP/export" 2>&1 || { show "$ST_TMP/export"; fail "export failed"; }
+	> "$ST_TMP/export" 2>&1 ||
+	{ show "$ST_TMP/export"; fail "export failed"; }
 grep -q 'messages paired (n=0 ends unpaired' "$ST_TMP/export" ||
 	{ show "$ST_TMP/export"; fail "a message end left unpaired"; }
 "$ST_CLI" table --json "$ST_TMP/table.json" "$t.trace" \
@@ -104,4 +105,5 @@ grep -q '"p2p_unmatched": 0' "$ST_TMP/table.json" ||
 # Without the communicator calls' records, their communicators still.
 check_run nocomm --families all,-comm
 expect_count "$t.csv" 'kind == "call" && fn ~ /^MPI_(Comm|Intercomm)_/' 0
-note "Comm_create_group by a subgroup, Comm_idup used first by a message, a nonblocking and a blocking collective, new groups under reused handles, a ring of idups, attribute callbacks, with and without comm calls traced"
+note "communicators of Comm_create_group, Comm_idup, re-splits and" \
+	"attribute callbacks, with and without comm calls traced"
