@@ -1079,6 +1079,12 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	if (a->commp) {		/* MPI_Comm_free */
 		parent = c->oldcomm;
 		e = st_comm_find(parent);
+	} else if (parent && (fi->flags & ST_FNF_SUBGROUP)) {
+		/*
+		 * Only the members of the group call it: no agreement over
+		 * 'parent', no number on it.
+		 */
+		e = st_comm_find(parent);
 	} else if (parent) {
 		e = rc == MPI_SUCCESS ? st_comm_get(parent, 1)
 				      : st_comm_find(parent);
@@ -1086,21 +1092,64 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	if (e) {
 		ev->comm = e->id;
 		ev->comm_size = (uint32_t)e->size;
-		ev->seq = count_call(e);
+		if (!(fi->flags & ST_FNF_SUBGROUP))
+			ev->seq = count_call(e);
 	}
-	st_emit(ev);
+	if (st_fn_on[c->fn] != ST_FN_KEEP)
+		st_emit(ev);
 	if (a->commp) {
 		if (rc == MPI_SUCCESS)
 			st_comm_forget(c->oldcomm);
 		return;
 	}
-	if (e)
+	if (e && ev->seq)
 		st_world_seq(e, ev->seq);
-	/* MPI_Comm_idup's communicator is usable only once it completes. */
-	if (rc == MPI_SUCCESS && fi->family != ST_FAM_NONBLOCKING &&
-	    a->newcomm && *a->newcomm != MPI_COMM_NULL)
-		st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL,
+	if (rc != MPI_SUCCESS || !a->newcomm || *a->newcomm == MPI_COMM_NULL)
+		return;
+	/*
+	 * MPI_Comm_idup's communicator is usable only once it completes:
+	 * its id comes from the parent's (without one, from the first
+	 * collective call on it).
+	 */
+	if (fi->family == ST_FAM_NONBLOCKING) {
+		if (e && ev->seq)
+			st_comm_register_dup(*a->newcomm, e, ev->seq, c->fn,
+					     c->t0, c->t1);
+		return;
+	}
+	st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL, c->fn,
+			 c->t0, c->t1);
+}
+
+/*
+ * What a communicator call that leaves no record still does: forget the
+ * communicator it freed, number the call on its parent, register the
+ * communicator it made, as leave_comm() does.
+ */
+static void keep_comm(struct st_call *c, const struct st_fn_info *fi, int rc)
+{
+	const struct st_args *a = &c->a;
+	struct st_comm_entry *e = NULL;
+	uint64_t seq = 0;
+
+	if (rc != MPI_SUCCESS)
+		return;
+	if (a->commp) {
+		st_comm_forget(c->oldcomm);
+		return;
+	}
+	if (a->comm && !(fi->flags & ST_FNF_SUBGROUP) &&
+	    (e = st_comm_get(a->comm, 1))) {
+		seq = count_call(e);
+		st_world_seq(e, seq);
+	}
+	if (!a->newcomm || *a->newcomm == MPI_COMM_NULL)
+		return;
+	if (fi->family != ST_FAM_NONBLOCKING)
+		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,
 				 c->fn, c->t0, c->t1);
+	else if (e)
+		st_comm_register_dup(*a->newcomm, e, seq, c->fn, c->t0, c->t1);
 }
 
 /*
@@ -1128,18 +1177,8 @@ static __attribute__((cold, noinline)) void keep_ids(struct st_call *c,
 		st_leave_io(c, fi, NULL, rc);
 	else if (fi->kind == ST_KIND_P2P && a->message && rc == MPI_SUCCESS)
 		st_message_recv(c);	/* a matched receive takes its message */
-	if (fi->kind != ST_KIND_COMM)
-		return;
-	if (a->commp) {
-		st_comm_forget(c->oldcomm);
-		return;
-	}
-	if (a->comm && (e = st_comm_get(a->comm, 1)))
-		st_world_seq(e, count_call(e));
-	if (fi->family != ST_FAM_NONBLOCKING && a->newcomm &&
-	    *a->newcomm != MPI_COMM_NULL)
-		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,
-				 c->fn, c->t0, c->t1);
+	if (fi->kind == ST_KIND_COMM)
+		keep_comm(c, fi, rc);
 }
 
 /*
@@ -1373,6 +1412,15 @@ void st_leave(struct st_call *c, int rc)
 	}
 	flush_check(ev.t1);
 	st_tls.guard = 0;
+}
+
+void st_leave_comm(struct st_call *c, int rc)
+{
+	/* Inside another call's attribute callback: the guard is its. */
+	if (c->nested)
+		keep_comm(c, &st_fn_info[c->fn], rc);
+	else
+		st_leave(c, rc);
 }
 
 int st_yield_wait(struct st_call *c, int rc, MPI_Status *status)

@@ -12,6 +12,13 @@
  * ids made without agreement (a point-to-point call on a communicator
  * synctrace did not see created) have bit 63 set and are rank-local.
  *
+ * MPI_Comm_idup's communicator cannot carry an agreement before its
+ * request completes, and waiting there for the other members could
+ * deadlock a program that completes it later (after a message that
+ * one of them sends first).  Its id is instead a hash of the parent's
+ * id and the idup's sequence number on the parent, which every member
+ * computes alike; bit 62 marks it (st_comm_register_dup()).
+ *
  * Windows and open files take their ids from the same counter, agreed
  * over the communicator they were made on (st_comm_agree_id()), as do
  * the inter-communicators of spawn, accept, connect and join (flagged
@@ -275,6 +282,48 @@ void st_comm_register(MPI_Comm c, MPI_Comm parent, int fn, uint64_t t0,
 		return;
 	}
 	emit_comm(t, pid, fn, t0, t1);
+}
+
+/*
+ * The id of the communicator that the call numbered 'seq' on the
+ * communicator of id 'parent_id' made, the same on every member and
+ * computed without a message.  Bit 62 marks such ids (leaders' world
+ * ranks stay below 2^30, so agreed ids never have it); a rank-local
+ * parent (bit 63) gives a rank-local id.  Two of n such ids coincide
+ * with a probability of about n^2 / 2^63.
+ */
+static uint64_t derived_id(uint64_t parent_id, uint64_t seq)
+{
+	uint64_t x = parent_id * 0x9e3779b97f4a7c15ull + seq;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (parent_id & 1ull << 63) | 1ull << 62 |
+	       (x & ((1ull << 62) - 1));
+}
+
+void st_comm_register_dup(MPI_Comm c, const struct st_comm_entry *parent,
+			  uint64_t seq, int fn, uint64_t t0, uint64_t t1)
+{
+	struct st_comm_entry e, *t;
+
+	if (c == MPI_COMM_NULL)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.id = derived_id(parent->id, seq);
+	/* A duplicate keeps its parent's groups and this rank's rank. */
+	e.size = parent->size;
+	e.rank = parent->rank;
+	e.remote_size = parent->remote_size;
+	t = insert(c, &e);
+	if (!t) {
+		st_disable("BUG: communicator table full (%d entries)", CAP);
+		return;
+	}
+	emit_comm(t, parent->id, fn, t0, t1);
 }
 
 struct st_comm_entry *st_comm_get(MPI_Comm c, int collective)

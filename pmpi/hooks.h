@@ -52,6 +52,8 @@
  *  - completion calls (Wait*, Test*, Request_free) call
  *    st_complete_pre(&c, n, requests) before t0, since MPI overwrites
  *    the handles of completed requests;
+ *  - communicator calls (kind comm) call st_enter_comm() and
+ *    st_leave_comm() instead of st_enter() and st_leave();
  *  - Comm_free calls st_comm_free_pre(&c, comm) before t0; likewise
  *    Win_free st_win_free_pre(&c, win), File_close
  *    st_file_close_pre(&c, fh), and every call with a message role
@@ -210,6 +212,7 @@ struct st_call {
 	MPI_File oldfile;	/* MPI_File_close: the handle being closed */
 	MPI_Message oldmsg;	/* role message: its value before the call */
 	int plain;		/* init/finalize: 1 a record only, 2 not even */
+	int nested;		/* st_enter_comm(): in another traced call */
 	MPI_Status status;	/* substituted for MPI_STATUS_IGNORE */
 	int nsnap;		/* completion calls: requests snapshotted */
 	int stneed;		/* completion calls: a receive among them */
@@ -237,6 +240,27 @@ st_enter(struct st_call *c, int fn, void *ra)
 	if (!atomic_load_explicit(&st_live, memory_order_relaxed) ||
 	    st_tls.guard || !st_fn_on[fn])
 		return 0;
+	st_tls.guard = 1;
+	c->fn = fn;
+	c->ra = ra;
+	return 1;
+}
+
+/*
+ * st_enter() for communicator calls (kind comm), which also begins one
+ * made from inside another traced call: from an attribute copy or
+ * delete callback that MPI runs inside MPI_Comm_dup or MPI_Comm_free,
+ * say.  Such a call ('c->nested') leaves no record, but
+ * st_leave_comm() registers and forgets its communicators, so that
+ * they keep ids equal on every member.
+ */
+static inline __attribute__((always_inline)) int
+st_enter_comm(struct st_call *c, int fn, void *ra)
+{
+	if (!atomic_load_explicit(&st_live, memory_order_relaxed) ||
+	    !st_fn_on[fn])
+		return 0;
+	c->nested = st_tls.guard;
 	st_tls.guard = 1;
 	c->fn = fn;
 	c->ra = ra;
@@ -365,6 +389,8 @@ void st_leave(struct st_call *c, int rc);
  * general path's dispatch (pmpi/call.c), the others go on to st_leave().
  */
 void st_leave_complete(struct st_call *c, int rc);
+/* st_leave() for communicator calls: see st_enter_comm(). */
+void st_leave_comm(struct st_call *c, int rc);
 
 /*
  * Finish a traced call of a repeatable blocking collective from

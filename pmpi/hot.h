@@ -22,6 +22,12 @@ struct st_comm_entry;
 
 extern atomic_int st_live;	/* ids kept in step (MPI_Init..MPI_Finalize) */
 extern unsigned char st_fn_on[];	/* traced, per SYNCTRACE_FAMILIES */
+/*
+ * st_fn_on[] of a communicator constructor or MPI_Comm_free whose family
+ * is not traced: no call record, but its communicators are registered
+ * and forgotten as when it is, so that ids follow handles MPI reuses.
+ */
+#define ST_FN_KEEP 2
 extern int st_clock_tsc;	/* st_now() reads the TSC */
 
 /*

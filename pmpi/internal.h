@@ -208,6 +208,17 @@ void st_comm_register(MPI_Comm newcomm, MPI_Comm parent, int fn, uint64_t t0,
 void st_comm_forget(MPI_Comm comm);
 
 /*
+ * Register 'newcomm', a duplicate of the communicator of entry 'parent'
+ * made by 'fn' (MPI_Comm_idup), the call numbered 'seq' on it, from
+ * 't0' to 't1' (ticks), and emit its ST_REC_COMM record.  Calls no MPI
+ * function on 'newcomm', which is not usable before the request
+ * completes: its id is derived from the parent's and 'seq'.
+ */
+void st_comm_register_dup(MPI_Comm newcomm,
+			  const struct st_comm_entry *parent, uint64_t seq,
+			  int fn, uint64_t t0, uint64_t t1);
+
+/*
  * An id for a new object (a window, an open file, an outside
  * inter-communicator) agreed over the intra-communicator 'over', whose
  * every member is in the call that made it: collective over 'over'.

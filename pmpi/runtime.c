@@ -706,7 +706,10 @@ static void fn_table_init(void)
 			need = ST_FAMILY_IO;
 			break;
 		}
-		st_fn_on[i] = !need || (st_set.families & need);
+		if (!need || (st_set.families & need))
+			st_fn_on[i] = 1;
+		else
+			st_fn_on[i] = fi->kind == ST_KIND_COMM ? ST_FN_KEEP : 0;
 	}
 }
 

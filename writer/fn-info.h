@@ -98,5 +98,7 @@ enum st_bytes_class {
 #define ST_FNF_TARGET 0x100	/* a one-sided call with a target rank */
 #define ST_FNF_OFFSET 0x200	/* has a file offset, size or target
 				   displacement ('offset' in its record) */
+#define ST_FNF_SUBGROUP 0x400	/* a constructor collective over a group
+				   of its comm only: not numbered on comm */
 
 #endif

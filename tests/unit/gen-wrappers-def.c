@@ -697,6 +697,9 @@ Test(tools_wrappers_def, session_outside_and_nostatus_flags)
 		     "flag outside on 'MPI_Comm_free'");
 	expect_error("fn MPI_Send p2p blocking send nostatus\nend\n", 1,
 		     "flag nostatus on 'MPI_Send'");
+	expect_error("fn MPI_Comm_free comm local none subgroup\n"
+		     "\tcommp MPI_Comm *comm\nend\n", 1,
+		     "flag subgroup on 'MPI_Comm_free'");
 	expect_error("fn MPI_Pready part local pready\n"
 		     "\tpartition int partition\nend\n", 1,
 		     "partition call 'MPI_Pready' has no req role");

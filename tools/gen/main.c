@@ -537,7 +537,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		sl_push(&sl, xstrfmt("&c"));
 		sl_push(&sl, xstrfmt("%s", id));
 		sl_push(&sl, xstrfmt("%s", ra));
-		put_list(f, 1, 2, "if (!st_enter(", &sl, "))");
+		put_list(f, 1, 2, fn->kind == ST_KIND_COMM ?
+			 "if (!st_enter_comm(" : "if (!st_enter(", &sl, "))");
 		sl_clear(&sl);
 		put_return(f, 2, real, &args);
 	}
@@ -613,6 +614,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		/* Completion calls take their own way (pmpi/call.c). */
 		if (fn->kind == ST_KIND_COMPLETE)
 			post = "st_leave_complete";
+		else if (fn->kind == ST_KIND_COMM)
+			post = "st_leave_comm";
 		put_args(f, fn, large);
 		fprintf(f, "\t%s(&c, rc);\n\treturn rc;\n", post);
 	}
@@ -894,6 +897,9 @@ static void flags_str(char *buf, size_t len, const struct st_def_fn *fn,
 	if (fn->flags & ST_DEF_OFFSET)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
 			 buf[0] ? " | " : "", "ST_FNF_OFFSET");
+	if (fn->flags & ST_DEF_SUBGROUP)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " | " : "", "ST_FNF_SUBGROUP");
 	if (!buf[0])
 		snprintf(buf, len, "0");
 }

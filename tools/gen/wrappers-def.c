@@ -745,6 +745,8 @@ static int parse_header(struct parser *p, int line, char **w, int nw)
 			f = ST_DEF_TARGET;
 		else if (!strcmp(w[i], "offset"))
 			f = ST_DEF_OFFSET;
+		else if (!strcmp(w[i], "subgroup"))
+			f = ST_DEF_SUBGROUP;
 		else if (!strncmp(w[i], "twin=", 5)) {
 			if (twin)
 				return fail(p, line, "duplicate flag 'twin'");
@@ -879,6 +881,11 @@ static int check_fn_more(struct parser *p, const struct st_def_fn *fn)
 				     !has_role(fn, ST_ROLE_NEWCOMM)))
 		return fail(p, line, "flag outside on '%s', which is not a "
 			    "communicator constructor", fn->name);
+	if ((f & ST_DEF_SUBGROUP) && (fn->kind != ST_KIND_COMM ||
+				      !has_role(fn, ST_ROLE_COMM) ||
+				      !has_role(fn, ST_ROLE_NEWCOMM)))
+		return fail(p, line, "flag subgroup on '%s', which is not a "
+			    "communicator constructor from a comm", fn->name);
 	if ((f & ST_DEF_NOSTATUS) && (fn->kind != ST_KIND_P2P ||
 				      fn->family != ST_FAM_NONBLOCKING))
 		return fail(p, line, "flag nostatus on '%s', which is not a "

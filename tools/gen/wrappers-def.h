@@ -95,6 +95,7 @@ enum st_def_poly {
 #define ST_DEF_NOSTATUS 0x80	/* MPI completes it without a status */
 #define ST_DEF_TARGET 0x100	/* a one-sided call with a target rank */
 #define ST_DEF_OFFSET 0x200	/* has an offset role */
+#define ST_DEF_SUBGROUP 0x400	/* collective over a group of its comm only */
 
 /* One parameter of an entry. */
 struct st_def_param {
