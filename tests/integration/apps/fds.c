@@ -12,7 +12,10 @@
  * all ranks ok" from rank 0; exit status non-zero when a write failed.
  * With "kill", each rank closes the regular files above its own again
  * and ends with SIGTERM instead of MPI_Finalize, so what synctrace has
- * buffered is written from its signal handler.  With "stderr", each
+ * buffered is written from its signal handler: rank 0 first, and the
+ * others only once rank 0 is gone (up to 30 s), so that no rank's
+ * death can make the launcher kill rank 0 before its own signal (Hydra
+ * did so now and then, even with -disable-auto-cleanup).  With "stderr", each
  * rank closes descriptor 2 (stderr) as well before opening its files,
  * so that its first file gets descriptor 2.
  */
@@ -25,13 +28,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NFILES 8
 #define HIGH 700
 
+/* Wait until process 'pid' is gone or a zombie, at most 30 s. */
+static void wait_gone(long pid)
+{
+	struct timespec ms = { 0, 1000000 };
+	char path[64], line[256], *p;
+	FILE *f;
+	int k;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	for (k = 0; k < 30000; k++) {
+		if (!(f = fopen(path, "r")))
+			return;
+		p = fgets(line, sizeof(line), f);
+		fclose(f);
+		/* "pid (comm) S ...": the state after the last ')'. */
+		if (!p || !(p = strrchr(line, ')')) || p[1] != ' ' ||
+		    p[2] == 'Z' || p[2] == 'X')
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	long pid0;
 	int rank, i, x = 1, y, fd, fds[NFILES], bad = 0, all;
 	int iters = argc > 2 ? atoi(argv[2]) : 100000;
 	char path[4096], want[64];
@@ -63,6 +90,8 @@ int main(int argc, char **argv)
 			bad++;
 	}
 	MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	pid0 = (long)getpid();
+	MPI_Bcast(&pid0, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("fds: %s\n", all ? "FAILED" : "all ranks ok");
 	fflush(stdout);
@@ -71,6 +100,8 @@ int main(int argc, char **argv)
 		for (fd = HIGH + NFILES; fd < 1024; fd++)
 			if (!fstat(fd, &st) && S_ISREG(st.st_mode))
 				close(fd);
+		if (rank)
+			wait_gone(pid0);
 		raise(SIGTERM);
 	}
 	/* Open across MPI_Finalize, where synctrace writes what is left. */
