@@ -231,7 +231,8 @@ $(UNIT): $(UNIT_OBJ) $(WRITER_OBJ) $(SYNC_OBJ) $(PURE_OBJ) \
 
 # Integration apps are the application's side: no sanitizer flags.
 $(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h \
-		tests/integration/apps/nm-work.h
+		tests/integration/apps/nm-work.h \
+		tests/integration/apps/allreduces.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lm
 

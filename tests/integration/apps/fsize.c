@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "allreduces.h"
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
-	int rank, size, n, i, in, out, errors = 0;
+	int rank, size, n, errors = 0;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: fsize LIMIT N\n");
@@ -31,12 +33,7 @@ int main(int argc, char **argv)
 		perror("fsize: setrlimit");
 		errors++;
 	}
-	for (i = 0; i < n; i++) {
-		in = rank + i;
-		MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-		if (out != size * i + size * (size - 1) / 2)
-			errors++;
-	}
+	errors += allreduces(n, rank, size);
 	printf("fsize: rank %d allreduce %d errors %d\n", rank, n, errors);
 	MPI_Finalize();
 	return errors != 0;

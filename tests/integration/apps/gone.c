@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "allreduces.h"
+
 static void remove_dir(const char *dir)
 {
 	char path[4096];
@@ -34,18 +36,6 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-static int calls(int n, int rank, int size)
-{
-	int i, in, out, errors = 0;
-
-	for (i = 0; i < n; i++) {
-		in = rank + i;
-		MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-		errors += out != size * i + size * (size - 1) / 2;
-	}
-	return errors;
-}
-
 int main(int argc, char **argv)
 {
 	int rank, size, n, errors;
@@ -58,12 +48,12 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	errors = calls(n, rank, size);
+	errors = allreduces(n, rank, size);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)
 		remove_dir(argv[1]);
 	MPI_Barrier(MPI_COMM_WORLD);
-	errors += calls(n, rank, size);
+	errors += allreduces(n, rank, size);
 	printf("gone: rank %d allreduce %d errors %d\n", rank, 2 * n, errors);
 	MPI_Finalize();
 	return errors != 0;

@@ -24,6 +24,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "allreduces.h"
+
 static char *page;
 static long page_size;
 static jmp_buf back;
@@ -43,18 +45,6 @@ static void on_repair(int sig, siginfo_t *info, void *uc)
 	(void)uc;
 	faults++;
 	mprotect(page, (size_t)page_size, PROT_READ | PROT_WRITE);
-}
-
-static int calls(int n, int rank, int size)
-{
-	int i, in, out, errors = 0;
-
-	for (i = 0; i < n; i++) {
-		in = rank + i;
-		MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-		errors += out != size * i + size * (size - 1) / 2;
-	}
-	return errors;
 }
 
 int main(int argc, char **argv)
@@ -88,9 +78,9 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	errors += calls(n, rank, size);
+	errors += allreduces(n, rank, size);
 	for (i = 0; i < k; i++) {
-		errors += calls(1, rank, size);
+		errors += allreduces(1, rank, size);
 		if (jump) {
 			if (!setjmp(back))
 				*(volatile char *)page = 1;
@@ -99,7 +89,7 @@ int main(int argc, char **argv)
 			mprotect(page, (size_t)page_size, PROT_READ);
 		}
 	}
-	errors += calls(n, rank, size);
+	errors += allreduces(n, rank, size);
 	errors += faults != k;
 	printf("refault: rank %d faults %d errors %d\n", rank, (int)faults,
 	       errors);
