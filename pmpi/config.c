@@ -56,6 +56,27 @@ static const char *const known[] = {
 };
 
 /*
+ * Names that module systems give a package's installation (Spack's and
+ * Lmod's <NAME>_ROOT, <NAME>_HOME...): set by loading synctrace's module,
+ * not meant for the library, and no misspelling of its variables.
+ */
+static const char *const ignored[] = {
+	"SYNCTRACE_ROOT", "SYNCTRACE_HOME", "SYNCTRACE_PREFIX",
+	"SYNCTRACE_VERSION",
+};
+
+/* 'e' ("NAME=value") names one of 'list''s 'n' variables. */
+static int named(const char *e, const char *const *list, size_t n)
+{
+	size_t i, len = strcspn(e, "=");
+
+	for (i = 0; i < n; i++)
+		if (strlen(list[i]) == len && !strncmp(list[i], e, len))
+			return 1;
+	return 0;
+}
+
+/*
  * "VAR='value' is WHY" in 'err', the value made printable (a control
  * character shows as '?') and cut after 64 characters.
  */
@@ -206,19 +227,16 @@ static int parse_families(const char *s, unsigned *out)
 static const char *unknown_variable(char *name, size_t len)
 {
 	char **e;
-	size_t i, n;
+	size_t n;
 
 	for (e = environ; e && *e; e++) {
-		if (strncmp(*e, "SYNCTRACE_", 10))
+		if (strncmp(*e, "SYNCTRACE_", 10) ||
+		    named(*e, known, sizeof(known) / sizeof(*known)) ||
+		    named(*e, ignored, sizeof(ignored) / sizeof(*ignored)))
 			continue;
 		n = strcspn(*e, "=");
-		for (i = 0; i < sizeof(known) / sizeof(*known); i++)
-			if (strlen(known[i]) == n && !strncmp(known[i], *e, n))
-				break;
-		if (i == sizeof(known) / sizeof(*known)) {
-			snprintf(name, len, "%.*s", (int)(n < 64 ? n : 64), *e);
-			return name;
-		}
+		snprintf(name, len, "%.*s", (int)(n < 64 ? n : 64), *e);
+		return name;
 	}
 	return NULL;
 }

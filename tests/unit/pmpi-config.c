@@ -257,4 +257,27 @@ Test(pmpi_config, misspelt_variables)
 	setenv("SYNCTRACEX", "1", 1);
 	setenv("XSYNCTRACE_DIR", "1", 1);
 	cr_expect_eq(load(), 0, "%s", err);
+	unsetenv("SYNCTRACEX");
+	unsetenv("XSYNCTRACE_DIR");
+}
+
+/*
+ * What loading synctrace's module sets (Spack's and Lmod's <NAME>_ROOT,
+ * <NAME>_HOME...) is not a misspelling: tracing stays on.
+ */
+Test(pmpi_config, module_variables_pass)
+{
+	const char *names[] = { "SYNCTRACE_ROOT", "SYNCTRACE_HOME",
+				"SYNCTRACE_PREFIX", "SYNCTRACE_VERSION" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		setenv(names[i], "/opt/synctrace", 1);
+		cr_expect_eq(load(), 0, "%s: %s", names[i], err);
+		unsetenv(names[i]);
+	}
+	/* A name like them, but not theirs, is still reported. */
+	setenv("SYNCTRACE_ROOTS", "/opt/synctrace", 1);
+	cr_expect_eq(load(), -EINVAL);
+	unsetenv("SYNCTRACE_ROOTS");
 }
