@@ -1069,6 +1069,28 @@ void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm)
 	c->oldcomm = comm ? *comm : MPI_COMM_NULL;
 }
 
+/*
+ * Register the communicator that the successful call 'c' made, if any,
+ * from 'parent' (entry 'e', where the call is numbered 'seq').
+ * MPI_Comm_idup's is usable only once its request completes: its id
+ * comes from the parent's (without one, from the first collective call
+ * on it).
+ */
+static void comm_made(const struct st_call *c, const struct st_fn_info *fi,
+		      MPI_Comm parent, const struct st_comm_entry *e,
+		      uint64_t seq)
+{
+	const struct st_args *a = &c->a;
+
+	if (!a->newcomm || *a->newcomm == MPI_COMM_NULL)
+		return;
+	if (fi->family != ST_FAM_NONBLOCKING)
+		st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL,
+				 c->fn, c->t0, c->t1);
+	else if (e && seq)
+		st_comm_register_dup(*a->newcomm, e, seq, c->fn, c->t0, c->t1);
+}
+
 static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 		       struct st_event *ev, int rc)
 {
@@ -1104,21 +1126,8 @@ static void leave_comm(struct st_call *c, const struct st_fn_info *fi,
 	}
 	if (e && ev->seq)
 		st_world_seq(e, ev->seq);
-	if (rc != MPI_SUCCESS || !a->newcomm || *a->newcomm == MPI_COMM_NULL)
-		return;
-	/*
-	 * MPI_Comm_idup's communicator is usable only once it completes:
-	 * its id comes from the parent's (without one, from the first
-	 * collective call on it).
-	 */
-	if (fi->family == ST_FAM_NONBLOCKING) {
-		if (e && ev->seq)
-			st_comm_register_dup(*a->newcomm, e, ev->seq, c->fn,
-					     c->t0, c->t1);
-		return;
-	}
-	st_comm_register(*a->newcomm, parent ? parent : MPI_COMM_NULL, c->fn,
-			 c->t0, c->t1);
+	if (rc == MPI_SUCCESS)
+		comm_made(c, fi, parent, e, ev->seq);
 }
 
 /*
@@ -1143,13 +1152,7 @@ static void keep_comm(struct st_call *c, const struct st_fn_info *fi, int rc)
 		seq = count_call(e);
 		st_world_seq(e, seq);
 	}
-	if (!a->newcomm || *a->newcomm == MPI_COMM_NULL)
-		return;
-	if (fi->family != ST_FAM_NONBLOCKING)
-		st_comm_register(*a->newcomm, a->comm ? a->comm : MPI_COMM_NULL,
-				 c->fn, c->t0, c->t1);
-	else if (e)
-		st_comm_register_dup(*a->newcomm, e, seq, c->fn, c->t0, c->t1);
+	comm_made(c, fi, a->comm, e, seq);
 }
 
 /*
@@ -1327,10 +1330,6 @@ complete_ok(struct st_call *c)
 }
 
 /*
- * Every completion call comes here first (the generator's guarantee:
- * tools/gen/main.c), so st_leave() need not look for the common cases.
- */
-/*
  * st_leave_complete() of a call whose snapshot request.c counted
  * (MPI_THREAD_MULTIPLE): uncounted once its requests are taken.
  */
@@ -1342,6 +1341,10 @@ static __attribute__((noinline)) void leave_complete_mt(struct st_call *c,
 	st_req_wait_end();
 }
 
+/*
+ * Every completion call comes here first (the generator's guarantee:
+ * tools/gen/main.c), so st_leave() need not look for the common cases.
+ */
 void st_leave_complete(struct st_call *c, int rc)
 {
 	if (__builtin_expect(st_tls.reqwait, 0)) {

@@ -1094,10 +1094,10 @@ __attribute__((destructor)) static void on_exit_last(void)
  * only (st_stream_flush_raw: no allocation, lock or stdio, so safe in a
  * handler), waiting a bounded time for a stream that another thread is
  * appending to, and skipping the stream whose append the signal
- * interrupted (its records are half made).  Then the signal goes on as it would have without
- * synctrace: to the handler the application had installed, or, where it
- * had none, the default action, so the process dies of the same signal
- * with the same exit status and core dump.
+ * interrupted (its records are half made).  Then the signal goes on as
+ * it would have without synctrace: to the handler the application had
+ * installed, or, where it had none, the default action, so the process
+ * dies of the same signal with the same exit status and core dump.
  *
  * The fault signals are taken wherever the application does not ignore
  * them, and chained to its handler; the termination signals only where

@@ -38,6 +38,32 @@ static void feed(struct st_p2p *p, int rank, struct st_event ev, double g,
 	cr_assert_eq(st_p2p_add(p, rank, &ev, g, g + 1, keep, got), 0);
 }
 
+/*
+ * The done record of request 'req' in a call of 'fn' on 'comm' whose
+ * status says 'src', 'tag' and 'rbytes' ('arg': ST_DONE_CANCELLED, or 0).
+ */
+static struct st_event fake_done(unsigned fn, uint64_t comm, int32_t src,
+				 int32_t tag, uint64_t req, uint64_t rbytes,
+				 int32_t arg)
+{
+	struct st_event ev = fake_call(fn, comm, src, tag);
+
+	ev.kind = ST_REC_DONE;
+	ev.req = req;
+	ev.rbytes = rbytes;
+	ev.arg = arg;
+	return ev;
+}
+
+/* Two ends reported, the second the first's partner; none left alone. */
+static void expect_one_pair(const struct got *g, struct st_p2p *p)
+{
+	cr_assert_eq(g->n, 2);
+	cr_expect(g->m[1].paired);
+	cr_expect_eq(g->m[1].id, g->m[0].id);
+	cr_expect_eq(st_p2p_unpaired(p), 0);
+}
+
 Test(analysis_p2p, kth_send_meets_kth_receive)
 {
 	static const int32_t world[2] = { 0, 1 }, sub[2] = { 1, 0 };
@@ -168,20 +194,15 @@ Test(analysis_p2p, cancelled_receive_is_no_end)
 	ev = fake_call(ST_FN_MPI_IRECV, WORLD, 0, 4);
 	ev.req = 1;
 	feed(p, 1, ev, 10, &g);
-	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 4);
-	ev.kind = ST_REC_DONE;
-	ev.req = 1;
-	ev.arg = ST_DONE_CANCELLED;
+	ev = fake_done(ST_FN_MPI_WAIT, WORLD, 0, 4, 1, 0, ST_DONE_CANCELLED);
 	feed(p, 1, ev, 20, &g);
 	cr_expect_eq(g.n, 0);
 	/* A wildcard one, its status undefined but for the flag. */
 	ev = fake_call(ST_FN_MPI_IRECV, WORLD, ST_RANK_ANY, ST_TAG_ANY);
 	ev.req = 2;
 	feed(p, 1, ev, 25, &g);
-	ev = fake_call(ST_FN_MPI_WAIT, WORLD, ST_RANK_ANY, ST_TAG_ANY);
-	ev.kind = ST_REC_DONE;
-	ev.req = 2;
-	ev.arg = ST_DONE_CANCELLED;
+	ev = fake_done(ST_FN_MPI_WAIT, WORLD, ST_RANK_ANY, ST_TAG_ANY, 2, 0,
+		       ST_DONE_CANCELLED);
 	feed(p, 1, ev, 28, &g);
 	cr_expect_eq(g.n, 0);
 	/* The message goes to the receive posted next. */
@@ -191,16 +212,10 @@ Test(analysis_p2p, cancelled_receive_is_no_end)
 	ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 4);
 	ev.sbytes = 8;
 	feed(p, 0, ev, 40, &g);
-	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 4);
-	ev.kind = ST_REC_DONE;
-	ev.req = 3;
-	ev.rbytes = 8;
+	ev = fake_done(ST_FN_MPI_WAIT, WORLD, 0, 4, 3, 8, 0);
 	feed(p, 1, ev, 50, &g);
-	cr_assert_eq(g.n, 2);
-	cr_expect(g.m[1].paired);
-	cr_expect_eq(g.m[1].id, g.m[0].id);
+	expect_one_pair(&g, p);
 	cr_expect_eq(g.m[1].end.bytes, 8);
-	cr_expect_eq(st_p2p_unpaired(p), 0);
 	st_p2p_free(p);
 	fake_scan_release(&s);
 }
@@ -230,25 +245,17 @@ Test(analysis_p2p, cancelled_receive_before_a_later_one)
 	ev[1].req = 2;
 	ev[2] = fake_call(ST_FN_MPI_SEND, WORLD, 1, 5);
 	ev[2].sbytes = 8;
-	ev[3] = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 5);
-	ev[3].kind = ST_REC_DONE;
-	ev[3].req = 2;
-	ev[3].rbytes = 8;
-	ev[4] = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 5);
-	ev[4].kind = ST_REC_DONE;
-	ev[4].req = 1;
-	ev[4].arg = ST_DONE_CANCELLED;
+	ev[3] = fake_done(ST_FN_MPI_WAIT, WORLD, 0, 5, 2, 8, 0);
+	ev[4] = fake_done(ST_FN_MPI_WAIT, WORLD, 0, 5, 1, 0,
+			  ST_DONE_CANCELLED);
 	for (i = 0; i < 5; i++)
 		cr_assert_eq(st_p2p_count(p, rank[i], &ev[i]), 0);
 	st_p2p_counted(p);
 	for (i = 0; i < 5; i++)
 		feed(p, rank[i], ev[i], 10.0 * i, &g);
-	cr_assert_eq(g.n, 2);
-	cr_expect(g.m[1].paired);
-	cr_expect_eq(g.m[1].id, g.m[0].id);
+	expect_one_pair(&g, p);
 	cr_expect_eq(g.m[1].end.bytes, 8);
 	cr_expect(g.m[1].both);
-	cr_expect_eq(st_p2p_unpaired(p), 0);
 	st_p2p_free(p);
 	fake_scan_release(&s);
 }
@@ -282,19 +289,10 @@ Test(analysis_p2p, cancel_record_gives_the_number_back)
 	ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 5);
 	ev.sbytes = 8;
 	feed(p, 0, ev, 20, &g);
-	ev = fake_call(ST_FN_MPI_WAIT, WORLD, 0, 5);
-	ev.kind = ST_REC_DONE;
-	ev.req = 2;
-	ev.rbytes = 8;
-	feed(p, 1, ev, 30, &g);
-	ev.req = 1;
-	ev.rbytes = 0;
-	ev.arg = ST_DONE_CANCELLED;
-	feed(p, 1, ev, 40, &g);
-	cr_assert_eq(g.n, 2);
-	cr_expect(g.m[1].paired);
-	cr_expect_eq(g.m[1].id, g.m[0].id);
-	cr_expect_eq(st_p2p_unpaired(p), 0);
+	feed(p, 1, fake_done(ST_FN_MPI_WAIT, WORLD, 0, 5, 2, 8, 0), 30, &g);
+	feed(p, 1, fake_done(ST_FN_MPI_WAIT, WORLD, 0, 5, 1, 0,
+			     ST_DONE_CANCELLED), 40, &g);
+	expect_one_pair(&g, p);
 	st_p2p_free(p);
 	fake_scan_release(&s);
 }
