@@ -20,6 +20,7 @@
 
 #include "sync/skew.h"
 #include "sync/sync.h"
+#include "tools/cli/outfile.h"
 #include "tools/cli/spawn.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
@@ -408,7 +409,7 @@ char **st_clockcheck_argv(const struct st_clockcheck_opts *o,
  */
 static char *prepare_csv(const char *path)
 {
-	char cwd[PATH_MAX], *abs, *dir, *slash;
+	char cwd[PATH_MAX], err[PATH_MAX + 100], *abs, *dir, *slash;
 	size_t len;
 
 	if (path[0] == '/') {
@@ -424,6 +425,8 @@ static char *prepare_csv(const char *path)
 	}
 	if (!abs || !(dir = strdup(abs)))
 		die("out of memory");
+	if (st_out_check(abs, err, sizeof(err)))
+		die("%s", err);
 	slash = strrchr(dir, '/');
 	slash[slash == dir] = '\0';
 	if (access(abs, F_OK) ? access(dir, W_OK | X_OK) : access(abs, W_OK))
@@ -445,12 +448,12 @@ int cmd_clockcheck(int argc, char **argv)
 		fputs(st_clockcheck_usage, stdout);
 		return 0;
 	}
+	if (o.csv)
+		csv = prepare_csv(o.csv);
 	bench = st_spawn_find_bench();
 	if (!bench)
 		die("cannot find 'synctrace-bench' next to synctrace or in "
 		    "../libexec or ../bin");
-	if (o.csv)
-		csv = prepare_csv(o.csv);
 	if (o.skew && setenv("SYNCTRACE_CLOCK_SKEW", o.skew, 1))
 		die("cannot set SYNCTRACE_CLOCK_SKEW: %s", strerror(errno));
 	cmd = st_clockcheck_argv(&o, bench, csv, nbuf, sizeof(nbuf));

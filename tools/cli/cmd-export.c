@@ -14,6 +14,7 @@
 
 #include "tools/analysis/export.h"
 #include "tools/analysis/runscan.h"
+#include "tools/cli/outfile.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
 
@@ -53,7 +54,7 @@ int cmd_export(int argc, char **argv)
 	struct st_scan *scan;
 	char err[512], *dir = NULL;
 	int c, rc, quiet = 0;
-	FILE *f;
+	struct st_out o;
 
 	optind = 0;
 	while ((c = st_getopt(argc, argv, ":o:qh", opts, &val)) != -1) {
@@ -92,6 +93,8 @@ int cmd_export(int argc, char **argv)
 		die("this synctrace was built without the OTF2 library: "
 		    "install libotf2-trace-dev (pkg-config otf2) and rebuild");
 
+	if (st_out_check(out, err, sizeof(err)))
+		die("%s", err);
 	rc = st_scan_open(&scan, run, prog && *prog ? prog : "addr2line", err,
 			  sizeof(err));
 	if (rc == -ENOMEM)
@@ -103,12 +106,11 @@ int cmd_export(int argc, char **argv)
 		    "synchronisation records): nothing to export", run);
 
 	if (!strcmp(format, "chrome")) {
-		f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
-		if (!f)
-			die("cannot create '%s': %s", out, strerror(errno));
-		rc = st_export_chrome(f, scan, &st);
-		if (f != stdout ? fclose(f) : fflush(f))
-			rc = -EIO;
+		if (st_out_open(&o, out ? out : "-", err, sizeof(err)))
+			die("%s", err);
+		rc = st_export_chrome(o.f, scan, &st);
+		if (st_out_close(&o, !rc, err, sizeof(err)) && !rc)
+			die("%s", err);
 	} else {
 		if (!out) {
 			size_t len = strlen(run);

@@ -26,6 +26,7 @@
 #include "tools/analysis/profile.h"
 #include "tools/analysis/rma.h"
 #include "tools/analysis/symbols.h"
+#include "tools/cli/outfile.h"
 #include "tools/cli/report-views.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
@@ -898,6 +899,7 @@ static void parse_options(struct report *rp, int argc, char **argv,
 			  const char **run)
 {
 	enum { O_TOP = 256, O_MATRIX_CSV, O_MATRIX_JSON, O_PHASE };
+	char err[600];
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "matrix-csv", required_argument, NULL, O_MATRIX_CSV },
@@ -956,6 +958,9 @@ static void parse_options(struct report *rp, int argc, char **argv,
 	    (rp->matrix_csv || rp->matrix_json))
 		usage_die(st_report_usage, "'--phase' and the matrices do not "
 			  "go together: the matrices cover the whole run");
+	if (st_out_check(rp->matrix_csv, err, sizeof(err)) ||
+	    st_out_check(rp->matrix_json, err, sizeof(err)))
+		die("%s", err);
 }
 
 int cmd_report(int argc, char **argv)

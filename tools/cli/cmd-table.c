@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tools/cli/synctrace.h"
+#include "tools/cli/outfile.h"
 #include "tools/analysis/compare.h"
 #include "tools/analysis/table.h"
 #include "tools/cli/usage.h"
@@ -325,27 +326,40 @@ static char *groups_path(const char *csv)
 	return p;
 }
 
-static FILE *open_out(const char *path)
+/* Open 'path' for writing, or die saying why (outfile.h). */
+static void open_out(struct st_out *o, const char *path)
 {
-	FILE *f;
+	char err[600];
 
-	if (!strcmp(path, "-"))
-		return stdout;
-	f = fopen(path, "w");
-	if (!f)
-		die("cannot write '%s': %s", path, strerror(errno));
-	return f;
+	if (st_out_open(o, path, err, sizeof(err)))
+		die("%s", err);
 }
 
-static void close_out(FILE *f, const char *path, int rc)
+/* Refuse, before the runs are read, an output that is a trace. */
+static void check_outputs(const struct table_opts *to)
 {
-	if (f == stdout) {
-		if (rc || fflush(f))
-			die("cannot write the output: %s", strerror(EIO));
-		return;
-	}
-	if (fclose(f) || rc)
-		die("cannot write '%s': %s", path, strerror(EIO));
+	const char *path[] = { to->csv, to->json, to->html };
+	char err[600], *gp = to->csv ? groups_path(to->csv) : NULL;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (st_out_check(path[i], err, sizeof(err)))
+			die("%s", err);
+	if (gp && strcmp(to->csv, "-") && st_out_check(gp, err, sizeof(err)))
+		die("'--csv %s' writes its groups to '%s', which holds a "
+		    "synctrace trace: not overwritten (choose another --csv)",
+		    to->csv, gp);
+	free(gp);
+}
+
+/* Finish 'o', whose writer returned 'rc', or die saying why. */
+static void close_out(struct st_out *o, int rc)
+{
+	char err[600];
+
+	if (st_out_close(o, !rc, err, sizeof(err)))
+		die("%s", *err ? err : rc == -ENOMEM ? "out of memory" :
+		    "cannot write the output");
 }
 
 /* Read run 'dir' as run 'run_no'; 0, or -1 after an error message. */
@@ -481,12 +495,11 @@ static int compare(const struct table_opts *to)
 			die("cannot write the output: %s", strerror(EIO));
 	}
 	if (to->json) {
-		FILE *f = open_out(to->json);
+		struct st_out o;
 
-		rc = st_cmp_write_json(f, &side[0], &side[1], &r);
-		if (rc == -ENOMEM)
-			die("out of memory");
-		close_out(f, to->json, rc);
+		open_out(&o, to->json);
+		rc = st_cmp_write_json(o.f, &side[0], &side[1], &r);
+		close_out(&o, rc);
 	}
 	st_cmp_result_release(&r);
 	st_cmp_table_release(&side[0]);
@@ -502,6 +515,7 @@ int cmd_table(int argc, char **argv)
 	int rc, failed, to_stdout;
 
 	parse_options(&to, argc, argv);
+	check_outputs(&to);
 	if (to.compare) {
 		rc = compare(&to);
 		free(to.runs);
@@ -522,31 +536,33 @@ int cmd_table(int argc, char **argv)
 		rc = st_table_write_csv(stdout, NULL, t, &m);
 		putchar('\n');
 		rc = rc ? rc : st_table_write_csv(NULL, stdout, t, &m);
-		close_out(stdout, "-", rc);
+		if (rc || fflush(stdout))
+			die("cannot write the output: %s", strerror(EIO));
 	} else if (to.csv) {
 		char *gp = groups_path(to.csv);
-		FILE *f = open_out(to.csv), *g;
+		struct st_out o;
 
-		rc = st_table_write_csv(f, NULL, t, &m);
-		close_out(f, to.csv, rc);
-		g = fopen(gp, "w");
-		if (!g)
-			die("cannot write '%s': %s", gp, strerror(errno));
-		rc = st_table_write_csv(NULL, g, t, &m);
-		close_out(g, gp, rc);
+		open_out(&o, to.csv);
+		rc = st_table_write_csv(o.f, NULL, t, &m);
+		close_out(&o, rc);
+		open_out(&o, gp);
+		rc = st_table_write_csv(NULL, o.f, t, &m);
+		close_out(&o, rc);
 		free(gp);
 	}
 	if (to.json) {
-		FILE *f = open_out(to.json);
+		struct st_out o;
 
-		rc = st_table_write_json(f, t, &m);
-		close_out(f, to.json, rc);
+		open_out(&o, to.json);
+		rc = st_table_write_json(o.f, t, &m);
+		close_out(&o, rc);
 	}
 	if (to.html) {
-		FILE *f = open_out(to.html);
+		struct st_out o;
 
-		rc = st_table_write_html(f, t, &m);
-		close_out(f, to.html, rc);
+		open_out(&o, to.html);
+		rc = st_table_write_html(o.f, t, &m);
+		close_out(&o, rc);
 	}
 	st_table_free(t);
 	st_table_meta_release(&m);

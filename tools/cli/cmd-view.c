@@ -13,6 +13,7 @@
 
 #include "tools/analysis/runscan.h"
 #include "tools/analysis/view.h"
+#include "tools/cli/outfile.h"
 #include "tools/cli/synctrace.h"
 #include "tools/cli/usage.h"
 
@@ -59,7 +60,7 @@ int cmd_view(int argc, char **argv)
 	struct st_scan *scan;
 	char err[512], *path = NULL;
 	int c, rc, quiet = 0;
-	FILE *f;
+	struct st_out o;
 
 	optind = 0;
 	while ((c = st_getopt(argc, argv, ":o:qh", opts, &val)) != -1) {
@@ -98,6 +99,8 @@ int cmd_view(int argc, char **argv)
 	if (optind + 1 < argc)
 		usage_die(st_view_usage, "too many arguments");
 	run = argv[optind];
+	if (st_out_check(out, err, sizeof(err)))
+		die("%s", err);
 	rc = st_scan_open(&scan, run, prog && *prog ? prog : "addr2line", err,
 			  sizeof(err));
 	if (rc == -ENOMEM)
@@ -118,12 +121,11 @@ int cmd_view(int argc, char **argv)
 		snprintf(path, len + 6, "%.*s.html", (int)len, run);
 		out = path;
 	}
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f)
-		die("cannot create '%s': %s", out, strerror(errno));
-	rc = st_view_write(f, scan, &vo, &st);
-	if (f != stdout ? fclose(f) : fflush(f))
-		rc = rc ? rc : -EIO;
+	if (st_out_open(&o, out, err, sizeof(err)))
+		die("%s", err);
+	rc = st_view_write(o.f, scan, &vo, &st);
+	if (st_out_close(&o, !rc, err, sizeof(err)) && !rc)
+		die("%s", err);
 	if (rc == -ENOMEM)
 		die("out of memory");
 	if (rc)

@@ -33,6 +33,7 @@
 #include "tools/analysis/runscan.h"
 #include "tools/analysis/symbols.h"
 #include "tools/analysis/timeline.h"
+#include "tools/cli/outfile.h"
 #include "tools/cli/report-views.h"
 #include "tools/cli/usage.h"
 #include "writer/event.h"
@@ -215,16 +216,17 @@ static void print_pairs(const struct st_matrix_part *p, int n, long top,
 static void write_file(const char *path, const struct st_matrix *m,
 		       int (*fn)(FILE *, const struct st_matrix *))
 {
-	FILE *f = fopen(path, "w");
+	char err[600];
+	struct st_out o;
 	int rc;
 
-	if (!f)
-		die("cannot create '%s': %s", path, strerror(errno));
-	rc = fn(f, m);
-	if (fn == st_matrix_write_json)
-		fputc('\n', f);
-	if (fclose(f) || rc)
-		die("cannot write '%s'", path);
+	if (st_out_open(&o, path, err, sizeof(err)))
+		die("%s", err);
+	rc = fn(o.f, m);
+	if (!rc && fn == st_matrix_write_json && fputc('\n', o.f) == EOF)
+		rc = -EIO;
+	if (st_out_close(&o, !rc, err, sizeof(err)))
+		die("%s", *err ? err : "cannot write the matrices");
 }
 
 /*
