@@ -87,12 +87,23 @@ fi
 command -v otf2-print > /dev/null 2>&1 ||
 	skip "no otf2-print (apt-get install otf2-tools)"
 for run in jac p2p rma io; do
-	"$ST_CLI" export -q --format otf2 -o "$t/$run-otf2" "$t/$run" \
+	"$ST_CLI" export --format otf2 -o "$t/$run-otf2" "$t/$run" \
 		2> "$t/$run.otf2.err" ||
 		{ show "$t/$run.otf2.err"; fail "OTF2 export of $run failed"; }
 	otf2-print "$t/$run-otf2/traces.otf2" > "$t/$run.print" \
 		2> "$t/$run.print.err" ||
 		{ show "$t/$run.print.err"; fail "otf2-print cannot read $run"; }
+	# The summary line counts the events the archive holds.
+	want=$(awk '$1 == "ENTER" { c++ }
+		$1 == "MPI_SEND" || $1 == "MPI_ISEND" { s++ }
+		$1 == "MPI_RECV" || $1 == "MPI_IRECV" { r++ }
+		$1 == "MPI_COLLECTIVE_END" ||
+		$1 == "NON_BLOCKING_COLLECTIVE_COMPLETE" { k++ }
+		END { printf "n=%d calls, n=%d send and n=%d receive events, " \
+		      "n=%d collective calls", c, s, r, k }' "$t/$run.print")
+	grep -q "^synctrace: exported .*/traces.otf2: $want " \
+		"$t/$run.otf2.err" ||
+		{ show "$t/$run.otf2.err"; fail "$run: summary is not '$want'"; }
 	[ ! -s "$t/$run.print.err" ] ||
 		{ show "$t/$run.print.err"; fail "otf2-print warns on $run"; }
 	otf2-print -A "$t/$run-otf2/traces.otf2" > "$t/$run.anchor" ||

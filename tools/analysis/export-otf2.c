@@ -323,11 +323,13 @@ static void complete(struct otf2 *o, OTF2_EvtWriter *w, const struct pend *p,
 				(OTF2_IoHandleRef)*v, p->bytes + p->sbytes,
 				p->match));
 	} else if (d->kind == ST_KIND_COLL) {
+		o->st->colls++;
 		check(o, OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t,
 			coll_op(p->init_fn), cr,
 			p->root >= 0 ? (uint32_t)p->root :
 			OTF2_UNDEFINED_UINT32, p->sbytes, p->bytes, p->req));
 	} else if (d->bytes == ST_BYTES_RECV) {
+		o->st->recvs++;
 		check(o, OTF2_EvtWriter_MpiIrecv(w, NULL, t, (uint32_t)p->peer,
 						 cr, (uint32_t)p->tag,
 						 p->bytes, p->req));
@@ -800,6 +802,7 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 	o->st->calls++;
 	if (d && d->kind == ST_KIND_COLL && cr != OTF2_UNDEFINED_COMM) {
 		if (d->family == ST_FAM_BLOCKING) {
+			o->st->colls++;
 			check(o, OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t0));
 			check(o, OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t1,
 				coll_op(ev->fn), cr, root_of(ev), ev->sbytes,
@@ -829,6 +832,7 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 				check(o, OTF2_EvtWriter_MpiSend(w, NULL, t0,
 					(uint32_t)ev->peer, cr,
 					(uint32_t)ev->tag, ev->sbytes));
+			o->st->sends++;
 			written = 1;
 		}
 		if (d->bytes == ST_BYTES_RECV &&
@@ -844,15 +848,19 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 				   NULL))
 			o->rc = -ENOMEM;
 		if (d->bytes == ST_BYTES_RECV &&
-		    d->family == ST_FAM_BLOCKING && ev->peer >= 0)
+		    d->family == ST_FAM_BLOCKING && ev->peer >= 0) {
+			o->st->recvs++;
 			check(o, OTF2_EvtWriter_MpiRecv(w, NULL, t1,
 				(uint32_t)ev->peer, cr, (uint32_t)ev->tag,
 				ev->rbytes));
+		}
 		if (d->bytes != ST_BYTES_SEND && d->bytes != ST_BYTES_RECV &&
-		    ev->peer2 >= 0)
+		    ev->peer2 >= 0) {
+			o->st->recvs++;
 			check(o, OTF2_EvtWriter_MpiRecv(w, NULL, t1,
 				(uint32_t)ev->peer2, cr, (uint32_t)ev->tag2,
 				ev->rbytes));
+		}
 	}
 	/* This call's own completions (their records came just before). */
 	flush_pend(o, w, loc, t1, ev->t0, 1, 0);

@@ -21,6 +21,10 @@ struct st_export_stats {
 	uint64_t p2p_unpaired;	/* message ends without their other end */
 	uint64_t p2p_unmapped;	/* ends on communicators not mapped */
 	uint64_t coll_flows;	/* collective instances drawn as flows */
+	/* OTF2 pairs nothing itself (its readers match the events): */
+	uint64_t sends;		/* send events written, MpiSend and MpiIsend */
+	uint64_t recvs;		/* receive events, MpiRecv and MpiIrecv */
+	uint64_t colls;		/* collective calls' end events */
 	int ranks_left_out;	/* ranks without global time */
 	double origin_ns;	/* global time of time stamp 0 */
 };

@@ -136,16 +136,22 @@ int cmd_export(int argc, char **argv)
 	if (st.ranks_left_out)
 		warning("n=%d rank%s without global time left out",
 			st.ranks_left_out, st.ranks_left_out == 1 ? "" : "s");
-	if (!quiet)
-		fprintf(stderr, "synctrace: exported %s%s: n=%" PRIu64
-			" calls, n=%" PRIu64 " messages paired (n=%" PRIu64
-			" ends unpaired, n=%" PRIu64 " on unmapped "
-			"communicators), n=%" PRIu64 " collective instances; "
-			"time 0 is global time %.0f ns\n",
-			strcmp(format, "otf2") ? "" : out,
-			strcmp(format, "otf2") ? (out ? out : "stdout") :
-			"/traces.otf2", st.calls, st.p2p_paired,
-			st.p2p_unpaired, st.p2p_unmapped, st.coll_flows,
+	if (quiet)
+		;
+	else if (strcmp(format, "otf2"))
+		fprintf(stderr, "synctrace: exported %s: n=%" PRIu64 " calls, "
+			"n=%" PRIu64 " messages paired (n=%" PRIu64 " ends "
+			"unpaired, n=%" PRIu64 " on unmapped communicators), "
+			"n=%" PRIu64 " collective instances; time 0 is global "
+			"time %.0f ns\n", out ? out : "stdout", st.calls,
+			st.p2p_paired, st.p2p_unpaired, st.p2p_unmapped,
+			st.coll_flows, st.origin_ns);
+	else
+		fprintf(stderr, "synctrace: exported %s/traces.otf2: n=%" PRIu64
+			" calls, n=%" PRIu64 " send and n=%" PRIu64 " receive "
+			"events, n=%" PRIu64 " collective calls (an OTF2 "
+			"reader pairs them); time 0 is global time %.0f ns\n",
+			out, st.calls, st.sends, st.recvs, st.colls,
 			st.origin_ns);
 	free(dir);
 	st_scan_free(scan);
