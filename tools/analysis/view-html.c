@@ -359,6 +359,33 @@ struct lane {
 	float *bins;		/* [nbins][NCAT] ns */
 };
 
+/*
+ * Call durations in a log-linear histogram, for the threshold of the
+ * calls drawn one by one: exact below 16 ns, then 16 buckets an octave
+ * (the four bits after the leading one), so the threshold lands within
+ * 1/16 of an octave of the --max-calls budget.
+ */
+#define HIST_N (16 + 60 * 16)
+
+static inline int hist_bucket(uint64_t ns)
+{
+	int b;
+
+	if (ns < 16)
+		return (int)ns;
+	b = 64 - __builtin_clzll(ns);	/* bit length, 5 to 64 */
+	return 16 + (b - 5) * 16 + (int)((ns >> (b - 5)) & 15);
+}
+
+/* The shortest duration in bucket 'i'. */
+static inline uint64_t hist_low(int i)
+{
+	if (i < 16)
+		return (uint64_t)i;
+	i -= 16;
+	return (uint64_t)(16 + i % 16) << (i / 16);
+}
+
 struct view {
 	struct st_scan *scan;
 	const struct st_view_opts *o;
@@ -376,7 +403,7 @@ struct view {
 	struct st_u64map site_idx;	/* symbol + 1 -> page index + 1 */
 	uint16_t top[NTOP];	/* the coloured functions */
 	int ntop;
-	uint64_t hist[65];	/* calls by bit length of their duration */
+	uint64_t hist[HIST_N];	/* calls by duration (hist_bucket()) */
 	uint64_t min_ns;
 	double *msgs;		/* [4 * nmsgs]: lane, t, lane, t */
 	size_t nmsgs, alloc_msgs;
@@ -472,17 +499,12 @@ static int pick_colours(struct view *v)
 static int sweep(void *ctx, int rank, const struct st_event *ev)
 {
 	struct view *v = ctx;
-	uint64_t dt;
-	int b = 0;
 
 	if (v->have_mx && st_matrix_add(&v->mx, v->scan, rank, ev))
 		return -ENOMEM;
 	if (ev->kind != ST_REC_CALL || !st_gclock_epochs(v->scan->rank[rank].clk))
 		return 0;
-	dt = ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0;
-	while (dt >> b)
-		b++;
-	v->hist[b]++;
+	v->hist[hist_bucket(ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0)]++;
 	return 0;
 }
 
@@ -492,21 +514,18 @@ static void pick_threshold(struct view *v, size_t max)
 	uint64_t total = 0, above = 0;
 	int b;
 
-	for (b = 0; b <= 64; b++)
+	for (b = 0; b < HIST_N; b++)
 		total += v->hist[b];
 	v->min_ns = 0;
 	if (total <= max)
 		return;
-	for (b = 64; b >= 0; b--) {
+	for (b = HIST_N - 1; b >= 0; b--) {
 		if (above + v->hist[b] > max)
 			break;
 		above += v->hist[b];
 	}
-	/* Bit length b + 1 and up are kept: durations from 2^b ns. */
-	v->min_ns = b >= 63 ? UINT64_MAX : (uint64_t)1 << (b + 1 > 63 ? 63 :
-							      b + 1);
-	if (b < 0)
-		v->min_ns = 0;
+	/* Buckets above b are kept. */
+	v->min_ns = b + 1 < HIST_N ? hist_low(b + 1) : UINT64_MAX;
 }
 
 static uint32_t site_index(struct view *v, long sym)
