@@ -30,21 +30,7 @@ static void barriers_run(const char *dir, const struct fake_obj *obj)
 
 	fake_index(dir, 2, 1);
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b;
-		char t_init[32];
-
-		snprintf(t_init, sizeof(t_init), "%llu",
-			 (unsigned long long)sync_local(r, 26e6));
-		fake_rank_open(&fr, dir, r, r ? "nodeB" : "nodeA", t_init);
-		fake_object(&ev, obj->base, obj->len, obj->path);
-		fake_append(&fr, &ev);
-		fake_call(&ev, ST_FN_MPI_INIT, sync_local(r, -1e6),
-			  sync_local(r, 26e6), 0);
-		fake_append(&fr, &ev);
-		b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0, 0.0,
-			      r ? -500.0 : 0.0);
-		fake_sync_rec(&fr, &b, origin, origin + 25000000);
+		synced_rank_open(&fr, dir, r, obj);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 26e6));
 		/* Barrier i: from 30 ms + i us, taking 100 + i ns. */
 		for (i = 0; i < NCALLS; i++)

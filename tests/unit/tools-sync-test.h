@@ -168,6 +168,31 @@ static inline void synced_coll(struct fake_rank *fr, int rank, unsigned fn,
 }
 
 /*
+ * Open rank 'r''s file of a synced run in 'dir' and write its start:
+ * the object 'obj', MPI_Init from -1 ms to 26 ms and the sync of epoch
+ * 0 from 0 to 25 ms (global time).  MPI_COMM_WORLD's record comes next.
+ */
+static inline void synced_rank_open(struct fake_rank *fr, const char *dir,
+				    int r, const struct fake_obj *obj)
+{
+	uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+	struct blob_spec b;
+	struct st_event ev;
+	char t_init[32];
+
+	snprintf(t_init, sizeof(t_init), "%llu",
+		 (unsigned long long)sync_local(r, 26e6));
+	fake_rank_open(fr, dir, r, r ? "nodeB" : "nodeA", t_init);
+	fake_object(&ev, obj->base, obj->len, obj->path);
+	fake_append(fr, &ev);
+	fake_call(&ev, ST_FN_MPI_INIT, sync_local(r, -1e6),
+		  sync_local(r, 26e6), 0);
+	fake_append(fr, &ev);
+	b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0, 0.0, r ? -500.0 : 0.0);
+	fake_sync_rec(fr, &b, origin, origin + 25000000);
+}
+
+/*
  * Sites: 1 (Allreduce) and 2 (Barrier, Bcast), one frame each at
  * 'frame1' and 'frame2' of the object 'obj'.  Global times of instance
  * k (seq k, from k * 100 ms on), in ns after its start:
@@ -209,18 +234,8 @@ static inline void synced_run_scaled(const char *dir,
 		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
 		double icpt = r ? -500.0 : 0.0;
 		struct blob_spec b;
-		char t_init[32];
 
-		snprintf(t_init, sizeof(t_init), "%llu",
-			 (unsigned long long)sync_local(r, 26e6));
-		fake_rank_open(&fr, dir, r, r ? "nodeB" : "nodeA", t_init);
-		fake_object(&ev, obj->base, obj->len, obj->path);
-		fake_append(&fr, &ev);
-		fake_call(&ev, ST_FN_MPI_INIT, sync_local(r, -1e6),
-			  sync_local(r, 26e6), 0);
-		fake_append(&fr, &ev);
-		b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0, 0.0, icpt);
-		fake_sync_rec(&fr, &b, origin, origin + 25000000);
+		synced_rank_open(&fr, dir, r, obj);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 26e6));
 		ev.comm = 5;
 		ev.comm_size = 1;
