@@ -1033,11 +1033,14 @@ static void print_text(struct result *res)
 	printf("%-14s%d ranks, %s; MPI: %s\n", "run:", res->nranks,
 	       flat(res->cmdline, f1, sizeof(f1)),
 	       flat(res->trace_mpi, f2, sizeof(f2)));
-	printf("%-14s%s; MPI: %s; hosts: %s; p = %ld..%ld\n", "table:",
-	       o->table, flat(st_pmodel_mpi_library(res->pm), f3,
-			      sizeof(f3)),
-	       flat(st_pmodel_hosts(res->pm), f1, sizeof(f1)),
-	       st_pmodel_p_min(res->pm), st_pmodel_p_max(res->pm));
+	if (st_pmodel_p_min(res->pm) < 0)
+		snprintf(a, sizeof(a), "p unknown");
+	else
+		snprintf(a, sizeof(a), "p = %ld..%ld",
+			 st_pmodel_p_min(res->pm), st_pmodel_p_max(res->pm));
+	printf("%-14s%s; MPI: %s; hosts: %s; %s\n", "table:", o->table,
+	       flat(st_pmodel_mpi_library(res->pm), f3, sizeof(f3)),
+	       flat(st_pmodel_hosts(res->pm), f1, sizeof(f1)), a);
 	printf("%-14scompute as measured x %g (synctrace's own work left "
 	       "out); MPI calls from\n%-14sthe table (%s);\n"
 	       "%-14s%" PRIu64 " records replayed in %s (%.2f M records/s)\n",
