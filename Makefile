@@ -236,6 +236,15 @@ $(BUILD)/apps/%: tests/integration/apps/%.c tests/integration/apps/expect.h \
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lm
 
+# MPI linked into the program statically (t-dlsym.sh): MPICH's archive,
+# the libraries it needs as pkg-config lists them.
+$(BUILD)/apps/staticmpi: tests/integration/apps/staticmpi.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)gcc -std=c11 -O2 -g -Wall -Wextra -Werror \
+		$(shell pkg-config --cflags mpich) -o $@ $< -Wl,-Bstatic \
+		-lmpich -Wl,-Bdynamic \
+		$(filter-out -lmpich,$(shell pkg-config --static --libs mpich)) -lm
+
 $(BUILD)/apps/%: tests/integration/apps/%.f90
 	@mkdir -p $(@D)
 	$(call say,MPIFC,$@)$(MPIFC) -O2 -g -J $(@D) -o $@ $<

@@ -14,11 +14,14 @@
  * predefined datatypes live (pmpi/abi.h, st_type_builtin()).
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pmpi/abi.h"
@@ -253,4 +256,73 @@ int st_abi_check(void)
 	fflush(NULL);
 	exec_without_me();
 	return 1;
+}
+
+/* Whether symbol table 'sym' (with its strings 'str') defines 'name'. */
+static int defines(const unsigned char *img, size_t size,
+		   const Elf64_Shdr *sym, const Elf64_Shdr *str)
+{
+	const char *names = (const char *)img + str->sh_offset;
+	size_t i, n = sym->sh_size / sizeof(Elf64_Sym);
+
+	if (sym->sh_offset > size || sym->sh_size > size - sym->sh_offset ||
+	    str->sh_offset > size || str->sh_size > size - str->sh_offset)
+		return 0;
+	for (i = 0; i < n; i++) {
+		Elf64_Sym e;
+
+		memcpy(&e, img + sym->sh_offset + i * sizeof(e), sizeof(e));
+		if (e.st_shndx == SHN_UNDEF || e.st_name >= str->sh_size ||
+		    ELF64_ST_TYPE(e.st_info) != STT_FUNC)
+			continue;
+		if (!strncmp(names + e.st_name, "MPI_Init", str->sh_size -
+			     e.st_name) ||
+		    !strncmp(names + e.st_name, "PMPI_Init", str->sh_size -
+			     e.st_name))
+			return 1;
+	}
+	return 0;
+}
+
+int st_exe_has_mpi(void)
+{
+	const unsigned char *img;
+	Elf64_Ehdr eh;
+	struct stat sb;
+	size_t size, i;
+	int fd, found = 0;
+
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) || sb.st_size < (off_t)sizeof(eh)) {
+		close(fd);
+		return 0;
+	}
+	size = (size_t)sb.st_size;
+	img = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return 0;
+	memcpy(&eh, img, sizeof(eh));
+	if (!memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shoff < size &&
+	    eh.e_shnum <= (size - eh.e_shoff) / sizeof(Elf64_Shdr)) {
+		for (i = 0; i < eh.e_shnum && !found; i++) {
+			Elf64_Shdr sh, st;
+
+			memcpy(&sh, img + eh.e_shoff + i * sizeof(sh),
+			       sizeof(sh));
+			if ((sh.sh_type != SHT_SYMTAB &&
+			     sh.sh_type != SHT_DYNSYM) ||
+			    sh.sh_link >= eh.e_shnum)
+				continue;
+			memcpy(&st, img + eh.e_shoff + sh.sh_link * sizeof(st),
+			       sizeof(st));
+			found = defines(img, size, &sh, &st);
+		}
+	}
+	munmap((void *)img, size);
+	return found;
 }

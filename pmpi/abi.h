@@ -37,6 +37,14 @@ int st_abi_check(void);
  */
 extern int st_in_constructor;
 
+/*
+ * Whether the program's own executable defines MPI_Init or PMPI_Init in
+ * its symbol tables: MPI linked into it statically, whose calls no
+ * preloaded library can interpose.  0 also when it cannot tell (a
+ * stripped executable).
+ */
+int st_exe_has_mpi(void);
+
 #if defined(OPEN_MPI)
 
 #if OMPI_MAJOR_VERSION < 5

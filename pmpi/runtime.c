@@ -1281,12 +1281,13 @@ static void abort_pre(struct st_call *c)
 static int init_seen;
 
 /*
- * At exit, a process in which MPI was initialised but none of our
- * initialisations ran: the program reached the MPI library's own
- * symbols (dlopen() and dlsym() on it, as some language bindings do),
- * so nothing of it was traced.  Said once, by rank 0 where the launcher
- * tells the rank, so that it is not invisible.  Our destructor runs
- * before the MPI library's, which we depend on.
+ * At exit, a process in which none of our initialisations ran though
+ * MPI was initialised (the program reached the MPI library's own
+ * symbols: dlopen() and dlsym() on it, as some language bindings do) or
+ * its executable has an MPI of its own (linked statically): nothing of
+ * it was traced.  Said once, by rank 0 where the launcher tells the
+ * rank, so that it is not invisible.  Our destructor runs before the MPI
+ * library's, which we depend on.
  */
 __attribute__((destructor)) static void init_unseen(void)
 {
@@ -1298,15 +1299,25 @@ __attribute__((destructor)) static void init_unseen(void)
 	int in = 0, fin = 0, i;
 
 	if (init_seen || PMPI_Initialized(&in) != MPI_SUCCESS ||
-	    PMPI_Finalized(&fin) != MPI_SUCCESS || !(in || fin))
+	    PMPI_Finalized(&fin) != MPI_SUCCESS)
 		return;
 	for (i = 0; rank_vars[i] && !r; i++)
 		r = getenv(rank_vars[i]);
 	if (r && strcmp(r, "0"))
 		return;
-	msg = "synctrace: this program initialised MPI without calling the "
-	      "MPI_Init that synctrace interposes (it found the MPI "
-	      "library's own, through dlsym?): nothing of it was traced\n";
+	if (in || fin)
+		msg = "synctrace: this program initialised MPI without "
+		      "calling the MPI_Init that synctrace interposes (it "
+		      "found the MPI library's own, through dlsym?): nothing "
+		      "of it was traced\n";
+	else if (st_exe_has_mpi())
+		msg = "synctrace: this program has MPI linked into it "
+		      "statically (its executable defines MPI_Init), which "
+		      "no preloaded library can interpose: nothing of it was "
+		      "traced; link it with the shared MPI library (mpicc's "
+		      "default) to trace it\n";
+	else
+		return;
 	say(msg, (int)strlen(msg));
 }
 

@@ -26,3 +26,27 @@ n=$(grep -c "^synctrace: this program initialised MPI without calling the MPI_In
 [ "$n" = 1 ] || { show "$ST_TMP/run.err"; fail "said $n times, not once"; }
 [ ! -e "$ST_TMP/trace" ] || fail "a trace directory was made"
 note "MPI reached through dlsym: said once, nothing else changed"
+
+# MPI linked into the program (apps/staticmpi.c, MPICH's libmpich.a):
+# the same, with the reason.
+need_app staticmpi
+untraced "$ST_TMP/splain" $MPIEXEC -n 2 "$ST_APPS/staticmpi"
+expect_rc "$ST_TMP/splain" 0
+[ "$(grep -c 'staticmpi: rank [01] of 2 ok' "$ST_TMP/splain.out")" = 2 ] ||
+	{ show "$ST_TMP/splain.out"; fail "the static program does not run"; }
+traced "$ST_TMP/strace" "$ST_TMP/srun" $MPIEXEC -n 2 "$ST_APPS/staticmpi"
+expect_rc "$ST_TMP/srun" 0
+sort "$ST_TMP/splain.out" > "$ST_TMP/splain.sorted"
+sort "$ST_TMP/srun.out" > "$ST_TMP/srun.sorted"
+cmp -s "$ST_TMP/splain.sorted" "$ST_TMP/srun.sorted" ||
+	{ diff "$ST_TMP/splain.sorted" "$ST_TMP/srun.sorted";
+	  fail "static: stdout differs from an untraced run"; }
+grep -v '^synctrace: ' "$ST_TMP/srun.err" > "$ST_TMP/srun.rest"
+cmp -s "$ST_TMP/splain.err" "$ST_TMP/srun.rest" ||
+	{ diff "$ST_TMP/splain.err" "$ST_TMP/srun.rest";
+	  fail "static: stderr differs but for synctrace's line"; }
+n=$(grep -c "^synctrace: this program has MPI linked into it statically" \
+	"$ST_TMP/srun.err")
+[ "$n" = 1 ] || { show "$ST_TMP/srun.err"; fail "static: said $n times"; }
+[ ! -e "$ST_TMP/strace" ] || fail "static: a trace directory was made"
+note "MPI linked statically: said once, nothing else changed"
