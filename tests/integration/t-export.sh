@@ -7,8 +7,9 @@
 # JSON and as OTF2, and views-check.py reads both back against
 # `synctrace dump --csv`: the JSON keeps the format's rules (valid, X
 # slices, flows that pair up, time stamps in us, non-decreasing per
-# track) with one slice per call at its global time, a flow per
-# collective instance (a window's and a file's too), and one-sided and
+# track) with one slice per call at its global time, a flow per message
+# (a persistent halo exchange's, nm-persist, one per start of a send),
+# a flow per collective instance (a window's and a file's too), and one-sided and
 # file slices naming their target or file and bytes; the OTF2 archive,
 # printed by otf2-print, has per rank as many events of each kind as
 # the dump has records (RMA and I/O events included), and its ENTER time
@@ -20,6 +21,7 @@ need_app jacobi
 need_app p2p
 need_app rma
 need_app io
+need_app nm-persist
 t=$ST_TMP
 dir=$ST_TMP
 [ -d /dev/shm ] && [ -w /dev/shm ] && dir=/dev/shm
@@ -36,8 +38,11 @@ cli_run "$t/rma" "$t/rma.run" -- $MPIEXEC -n 2 "$ST_APPS/rma"
 expect_rc "$t/rma.run" 0
 cli_run "$t/io" "$t/io.run" -- $MPIEXEC -n 2 "$ST_APPS/io" "$file"
 expect_rc "$t/io.run" 0
+cli_run "$t/pers" "$t/pers.run" -- $MPIEXEC -n 2 "$ST_APPS/nm-persist" \
+	5 64 1
+expect_rc "$t/pers.run" 0
 
-for run in jac p2p rma io; do
+for run in jac p2p rma io pers; do
 	"$ST_CLI" dump --csv "$t/$run" > "$t/$run.csv" 2> "$t/$run.csv.err" ||
 		{ show "$t/$run.csv.err"; fail "dump of $run failed"; }
 	"$ST_CLI" export -o "$t/$run.json" "$t/$run" 2> "$t/$run.exp.err" ||
@@ -58,6 +63,10 @@ cmp -s "$t/jac.json" "$t/jac-stdout.json" ||
 # iteration, and one MPI_Allreduce instance per iteration.
 grep -q ' 60 message flows, 30 collective flows' "$t/jac.check" ||
 	fail "unexpected flows: $(cat "$t/jac.check")"
+# nm-persist on 2 ranks: 4 persistent requests a rank, 2 of them sends,
+# started in each of 5 steps.
+grep -q ' 20 message flows, ' "$t/pers.check" ||
+	fail "unexpected flows: $(cat "$t/pers.check")"
 # rma: 3 constructors, 4 fences, 3 frees, 2 barriers and an allreduce;
 # io: the open, 20 blocking collectives on the file, 4 barriers and an
 # allreduce.  Every one-sided call to a rank and every read and write

@@ -48,6 +48,9 @@ import zlib
 SENDS = {"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"}
 ISENDS = {"MPI_Isend", "MPI_Issend"}
 SENDRECVS = {"MPI_Sendrecv", "MPI_Sendrecv_replace"}
+# Persistent sends: each START record is a message, the init none.
+SEND_INITS = {"MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init",
+              "MPI_Rsend_init"}
 BLOCKING_COLLS = {"MPI_" + n for n in (
     "Allgather", "Allgatherv", "Allreduce", "Alltoall", "Alltoallv",
     "Alltoallw", "Barrier", "Bcast", "Exscan", "Gather", "Gatherv",
@@ -183,6 +186,9 @@ def check_chrome(path, dump):
     nsend = sum(1 for r in dump if r["kind"] == "call"
                 and base(r["fn"]) in SENDS | ISENDS | SENDRECVS
                 and r["peer"] and int(r["peer"]) >= 0)
+    nsend += sum(1 for r in dump if r["kind"] == "start"
+                 and base(r["fn"]) in SEND_INITS
+                 and r["peer"] and int(r["peer"]) >= 0)
     nmsg = sum(1 for k in flows if k[0] == "p2p")
     if nmsg != nsend:
         fail("%d message flows for %d sends" % (nmsg, nsend))
