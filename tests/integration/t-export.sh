@@ -12,7 +12,8 @@
 # a flow per collective instance (a window's and a file's too), and one-sided and
 # file slices naming their target or file and bytes; the OTF2 archive,
 # printed by otf2-print, has per rank as many events of each kind as
-# the dump has records (RMA and I/O events included), and its ENTER time
+# the dump has records (RMA and I/O events included; a persistent send's
+# or receive's at each start), and its ENTER time
 # stamps are the calls' global entry times.  The OTF2 half is skipped when this build
 # has no OTF2 library or otf2-print is missing (the JSON half still runs).
 . "$(dirname "$0")/lib.sh"
@@ -95,7 +96,7 @@ else
 fi
 command -v otf2-print > /dev/null 2>&1 ||
 	skip "no otf2-print (apt-get install otf2-tools)"
-for run in jac p2p rma io; do
+for run in jac p2p rma io pers; do
 	"$ST_CLI" export -q --format otf2 -o "$t/$run-otf2" "$t/$run" \
 		2> "$t/$run.otf2.err" ||
 		{ show "$t/$run.otf2.err"; fail "OTF2 export of $run failed"; }
@@ -122,6 +123,9 @@ grep -q 'RMA_PUT=5, RMA_RELEASE_LOCK=3, RMA_WIN_CREATE=6' "$t/rma.ocheck" ||
 	fail "rma: unexpected OTF2 events: $(cat "$t/rma.ocheck")"
 grep -q 'IO_CREATE_HANDLE=2, .*IO_OPERATION_BEGIN=60' "$t/io.ocheck" ||
 	fail "io: unexpected OTF2 events: $(cat "$t/io.ocheck")"
+grep -q 'MPI_IRECV=20, MPI_IRECV_REQUEST=20, MPI_ISEND=20, MPI_ISEND_COMPLETE=20,' \
+	"$t/pers.ocheck" ||
+	fail "pers: unexpected OTF2 events: $(cat "$t/pers.ocheck")"
 # A second export into the same directory is refused, not merged.
 "$ST_CLI" export -q --format otf2 -o "$t/jac-otf2" "$t/jac" \
 	2> "$t/again.err" && fail "an export over an archive succeeded"
