@@ -501,6 +501,19 @@ int st_yield_wait(struct st_call *c, int rc, MPI_Status *status);
 		      : (blocking))
 
 /*
+ * The same for a point-to-point call with peer 'peer', which waits by
+ * its twin only when 'peer' is not MPI_PROC_NULL.  Such a call
+ * completes at once anyway, and MPICH 4.0.2 completes the twin of
+ * MPI_Recv from MPI_PROC_NULL with source and tag 0, where MPI_Recv
+ * gives MPI_PROC_NULL and MPI_ANY_TAG: the application must get the
+ * status it gets untraced.
+ */
+#define ST_YIELDABLE_P2P(c, peer, blocking, nonblocking, status)            \
+	(st_cfg.yield && (peer) != MPI_PROC_NULL                            \
+		 ? st_yield_wait((c), (nonblocking), (status))              \
+		 : (blocking))
+
+/*
  * The real PMPI_X of a function that synctrace also defines under its
  * PMPI_ name, looked up with dlsym(RTLD_NEXT) by the generated
  * st_gen_resolve(), which the runtime calls once at load.

@@ -7,11 +7,13 @@
 # JSON and as OTF2, and views-check.py reads both back against
 # `synctrace dump --csv`: the JSON keeps the format's rules (valid, X
 # slices, flows that pair up, time stamps in us, non-decreasing per
-# track) with one slice per call at its global time, a flow per
-# collective instance (a window's and a file's too), and one-sided and
+# track) with one slice per call at its global time, a flow per message
+# (a persistent halo exchange's, nm-persist, one per start of a send),
+# a flow per collective instance (a window's and a file's too), and one-sided and
 # file slices naming their target or file and bytes; the OTF2 archive,
 # printed by otf2-print, has per rank as many events of each kind as
-# the dump has records (RMA and I/O events included), and its ENTER time
+# the dump has records (RMA and I/O events included; a persistent send's
+# or receive's at each start), and its ENTER time
 # stamps are the calls' global entry times.  The OTF2 half is skipped when this build
 # has no OTF2 library or otf2-print is missing (the JSON half still runs).
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +22,7 @@ need_app jacobi
 need_app p2p
 need_app rma
 need_app io
+need_app nm-persist
 t=$ST_TMP
 dir=$ST_TMP
 [ -d /dev/shm ] && [ -w /dev/shm ] && dir=/dev/shm
@@ -36,8 +39,11 @@ cli_run "$t/rma" "$t/rma.run" -- $MPIEXEC -n 2 "$ST_APPS/rma"
 expect_rc "$t/rma.run" 0
 cli_run "$t/io" "$t/io.run" -- $MPIEXEC -n 2 "$ST_APPS/io" "$file"
 expect_rc "$t/io.run" 0
+cli_run "$t/pers" "$t/pers.run" -- $MPIEXEC -n 2 "$ST_APPS/nm-persist" \
+	5 64 1
+expect_rc "$t/pers.run" 0
 
-for run in jac p2p rma io; do
+for run in jac p2p rma io pers; do
 	"$ST_CLI" dump --csv "$t/$run" > "$t/$run.csv" 2> "$t/$run.csv.err" ||
 		{ show "$t/$run.csv.err"; fail "dump of $run failed"; }
 	"$ST_CLI" export -o "$t/$run.json" "$t/$run" 2> "$t/$run.exp.err" ||
@@ -58,6 +64,10 @@ cmp -s "$t/jac.json" "$t/jac-stdout.json" ||
 # iteration, and one MPI_Allreduce instance per iteration.
 grep -q ' 60 message flows, 30 collective flows' "$t/jac.check" ||
 	fail "unexpected flows: $(cat "$t/jac.check")"
+# nm-persist on 2 ranks: 4 persistent requests a rank, 2 of them sends,
+# started in each of 5 steps.
+grep -q ' 20 message flows, ' "$t/pers.check" ||
+	fail "unexpected flows: $(cat "$t/pers.check")"
 # rma: 3 constructors, 4 fences, 3 frees, 2 barriers and an allreduce;
 # io: the open, 20 blocking collectives on the file, 4 barriers and an
 # allreduce.  Every one-sided call to a rank and every read and write
@@ -86,7 +96,7 @@ else
 fi
 command -v otf2-print > /dev/null 2>&1 ||
 	skip "no otf2-print (apt-get install otf2-tools)"
-for run in jac p2p rma io; do
+for run in jac p2p rma io pers; do
 	"$ST_CLI" export --format otf2 -o "$t/$run-otf2" "$t/$run" \
 		2> "$t/$run.otf2.err" ||
 		{ show "$t/$run.otf2.err"; fail "OTF2 export of $run failed"; }
@@ -124,6 +134,9 @@ grep -q 'RMA_PUT=5, RMA_RELEASE_LOCK=3, RMA_WIN_CREATE=6' "$t/rma.ocheck" ||
 	fail "rma: unexpected OTF2 events: $(cat "$t/rma.ocheck")"
 grep -q 'IO_CREATE_HANDLE=2, .*IO_OPERATION_BEGIN=60' "$t/io.ocheck" ||
 	fail "io: unexpected OTF2 events: $(cat "$t/io.ocheck")"
+grep -q 'MPI_IRECV=20, MPI_IRECV_REQUEST=20, MPI_ISEND=20, MPI_ISEND_COMPLETE=20,' \
+	"$t/pers.ocheck" ||
+	fail "pers: unexpected OTF2 events: $(cat "$t/pers.ocheck")"
 # A second export into the same directory is refused, not merged.
 "$ST_CLI" export -q --format otf2 -o "$t/jac-otf2" "$t/jac" \
 	2> "$t/again.err" && fail "an export over an archive succeeded"

@@ -3,7 +3,9 @@
 # right peer, tag and bytes.  apps/p2p.c runs every send and receive
 # flavour between ranks 2k and 2k+1 with known sizes, receiving with
 # MPI_ANY_SOURCE, MPI_ANY_TAG or an oversized buffer, so the peer, tag
-# and received bytes in the trace can only come from the status.  Each
+# and received bytes in the trace can only come from the status; a
+# receive from MPI_PROC_NULL has its status (source MPI_PROC_NULL, tag
+# MPI_ANY_TAG, no bytes), in yield mode too.  Each
 # nonblocking operation must have exactly one DONE record, in the call
 # that completed it and with the same request id.
 #
@@ -82,6 +84,11 @@ while [ $a -lt $np ]; do
 	[ "$(count "$csv" "kind == \"call\" && rank == $b && \
 		fn == \"MPI_Iprobe\" && peer == $a && tag == 20")" -ge 1 ] ||
 		fail "rank $b: no MPI_Iprobe record with peer $a, tag 20"
+	for r in $a $b; do
+		expect_count "$csv" "kind == \"call\" && rank == $r && \
+			fn == \"MPI_Recv\" && peer == -3 && tag == -1 && \
+			rbytes == 0" 1
+	done
 	expect_count "$csv" "kind == \"call\" && rank == $a && \
 		fn == \"MPI_Irecv\" && tag == 12" 1
 	expect_count "$csv" "kind == \"call\" && rank == $b && \

@@ -16,7 +16,8 @@ against `synctrace dump --csv` of the same run (standard library only).
     views-check.py otf2 PRINT.txt DUMP.csv ORIGIN_NS
         PRINT.txt is `otf2-print` output.  Per rank and kind, OTF2 events
         equal the dump's records: ENTER and LEAVE per call, MPI_SEND,
-        MPI_ISEND, MPI_RECV, MPI_IRECV_REQUEST per call of their function,
+        MPI_ISEND, MPI_RECV, MPI_IRECV_REQUEST per call of their function
+        (MPI_ISEND and MPI_IRECV_REQUEST per start of a persistent one),
         MPI_ISEND_COMPLETE and MPI_IRECV per completed request,
         MPI_COLLECTIVE_BEGIN/END per blocking collective call and
         NON_BLOCKING_COLLECTIVE_REQUEST/COMPLETE per nonblocking or
@@ -48,6 +49,9 @@ import zlib
 SENDS = {"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"}
 ISENDS = {"MPI_Isend", "MPI_Issend"}
 SENDRECVS = {"MPI_Sendrecv", "MPI_Sendrecv_replace"}
+# Persistent sends: each START record is a message, the init none.
+SEND_INITS = {"MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init",
+              "MPI_Rsend_init"}
 BLOCKING_COLLS = {"MPI_" + n for n in (
     "Allgather", "Allgatherv", "Allreduce", "Alltoall", "Alltoallv",
     "Alltoallw", "Barrier", "Bcast", "Exscan", "Gather", "Gatherv",
@@ -183,6 +187,9 @@ def check_chrome(path, dump):
     nsend = sum(1 for r in dump if r["kind"] == "call"
                 and base(r["fn"]) in SENDS | ISENDS | SENDRECVS
                 and r["peer"] and int(r["peer"]) >= 0)
+    nsend += sum(1 for r in dump if r["kind"] == "start"
+                 and base(r["fn"]) in SEND_INITS
+                 and r["peer"] and int(r["peer"]) >= 0)
     nmsg = sum(1 for k in flows if k[0] == "p2p")
     if nmsg != nsend:
         fail("%d message flows for %d sends" % (nmsg, nsend))
@@ -274,7 +281,19 @@ def expected_otf2(dump):
             if r["req"]:
                 req_fn[(rank, r["req"])] = (fn, peer)
         elif kind == "start":
-            if r["comm"] not in inter:
+            # A persistent send or receive starts as its I-call would.
+            peer = int(r["peer"]) if r["peer"] else -1
+            if fn in SEND_INITS:
+                if peer >= 0:
+                    exp[rank]["MPI_ISEND"] += 1
+                req_fn[(rank, r["req"])] = ("MPI_Isend", peer)
+            elif fn == "MPI_Recv_init":
+                if peer != -3:
+                    exp[rank]["MPI_IRECV_REQUEST"] += 1
+                req_fn[(rank, r["req"])] = ("MPI_Irecv", peer)
+            elif fn in ("MPI_Psend_init", "MPI_Precv_init"):
+                pass    # partitioned: OTF2 has no events for them
+            elif r["comm"] not in inter:
                 exp[rank]["NON_BLOCKING_COLLECTIVE_REQUEST"] += 1
                 req_fn[(rank, r["req"])] = ("start", 0)
         elif kind == "done":

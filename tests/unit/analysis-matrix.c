@@ -1,6 +1,7 @@
 /*
  * tests/unit/analysis-matrix.c: who sends how much to whom.  Sends count
- * at the sender, to the destination's world rank, also on a
+ * at the sender (a persistent one at each start, its init never), to
+ * the destination's world rank, also on a
  * communicator whose ranks differ from the world's; collectives move
  * what matrix.h says between which pairs (one-to-all from the receivers'
  * side, all-to-one from the senders', all-to-all spread at the end, scan
@@ -66,6 +67,13 @@ Test(analysis_matrix, pairs_and_patterns)
 	ev = fake_call(ST_FN_MPI_RECV, WORLD, 1, 0);	/* receives: nothing */
 	ev.rbytes = 100;
 	cr_assert_eq(st_matrix_add(&m, &s, 2, &ev), 0);
+	/* A persistent send's init sends nothing; each start does. */
+	ev = fake_call(ST_FN_MPI_SEND_INIT, WORLD, 0, 0);
+	ev.sbytes = 7;
+	cr_assert_eq(st_matrix_add(&m, &s, 2, &ev), 0);
+	ev.kind = ST_REC_START;
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(st_matrix_add(&m, &s, 2, &ev), 0);
 
 	for (r = 0; r < 3; r++) {
 		coll(&m, &s, ST_FN_MPI_BCAST, r, 0, r ? 0 : 8, r ? 8 : 0);
@@ -90,6 +98,8 @@ Test(analysis_matrix, pairs_and_patterns)
 	cr_expect_eq(B(&m.p2p, 3, 0, 2), 50);
 	cr_expect_eq(M(&m.p2p, 3, 0, 2), 1);
 	cr_expect_eq(B(&m.p2p, 3, 2, 1), 0);
+	cr_expect_eq(B(&m.p2p, 3, 2, 0), 21);
+	cr_expect_eq(M(&m.p2p, 3, 2, 0), 3);
 	cr_expect_eq(m.p2p_unmapped, 1);
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < 3; j++) {

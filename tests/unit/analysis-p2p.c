@@ -6,7 +6,8 @@
  * that names its source and tag is numbered when posted (so completions
  * in another order still pair right), a wildcard one at its completion;
  * after the counting sweep, an end whose partner is not in the trace
- * says so; sends on unknown communicators are counted as unmapped.
+ * says so; sends on unknown communicators are counted as unmapped; a
+ * persistent send or receive is an end at each start, not at its init.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -295,4 +296,67 @@ Test(analysis_p2p, cancel_record_gives_the_number_back)
 	expect_one_pair(&g, p);
 	st_p2p_free(p);
 	fake_scan_release(&s);
+}
+
+/*
+ * A persistent request's init moves nothing: each START is a send, or
+ * posts a receive, so a persistent send started twice meets two
+ * blocking receives, and a wildcard persistent receive started twice two
+ * blocking sends; an init never started is no end at all.
+ */
+Test(analysis_p2p, persistent_ends_at_each_start)
+{
+	static const int32_t world[2] = { 0, 1 };
+	struct st_scan s;
+	struct st_p2p *p;
+	struct got g = { 0 };
+	struct st_event ev;
+	int i;
+
+	memset(&s, 0, sizeof(s));
+	fake_comm(&s, WORLD, 2, world);
+	p = st_p2p_new(&s);
+	cr_assert_not_null(p);
+
+	ev = fake_call(ST_FN_MPI_SEND_INIT, WORLD, 1, 4);
+	ev.req = 1;
+	feed(p, 0, ev, 10, &g);
+	ev.req = 2;			/* never started */
+	feed(p, 0, ev, 11, &g);
+	ev = fake_call(ST_FN_MPI_RECV_INIT, WORLD, ST_RANK_ANY, 6);
+	ev.req = 3;
+	feed(p, 1, ev, 12, &g);
+	cr_expect_eq(g.n, 0);
+	for (i = 0; i < 2; i++) {
+		ev = fake_call(ST_FN_MPI_SEND_INIT, WORLD, 1, 4);
+		ev.kind = ST_REC_START;
+		ev.req = 1;
+		ev.inst = (uint32_t)i + 1;
+		ev.sbytes = 40;
+		feed(p, 0, ev, 100 + 10 * i, &g);
+		ev = fake_call(ST_FN_MPI_RECV, WORLD, 0, 4);
+		ev.rbytes = 40;
+		feed(p, 1, ev, 101 + 10 * i, &g);
+
+		ev = fake_call(ST_FN_MPI_RECV_INIT, WORLD, ST_RANK_ANY, 6);
+		ev.kind = ST_REC_START;
+		ev.req = 3;
+		ev.inst = (uint32_t)i + 1;
+		feed(p, 1, ev, 102 + 10 * i, &g);
+		ev = fake_call(ST_FN_MPI_SEND, WORLD, 1, 6);
+		ev.sbytes = 8;
+		feed(p, 0, ev, 103 + 10 * i, &g);
+		ev = fake_done(ST_FN_MPI_WAIT, WORLD, 0, 6, 3, 8, 0);
+		ev.inst = (uint32_t)i + 1;
+		feed(p, 1, ev, 104 + 10 * i, &g);
+	}
+	cr_assert_eq(g.n, 8);
+	for (i = 0; i < 8; i += 2) {
+		cr_expect(g.m[i + 1].paired);
+		cr_expect_eq(g.m[i + 1].id, g.m[i].id);
+	}
+	cr_expect_eq(g.m[0].end.bytes, 40);
+	cr_expect_eq(g.m[3].end.bytes, 8);
+	cr_expect_eq(st_p2p_unpaired(p), 0);
+	st_p2p_free(p);
 }

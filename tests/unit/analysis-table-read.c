@@ -294,6 +294,81 @@ Test(tools_table_read, transfers_pair_in_order_per_channel)
 	st_table_free(t);
 }
 
+/*
+ * A persistent send is a message at each start, its init none: rank 0
+ * makes a Send_init (tag 5) and one it never starts (tag 5 too), starts
+ * the first three times, then sends 8 B by MPI_Send (1 ms +
+ * 5000..5100); rank 1 receives four times by MPI_Recv, the fourth
+ * (4900..5300) the blocking send's.
+ */
+Test(tools_table_read, persistent_sends_take_a_place_per_start)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	const struct st_table_group *g;
+	struct fake_rank fr;
+	struct st_event ev;
+	char dir[256];
+	int r, i;
+
+	scratch_dir(dir, sizeof(dir));
+	fake_index(dir, 2, 1);
+	for (r = 0; r < 2; r++) {
+		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
+					       0.0, r ? -500.0 : 0.0);
+		double o = 1e6;
+
+		fake_rank_open(&fr, dir, r, "nodeA", "100");
+		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
+		if (r == 1) {
+			for (i = 0; i < 3; i++)
+				p2p(&fr, 1, ST_FN_MPI_RECV, o + 1000 + 1000 * i,
+				    o + 1500 + 1000 * i, 0, 5, 0, 4, 0);
+			p2p(&fr, 1, ST_FN_MPI_RECV, o + 4900, o + 5300, 0, 5,
+			    0, 8, 0);
+			fake_rank_close(&fr);
+			continue;
+		}
+		p2p(&fr, 0, ST_FN_MPI_SEND_INIT, o + 100, o + 200, 1, 5, 4, 0,
+		    1);
+		p2p(&fr, 0, ST_FN_MPI_SEND_INIT, o + 300, o + 400, 1, 5, 4, 0,
+		    2);
+		for (i = 0; i < 3; i++) {
+			fake_call(&ev, ST_FN_MPI_START,
+				  sync_local(0, o + 900 + 1000 * i),
+				  sync_local(0, o + 950 + 1000 * i), 0);
+			fake_append(&fr, &ev);
+			ev.kind = ST_REC_START;
+			ev.fn = ST_FN_MPI_SEND_INIT;
+			ev.comm = 1;
+			ev.comm_size = 2;
+			ev.peer = 1;
+			ev.tag = 5;
+			ev.sbytes = 4;
+			ev.req = 1;
+			ev.inst = (uint32_t)i + 1;
+			fake_append(&fr, &ev);
+			wait_done(&fr, 0, o + 960 + 1000 * i,
+				  o + 990 + 1000 * i, 1, ST_RANK_NONE, 0, 0);
+		}
+		p2p(&fr, 0, ST_FN_MPI_SEND, o + 5000, o + 5100, 1, 5, 8, 0, 0);
+		fake_rank_close(&fr);
+	}
+	read_table(dir, &t, &m);
+	/* The blocking pair: 5300 - 5000, the receive waiting 100. */
+	g = group_of(t, "MPI_Send->MPI_Recv", 8);
+	cr_assert_eq(g->n_in, 1);
+	cr_expect_float_eq(g->x[0], 300.0, 1e-6);
+	cr_expect_float_eq(g->wait_ns, 100.0, 1e-6);
+	cr_expect_eq(m.p2p_nonblocking, 3, "one per start");
+	cr_expect_eq(m.p2p_unmatched, 0, "the init never started is none");
+	cr_expect_eq(m.p2p_inconsistent, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
 /* A CALL of a bench measurement 'seq', at global g0..g1 on comm 1. */
 static void bench_call(struct fake_rank *fr, int rank, unsigned fn,
 		       double g0, double g1, int32_t tag, uint64_t sb,

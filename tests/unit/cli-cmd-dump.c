@@ -179,6 +179,53 @@ Test(tools_cmd_dump, text_is_one_line_per_record_with_names)
 	captured_free(&c);
 }
 
+/*
+ * A Sendrecv's receive side (its source and tag, from the status) shows
+ * as from=SOURCE:TAG; other records have none.
+ */
+Test(tools_cmd_dump, text_shows_the_source_of_a_sendrecv)
+{
+	char one[400];
+	char *argv[] = { "dump", one, NULL };
+	struct fake_rank fr;
+	struct st_event ev;
+	struct captured c;
+
+	snprintf(one, sizeof(one), "%s/one", dir);
+	cr_assert_eq(mkdir(one, 0777), 0);
+	fake_index(one, 1, 1);
+	fake_rank_open(&fr, one, 0, "h", "1000");
+	fake_world(&fr, &ev, 0, 1, 1000);
+	fake_call(&ev, ST_FN_MPI_SENDRECV, 2000, 3000, 0);
+	ev.comm = 1;
+	ev.peer = 0;
+	ev.tag = 5;
+	ev.peer2 = 0;
+	ev.tag2 = 6;
+	ev.sbytes = 8;
+	ev.rbytes = 16;
+	fake_append(&fr, &ev);
+	ev.peer2 = ST_RANK_PROC_NULL;
+	ev.tag2 = ST_TAG_ANY;
+	ev.rbytes = 0;
+	fake_append(&fr, &ev);
+	fake_call(&ev, ST_FN_MPI_SEND, 4000, 5000, 0);
+	ev.comm = 1;
+	ev.peer = 0;
+	ev.tag = 5;
+	fake_append(&fr, &ev);
+	fake_rank_close(&fr);
+	c = run_cmd(dir, cmd_dump, argv);
+	cr_expect_eq(c.status, 0, "stderr: %s", c.err);
+	cr_expect_str_eq(c.err, "");
+	cr_expect_eq(count_lines_with(c.out, "MPI_Sendrecv ", " from=0:6"), 1,
+		     "%s", c.out);
+	cr_expect_eq(count_lines_with(c.out, "MPI_Sendrecv ",
+				      " from=null:any"), 1, "%s", c.out);
+	cr_expect_eq(count_lines_with(c.out, " from=", NULL), 2, "%s", c.out);
+	captured_free(&c);
+}
+
 Test(tools_cmd_dump, rank_option_selects_one_rank)
 {
 	char *argv[] = { "dump", "--csv", "--rank", "1", run, NULL };

@@ -230,7 +230,9 @@ static int on_record(void *ctx, const struct st_merged *x)
 
 	if (ev->kind == ST_REC_COMM)
 		return on_file(c, ev);
-	if (ev->kind != ST_REC_CALL && ev->kind != ST_REC_DONE)
+	/* STARTs: the sends and receives of persistent requests. */
+	if (ev->kind != ST_REC_CALL && ev->kind != ST_REC_DONE &&
+	    ev->kind != ST_REC_START)
 		return 0;
 	if (isnan(x->g0) || isnan(x->g1))
 		return 0;

@@ -822,7 +822,9 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 			   d->bytes == ST_BYTES_SENDRECV_REPLACE;
 		int written = 0;
 
-		if (send && ev->peer >= 0) {
+		/* A persistent init sends nothing: its starts do. */
+		if (send && ev->peer >= 0 &&
+		    d->family != ST_FAM_PERSISTENT) {
 			if (d->family == ST_FAM_NONBLOCKING)
 				check(o, OTF2_EvtWriter_MpiIsend(w, NULL, t0,
 					(uint32_t)ev->peer, cr,
@@ -869,7 +871,30 @@ static void on_call(struct otf2 *o, int rank, const struct st_event *ev,
 	check(o, OTF2_EvtWriter_Leave(w, NULL, t1, ev->fn - 1u));
 }
 
-/* A START (persistent collective instance) or DONE record. */
+/*
+ * The START of a persistent point-to-point instance, on 'w' at 't': an
+ * MpiIsend or MpiIrecvRequest, as its I-call's would be (none for
+ * MPI_PROC_NULL or a partitioned request).  Returns 1 when written.
+ */
+static int p2p_start(struct otf2 *o, OTF2_EvtWriter *w,
+		     const struct st_event *ev, const struct st_fn_desc *d,
+		     uint64_t t)
+{
+	if (d->bytes == ST_BYTES_SEND && ev->peer >= 0) {
+		o->st->sends++;
+		check(o, OTF2_EvtWriter_MpiIsend(w, NULL, t,
+			(uint32_t)ev->peer, comm_ref(o, ev->comm),
+			(uint32_t)ev->tag, ev->sbytes, ev->req));
+		return 1;
+	}
+	if (d->bytes == ST_BYTES_RECV && ev->peer != ST_RANK_PROC_NULL) {
+		check(o, OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, ev->req));
+		return 1;
+	}
+	return 0;
+}
+
+/* A START (persistent operation's instance) or DONE record. */
 static void on_request(struct otf2 *o, int rank, const struct st_event *ev,
 		       double g1)
 {
@@ -879,20 +904,24 @@ static void on_request(struct otf2 *o, int rank, const struct st_event *ev,
 	flush_ctor(o, LOC(rank, ev->thread));
 	if (ev->kind == ST_REC_START) {
 		OTF2_EvtWriter *w = writer(o, LOC(rank, ev->thread));
+		const struct st_fn_desc *d = st_fn_desc(ev->fn);
+		unsigned written = 1;
 
-		if (!w || comm_ref(o, ev->comm) == OTF2_UNDEFINED_COMM)
+		if (!w || !d || comm_ref(o, ev->comm) == OTF2_UNDEFINED_COMM)
 			return;
 		/*
 		 * MPI_Start's call record comes first and is written
 		 * whole: the request goes at its exit.
 		 */
-		if (!st_u64map_put(&o->reqs, key, (uint64_t)ev->fn << 1 | 1,
-				   NULL)) {
+		if (d->kind == ST_KIND_P2P)
+			written = (unsigned)p2p_start(o, w, ev, d,
+						      tick(o, g1));
+		else
+			check(o, OTF2_EvtWriter_NonBlockingCollectiveRequest(
+				w, NULL, tick(o, g1), ev->req));
+		if (!st_u64map_put(&o->reqs, key,
+				   (uint64_t)ev->fn << 1 | written, NULL))
 			o->rc = -ENOMEM;
-			return;
-		}
-		check(o, OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL,
-			tick(o, g1), ev->req));
 		return;
 	}
 	if (!(v = st_u64map_find(&o->reqs, key)))

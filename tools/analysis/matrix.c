@@ -240,9 +240,12 @@ int st_matrix_add(struct st_matrix *m, const struct st_scan *scan, int rank,
 			return 0;
 		return add_coll(m, scan, rank, ev, d->bytes);
 	}
-	if (ev->kind != ST_REC_CALL || d->kind != ST_KIND_P2P ||
+	if (d->kind != ST_KIND_P2P ||
 	    (d->bytes != ST_BYTES_SEND && d->bytes != ST_BYTES_SENDRECV &&
 	     d->bytes != ST_BYTES_SENDRECV_REPLACE) || ev->peer < 0)
+		return 0;
+	/* Here too a persistent init moves nothing: each start does. */
+	if ((ev->kind == ST_REC_START) != (d->family == ST_FAM_PERSISTENT))
 		return 0;
 	dst = st_scan_world(scan, ev->comm, ev->peer);
 	if (dst < 0 || dst >= m->n) {

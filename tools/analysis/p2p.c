@@ -313,7 +313,11 @@ int st_p2p_add(struct st_p2p *m, int rank, const struct st_event *ev,
 		*v = CANCEL_OUT;
 		return 0;
 	}
-	if (ev->kind != ST_REC_CALL || !d || d->kind != ST_KIND_P2P)
+	if (!d || d->kind != ST_KIND_P2P ||
+	    (ev->kind != ST_REC_CALL && ev->kind != ST_REC_START))
+		return 0;
+	/* A persistent init moves nothing: each of its starts does. */
+	if ((ev->kind == ST_REC_START) != (d->family == ST_FAM_PERSISTENT))
 		return 0;
 	if (d->bytes == ST_BYTES_SEND || d->bytes == ST_BYTES_SENDRECV ||
 	    d->bytes == ST_BYTES_SENDRECV_REPLACE) {

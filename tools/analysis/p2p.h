@@ -3,12 +3,13 @@
  * across ranks, for flows and message lines.  MPI does not let two
  * messages with the same communicator, source, destination and tag
  * overtake each other, so the k-th send of such a key matches the k-th
- * receive of it.  A send is counted at its call; a receive when its
- * source and tag are known: at MPI_Recv or MPI_Sendrecv (the status),
- * at the MPI_Irecv call when it names both, else (MPI_ANY_SOURCE,
- * MPI_ANY_TAG) at the Wait/Test that completed it, which may pair a
- * wildcard receive out of order when it overtakes a named one of the
- * same key.  Keys use ranks in the communicator, as MPI does; ends
+ * receive of it.  A send is counted at its call (a persistent one at
+ * each START record, its init not at all); a receive when its source
+ * and tag are known: at MPI_Recv or MPI_Sendrecv (the status), at the
+ * MPI_Irecv call (a persistent receive's START) when it names both,
+ * else (MPI_ANY_SOURCE, MPI_ANY_TAG) at the Wait/Test that completed
+ * it, which may pair a wildcard receive out of order when it overtakes
+ * a named one of the same key.  Keys use ranks in the communicator, as MPI does; ends
  * report world ranks (from the run's COMM records).  Messages on
  * communicators the scan cannot map (inter-communicators, ones made
  * without agreement) are counted as unmapped.  An optional first sweep

@@ -28,8 +28,8 @@
  *    sender, receiver, tag; ranks in the communicator) in each rank's
  *    order, sends and receives apart, and the heads of the two queues
  *    are paired as MPI's non-overtaking rule pairs them.  Nonblocking
- *    sends and receives take their place in the queues but give no
- *    sample; a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG by
+ *    sends and receives (a persistent one at each start) take their
+ *    place in the queues but give no sample; a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG by
  *    MPI_Irecv joins its queue only when its completion names the
  *    source, so a wildcard nonblocking receive among others on the same
  *    channel may be paired out of order (a pair whose receive ends
@@ -255,13 +255,18 @@ static int is_blocking_coll(const struct st_event *ev)
 	       st_fn_group_coll(ev->fn) != ST_GC_NONE;
 }
 
-/* A point-to-point call that sends or receives: its byte class, or 0. */
+/*
+ * A point-to-point call that sends or receives, or the START of a
+ * persistent one: its byte class, or 0.  A persistent init moves
+ * nothing: each of its starts does.
+ */
 static int p2p_class(const struct st_event *ev)
 {
 	const struct st_fn_desc *d = desc_of(ev);
 
-	if (ev->kind != ST_REC_CALL || !ev->comm || !d ||
-	    d->kind != ST_KIND_P2P)
+	if ((ev->kind != ST_REC_CALL && ev->kind != ST_REC_START) ||
+	    !ev->comm || !d || d->kind != ST_KIND_P2P ||
+	    (ev->kind == ST_REC_START) != (d->family == ST_FAM_PERSISTENT))
 		return 0;
 	switch (d->bytes) {
 	case ST_BYTES_SEND:

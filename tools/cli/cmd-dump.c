@@ -341,6 +341,12 @@ static void print_text(int rank, const struct st_event *ev,
 			printf(" inst=%" PRIu32, ev->inst);
 		if (ev->req)
 			printf(" req=%" PRIu64, ev->req);
+		/* A Sendrecv's receive side: its source and tag. */
+		if (ev->peer2 != ST_RANK_NONE)
+			printf(" from=%s:%s",
+			       rank_str(ev->peer2, pbuf, sizeof(pbuf)),
+			       ev->tag2 == ST_TAG_ANY ? "any" :
+			       tag_str(ev->tag2, tbuf, sizeof(tbuf)));
 		if (offset_applies(ev))
 			printf(" offset=%" PRId64, ev->offset);
 		print_arg(ev);

@@ -236,17 +236,20 @@ static void put_return(FILE *f, int indent, const char *callee,
 
 /*
  * "rc = ST_YIELDABLE(&c, blocking, nonblocking, status);" on one line
- * if it fits, else one macro argument a line.
+ * if it fits, else one macro argument a line; for a call with a peer
+ * (not NULL: its parameter's name), ST_YIELDABLE_P2P(&c, peer, ...).
  */
 static void put_yieldable(FILE *f, const char *real, const char *twin,
 			  const struct strlist *args,
-			  const struct strlist *twin_args, const char *status)
+			  const struct strlist *twin_args, const char *status,
+			  const char *peer)
 {
 	char *h1 = xstrfmt("%s(", real), *h2 = xstrfmt("%s(", twin);
 	char *b = fmt_list(2, 1, h1, args, ")");
 	char *nb = fmt_list(2, 1, h2, twin_args, ")");
-	char *line = xstrfmt("rc = ST_YIELDABLE(&c, %s, %s, %s);", b, nb,
-			     status);
+	char *head = peer ? xstrfmt("ST_YIELDABLE_P2P(&c, %s,", peer)
+			  : xstrfmt("ST_YIELDABLE(&c,");
+	char *line = xstrfmt("rc = %s %s, %s, %s);", head, b, nb, status);
 
 	if (!strchr(line, '\n') && 8 + strlen(line) <= 80) {
 		fprintf(f, "\t%s\n", line);
@@ -255,9 +258,10 @@ static void put_yieldable(FILE *f, const char *real, const char *twin,
 		free(nb);
 		b = fmt_list(2, 1, h1, args, "),");
 		nb = fmt_list(2, 1, h2, twin_args, "),");
-		fprintf(f, "\trc = ST_YIELDABLE(&c,\n\t\t%s\n\t\t%s\n"
-			"\t\t%s);\n", b, nb, status);
+		fprintf(f, "\trc = %s\n\t\t%s\n\t\t%s\n"
+			"\t\t%s);\n", head, b, nb, status);
 	}
+	free(head);
 	free(line);
 	free(nb);
 	free(b);
@@ -582,7 +586,8 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 
 		args_of(&targs, fn, 1, "&c.yreq");
 		put_yieldable(f, real, twin, &args, &targs,
-			      status ? status : "MPI_STATUS_IGNORE");
+			      status ? status : "MPI_STATUS_IGNORE",
+			      param_of(fn, ST_ROLE_PEER));
 		sl_clear(&targs);
 		free(twin);
 	} else {

@@ -16,6 +16,11 @@
  *  7 (17)	Recv ANY_SOURCE/ANY_TAG		Issend 3 long long, Wait
  *  8 (18)	Sendrecv_replace 6 int		Sendrecv_replace 6 int
  *  9 (19, 20)	Send 21 char, Send 9 int	Probe + Recv, Iprobe loop + Recv
+ * 10 (21)	Recv from MPI_PROC_NULL		Recv from MPI_PROC_NULL
+ *
+ * Step 10's status must say source MPI_PROC_NULL, tag MPI_ANY_TAG, count
+ * 0, as MPI_Recv gives it untraced (and in yield mode: MPICH's MPI_Irecv
+ * from MPI_PROC_NULL completes with source and tag 0).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -198,6 +203,16 @@ static void side_b(int a)
 		CHECK(i9[i] == 90 + i);
 }
 
+/* Step 10, on both sides. */
+static void from_proc_null(void)
+{
+	int i5[5];
+	MPI_Status st;
+
+	MPI_Recv(i5, 5, MPI_INT, MPI_PROC_NULL, 21, MPI_COMM_WORLD, &st);
+	check_status(&st, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size, all;
@@ -215,6 +230,7 @@ int main(int argc, char **argv)
 		side_a(rank + 1);
 	else
 		side_b(rank - 1);
+	from_proc_null();
 	MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	printf("p2p: rank %d of %d: %s\n", rank, size,
 	       errors ? "ERRORS" : "ok");
