@@ -8,6 +8,9 @@
 # right root and byte counts.  And the same call from two call sites in
 # turn (fort-sites: the repeat path must not give the second the first's
 # site, though both reach the library from one place in the bindings).
+# And calls through the bindings loaded after MPI_Init (dlfort: a
+# program that dlopen()s a plugin written in Fortran) get their own
+# call sites too.
 . "$(dirname "$0")/lib.sh"
 
 for app in fort-f77 fort-mod fort-f08; do
@@ -62,3 +65,21 @@ for r in 0 1; do
 		       "between two call sites"; }
 done
 note "fort-sites: two call sites told apart through the Fortran bindings"
+
+need_app dlfort
+traced "$ST_TMP/dlfort" "$ST_TMP/dlfort" $MPIEXEC -n 2 "$ST_APPS/dlfort"
+expect_rc "$ST_TMP/dlfort" 0
+[ "$(grep -c '^dlfort: rank [01] sums 2 2 2 2 2$' "$ST_TMP/dlfort.out")" \
+	= 2 ] ||
+	{ show "$ST_TMP/dlfort.out"; fail "dlfort: wrong results"; }
+dump_csv "$ST_TMP/dlfort" "$ST_TMP/dlfort.csv"
+for r in 0 1; do
+	expect_count "$ST_TMP/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Allreduce\"" 5
+	expect_count "$ST_TMP/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Barrier\"" 1
+done
+# 4 sites: 3 if the bindings' calls are keyed by their return addresses.
+expect_count "$ST_TMP/dlfort.csv" "kind == \"call\" && rank == 0 && \
+	fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+note "dlfort: bindings loaded after MPI_Init: 4 call sites told apart"

@@ -12,6 +12,7 @@
 # library adds to a repeated MPI_Allreduce under both (not under SAN).
 # The MPI-IO app's records are as it expects, its nonblocking reads'
 # done records with the bytes read, none taken for a cancelled receive.
+# Calls through Fortran bindings loaded after MPI_Init are traced.
 # Skipped where Open MPI or its build is missing.
 # time limit: 360
 . "$(dirname "$0")/lib.sh"
@@ -125,6 +126,28 @@ dump_csv "$t/io" "$t/io.csv"
 check_expects "$t/io.x" "$t/io.csv"
 expect_count "$t/io.csv" "kind == \"done\" && arg + 0 != 0" 0
 note "io: every MPI-IO record as expected, reads' bytes at completion"
+
+# Fortran bindings loaded after MPI_Init (a program that dlopen()s a
+# plugin written in Fortran): their PMPI_ calls are the program's too,
+# each with its own call site.
+need_oapp dlfort
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/dlfort" \
+	$OMPIEXEC -n 2 "$ST_OAPPS/dlfort" < /dev/null > "$t/dlfort.out" \
+	2> "$t/dlfort.err"
+echo $? > "$t/dlfort.rc"
+expect_rc "$t/dlfort" 0
+[ "$(grep -c '^dlfort: rank [01] sums 2 2 2 2 2$' "$t/dlfort.out")" = 2 ] ||
+	{ show "$t/dlfort.out"; fail "dlfort: wrong results"; }
+dump_csv "$t/dlfort" "$t/dlfort.csv"
+for r in 0 1; do
+	expect_count "$t/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Allreduce\"" 5
+	expect_count "$t/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Barrier\"" 1
+done
+expect_count "$t/dlfort.csv" "kind == \"call\" && rank == 0 && \
+	fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+note "dlfort: calls through bindings loaded late traced, 4 call sites"
 
 # The wrong library: each steps aside, once, in C and Fortran programs.
 wrong()
