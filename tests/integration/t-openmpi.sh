@@ -13,6 +13,7 @@
 # The MPI-IO app's records are as it expects, its nonblocking reads'
 # done records with the bytes read, none taken for a cancelled receive.
 # Calls through Fortran bindings loaded after MPI_Init are traced.
+# So are p2p-more's unusual point-to-point calls (MPI 3.1 part).
 # Skipped where Open MPI or its build is missing.
 # time limit: 360
 . "$(dirname "$0")/lib.sh"
@@ -126,6 +127,23 @@ dump_csv "$t/io" "$t/io.csv"
 check_expects "$t/io.x" "$t/io.csv"
 expect_count "$t/io.csv" "kind == \"done\" && arg + 0 != 0" 0
 note "io: every MPI-IO record as expected, reads' bytes at completion"
+
+# The point-to-point calls beyond p2p (apps/p2p-more.c, MPI 3.1 part:
+# no partitioned calls, no Isendrecv): persistent requests, matched
+# probes, freed and cancelled requests, 17,000 receives in flight, a
+# Waitall failing in one request; every record as the app expects.
+need_oapp p2p-more
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/p2p-more" \
+	ST_EXPECT="$t/p2p-more.x" $OMPIEXEC -n 2 "$ST_OAPPS/p2p-more" \
+	< /dev/null > "$t/p2p-more.out" 2> "$t/p2p-more.err"
+echo $? > "$t/p2p-more.rc"
+expect_rc "$t/p2p-more" 0
+grep -q 'p2p-more: all ranks ok' "$t/p2p-more.out" ||
+	{ show "$t/p2p-more.out"; show "$t/p2p-more.err";
+	  fail "p2p-more: wrong results"; }
+dump_csv "$t/p2p-more" "$t/p2p-more.csv"
+check_expects "$t/p2p-more.x" "$t/p2p-more.csv"
+note "p2p-more: every record as expected"
 
 # Fortran bindings loaded after MPI_Init (a program that dlopen()s a
 # plugin written in Fortran): their PMPI_ calls are the program's too,
