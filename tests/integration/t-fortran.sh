@@ -28,7 +28,7 @@ for app in fort-f77 fort-mod fort-f08; do
 	dump_csv "$ST_TMP/$app" "$ST_TMP/$app.csv"
 	for r in 0 1; do
 		for want in "MPI_Init 1" "MPI_Barrier 1" "MPI_Allreduce 2" \
-			    "MPI_Bcast 1" "MPI_Finalize 1"; do
+			    "MPI_Bcast 1" "MPI_Finalize 1" "MPI_Pcontrol 2"; do
 			set -- $want
 			expect_count "$ST_TMP/$app.csv" \
 				"kind == \"call\" && rank == $r && fn == \"$1\"" $2
@@ -43,6 +43,15 @@ for app in fort-f77 fort-mod fort-f08; do
 			rank == $r && fn == \"MPI_Allreduce\" && \
 			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
 	done
+	# MPI_Pcontrol(1) before the MPI_Allreduce, (0) after them (Open
+	# MPI's bindings reach PMPI_Pcontrol by a tail call).
+	st_awk "$ST_TMP/$app.csv" 'kind == "call" && rank == 0 &&
+		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
+			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
+		> "$ST_TMP/$app.phase"
+	[ "$(cat "$ST_TMP/$app.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
+MPI_Allreduce MPI_Pcontrol0 " ] || { show "$ST_TMP/$app.phase";
+		fail "$app: no MPI_Pcontrol before and after MPI_Allreduce"; }
 	note "$app: results right, every call traced on both ranks"
 done
 

@@ -86,7 +86,7 @@ for app in fort-f77 fort-mod fort-f08; do
 	dump_csv "$t/$app" "$t/$app.csv"
 	for r in 0 1; do
 		for want in "MPI_Init 1" "MPI_Barrier 1" "MPI_Allreduce 2" \
-			    "MPI_Bcast 1" "MPI_Finalize 1"; do
+			    "MPI_Bcast 1" "MPI_Finalize 1" "MPI_Pcontrol 2"; do
 			set -- $want
 			expect_count "$t/$app.csv" \
 				"kind == \"call\" && rank == $r && fn == \"$1\"" $2
@@ -100,10 +100,20 @@ for app in fort-f77 fort-mod fort-f08; do
 			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
 	done
 	# Call sites are the program's lines, not the bindings': the two
-	# MPI_Allreduce have two, so 4 for the 4 calls between Init and
-	# Finalize (3 if keyed by the bindings' return address).
+	# MPI_Allreduce have two, and so do the two MPI_Pcontrol, so 6 for
+	# the 6 calls between Init and Finalize (4 if keyed by the
+	# bindings' return address).
 	expect_count "$t/$app.csv" "kind == \"call\" && rank == 0 && \
-		fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+		fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 6
+	# MPI_Pcontrol(1) before the MPI_Allreduce, (0) after them (Open
+	# MPI's bindings reach PMPI_Pcontrol by a tail call).
+	st_awk "$t/$app.csv" 'kind == "call" && rank == 0 &&
+		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
+			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
+		> "$t/$app.phase"
+	[ "$(cat "$t/$app.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
+MPI_Allreduce MPI_Pcontrol0 " ] || { show "$t/$app.phase";
+		fail "$app: no MPI_Pcontrol before and after MPI_Allreduce"; }
 	note "$app: results right, every call traced on both ranks"
 done
 
