@@ -13,7 +13,8 @@
 # The MPI-IO app's records are as it expects, its nonblocking reads'
 # done records with the bytes read, none taken for a cancelled receive.
 # Calls through Fortran bindings loaded after MPI_Init are traced.
-# So are p2p-more's unusual point-to-point calls (MPI 3.1 part).
+# So are p2p-more's unusual point-to-point calls (MPI 3.1 part), and
+# threads' requests after an MPI_Init that gave MPI_THREAD_MULTIPLE.
 # Skipped where Open MPI or its build is missing.
 # time limit: 360
 . "$(dirname "$0")/lib.sh"
@@ -154,6 +155,27 @@ grep -q 'p2p-more: all ranks ok' "$t/p2p-more.out" ||
 dump_csv "$t/p2p-more" "$t/p2p-more.csv"
 check_expects "$t/p2p-more.x" "$t/p2p-more.csv"
 note "p2p-more: every record as expected"
+
+# Threads after an MPI_Init that OMPI_MPI_THREAD_LEVEL=3 makes
+# MPI_THREAD_MULTIPLE (the app asks MPI_Query_thread): the trace must
+# know the level (its header) and keep every request's done record.
+need_oapp threads-p2p
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/thr" ST_EXPECT="$t/thr.x" \
+	OMPI_MPI_THREAD_LEVEL=3 $OMPIEXEC -n 2 "$ST_OAPPS/threads-p2p" \
+	4 300 5 init < /dev/null > "$t/thr.out" 2> "$t/thr.err"
+echo $? > "$t/thr.rc"
+expect_rc "$t/thr" 0
+grep -q 'threads-p2p: all ranks ok' "$t/thr.out" ||
+	{ show "$t/thr.out"; fail "threads-p2p init: wrong results"; }
+"$ST_CLI" dump --header "$t/thr" > "$t/thr.header" ||
+	fail "cannot dump the header of '$t/thr'"
+[ "$(grep -c '^thread_level=3$' "$t/thr.header")" = 2 ] ||
+	{ grep thread_level "$t/thr.header";
+	  fail "MPI_Init's MPI_THREAD_MULTIPLE not in the trace headers"; }
+dump_csv "$t/thr" "$t/thr.csv"
+check_expects "$t/thr.x" "$t/thr.csv"
+expect_count "$t/thr.csv" 'kind == "done"' $((2 * 2 * 4 * 300 * 5))
+note "threads-p2p after MPI_Init at MPI_THREAD_MULTIPLE: every done"
 
 # Fortran bindings loaded after MPI_Init (a program that dlopen()s a
 # plugin written in Fortran): their PMPI_ calls are the program's too,
