@@ -92,7 +92,8 @@ OAPPS := $(patsubst tests/integration/apps/%.c,$(OBUILD)/apps/%,$(APP_C)) \
 # What the Open MPI build adds to 'all' and to the tests.
 OMPI_ALL := $(if $(HAVE_OPENMPI),$(OLIB) $(if $(BENCH_SRC),$(OBENCH)))
 OMPI_TEST := $(if $(HAVE_OPENMPI),$(OLIB) $(addprefix $(OBUILD)/apps/,\
-	p2p fort-f77 fort-mod fort-f08 bench-calls))
+	p2p p2p-more fort-f77 fort-mod fort-f08 bench-calls io dlfort \
+	threads-p2p))
 SBUILD := $(BUILD)/selftime
 SLIB := $(SBUILD)/libsynctrace.so
 SPMPI_OBJ := $(patsubst %.c,$(SBUILD)/%.o,$(PMPI_SRC)) \

@@ -797,6 +797,21 @@ static void leave_p2p(struct st_call *c, const struct st_fn_info *fi,
 }
 
 /*
+ * Whether the receive 'r' was cancelled, as its status 'st' says.  Only
+ * a point-to-point receive can be: an MPI-IO read or an RMA get never
+ * is, and Open MPI 4.1 leaves the flag in the status of an OMPIO read
+ * as its request object last held it (often not 0), so it is read for
+ * point-to-point requests only; the kind is looked up only when the
+ * flag is set.
+ */
+static inline int recv_cancelled(const struct st_req *r,
+				 const MPI_Status *st)
+{
+	return st_status_cancelled(st) &&
+	       (!r->fn || st_fn_info[r->fn].kind == ST_KIND_P2P);
+}
+
+/*
  * The done record of request 'r', completed with status 'st' (NULL:
  * unknown) by call 'c' (fn, rc) from 't0' to 't1' at call site 'site'.
  */
@@ -814,7 +829,7 @@ static void done_event(struct st_event *ev, const struct st_call *c,
 	ev->site = site;
 	ev->rc = rc;
 	event_from(ev, r);
-	if (r->recv && st && st_status_cancelled(st)) {
+	if (r->recv && st && recv_cancelled(r, st)) {
 		/* Nothing came; the rest of its status is undefined. */
 		ev->arg = ST_DONE_CANCELLED;
 		ev->rbytes = 0;
@@ -855,7 +870,7 @@ done_like(struct like_run *lr, const struct st_call *c,
 	if (!r->done_token)
 		return 0;
 	if (r->recv &&
-	    (!st || st_status_cancelled(st) || st->MPI_TAG != r->st_tag ||
+	    (!st || recv_cancelled(r, st) || st->MPI_TAG != r->st_tag ||
 	     status_bytes(st) != r->st_bytes ||
 	     (st->MPI_SOURCE != r->st_src &&
 	      (r->st_src >= 0 || map_rank(st->MPI_SOURCE) != r->st_src))))
@@ -885,7 +900,7 @@ static void done_ok(const struct st_call *c, uint64_t at, struct st_req *r,
 	int64_t n = 0;
 	uint32_t token;
 
-	if (r->recv && st && st_status_cancelled(st)) {
+	if (r->recv && st && recv_cancelled(r, st)) {
 		/* Not its done token's fields: in full, unnamed. */
 		done_event(&ev, c, r, st, MPI_SUCCESS, site, t0, t1);
 		st_emit(&ev);

@@ -1363,8 +1363,15 @@ void st_init_post(struct st_call *c, int rc)
 		return;
 	}
 	st_clock_end();
-	if (c->a.provided)
-		level = *c->a.provided;
+	/*
+	 * The level MPI gives, which may be above the one asked for: Open
+	 * MPI's OMPI_MPI_THREAD_LEVEL and MPICH's
+	 * MPIR_CVAR_DEFAULT_THREAD_LEVEL raise even MPI_Init's, and a
+	 * program may then learn it from MPI_Query_thread and make calls
+	 * from several threads.
+	 */
+	if (PMPI_Query_thread(&level) != MPI_SUCCESS)
+		level = c->a.provided ? *c->a.provided : MPI_THREAD_SINGLE;
 	st_mt = level == MPI_THREAD_MULTIPLE;
 	st_req_init(st_mt, !!(st_set.families & ST_FAMILY_COMPLETE));
 	st_cfg.yield = st_set.yield;

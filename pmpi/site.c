@@ -6,7 +6,8 @@
  * Calls that arrive through the MPI's Fortran bindings (the libraries
  * wrappers.def names for it) all return into the bindings, so for them
  * the key is the first frame outside the bindings, found by a short
- * unwind on every such call.
+ * unwind on every such call.  The bindings' text is found at load, and
+ * again for bindings the program loads later (dlopen()).
  *
  * ST_REC_OBJECT records give each loaded object's path and load base, so
  * tools can turn frames into function and file:line offline; they are
@@ -15,6 +16,7 @@
  */
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,21 +38,33 @@ static struct site table[CAP];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t nsites;
 static unsigned long long seen_adds;	/* dlpi_adds at the last scan */
-#define MAX_FORT 4
+#define MAX_FORT 8
 static uintptr_t fort_lo[MAX_FORT], fort_hi[MAX_FORT]; /* bindings' text */
-static int nfort;
+static atomic_int nfort;	/* entries above in use, published last */
 static uintptr_t self_lo, self_hi;	/* this library's text */
+/*
+ * Bindings loaded after this library (a program that dlopen()s a plugin
+ * written in Fortran): the loaded objects are scanned again when the
+ * loader has added some since 'fort_adds'.  'not_fort' remembers return
+ * addresses seen outside the bindings since, so that each costs one
+ * scan at most.
+ */
+#define NOT_FORT 256	/* power of two */
+static _Atomic(uintptr_t) not_fort[NOT_FORT];
+static unsigned long long fort_adds;
+static pthread_mutex_t fort_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned hash(uintptr_t k)
 {
 	return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> (64 - 16));
 }
 
+/* 'a' lies in the text of the bindings found so far. */
 static int in_fortran(uintptr_t a)
 {
-	int i;
+	int i, n = atomic_load_explicit(&nfort, memory_order_acquire);
 
-	for (i = 0; i < nfort; i++)
+	for (i = 0; i < n; i++)
 		if (a >= fort_lo[i] && a < fort_hi[i])
 			return 1;
 	return 0;
@@ -72,9 +86,49 @@ static int fortran_lib(const char *name)
 	return 0;
 }
 
+static int count_adds(struct dl_phdr_info *info, size_t size, void *data);
+static void find_fortran(void *first);
+
+/*
+ * in_fortran() of 'a' not in the bindings found so far: look again when
+ * the loader has added objects since the last look.
+ */
+static __attribute__((cold, noinline)) int fortran_late(uintptr_t a)
+{
+	unsigned long long adds = 0;
+	int in;
+
+	pthread_mutex_lock(&fort_lock);
+	dl_iterate_phdr(count_adds, &adds);
+	if (adds != fort_adds) {
+		fort_adds = adds;
+		find_fortran(NULL);
+	}
+	in = in_fortran(a);
+	if (!in)
+		atomic_store_explicit(&not_fort[hash(a) & (NOT_FORT - 1)], a,
+				      memory_order_relaxed);
+	pthread_mutex_unlock(&fort_lock);
+	return in;
+}
+
+/*
+ * Whether 'a' (a return address) lies in the bindings, those loaded
+ * after this library too.
+ */
+static int from_fortran(uintptr_t a)
+{
+	if (in_fortran(a))
+		return 1;
+	if (atomic_load_explicit(&not_fort[hash(a) & (NOT_FORT - 1)],
+				 memory_order_relaxed) == a)
+		return 0;
+	return fortran_late(a);
+}
+
 int st_from_fortran(void *ra)
 {
-	return in_fortran((uintptr_t)ra);
+	return from_fortran((uintptr_t)ra);
 }
 
 uintptr_t st_load_span(const struct dl_phdr_info *info, unsigned flags,
@@ -98,27 +152,53 @@ uintptr_t st_load_span(const struct dl_phdr_info *info, unsigned flags,
 	return lo;
 }
 
+/*
+ * Add the text of 'info' to the bindings' when it is theirs and new:
+ * readers see an entry only once it is whole (nfort is stored last).
+ * Entries are never taken out: a binding library is not unloaded while
+ * the MPI it calls is in use.  A non-NULL 'data' (the first scan, before
+ * any thread can race) also finds this library's own text.
+ */
 static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t lo, hi, me = (uintptr_t)data;
+	uintptr_t lo, hi, me = (uintptr_t)st_site_init;
+	int i, n = atomic_load_explicit(&nfort, memory_order_relaxed);
 
 	(void)size;
 	lo = st_load_span(info, PF_X, &hi);
-	if (fortran_lib(info->dlpi_name) && nfort < MAX_FORT && lo < hi) {
-		fort_lo[nfort] = lo;
-		fort_hi[nfort] = hi;
-		nfort++;
-	}
-	if (me >= lo && me < hi) {
+	if (data && me >= lo && me < hi) {
 		self_lo = lo;
 		self_hi = hi;
 	}
+	if (!fortran_lib(info->dlpi_name) || n >= MAX_FORT || lo >= hi)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (fort_lo[i] == lo)
+			return 0;
+	fort_lo[n] = lo;
+	fort_hi[n] = hi;
+	atomic_store_explicit(&nfort, n + 1, memory_order_release);
 	return 0;
+}
+
+/*
+ * Scan the loaded objects for the bindings, with 'fort_lock' held or
+ * before any thread can race; the addresses remembered as outside them
+ * are forgotten, as an object loaded since may lie where another was.
+ */
+static void find_fortran(void *first)
+{
+	unsigned i;
+
+	dl_iterate_phdr(find_ranges, first);
+	for (i = 0; i < NOT_FORT; i++)
+		atomic_store_explicit(&not_fort[i], 0, memory_order_relaxed);
 }
 
 void st_site_init(void)
 {
-	dl_iterate_phdr(find_ranges, (void *)(uintptr_t)st_site_init);
+	dl_iterate_phdr(count_adds, &fort_adds);
+	find_fortran(&fort_adds);
 }
 
 /* Emit an ST_REC_OBJECT for each object (all of them when 'all'). */
@@ -269,7 +349,7 @@ static uint32_t site_find(void *ra, int *fortran)
 	uintptr_t key = (uintptr_t)ra;
 	unsigned i, n;
 
-	*fortran = in_fortran(key);
+	*fortran = from_fortran(key);
 	if (!st_set.depth)
 		return 0;
 	if (*fortran)

@@ -8,6 +8,9 @@
 # right root and byte counts.  And the same call from two call sites in
 # turn (fort-sites: the repeat path must not give the second the first's
 # site, though both reach the library from one place in the bindings).
+# And calls through the bindings loaded after MPI_Init (dlfort: a
+# program that dlopen()s a plugin written in Fortran) get their own
+# call sites too.
 . "$(dirname "$0")/lib.sh"
 
 for app in fort-f77 fort-mod fort-f08; do
@@ -25,7 +28,7 @@ for app in fort-f77 fort-mod fort-f08; do
 	dump_csv "$ST_TMP/$app" "$ST_TMP/$app.csv"
 	for r in 0 1; do
 		for want in "MPI_Init 1" "MPI_Barrier 1" "MPI_Allreduce 2" \
-			    "MPI_Bcast 1" "MPI_Finalize 1"; do
+			    "MPI_Bcast 1" "MPI_Finalize 1" "MPI_Pcontrol 2"; do
 			set -- $want
 			expect_count "$ST_TMP/$app.csv" \
 				"kind == \"call\" && rank == $r && fn == \"$1\"" $2
@@ -40,6 +43,15 @@ for app in fort-f77 fort-mod fort-f08; do
 			rank == $r && fn == \"MPI_Allreduce\" && \
 			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
 	done
+	# MPI_Pcontrol(1) before the MPI_Allreduce, (0) after them (Open
+	# MPI's bindings reach PMPI_Pcontrol by a tail call).
+	st_awk "$ST_TMP/$app.csv" 'kind == "call" && rank == 0 &&
+		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
+			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
+		> "$ST_TMP/$app.phase"
+	[ "$(cat "$ST_TMP/$app.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
+MPI_Allreduce MPI_Pcontrol0 " ] || { show "$ST_TMP/$app.phase";
+		fail "$app: no MPI_Pcontrol before and after MPI_Allreduce"; }
 	note "$app: results right, every call traced on both ranks"
 done
 
@@ -62,3 +74,21 @@ for r in 0 1; do
 		       "between two call sites"; }
 done
 note "fort-sites: two call sites told apart through the Fortran bindings"
+
+need_app dlfort
+traced "$ST_TMP/dlfort" "$ST_TMP/dlfort" $MPIEXEC -n 2 "$ST_APPS/dlfort"
+expect_rc "$ST_TMP/dlfort" 0
+[ "$(grep -c '^dlfort: rank [01] sums 2 2 2 2 2$' "$ST_TMP/dlfort.out")" \
+	= 2 ] ||
+	{ show "$ST_TMP/dlfort.out"; fail "dlfort: wrong results"; }
+dump_csv "$ST_TMP/dlfort" "$ST_TMP/dlfort.csv"
+for r in 0 1; do
+	expect_count "$ST_TMP/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Allreduce\"" 5
+	expect_count "$ST_TMP/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Barrier\"" 1
+done
+# 4 sites: 3 if the bindings' calls are keyed by their return addresses.
+expect_count "$ST_TMP/dlfort.csv" "kind == \"call\" && rank == 0 && \
+	fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+note "dlfort: bindings loaded after MPI_Init: 4 call sites told apart"

@@ -10,6 +10,11 @@
 # MPI's object, copied into the program by a copy relocation) takes the
 # repeat path as under MPICH: callgrind counts the instructions the
 # library adds to a repeated MPI_Allreduce under both (not under SAN).
+# The MPI-IO app's records are as it expects, its nonblocking reads'
+# done records with the bytes read, none taken for a cancelled receive.
+# Calls through Fortran bindings loaded after MPI_Init are traced.
+# So are p2p-more's unusual point-to-point calls (MPI 3.1 part), and
+# threads' requests after an MPI_Init that gave MPI_THREAD_MULTIPLE.
 # Skipped where Open MPI or its build is missing.
 # time limit: 360
 . "$(dirname "$0")/lib.sh"
@@ -24,8 +29,12 @@ ST_OPRELOAD=$ST_OLIB
 # Open MPI refuses root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+need_oapp()
+{
+	[ -x "$ST_OAPPS/$1" ] || fail "no app '$ST_OAPPS/$1': run make"
+}
 for app in p2p fort-f77 fort-mod fort-f08; do
-	[ -x "$ST_OAPPS/$app" ] || fail "no app '$ST_OAPPS/$app': run make"
+	need_oapp $app
 done
 need_app p2p
 need_app fort-f08
@@ -78,7 +87,7 @@ for app in fort-f77 fort-mod fort-f08; do
 	dump_csv "$t/$app" "$t/$app.csv"
 	for r in 0 1; do
 		for want in "MPI_Init 1" "MPI_Barrier 1" "MPI_Allreduce 2" \
-			    "MPI_Bcast 1" "MPI_Finalize 1"; do
+			    "MPI_Bcast 1" "MPI_Finalize 1" "MPI_Pcontrol 2"; do
 			set -- $want
 			expect_count "$t/$app.csv" \
 				"kind == \"call\" && rank == $r && fn == \"$1\"" $2
@@ -92,12 +101,103 @@ for app in fort-f77 fort-mod fort-f08; do
 			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
 	done
 	# Call sites are the program's lines, not the bindings': the two
-	# MPI_Allreduce have two, so 4 for the 4 calls between Init and
-	# Finalize (3 if keyed by the bindings' return address).
+	# MPI_Allreduce have two, and so do the two MPI_Pcontrol, so 6 for
+	# the 6 calls between Init and Finalize (4 if keyed by the
+	# bindings' return address).
 	expect_count "$t/$app.csv" "kind == \"call\" && rank == 0 && \
-		fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+		fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 6
+	# MPI_Pcontrol(1) before the MPI_Allreduce, (0) after them (Open
+	# MPI's bindings reach PMPI_Pcontrol by a tail call).
+	st_awk "$t/$app.csv" 'kind == "call" && rank == 0 &&
+		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
+			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
+		> "$t/$app.phase"
+	[ "$(cat "$t/$app.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
+MPI_Allreduce MPI_Pcontrol0 " ] || { show "$t/$app.phase";
+		fail "$app: no MPI_Pcontrol before and after MPI_Allreduce"; }
 	note "$app: results right, every call traced on both ranks"
 done
+
+# MPI-IO through OMPIO: every record as the app expects (t-io.sh), and
+# a nonblocking read's done record carries the bytes read.  OMPIO leaves
+# the cancelled flag of such a read's status as its request object last
+# held it, often not 0; it must not make the read a cancelled receive.
+need_oapp io
+f=/dev/shm
+[ -d $f ] && [ -w $f ] || f=$t
+f=$f/synctrace-t-openmpi-$$.dat
+trap 'rm -f "$f"' EXIT
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/io" ST_EXPECT="$t/io.x" \
+	$OMPIEXEC -n 2 "$ST_OAPPS/io" "$f" < /dev/null > "$t/io.out" \
+	2> "$t/io.err"
+echo $? > "$t/io.rc"
+expect_rc "$t/io" 0
+grep -q 'io: all ranks ok' "$t/io.out" ||
+	{ show "$t/io.out"; fail "io: wrong results"; }
+dump_csv "$t/io" "$t/io.csv"
+check_expects "$t/io.x" "$t/io.csv"
+expect_count "$t/io.csv" "kind == \"done\" && arg + 0 != 0" 0
+note "io: every MPI-IO record as expected, reads' bytes at completion"
+
+# The point-to-point calls beyond p2p (apps/p2p-more.c, MPI 3.1 part:
+# no partitioned calls, no Isendrecv): persistent requests, matched
+# probes, freed and cancelled requests, 17,000 receives in flight, a
+# Waitall failing in one request; every record as the app expects.
+need_oapp p2p-more
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/p2p-more" \
+	ST_EXPECT="$t/p2p-more.x" $OMPIEXEC -n 2 "$ST_OAPPS/p2p-more" \
+	< /dev/null > "$t/p2p-more.out" 2> "$t/p2p-more.err"
+echo $? > "$t/p2p-more.rc"
+expect_rc "$t/p2p-more" 0
+grep -q 'p2p-more: all ranks ok' "$t/p2p-more.out" ||
+	{ show "$t/p2p-more.out"; show "$t/p2p-more.err";
+	  fail "p2p-more: wrong results"; }
+dump_csv "$t/p2p-more" "$t/p2p-more.csv"
+check_expects "$t/p2p-more.x" "$t/p2p-more.csv"
+note "p2p-more: every record as expected"
+
+# Threads after an MPI_Init that OMPI_MPI_THREAD_LEVEL=3 makes
+# MPI_THREAD_MULTIPLE (the app asks MPI_Query_thread): the trace must
+# know the level (its header) and keep every request's done record.
+need_oapp threads-p2p
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/thr" ST_EXPECT="$t/thr.x" \
+	OMPI_MPI_THREAD_LEVEL=3 $OMPIEXEC -n 2 "$ST_OAPPS/threads-p2p" \
+	4 300 5 init < /dev/null > "$t/thr.out" 2> "$t/thr.err"
+echo $? > "$t/thr.rc"
+expect_rc "$t/thr" 0
+grep -q 'threads-p2p: all ranks ok' "$t/thr.out" ||
+	{ show "$t/thr.out"; fail "threads-p2p init: wrong results"; }
+"$ST_CLI" dump --header "$t/thr" > "$t/thr.header" ||
+	fail "cannot dump the header of '$t/thr'"
+[ "$(grep -c '^thread_level=3$' "$t/thr.header")" = 2 ] ||
+	{ grep thread_level "$t/thr.header";
+	  fail "MPI_Init's MPI_THREAD_MULTIPLE not in the trace headers"; }
+dump_csv "$t/thr" "$t/thr.csv"
+check_expects "$t/thr.x" "$t/thr.csv"
+expect_count "$t/thr.csv" 'kind == "done"' $((2 * 2 * 4 * 300 * 5))
+note "threads-p2p after MPI_Init at MPI_THREAD_MULTIPLE: every done"
+
+# Fortran bindings loaded after MPI_Init (a program that dlopen()s a
+# plugin written in Fortran): their PMPI_ calls are the program's too,
+# each with its own call site.
+need_oapp dlfort
+env LD_PRELOAD="$ST_OPRELOAD" SYNCTRACE_DIR="$t/dlfort" \
+	$OMPIEXEC -n 2 "$ST_OAPPS/dlfort" < /dev/null > "$t/dlfort.out" \
+	2> "$t/dlfort.err"
+echo $? > "$t/dlfort.rc"
+expect_rc "$t/dlfort" 0
+[ "$(grep -c '^dlfort: rank [01] sums 2 2 2 2 2$' "$t/dlfort.out")" = 2 ] ||
+	{ show "$t/dlfort.out"; fail "dlfort: wrong results"; }
+dump_csv "$t/dlfort" "$t/dlfort.csv"
+for r in 0 1; do
+	expect_count "$t/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Allreduce\"" 5
+	expect_count "$t/dlfort.csv" \
+		"kind == \"call\" && rank == $r && fn == \"MPI_Barrier\"" 1
+done
+expect_count "$t/dlfort.csv" "kind == \"call\" && rank == 0 && \
+	fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
+note "dlfort: calls through bindings loaded late traced, 4 call sites"
 
 # The wrong library: each steps aside, once, in C and Fortran programs.
 wrong()

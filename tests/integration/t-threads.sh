@@ -136,5 +136,22 @@ grep -q 'threads-p2p: all ranks ok' "$ST_TMP/prun.out" ||
 dump_csv "$ST_TMP/ptrace" "$ST_TMP/pcsv"
 check_expects "$ST_TMP/prun.x" "$ST_TMP/pcsv"
 expect_count "$ST_TMP/pcsv" 'kind == "done"' $((2 * 2 * 4 * 300 * 5))
+# The same after MPI_Init, which MPICH makes MPI_THREAD_MULTIPLE when
+# MPIR_CVAR_DEFAULT_THREAD_LEVEL says so: the app asks MPI_Query_thread.
+# The trace must know the level (its header) and keep every done record.
+traced "$ST_TMP/itrace" "$ST_TMP/irun" env ST_EXPECT="$ST_TMP/irun.x" \
+	MPIR_CVAR_DEFAULT_THREAD_LEVEL=MPI_THREAD_MULTIPLE \
+	$MPIEXEC -n 2 "$ST_APPS/threads-p2p" 4 300 5 init
+expect_rc "$ST_TMP/irun" 0
+grep -q 'threads-p2p: all ranks ok' "$ST_TMP/irun.out" ||
+	{ show "$ST_TMP/irun.out"; fail "wrong results in threads-p2p init"; }
+"$ST_CLI" dump --header "$ST_TMP/itrace" > "$ST_TMP/iheader" ||
+	fail "cannot dump the header of '$ST_TMP/itrace'"
+[ "$(grep -c '^thread_level=3$' "$ST_TMP/iheader")" = 2 ] ||
+	{ grep thread_level "$ST_TMP/iheader";
+	  fail "MPI_Init's MPI_THREAD_MULTIPLE not in the trace headers"; }
+dump_csv "$ST_TMP/itrace" "$ST_TMP/icsv"
+check_expects "$ST_TMP/irun.x" "$ST_TMP/icsv"
+expect_count "$ST_TMP/icsv" 'kind == "done"' $((2 * 2 * 4 * 300 * 5))
 
-note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous; $churn threads one after another traced on few streams; 4 threads' nonblocking messages each done once"
+note "2 ranks x $nt threads x $iters iterations: every call traced once, seqs contiguous; $churn threads one after another traced on few streams; 4 threads' nonblocking messages each done once, after MPI_Init_thread and after an MPI_Init that gave MPI_THREAD_MULTIPLE"

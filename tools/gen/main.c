@@ -712,9 +712,16 @@ static void put_form(FILE *f, const struct st_def_fn *fn, int large)
 		put_head(f, head, &decls);
 		free(head);
 		put_resolve_check(f, name);
-		fputs("\tif (!st_from_fortran(__builtin_return_address(0)))\n",
-		      f);
-		put_return(f, 2, real, &args);
+		/*
+		 * No MPI calls MPI_Pcontrol for itself: a PMPI_Pcontrol is
+		 * always the application's.  Open MPI's Fortran binding
+		 * reaches it by a tail call, from the program's address.
+		 */
+		if (fn->kind != ST_KIND_PHASE) {
+			fputs("\tif (!st_from_fortran("
+			      "__builtin_return_address(0)))\n", f);
+			put_return(f, 2, real, &args);
+		}
 		put_return(f, 1, body, &wargs);
 		fputs("}\n", f);
 		fprintf(f, "ST_STUB_PTR(P%s, st_c_P%s, st_real_P%s);\n", name,

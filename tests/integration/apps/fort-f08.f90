@@ -1,9 +1,10 @@
 ! tests/integration/apps/fort-f08.f90: the Fortran 2008 bindings
 ! ('use mpi_f08'), which in MPICH call the PMPI_ C functions directly:
-! MPI_Init, MPI_Barrier, MPI_Allreduce (once with MPI_IN_PLACE),
-! MPI_Bcast, MPI_Finalize.  Each rank prints its results as
-! "fort-f08: rank R sum S max M bcast B1 B2 B3"; t-fortran.sh checks the
-! values and that every call is in the trace.
+! MPI_Init, MPI_Barrier, MPI_Allreduce (once with MPI_IN_PLACE) between
+! MPI_Pcontrol(1) and MPI_Pcontrol(0), MPI_Bcast, MPI_Finalize.  Each
+! rank prints its results as "fort-f08: rank R sum S max M bcast B1 B2
+! B3"; t-fortran.sh checks the values and that every call is in the
+! trace.
 program fort_f08
 	use mpi_f08
 	implicit none
@@ -15,10 +16,12 @@ program fort_f08
 	call MPI_Comm_size(MPI_COMM_WORLD, nranks)
 	call MPI_Barrier(MPI_COMM_WORLD)
 	one = rank + 1
+	call MPI_Pcontrol(1)
 	call MPI_Allreduce(one, isum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
 	imax = 10 * rank
 	call MPI_Allreduce(MPI_IN_PLACE, imax, 1, MPI_INTEGER, MPI_MAX, &
 		MPI_COMM_WORLD)
+	call MPI_Pcontrol(0)
 	vals = -1
 	if (rank == 0) vals = (/ (100 + i, i = 1, 3) /)
 	call MPI_Bcast(vals, 3, MPI_INTEGER, 0, MPI_COMM_WORLD)

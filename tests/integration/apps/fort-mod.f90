@@ -1,8 +1,9 @@
 ! tests/integration/apps/fort-mod.f90: the Fortran bindings through
 ! 'use mpi': MPI_Init, MPI_Barrier, MPI_Allreduce (once with
-! MPI_IN_PLACE), MPI_Bcast, MPI_Finalize.  Each rank prints its results
-! as "fort-mod: rank R sum S max M bcast B1 B2 B3"; t-fortran.sh checks
-! the values and that every call is in the trace.
+! MPI_IN_PLACE) between MPI_Pcontrol(1) and MPI_Pcontrol(0), MPI_Bcast,
+! MPI_Finalize.  Each rank prints its results as "fort-mod: rank R sum
+! S max M bcast B1 B2 B3"; t-fortran.sh checks the values and that every
+! call is in the trace.
 program fort_mod
 	use mpi
 	implicit none
@@ -14,11 +15,13 @@ program fort_mod
 	call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
 	call MPI_Barrier(MPI_COMM_WORLD, ierr)
 	one = rank + 1
+	call MPI_Pcontrol(1)
 	call MPI_Allreduce(one, isum, 1, MPI_INTEGER, MPI_SUM, &
 		MPI_COMM_WORLD, ierr)
 	imax = 10 * rank
 	call MPI_Allreduce(MPI_IN_PLACE, imax, 1, MPI_INTEGER, MPI_MAX, &
 		MPI_COMM_WORLD, ierr)
+	call MPI_Pcontrol(0)
 	vals = -1
 	if (rank == 0) vals = (/ (100 + i, i = 1, 3) /)
 	call MPI_Bcast(vals, 3, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
