@@ -1310,6 +1310,56 @@ __attribute__((destructor)) static void init_unseen(void)
 	say(msg, (int)strlen(msg));
 }
 
+/*
+ * Whether the job is traced, decided alike on every rank.  Ranks may
+ * have different environments (an MPMD job: `mpiexec -n 1 ./a : -n 1
+ * -env SYNCTRACE_DISABLE 1 ./b`), and a rank that stepped aside here
+ * while the others went on to PMPI_Comm_dup would hold them there for
+ * good.  So one reduction over the job, the first call after PMPI_Init
+ * (no call of the application's can be pending on the communicator):
+ * when any rank has SYNCTRACE_DISABLE=1 no rank traces, and rank 0
+ * says so if not every rank has it; else when any rank has a bad
+ * setting no rank traces, and rank 0 says the lowest such rank's
+ * message.  Returns 0 when the job is traced.
+ */
+static int agree_on(void)
+{
+	char why[sizeof(config_err) + 64];
+	int mine[3], all[3], bad;
+
+	mine[0] = st_set.disable;
+	mine[1] = !st_set.disable;
+	mine[2] = !st_set.disable && config_bad ? st_size - st_rank : 0;
+	if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, st_world) !=
+	    MPI_SUCCESS)
+		return -1;
+	if (all[0]) {
+		if (all[1] && st_rank == 0) {
+			snprintf(why, sizeof(why), "SYNCTRACE_DISABLE=1 is "
+				 "set for some ranks only, so no rank is "
+				 "traced");
+			st_disable("%s", why);
+			notify("off", why);
+		}
+		return -1;
+	}
+	if (!all[2])
+		return 0;
+	bad = st_size - all[2];
+	PMPI_Bcast(config_err, (int)sizeof(config_err), MPI_CHAR, bad,
+		   st_world);
+	if (st_rank == 0) {
+		if (bad)
+			snprintf(why, sizeof(why), "%s (in the environment "
+				 "of rank %d)", config_err, bad);
+		else
+			snprintf(why, sizeof(why), "%s", config_err);
+		st_disable("%s", why);
+		notify("off", why);
+	}
+	return -1;
+}
+
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
 	init_seen = 1;
@@ -1337,17 +1387,13 @@ void st_init_post(struct st_call *c, int rc)
 	}
 	if (st_session_post(c, rc))
 		return;
-	if (rc != MPI_SUCCESS || st_set.disable) {
+	if (rc != MPI_SUCCESS) {
 		st_tls.guard = 0;
 		return;
 	}
 	PMPI_Comm_rank(st_world, &st_rank);
 	PMPI_Comm_size(st_world, &st_size);
-	if (config_bad) {
-		if (st_rank == 0) {
-			st_disable("%s", config_err);
-			notify("off", config_err);
-		}
+	if (agree_on()) {
 		st_tls.guard = 0;
 		return;
 	}

@@ -112,3 +112,44 @@ same_as_plain "$out"
 	grep -q 'run complete' "$out.report" ||
 	{ show "$out.report"; fail "notify FIFO: the run is not complete"; }
 note "SYNCTRACE_NOTIFY on a FIFO: passed over, the run traced"
+
+# Ranks with different environments, as an MPMD job's -env gives them.
+# A rank that stepped aside at MPI_Init (SYNCTRACE_DISABLE=1, a bad
+# value) once held the others in it for good.  Now no rank traces when
+# one must not, rank 0 saying why.  MPIEXEC_TIMEOUT ends a job that
+# hangs.
+# mpmd OUT RANK VAR=VALUE: p2p on 2 ranks, VAR=VALUE for rank RANK only.
+mpmd()
+{
+	st_v=${3%%=*}
+	st_x=${3#*=}
+	if [ "$2" = 0 ]; then
+		set -- "$1" -n 1 -env "$st_v" "$st_x" "$ST_APPS/p2p" : \
+			-n 1 "$ST_APPS/p2p"
+	else
+		set -- "$1" -n 1 "$ST_APPS/p2p" : \
+			-n 1 -env "$st_v" "$st_x" "$ST_APPS/p2p"
+	fi
+	st_o=$1
+	shift
+	env MPIEXEC_TIMEOUT=120 LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$st_o" \
+		$MPIEXEC "$@" < /dev/null > "$st_o.out" 2> "$st_o.err"
+	echo $? > "$st_o.rc"
+	same_as_plain "$st_o"
+}
+
+for case in "1 SYNCTRACE_DEPTH=99 SYNCTRACE_DEPTH='99' .*(in the environment of rank 1)" \
+	"0 SYNCTRACE_DEPTH=99 SYNCTRACE_DEPTH='99' [^(]*" \
+	"0 SYNCTRACE_DISABLE=1 SYNCTRACE_DISABLE=1 is set for some ranks only, so no rank is traced" \
+	"1 SYNCTRACE_DISABLE=1 SYNCTRACE_DISABLE=1 is set for some ranks only, so no rank is traced"; do
+	set -- $case
+	what="$2 for rank $1 only"
+	out=$ST_TMP/mpmd-$1-${2%%=*}
+	mpmd "$out" "$1" "$2"
+	shift 2
+	[ "$(wc -l < "$out.err")" = 1 ] &&
+		grep -q "^synctrace\[rank 0\]: $*; tracing disabled$" "$out.err" ||
+		{ show "$out.err"; fail "$what: not one warning line"; }
+	[ ! -e "$out" ] || fail "$what: a trace was made"
+	note "$what: $(cat "$out.err")"
+done
