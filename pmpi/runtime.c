@@ -1360,6 +1360,39 @@ static int agree_on(void)
 	return -1;
 }
 
+/*
+ * Rank 0's clock synchronisation settings, for every rank: the
+ * algorithms' messages, their number and who exchanges them depend on
+ * them, so ranks with different SYNCTRACE_SYNC* variables (an MPMD
+ * job's -env) would wait for messages that never come.  A rank whose
+ * own settings differ says so.
+ */
+static void agree_sync(void)
+{
+	long long mine[8] = {
+		st_set.sync_method, st_set.sync_node, st_set.sync_points,
+		st_set.sync_exchanges, st_set.sync_pingpongs,
+		st_set.sync_span_ms, st_set.sync_check,
+		(long long)st_set.sync_interval_ms
+	};
+	long long r0[8];
+
+	memcpy(r0, mine, sizeof(r0));
+	if (PMPI_Bcast(r0, 8, MPI_LONG_LONG, 0, st_comm) != MPI_SUCCESS ||
+	    !memcmp(r0, mine, sizeof(r0)))
+		return;
+	st_set.sync_method = (int)r0[0];
+	st_set.sync_node = (int)r0[1];
+	st_set.sync_points = (int)r0[2];
+	st_set.sync_exchanges = (int)r0[3];
+	st_set.sync_pingpongs = (int)r0[4];
+	st_set.sync_span_ms = (long)r0[5];
+	st_set.sync_check = (int)r0[6];
+	st_set.sync_interval_ms = (uint64_t)r0[7];
+	st_log_print("its SYNCTRACE_SYNC* settings differ from rank 0's; "
+		     "it takes rank 0's");
+}
+
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
 	init_seen = 1;
@@ -1411,6 +1444,7 @@ void st_init_post(struct st_call *c, int rc)
 		st_tls.guard = 0;
 		return;
 	}
+	agree_sync();
 	/*
 	 * From here on this rank keeps communicator ids and sequence numbers
 	 * in step with the others (st_live), even if it cannot write: other

@@ -115,9 +115,14 @@ note "SYNCTRACE_NOTIFY on a FIFO: passed over, the run traced"
 
 # Ranks with different environments, as an MPMD job's -env gives them.
 # A rank that stepped aside at MPI_Init (SYNCTRACE_DISABLE=1, a bad
-# value) once held the others in it for good.  Now no rank traces when
-# one must not, rank 0 saying why.  MPIEXEC_TIMEOUT ends a job that
-# hangs.
+# value) once held the others in it for good, as did SYNCTRACE_SYNC*
+# settings that differ (the ranks waited for each other's clock
+# messages); and a rank on the TSC took its node leader's clock map
+# where the leader read CLOCK_MONOTONIC_RAW (SYNCTRACE_CLOCK=raw),
+# which held nothing: its times were off by hours.  Now no rank traces
+# when one must not, rank 0 saying why, and the synchronisation
+# settings and a shared clock are rank 0's.  MPIEXEC_TIMEOUT ends a
+# job that hangs.
 # mpmd OUT RANK VAR=VALUE: p2p on 2 ranks, VAR=VALUE for rank RANK only.
 mpmd()
 {
@@ -152,4 +157,29 @@ for case in "1 SYNCTRACE_DEPTH=99 SYNCTRACE_DEPTH='99' .*(in the environment of 
 		{ show "$out.err"; fail "$what: not one warning line"; }
 	[ ! -e "$out" ] || fail "$what: a trace was made"
 	note "$what: $(cat "$out.err")"
+done
+
+for case in "1 SYNCTRACE_SYNC=skampi" "0 SYNCTRACE_SYNC=off" \
+	"1 SYNCTRACE_SYNC_NODE=0" "0 SYNCTRACE_SYNC_CHECK=8" \
+	"1 SYNCTRACE_SYNC_POINTS=4" "0 SYNCTRACE_CLOCK=raw"; do
+	set -- $case
+	what="$2 for rank $1 only"
+	out=$ST_TMP/mpmd-$1-${2%%=*}
+	mpmd "$out" "$1" "$2"
+	case $2 in
+	SYNCTRACE_SYNC*)
+		[ "$(cat "$out.err")" = "synctrace[rank 1]: its SYNCTRACE_SYNC* settings differ from rank 0's; it takes rank 0's" ] ||
+			{ show "$out.err"; fail "$what: not one note from rank 1"; } ;;
+	*)
+		[ ! -s "$out.err" ] || { show "$out.err"; fail "$what: stderr"; } ;;
+	esac
+	"$ST_CLI" report "$out" > "$out.report" 2>&1 &&
+		grep -q 'n=2 read, on n=1 host, run complete' "$out.report" ||
+		{ show "$out.report"; fail "$what: the run is not complete"; }
+	# Both ranks enter MPI_Finalize within minutes on the global clock.
+	dump_csv "$out" "$out.csv"
+	st_awk "$out.csv" 'kind == "call" && fn == "MPI_Finalize" { g[rank] = g0_ns }
+		END { d = g[0] - g[1]; if (d < 0) d = -d; exit !(1 in g && d < 600e9) }' ||
+		{ grep MPI_Finalize "$out.csv"; fail "$what: global times ranks apart"; }
+	note "$what: traced, complete, the ranks on one global clock"
 done
