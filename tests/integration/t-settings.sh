@@ -183,3 +183,30 @@ for case in "1 SYNCTRACE_SYNC=skampi" "0 SYNCTRACE_SYNC=off" \
 		{ grep MPI_Finalize "$out.csv"; fail "$what: global times ranks apart"; }
 	note "$what: traced, complete, the ranks on one global clock"
 done
+
+# What holds for some ranks only: the report showed rank 0's command
+# and config as the run's, and said nothing of ranks that traced no
+# completion calls, whose nonblocking spans and received bytes it then
+# left out unsaid.  It now says which ranks differ and how.
+out=$ST_TMP/mpmd-report
+env MPIEXEC_TIMEOUT=120 LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$out" \
+	$MPIEXEC -n 1 "$ST_APPS/p2p" : -n 1 -env SYNCTRACE_FAMILIES \
+	all,-complete "$ST_APPS/p2p" rank-1 < /dev/null > "$out.out" \
+	2> "$out.err"
+echo $? > "$out.rc"
+same_as_plain "$out"
+"$ST_CLI" report "$out" > "$out.report" 2>&1 ||
+	{ show "$out.report"; fail "report of an MPMD run"; }
+# The report cuts a line at 100 columns, the last three "...".
+cmd="             $ST_APPS/p2p rank-1"
+[ ${#cmd} -le 100 ] || cmd="$(printf '%.97s' "$cmd")..."
+grep -qxF "$cmd" "$out.report" ||
+	{ show "$out.report"; fail "MPMD report: no line '$cmd'"; }
+for line in "n=1 other rank ran another command, the first: rank 1:" \
+	"n=1 other rank had another, the first: rank 1: families=0x1df" \
+	"no completion calls traced on n=1 of 2 ranks (the first: rank 1):" \
+	"their nonblocking spans and received bytes unknown"; do
+	grep -qxF "             $line" "$out.report" ||
+		{ show "$out.report"; fail "MPMD report: no line '$line'"; }
+done
+note "report of an MPMD run: the other rank's command, config and missing completions"
