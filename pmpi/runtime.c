@@ -1361,26 +1361,32 @@ static int agree_on(void)
 }
 
 /*
- * Rank 0's clock synchronisation settings, for every rank: the
- * algorithms' messages, their number and who exchanges them depend on
- * them, so ranks with different SYNCTRACE_SYNC* variables (an MPMD
- * job's -env) would wait for messages that never come.  A rank whose
- * own settings differ says so.
+ * Rank 0's settings that make ranks exchange messages, for every rank:
+ * which calls are traced (a traced window's or file's id is agreed with
+ * a collective of synctrace's on its communicator, which an untraced
+ * rank never joins), and the clock synchronisation (its messages, how
+ * many and between whom).  Ranks with different SYNCTRACE_FAMILIES or
+ * SYNCTRACE_SYNC* variables (an MPMD job's -env) would wait for
+ * messages that never come, or take synctrace's for the application's.
+ * A rank whose own differ says so.
  */
-static void agree_sync(void)
+static void agree_settings(void)
 {
-	long long mine[8] = {
+	long long mine[9] = {
 		st_set.sync_method, st_set.sync_node, st_set.sync_points,
 		st_set.sync_exchanges, st_set.sync_pingpongs,
 		st_set.sync_span_ms, st_set.sync_check,
-		(long long)st_set.sync_interval_ms
+		(long long)st_set.sync_interval_ms, st_set.families
 	};
-	long long r0[8];
+	long long r0[9];
+	int fam, sync;
 
 	memcpy(r0, mine, sizeof(r0));
-	if (PMPI_Bcast(r0, 8, MPI_LONG_LONG, 0, st_comm) != MPI_SUCCESS ||
+	if (PMPI_Bcast(r0, 9, MPI_LONG_LONG, 0, st_comm) != MPI_SUCCESS ||
 	    !memcmp(r0, mine, sizeof(r0)))
 		return;
+	sync = memcmp(r0, mine, 8 * sizeof(r0[0])) != 0;
+	fam = r0[8] != mine[8];
 	st_set.sync_method = (int)r0[0];
 	st_set.sync_node = (int)r0[1];
 	st_set.sync_points = (int)r0[2];
@@ -1389,8 +1395,11 @@ static void agree_sync(void)
 	st_set.sync_span_ms = (long)r0[5];
 	st_set.sync_check = (int)r0[6];
 	st_set.sync_interval_ms = (uint64_t)r0[7];
-	st_log_print("its SYNCTRACE_SYNC* settings differ from rank 0's; "
-		     "it takes rank 0's");
+	st_set.families = (unsigned)r0[8];
+	st_log_print("its %s%s%s differ from rank 0's; it takes rank 0's",
+		     fam ? "SYNCTRACE_FAMILIES" : "",
+		     fam && sync ? " and " : "",
+		     sync ? "SYNCTRACE_SYNC* settings" : "");
 }
 
 void st_init_pre(struct st_call *c, int fn, void *ra)
@@ -1434,17 +1443,17 @@ void st_init_post(struct st_call *c, int rc)
 	if (c->a.provided)
 		level = *c->a.provided;
 	st_mt = level == MPI_THREAD_MULTIPLE;
-	st_req_init(st_mt, !!(st_set.families & ST_FAMILY_COMPLETE));
 	st_cfg.yield = st_set.yield;
 	st_flush_interval_ns = st_set.flush_ms * 1000000u;
-	fn_table_init();
 	if (PMPI_Comm_dup(st_world, &st_comm) != MPI_SUCCESS) {
 		st_comm = MPI_COMM_NULL;
 		st_disable("cannot duplicate MPI_COMM_WORLD");
 		st_tls.guard = 0;
 		return;
 	}
-	agree_sync();
+	agree_settings();
+	st_req_init(st_mt, !!(st_set.families & ST_FAMILY_COMPLETE));
+	fn_table_init();
 	/*
 	 * From here on this rank keeps communicator ids and sequence numbers
 	 * in step with the others (st_live), even if it cannot write: other
