@@ -1321,6 +1321,98 @@ __attribute__((destructor)) static void init_unseen(void)
 	say(msg, (int)strlen(msg));
 }
 
+/*
+ * Whether the job is traced, decided alike on every rank.  Ranks may
+ * have different environments (an MPMD job: `mpiexec -n 1 ./a : -n 1
+ * -env SYNCTRACE_DISABLE 1 ./b`), and a rank that stepped aside here
+ * while the others went on to PMPI_Comm_dup would hold them there for
+ * good.  So one reduction over the job, the first call after PMPI_Init
+ * (no call of the application's can be pending on the communicator):
+ * when any rank has SYNCTRACE_DISABLE=1 no rank traces, and rank 0
+ * says so if not every rank has it; else when any rank has a bad
+ * setting no rank traces, and rank 0 says the lowest such rank's
+ * message.  Returns 0 when the job is traced.
+ */
+static int agree_on(void)
+{
+	char why[sizeof(config_err) + 64];
+	int mine[3], all[3], bad;
+
+	mine[0] = st_set.disable;
+	mine[1] = !st_set.disable;
+	mine[2] = !st_set.disable && config_bad ? st_size - st_rank : 0;
+	if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, st_world) !=
+	    MPI_SUCCESS)
+		return -1;
+	if (all[0]) {
+		if (all[1] && st_rank == 0) {
+			snprintf(why, sizeof(why), "SYNCTRACE_DISABLE=1 is "
+				 "set for some ranks only, so no rank is "
+				 "traced");
+			st_disable("%s", why);
+			notify("off", why);
+		}
+		return -1;
+	}
+	if (!all[2])
+		return 0;
+	bad = st_size - all[2];
+	PMPI_Bcast(config_err, (int)sizeof(config_err), MPI_CHAR, bad,
+		   st_world);
+	if (st_rank == 0) {
+		if (bad)
+			snprintf(why, sizeof(why), "%s (in the environment "
+				 "of rank %d)", config_err, bad);
+		else
+			snprintf(why, sizeof(why), "%s", config_err);
+		st_disable("%s", why);
+		notify("off", why);
+	}
+	return -1;
+}
+
+/*
+ * Rank 0's settings that make ranks exchange messages, for every rank:
+ * which calls are traced (a traced window's or file's id is agreed with
+ * a collective of synctrace's on its communicator, which an untraced
+ * rank never joins), and the clock synchronisation (its messages, how
+ * many and between whom).  Ranks with different SYNCTRACE_FAMILIES or
+ * SYNCTRACE_SYNC* variables (an MPMD job's -env) would wait for
+ * messages that never come, or take synctrace's for the application's.
+ * A rank whose own differ says so.
+ */
+static void agree_settings(void)
+{
+	long long mine[9] = {
+		st_set.sync_method, st_set.sync_node, st_set.sync_points,
+		st_set.sync_exchanges, st_set.sync_pingpongs,
+		st_set.sync_span_ms, st_set.sync_check,
+		(long long)st_set.sync_interval_ms, st_set.families
+	};
+	long long r0[9];
+	int fam, sync;
+
+	memcpy(r0, mine, sizeof(r0));
+	if (PMPI_Bcast(r0, 9, MPI_LONG_LONG, 0, st_comm) != MPI_SUCCESS ||
+	    !memcmp(r0, mine, sizeof(r0)))
+		return;
+	sync = memcmp(r0, mine, 8 * sizeof(r0[0])) != 0;
+	fam = r0[8] != mine[8];
+	st_set.sync_method = (int)r0[0];
+	st_set.sync_node = (int)r0[1];
+	st_set.sync_points = (int)r0[2];
+	st_set.sync_exchanges = (int)r0[3];
+	st_set.sync_pingpongs = (int)r0[4];
+	st_set.sync_span_ms = (long)r0[5];
+	st_set.sync_check = (int)r0[6];
+	st_set.sync_interval_ms = (uint64_t)r0[7];
+	st_set.families = (unsigned)r0[8];
+	st_log_print("its %s%s%s differ from rank 0's; it takes rank 0's",
+		     fam ? "SYNCTRACE_FAMILIES" : "",
+		     fam && sync ? " and " : "",
+		     sync ? "SYNCTRACE_SYNC* settings" : "");
+}
+
 void st_init_pre(struct st_call *c, int fn, void *ra)
 {
 	init_seen = 1;
@@ -1348,17 +1440,13 @@ void st_init_post(struct st_call *c, int rc)
 	}
 	if (st_session_post(c, rc))
 		return;
-	if (rc != MPI_SUCCESS || st_set.disable) {
+	if (rc != MPI_SUCCESS) {
 		st_tls.guard = 0;
 		return;
 	}
 	PMPI_Comm_rank(st_world, &st_rank);
 	PMPI_Comm_size(st_world, &st_size);
-	if (config_bad) {
-		if (st_rank == 0) {
-			st_disable("%s", config_err);
-			notify("off", config_err);
-		}
+	if (agree_on()) {
 		st_tls.guard = 0;
 		return;
 	}
@@ -1373,16 +1461,17 @@ void st_init_post(struct st_call *c, int rc)
 	if (PMPI_Query_thread(&level) != MPI_SUCCESS)
 		level = c->a.provided ? *c->a.provided : MPI_THREAD_SINGLE;
 	st_mt = level == MPI_THREAD_MULTIPLE;
-	st_req_init(st_mt, !!(st_set.families & ST_FAMILY_COMPLETE));
 	st_cfg.yield = st_set.yield;
 	st_flush_interval_ns = st_set.flush_ms * 1000000u;
-	fn_table_init();
 	if (PMPI_Comm_dup(st_world, &st_comm) != MPI_SUCCESS) {
 		st_comm = MPI_COMM_NULL;
 		st_disable("cannot duplicate MPI_COMM_WORLD");
 		st_tls.guard = 0;
 		return;
 	}
+	agree_settings();
+	st_req_init(st_mt, !!(st_set.families & ST_FAMILY_COMPLETE));
+	fn_table_init();
 	/*
 	 * From here on this rank keeps communicator ids and sequence numbers
 	 * in step with the others (st_live), even if it cannot write: other

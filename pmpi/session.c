@@ -5,9 +5,12 @@
  * "mpi://WORLD" process set, which stands in for MPI_COMM_WORLD
  * (st_world) while pmpi/runtime.c starts tracing as at MPI_Init; the
  * MPI_Session_finalize of the application's last open session ends it
- * as MPI_Finalize does, and frees both.  Tracing started by MPI_Init is
- * ended by MPI_Finalize whatever sessions do; any init or finalize call
- * that neither starts nor ends tracing is only recorded.
+ * as MPI_Finalize does, and frees both, unless the application called
+ * MPI_Init meanwhile: then the later of its MPI_Finalize and that last
+ * session's finalize ends it (synctrace's own session keeps st_world
+ * usable till then).  Tracing started by MPI_Init is ended by
+ * MPI_Finalize whatever sessions do; any init or finalize call that
+ * neither starts nor ends tracing is only recorded.
  *
  * Making the communicator is collective over the processes of
  * mpi://WORLD: every process of the job must call MPI_Session_init
@@ -24,6 +27,8 @@ MPI_Comm st_world = MPI_COMM_WORLD;
 static int started;		/* 0 no, 1 by MPI_Init, 2 by a session */
 static int nsessions;		/* the application's open sessions */
 static int level;		/* the thread level of the first session */
+static int world;		/* MPI_Init ran after 'started' = 2, and
+				   MPI_Finalize has not yet */
 static MPI_Session own = MPI_SESSION_NULL;
 
 static int is_init(int fn)
@@ -43,8 +48,12 @@ int st_session_pre(struct st_call *c, int fn, void *ra)
 		return 0;
 	if (!is_init(fn) && started == 1 && !is_session(fn))
 		return 0;	/* MPI_Finalize after MPI_Init */
-	if (!is_init(fn) && started == 2 && is_session(fn) && nsessions == 1)
+	if (!is_init(fn) && started == 2 && is_session(fn) && nsessions == 1 &&
+	    !world)
 		return 0;	/* the last session's finalize */
+	if (!is_init(fn) && started == 2 && !is_session(fn) && world &&
+	    !nsessions)
+		return 0;	/* MPI_Finalize after the last session's */
 	c->plain = st_enter(c, fn, ra) ? 1 : 2;
 	return 1;
 }
@@ -123,6 +132,8 @@ int st_session_post(struct st_call *c, int rc)
 	if (c->plain) {
 		if (rc == MPI_SUCCESS && is_session(fn))
 			nsessions += is_init(fn) ? 1 : -1;
+		else if (rc == MPI_SUCCESS && started == 2)
+			world = is_init(fn);
 		if (c->plain == 2)
 			return 1;
 		st_event_clear(&ev);

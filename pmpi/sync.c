@@ -176,13 +176,16 @@ static void check(const char *when)
 /*
  * Node leaders: the lowest world rank on each node measures for it; the
  * others read the same clock (they take the leader's tick-to-ns map).
- * Not with injected skew, unless every rank of a node has its leader's.
+ * Not with injected skew, unless every rank of a node has its leader's,
+ * nor unless every rank of a node reads the clock its leader reads
+ * (SYNCTRACE_CLOCK=raw on some ranks only): a TSC rank would take a
+ * raw leader's map, which holds nothing.
  */
 static int *node_leaders(const struct st_skew *k)
 {
 	MPI_Comm node;
 	uint64_t map[3];
-	double mine[2], lead[2];
+	double mine[3], lead[3];
 	int leader = st_rank, ok, all = 0;
 	int *l;
 
@@ -192,8 +195,9 @@ static int *node_leaders(const struct st_skew *k)
 	PMPI_Allreduce(&st_rank, &leader, 1, MPI_INT, MPI_MIN, node);
 	mine[0] = lead[0] = (double)k->offset_ns;
 	mine[1] = lead[1] = k->drift_ppm;
-	PMPI_Bcast(lead, 2, MPI_DOUBLE, 0, node);
-	ok = mine[0] == lead[0] && mine[1] == lead[1];
+	mine[2] = lead[2] = st_clock_tsc;
+	PMPI_Bcast(lead, 3, MPI_DOUBLE, 0, node);
+	ok = mine[0] == lead[0] && mine[1] == lead[1] && mine[2] == lead[2];
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st_comm);
 	if (all) {
 		st_clock_export(map);

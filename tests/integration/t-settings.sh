@@ -112,3 +112,119 @@ same_as_plain "$out"
 	grep -q 'run complete' "$out.report" ||
 	{ show "$out.report"; fail "notify FIFO: the run is not complete"; }
 note "SYNCTRACE_NOTIFY on a FIFO: passed over, the run traced"
+
+# Ranks with different environments, as an MPMD job's -env gives them.
+# A rank that stepped aside at MPI_Init (SYNCTRACE_DISABLE=1, a bad
+# value) once held the others in it for good, as did SYNCTRACE_SYNC*
+# settings that differ (the ranks waited for each other's clock
+# messages); and a rank on the TSC took its node leader's clock map
+# where the leader read CLOCK_MONOTONIC_RAW (SYNCTRACE_CLOCK=raw),
+# which held nothing: its times were off by hours.  Now no rank traces
+# when one must not, rank 0 saying why, and the synchronisation
+# settings and a shared clock are rank 0's.  MPIEXEC_TIMEOUT ends a
+# job that hangs.
+# mpmd OUT RANK VAR=VALUE: p2p on 2 ranks, VAR=VALUE for rank RANK only.
+mpmd()
+{
+	st_v=${3%%=*}
+	st_x=${3#*=}
+	if [ "$2" = 0 ]; then
+		set -- "$1" -n 1 -env "$st_v" "$st_x" "$ST_APPS/p2p" : \
+			-n 1 "$ST_APPS/p2p"
+	else
+		set -- "$1" -n 1 "$ST_APPS/p2p" : \
+			-n 1 -env "$st_v" "$st_x" "$ST_APPS/p2p"
+	fi
+	st_o=$1
+	shift
+	env MPIEXEC_TIMEOUT=120 LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$st_o" \
+		$MPIEXEC "$@" < /dev/null > "$st_o.out" 2> "$st_o.err"
+	echo $? > "$st_o.rc"
+	same_as_plain "$st_o"
+}
+
+for case in "1 SYNCTRACE_DEPTH=99 SYNCTRACE_DEPTH='99' .*(in the environment of rank 1)" \
+	"0 SYNCTRACE_DEPTH=99 SYNCTRACE_DEPTH='99' [^(]*" \
+	"0 SYNCTRACE_DISABLE=1 SYNCTRACE_DISABLE=1 is set for some ranks only, so no rank is traced" \
+	"1 SYNCTRACE_DISABLE=1 SYNCTRACE_DISABLE=1 is set for some ranks only, so no rank is traced"; do
+	set -- $case
+	what="$2 for rank $1 only"
+	out=$ST_TMP/mpmd-$1-${2%%=*}
+	mpmd "$out" "$1" "$2"
+	shift 2
+	[ "$(wc -l < "$out.err")" = 1 ] &&
+		grep -q "^synctrace\[rank 0\]: $*; tracing disabled$" "$out.err" ||
+		{ show "$out.err"; fail "$what: not one warning line"; }
+	[ ! -e "$out" ] || fail "$what: a trace was made"
+	note "$what: $(cat "$out.err")"
+done
+
+for case in "1 SYNCTRACE_SYNC=skampi" "0 SYNCTRACE_SYNC=off" \
+	"1 SYNCTRACE_SYNC_NODE=0" "0 SYNCTRACE_SYNC_CHECK=8" \
+	"1 SYNCTRACE_SYNC_POINTS=4" "0 SYNCTRACE_CLOCK=raw"; do
+	set -- $case
+	what="$2 for rank $1 only"
+	out=$ST_TMP/mpmd-$1-${2%%=*}
+	mpmd "$out" "$1" "$2"
+	case $2 in
+	SYNCTRACE_SYNC*)
+		[ "$(cat "$out.err")" = "synctrace[rank 1]: its SYNCTRACE_SYNC* settings differ from rank 0's; it takes rank 0's" ] ||
+			{ show "$out.err"; fail "$what: not one note from rank 1"; } ;;
+	*)
+		[ ! -s "$out.err" ] || { show "$out.err"; fail "$what: stderr"; } ;;
+	esac
+	"$ST_CLI" report "$out" > "$out.report" 2>&1 &&
+		grep -q 'n=2 read, on n=1 host, run complete' "$out.report" ||
+		{ show "$out.report"; fail "$what: the run is not complete"; }
+	# Both ranks enter MPI_Finalize within minutes on the global clock.
+	dump_csv "$out" "$out.csv"
+	st_awk "$out.csv" 'kind == "call" && fn == "MPI_Finalize" { g[rank] = g0_ns }
+		END { d = g[0] - g[1]; if (d < 0) d = -d; exit !(1 in g && d < 600e9) }' ||
+		{ grep MPI_Finalize "$out.csv"; fail "$what: global times ranks apart"; }
+	note "$what: traced, complete, the ranks on one global clock"
+done
+
+# SYNCTRACE_FAMILIES for some ranks only: a traced window's id is
+# agreed by a collective of synctrace's on its communicator, which a
+# rank that did not trace rma never joined, so the application's next
+# allreduce met synctrace's ("Message truncated") and the job aborted.
+# Every rank now takes rank 0's families, the others saying so.
+need_app rma
+untraced "$ST_TMP/rma-plain" $MPIEXEC -n 2 "$ST_APPS/rma"
+expect_rc "$ST_TMP/rma-plain" 0
+out=$ST_TMP/mpmd-rma
+env MPIEXEC_TIMEOUT=120 LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$out" \
+	$MPIEXEC -n 1 "$ST_APPS/rma" : -n 1 -env SYNCTRACE_FAMILIES \
+	all,-rma "$ST_APPS/rma" < /dev/null > "$out.out" 2> "$out.err"
+echo $? > "$out.rc"
+expect_rc "$out" 0
+sort "$ST_TMP/rma-plain.out" > "$ST_TMP/rma-plain.sorted"
+sort "$out.out" | cmp -s "$ST_TMP/rma-plain.sorted" - ||
+	{ show "$out.out"; fail "families for rank 1 only: stdout differs from an untraced run"; }
+[ "$(cat "$out.err")" = "synctrace[rank 1]: its SYNCTRACE_FAMILIES differ from rank 0's; it takes rank 0's" ] ||
+	{ show "$out.err"; fail "families for rank 1 only: not one note from rank 1"; }
+dump_csv "$out" "$out.csv"
+expect_count "$out.csv" 'kind == "call" && rank == 1 && fn == "MPI_Win_create"' 1
+note "SYNCTRACE_FAMILIES=all,-rma for rank 1 only: rank 0's taken, the windows traced"
+
+# What holds for some ranks only: the report showed rank 0's command
+# and config as the run's.  It now says which ranks differ and how.
+out=$ST_TMP/mpmd-report
+env MPIEXEC_TIMEOUT=120 LD_PRELOAD="$ST_PRELOAD" SYNCTRACE_DIR="$out" \
+	$MPIEXEC -n 1 "$ST_APPS/p2p" : -n 1 -env SYNCTRACE_DEPTH 2 \
+	"$ST_APPS/p2p" rank-1 < /dev/null > "$out.out" 2> "$out.err"
+echo $? > "$out.rc"
+same_as_plain "$out"
+"$ST_CLI" report "$out" > "$out.report" 2>&1 ||
+	{ show "$out.report"; fail "report of an MPMD run"; }
+# The report cuts a line at 100 columns, the last three "...".
+cmd="             $ST_APPS/p2p rank-1"
+[ ${#cmd} -le 100 ] || cmd="$(printf '%.97s' "$cmd")..."
+grep -qxF "$cmd" "$out.report" ||
+	{ show "$out.report"; fail "MPMD report: no line '$cmd'"; }
+for line in "n=1 other rank ran another command, the first: rank 1:" \
+	"n=1 other rank had another, the first: rank 1: depth=2"; do
+	grep -qxF "             $line" "$out.report" ||
+		{ show "$out.report"; fail "MPMD report: no line '$line'"; }
+done
+note "report of an MPMD run: the other rank's command and config"

@@ -333,6 +333,45 @@ Test(tools_cmd_report, incomplete_run_is_reported)
 	captured_free(&c);
 }
 
+/*
+ * Ranks that ran another command with another config (an MPMD job):
+ * the report once showed rank 0's as the run's, and said nothing of
+ * rank 1 tracing no completion calls.
+ */
+Test(tools_cmd_report, ranks_with_another_command_or_config)
+{
+	char *argv[] = { "report", run, NULL };
+	static const char *const want[] = {
+		"command:     mpiexec.mpich -n 2 ./app\n"
+		"             n=1 other rank ran another command, the first: "
+		"rank 1:\n"
+		"             ./other -x\n",
+		"config:      buffer=1048576 depth=8 level=1 families=0x1ff\n"
+		"             n=1 other rank had another, the first: rank 1: "
+		"depth=2 families=0x1df\n"
+		"             no completion calls traced on n=1 of 2 ranks "
+		"(the first: rank 1):\n"
+		"             their nonblocking spans and received bytes "
+		"unknown\n",
+	};
+	struct fake_obj obj;
+	struct captured c;
+	size_t i;
+
+	fake_cmdline[1] = "./other -x";
+	fake_config[0] = "buffer=1048576 depth=8 level=1 families=0x1ff";
+	fake_config[1] = "buffer=1048576 depth=2 level=1 families=0x1df";
+	find_object((const void *)(uintptr_t)report_marker, &obj);
+	fake_run(run, &obj, (uint64_t)(uintptr_t)report_marker + 1, NULL);
+	fake_cmdline[1] = fake_config[0] = fake_config[1] = NULL;
+	c = report(argv);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(strstr(c.out, want[i]), "no\n%s\nin\n%s", want[i],
+			  c.out);
+	captured_free(&c);
+}
+
 Test(tools_cmd_report, usage_and_bad_runs)
 {
 	char *bad_top[] = { "report", "--top", "-1", run, NULL };

@@ -270,6 +270,44 @@ Test(tools_cmd_run, signal_and_exec_failures)
 	captured_free(&c);
 }
 
+/*
+ * Without --lib, a command that names no MPI and cannot be started: it
+ * once got "cannot tell which MPI" (exit 1) when both libraries were
+ * there, rather than the exec failure's message and status.
+ */
+Test(tools_cmd_run, command_not_found_before_the_mpi_is_told)
+{
+	char out[400], noexec[500];
+	char *nocmd[] = { "run", "-o", out, "--", "/nonexistent/app", NULL };
+	char *nopath[] = { "run", "-o", out, "--", "st-no-such-program",
+			   NULL };
+	char *notx[] = { "run", "-o", out, "--", noexec, NULL };
+	char want[600];
+	struct captured c;
+
+	snprintf(out, sizeof(out), "%s/n", dir);
+	unsetenv("LD_PRELOAD");
+	c = run_cmd(dir, cmd_run, nocmd);
+	cr_expect_eq(c.status, 127, "%s", c.err);
+	cr_expect(strstr(c.err, "cannot run '/nonexistent/app': No such "
+			 "file or directory"), "%s", c.err);
+	captured_free(&c);
+	c = run_cmd(dir, cmd_run, nopath);
+	cr_expect_eq(c.status, 127, "%s", c.err);
+	cr_expect(strstr(c.err, "cannot run 'st-no-such-program': No such "
+			 "file or directory"), "%s", c.err);
+	captured_free(&c);
+	snprintf(noexec, sizeof(noexec), "%s/noexec.sh", dir);
+	write_file(noexec, "exit 0\n");
+	c = run_cmd(dir, cmd_run, notx);
+	cr_expect_eq(c.status, 126, "%s", c.err);
+	snprintf(want, sizeof(want), "cannot run '%s': Permission denied",
+		 noexec);
+	cr_expect(strstr(c.err, want), "%s", c.err);
+	captured_free(&c);
+	cr_expect_eq(access(out, F_OK), -1, "no run directory is left");
+}
+
 Test(tools_cmd_run, refuses_non_empty_directory_and_bad_lib)
 {
 	char out[400], libopt[600], file[500];

@@ -190,6 +190,12 @@ static inline void fake_index(const char *dir, int nranks, int complete)
 }
 
 /*
+ * The cmdline and config headers of ranks 0 and 1, where a test wants
+ * them to differ (an MPMD run); NULL for fake_rank_open()'s own.
+ */
+static const char *fake_cmdline[2], *fake_config[2];
+
+/*
  * Start rank 'rank's file in 'dir' with the header keys the interposer
  * writes ('host' and 't_init_ns' as given) and this build's fn_table.
  */
@@ -208,9 +214,11 @@ static inline void fake_rank_open(struct fake_rank *fr, const char *dir,
 		{ "clock_res_ns", "1" },
 		{ "clock_cost_ns", "20" },
 		{ "mpi_library", "MPICH Version: 4.0.2" },
-		{ "cmdline", "./app" },
-		{ "config", "buffer=1048576 depth=8 yield=0 level=1 "
-			    "families=all" },
+		{ "cmdline", rank < 2 && fake_cmdline[rank] ?
+			     fake_cmdline[rank] : "./app" },
+		{ "config", rank < 2 && fake_config[rank] ?
+			    fake_config[rank] : "buffer=1048576 depth=8 "
+			    "yield=0 level=1 families=all" },
 		{ "yield", "0" },
 		{ "fn_table", ST_FN_TABLE_HASH },
 		{ "t_init_ns", t_init_ns },

@@ -674,6 +674,49 @@ static int on_record(struct st_profile *p, int rank,
 	return 0;
 }
 
+/*
+ * Count 'mine' when it is not 'first' (both header values, NULL when
+ * absent); the first such keeps its 'rank' and a copy of the value.
+ * Returns 0 or -ENOMEM.
+ */
+static int note_other(const char *mine, const char *first, int rank,
+		      int *n, int *other_rank, char **other)
+{
+	if (!mine || !first || !strcmp(mine, first))
+		return 0;
+	if (!(*n)++) {
+		*other_rank = rank;
+		if (!(*other = strdup(mine)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * What the header of 'rank' ('r') says that the first rank's does not:
+ * ranks may run other programs (an MPMD job) with other settings, so
+ * the first rank's cmdline and config need not hold for the run.
+ * Returns 0 or -ENOMEM.
+ */
+static int note_header(struct st_profile *p, int rank, struct st_reader *r)
+{
+	const char *cfg = st_reader_get(r, "config");
+	const char *f = cfg ? strstr(cfg, "families=") : NULL;
+
+	/* ST_FAMILY_COMPLETE (pmpi/config.h): Wait, Test, Start. */
+	if (f && !(strtoul(f + 9, NULL, 0) & 0x20) && !p->sum.nocomplete++)
+		p->sum.nocomplete_rank = rank;
+	if (!p->first)
+		return 0;
+	if (note_other(cfg, p->sum.config, rank, &p->sum.config_others,
+		       &p->sum.config_other_rank, &p->sum.config_other))
+		return -ENOMEM;
+	return note_other(st_reader_get(r, "cmdline"),
+			  st_reader_get(p->first, "cmdline"), rank,
+			  &p->sum.cmd_others, &p->sum.cmd_other_rank,
+			  &p->sum.cmd_other);
+}
+
 int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 			 char *err, size_t errlen)
 {
@@ -821,6 +864,8 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 	if (!p->imb_scan_later &&
 	    st_imb_scan_end(p->imb, st_gclock_epochs(clk) > 0))
 		goto oom;
+	if (note_header(p, rank, r))
+		goto oom;
 	if (!p->first) {
 		p->first = r;
 		p->sum.mpi_library = st_reader_get(r, "mpi_library");
@@ -883,6 +928,8 @@ void st_profile_free(struct st_profile *p)
 	}
 	free(p->clk);
 	free(p->path);
+	free(p->sum.config_other);
+	free(p->sum.cmd_other);
 	st_imb_free(p->imb);
 	st_rma_free(p->rma);
 	st_io_free(p->io);

@@ -84,6 +84,17 @@ struct st_profile_sum {
 	size_t nhosts;
 	/* From the header of the first rank read; NULL when absent. */
 	const char *mpi_library, *clock, *clock_res, *clock_cost, *config;
+	/*
+	 * Ranks whose header's config (cmdline) is not the first rank's,
+	 * as in an MPMD job, and the first of them with its own; ranks
+	 * whose config leaves the completion calls untraced, and the
+	 * first of them.
+	 */
+	int config_others, config_other_rank;
+	char *config_other;
+	int cmd_others, cmd_other_rank;
+	char *cmd_other;
+	int nocomplete, nocomplete_rank;
 };
 
 struct st_profile;

@@ -176,12 +176,54 @@ static const char *name_of(unsigned fn, char *buf, size_t len)
 	return st_fn_name(fn, buf, len);
 }
 
+/* Whether the space-separated list 'list' holds the word 'w' ('n' bytes). */
+static int has_word(const char *list, const char *w, size_t n)
+{
+	const char *e;
+	size_t m;
+
+	while (*list) {
+		e = strchr(list, ' ');
+		m = e ? (size_t)(e - list) : strlen(list);
+		if (m == n && !strncmp(list, w, n))
+			return 1;
+		list += m;
+		while (*list == ' ')
+			list++;
+	}
+	return 0;
+}
+
+/*
+ * The words of config 'other' (space-separated "name=value") that
+ * config 'first' does not hold, into 'buf' ('len' bytes).
+ */
+static void config_diff(const char *other, const char *first, char *buf,
+			size_t len)
+{
+	const char *e;
+	size_t n, used = 0;
+
+	buf[0] = '\0';
+	while (*other) {
+		e = strchr(other, ' ');
+		n = e ? (size_t)(e - other) : strlen(other);
+		if (n && !has_word(first, other, n) && used + n + 2 < len)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%.*s", used ? " " : "",
+						 (int)n, other);
+		other += n;
+		while (*other == ' ')
+			other++;
+	}
+}
+
 static void print_summary(struct report *rp, const char *dir,
 			  struct st_run *run)
 {
 	const char *cmdline = run ? st_run_get(run, "cmdline") : NULL;
 	const char *complete = run ? st_run_get(run, "complete") : NULL;
-	char a[32], b[32], c[32], d[32], list[128], line[WIDTH];
+	char a[32], b[32], c[32], d[WIDTH], list[128], line[WIDTH];
 	double run_total = (double)rp->sum->run_ns;
 
 	printf("synctrace report: %s\n", dir);
@@ -201,6 +243,14 @@ static void print_summary(struct report *rp, const char *dir,
 	putchar('\n');
 	if (cmdline)
 		print_field("command:", cmdline);
+	if (rp->sum->cmd_others) {
+		snprintf(line, sizeof(line), "n=%d other rank%s ran another "
+			 "command, the first: rank %d:", rp->sum->cmd_others,
+			 rp->sum->cmd_others == 1 ? "" : "s",
+			 rp->sum->cmd_other_rank);
+		print_field(cmdline ? "" : "command:", line);
+		print_field("", rp->sum->cmd_other);
+	}
 	if (rp->sum->mpi_library)
 		print_field("MPI library:", rp->sum->mpi_library);
 	if (rp->sum->clock) {
@@ -212,14 +262,29 @@ static void print_summary(struct report *rp, const char *dir,
 		print_field("", line);
 	}
 	if (rp->sum->config) {
-		const char *f = strstr(rp->sum->config, "families=");
-
 		print_field("config:", rp->sum->config);
-		/* ST_FAMILY_COMPLETE (pmpi/config.h): Wait, Test, Start. */
-		if (f && !(strtoul(f + 9, NULL, 0) & 0x20))
-			print_field("", "no completion calls traced: "
-				    "nonblocking spans and received bytes "
-				    "unknown");
+		if (rp->sum->config_others) {
+			config_diff(rp->sum->config_other, rp->sum->config,
+				    d, sizeof(d));
+			snprintf(line, sizeof(line), "n=%d other rank%s had "
+				 "another, the first: rank %d: %s",
+				 rp->sum->config_others,
+				 rp->sum->config_others == 1 ? "" : "s",
+				 rp->sum->config_other_rank, d);
+			print_field("", line);
+		}
+	}
+	if (rp->sum->nocomplete && rp->sum->nocomplete == rp->sum->nread) {
+		print_field("", "no completion calls traced: nonblocking "
+			    "spans and received bytes unknown");
+	} else if (rp->sum->nocomplete) {
+		snprintf(line, sizeof(line), "no completion calls traced on "
+			 "n=%d of %d ranks (the first: rank %d):",
+			 rp->sum->nocomplete, rp->sum->nread,
+			 rp->sum->nocomplete_rank);
+		print_field("", line);
+		print_field("", "their nonblocking spans and received bytes "
+			    "unknown");
 	}
 	if (rp->phase.mode != ST_PHASE_ALL) {
 		st_phase_name(&rp->phase, line, sizeof(line));

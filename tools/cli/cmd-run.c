@@ -477,7 +477,7 @@ static char *find_lib(const struct st_run_opts *o)
 {
 	char why[PATH_MAX + 128], rel[64], lib_rel[80];
 	const char *paths[3] = { rel, lib_rel, NULL };
-	int kind = o->mpi;
+	int kind = o->mpi, e;
 	char *lib;
 
 	if (!kind)
@@ -487,10 +487,18 @@ static char *find_lib(const struct st_run_opts *o)
 			 st_mpi_lib_name(ST_MPI_OPENMPI));
 		snprintf(lib_rel, sizeof(lib_rel), "../lib/%s", rel);
 		lib = st_spawn_find(paths, R_OK);
-		if (lib)
+		if (lib) {
+			free(lib);
+			/* A command that cannot start fails as it would. */
+			if ((e = st_spawn_can_run(o->cmd[0]))) {
+				error("cannot run '%s': %s", o->cmd[0],
+				      strerror(e));
+				exit(e == ENOENT ? 127 : 126);
+			}
 			die("cannot tell which MPI '%s' runs (%s); say it "
 			    "with '--mpi mpich' or '--mpi openmpi'",
 			    o->cmd[0], why);
+		}
 		kind = ST_MPI_MPICH;
 	} else if (o->verbose && !o->mpi) {
 		fprintf(stderr, "synctrace: %s, from %s\n",

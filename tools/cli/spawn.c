@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +71,43 @@ int st_spawn_exec(char **cmd)
 	e = errno;
 	error("cannot run '%s': %s", cmd[0], strerror(e));
 	return e == ENOENT ? 127 : 126;
+}
+
+/* 'path' as execve(2) would take it: 0, ENOENT or EACCES. */
+static int can_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno == ENOENT || errno == ENOTDIR ? ENOENT : EACCES;
+	return S_ISREG(st.st_mode) && !access(path, X_OK) ? 0 : EACCES;
+}
+
+int st_spawn_can_run(const char *word)
+{
+	const char *path = getenv("PATH"), *p, *q;
+	char cand[PATH_MAX];
+	int e, found = ENOENT;
+
+	if (!*word)
+		return ENOENT;
+	if (strchr(word, '/'))
+		return can_exec(word);
+	/* As execvp(3): the first executable one; EACCES if only others. */
+	for (p = path ? path : "/bin:/usr/bin"; ; p = q + 1) {
+		q = strchr(p, ':');
+		if (!q)
+			q = p + strlen(p);
+		/* An empty entry is the working directory. */
+		snprintf(cand, sizeof(cand), "%.*s/%s",
+			 q > p ? (int)(q - p) : 1, q > p ? p : ".", word);
+		if (!(e = can_exec(cand)))
+			return 0;
+		if (e == EACCES)
+			found = EACCES;
+		if (!*q)
+			return found;
+	}
 }
 
 /* The child being waited for; 0 when there is none, as kill(0) is wrong. */

@@ -43,6 +43,15 @@ char *st_spawn_find_bench(void);
 int st_spawn_exec(char **cmd);
 
 /*
+ * Whether st_spawn_exec() could start a program called 'word' (looked up
+ * in PATH when it holds no '/'), as far as a look at the file system
+ * tells: 0 when an executable file of that name is there, else the
+ * errno execvp(3) would fail with, ENOENT (nothing by that name) or
+ * EACCES (not executable, or a directory).
+ */
+int st_spawn_can_run(const char *word);
+
+/*
  * Run 'cmd' (as st_spawn_exec()) in a child process, wait for it and
  * return its exit status: its exit code, 128 + N when signal N killed
  * it.  While it runs, SIGINT and SIGQUIT are ignored here (as by
