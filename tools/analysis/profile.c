@@ -840,8 +840,8 @@ int st_profile_read_rank(struct st_profile *p, int rank, const char *path,
 				 strerror(-rc));
 	} else if (st_reader_truncated(r)) {
 		st_warn("'%s' is truncated after offset %" PRIu64
-			" (its writer was killed?): reporting what it holds",
-			path, st_reader_offset(r));
+			" (its writer was killed, or its disk was full?): "
+			"reporting what it holds", path, st_reader_offset(r));
 	}
 	if (!have_end && have_last) {
 		t_end = t_last;

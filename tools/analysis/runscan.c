@@ -337,8 +337,8 @@ static int read_rank(struct st_scan *s, int rank, int spans)
 		r->damaged = 1;
 		s->failed = 1;
 	} else if (st_reader_truncated(rd)) {
-		st_warn("'%s' is truncated (its writer was killed?): using "
-			"what it holds", r->path);
+		st_warn("'%s' is truncated (its writer was killed, or its "
+			"disk was full?): using what it holds", r->path);
 		r->truncated = 1;
 	}
 	if (!have_end && have_last) {

@@ -487,8 +487,9 @@ static void *scan_decode(void *arg)
 			*msg ? msg : strerror(rc < 0 ? -rc : rc));
 		x->rc = -1;
 	} else if (st_reader_truncated(r)) {
-		st_warn("'%s' is truncated (its writer was killed?): the table "
-			"uses what it holds", x->path);
+		st_warn("'%s' is truncated (its writer was killed, or its "
+			"disk was full?): the table uses what it holds",
+			x->path);
 	}
 done:
 	x->opened = trk.opened;

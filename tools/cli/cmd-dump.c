@@ -664,8 +664,8 @@ static int dump_file(struct dump *d, int rank, int slot, const char *path)
 				    strerror_neg(rc));
 	} else if (st_reader_truncated(r)) {
 		warning("'%s' is truncated after offset %" PRIu64
-			" (its writer was killed?): shown up to there", path,
-			st_reader_offset(r));
+			" (its writer was killed, or its disk was full?): "
+			"shown up to there", path, st_reader_offset(r));
 	}
 	if (!d->sites)
 		st_objmap_release(&objs);
