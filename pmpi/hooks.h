@@ -417,6 +417,7 @@ int st_leave_rma_key(struct st_call *c, int rc);
 
 /* pmpi/request.c, pmpi/runtime.c: see pmpi/internal.h. */
 int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
+int st_req_snapshot_free(const MPI_Request *req, uint64_t *snap);
 uint64_t *st_snap_buf(int n);
 /*
  * pmpi/runtime.c: 'n' statuses this thread owns, for a completion call
@@ -442,6 +443,17 @@ st_complete_pre(struct st_call *c, int n, const MPI_Request *requests)
 	c->stneed = st_req_snapshot(requests, n, snap);
 	c->snap = snap;
 	c->nsnap = n;
+}
+/* st_complete_pre() of MPI_Request_free (st_req_snapshot_free()). */
+static inline void st_free_pre(struct st_call *c, const MPI_Request *request)
+{
+	c->nsnap = 0;
+	c->stneed = 0;
+	if (!request)
+		return;
+	c->stneed = st_req_snapshot_free(request, c->snapbuf);
+	c->snap = c->snapbuf;
+	c->nsnap = 1;
 }
 void st_comm_free_pre(struct st_call *c, const MPI_Comm *comm);
 void st_win_free_pre(struct st_call *c, const MPI_Win *win);

@@ -350,6 +350,14 @@ void st_req_init(int mt, int track);
  * a receive is among them, whose status is then wanted.
  */
 int st_req_snapshot(const MPI_Request *reqs, int n, uint64_t *snap);
+/*
+ * The same for the one request of MPI_Request_free: of requests that
+ * completed at once (a handle MPI gives several, the ring), the newest
+ * of its handle rather than the oldest.  A request is mostly freed right
+ * after it was made ("fire and forget"), while others of the handle made
+ * before it wait for a Wait.
+ */
+int st_req_snapshot_free(const MPI_Request *req, uint64_t *snap);
 
 /* Copy the entry of 'h' to 'out'; 0 when untracked. */
 int st_req_find(MPI_Request h, struct st_req *out);

@@ -96,6 +96,27 @@ ring_next(MPI_Request h, uint64_t from, uint16_t owner)
 }
 
 /*
+ * The newest live ring entry with handle 'h': of thread tag 'owner' when
+ * there is one (0: any thread's); tail when none.
+ */
+static uint64_t ring_newest(MPI_Request h, uint16_t owner)
+{
+	uint64_t i, any = tail;
+
+	for (i = tail; i-- > head;) {
+		struct st_req_slot *s = &ring[i & (RING - 1)];
+
+		if (s->state != 2 || s->h != h)
+			continue;
+		if (s->owner == owner || !owner)
+			return i;
+		if (any == tail)
+			any = i;
+	}
+	return any;
+}
+
+/*
  * Entry 's' of the ring taken: the oldest live entry is the head.  An
  * empty ring starts again at its first entry, so a loop whose requests
  * complete at once reuses the same few entries, which stay in cache,
@@ -560,6 +581,22 @@ static __attribute__((noinline)) int snapshot_mt(const MPI_Request *reqs,
 	acquire();
 	recv = snapshot(reqs, n, snap);
 	if (!st_tls.reqwait) {
+		st_tls.reqwait = 1;
+		waiting++;
+	}
+	release();
+	return recv;
+}
+
+int st_req_snapshot_free(const MPI_Request *req, uint64_t *snap)
+{
+	int recv;
+
+	if (!builtin(*req))
+		return st_req_snapshot(req, 1, snap);
+	acquire();
+	recv = snap_ring(ring_newest(*req, my_tag()), snap);
+	if (st_mt && !st_tls.reqwait) {
 		st_tls.reqwait = 1;
 		waiting++;
 	}

@@ -461,6 +461,14 @@ Test(tools_wrappers_def, rejects_inconsistent_flags)
 	expect_error("fn MPI_Start complete local none snap\n"
 		     "\t- MPI_Request *request\n"
 		     "end\n", 1, "no request or requests role");
+	expect_error("fn MPI_Request_free complete local none newest\n"
+		     "\trequest MPI_Request *request\n"
+		     "end\n", 1, "flag newest on 'MPI_Request_free', which "
+		     "has no flag snap");
+	expect_error("fn MPI_Waitall complete local none snap newest\n"
+		     "\tnreq int count\n"
+		     "\trequests MPI_Request array_of_requests[]\n"
+		     "end\n", 1, "flag newest on 'MPI_Waitall'");
 	expect_error("fn MPI_Waitall complete local none snap\n"
 		     "\t- int count\n"
 		     "\trequests MPI_Request array_of_requests[]\n"

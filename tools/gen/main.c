@@ -552,6 +552,9 @@ static void put_body(FILE *f, const struct st_def_fn *fn, int large,
 		if (reqs)
 			fprintf(f, "\tst_complete_pre(&c, %s, %s);\n", nreq,
 				reqs);
+		else if (fn->flags & ST_DEF_NEWEST)
+			fprintf(f, "\tst_free_pre(&c, %s);\n",
+				param_of(fn, ST_ROLE_REQUEST));
 		else
 			fprintf(f, "\tst_complete_pre(&c, 1, %s);\n",
 				param_of(fn, ST_ROLE_REQUEST));

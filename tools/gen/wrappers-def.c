@@ -747,6 +747,8 @@ static int parse_header(struct parser *p, int line, char **w, int nw)
 			f = ST_DEF_OFFSET;
 		else if (!strcmp(w[i], "subgroup"))
 			f = ST_DEF_SUBGROUP;
+		else if (!strcmp(w[i], "newest"))
+			f = ST_DEF_NEWEST;
 		else if (!strncmp(w[i], "twin=", 5)) {
 			if (twin)
 				return fail(p, line, "duplicate flag 'twin'");
@@ -951,6 +953,10 @@ static int check_fn(struct parser *p, const struct st_def_fn *fn)
 	if ((fn->flags & ST_DEF_SNAP) && fn->kind != ST_KIND_COMPLETE)
 		return fail(p, line, "flag snap on '%s', which is not a "
 			    "completion call", fn->name);
+	if ((fn->flags & ST_DEF_NEWEST) && (!(fn->flags & ST_DEF_SNAP) ||
+					    !has_role(fn, ST_ROLE_REQUEST)))
+		return fail(p, line, "flag newest on '%s', which has no flag "
+			    "snap or no request role", fn->name);
 	if ((fn->flags & ST_DEF_SNAP) && !has_role(fn, ST_ROLE_REQUEST) &&
 	    !has_role(fn, ST_ROLE_REQUESTS))
 		return fail(p, line, "flag snap on '%s', which has no request "

@@ -96,6 +96,7 @@ enum st_def_poly {
 #define ST_DEF_TARGET 0x100	/* a one-sided call with a target rank */
 #define ST_DEF_OFFSET 0x200	/* has an offset role */
 #define ST_DEF_SUBGROUP 0x400	/* collective over a group of its comm only */
+#define ST_DEF_NEWEST 0x800	/* its one request: the newest of a handle */
 
 /* One parameter of an entry. */
 struct st_def_param {

@@ -313,12 +313,21 @@ static void more_sends(int peer)
  * Sends freed while active (MPI_Request_free right after MPI_Isend, the
  * "fire and forget" idiom): each free's record names the request it
  * freed, which `synctrace report` then counts as freed, not pending.
+ * A send kept for a later MPI_Wait is made first: with MPICH, small
+ * sends complete at once and share one handle, and each free must name
+ * the send it came right after, not the kept one, whose done record
+ * (tag 52, 2 ints) must come at the Wait.
  */
 static void freed(int peer)
 {
-	int v[5] = { 0 }, i;
-	MPI_Request q;
+	int v[5] = { 0 }, k[2] = { 7, 8 }, i;
+	MPI_Request q, kept;
 
+	if (rank == 0)
+		MPI_Isend(k, 2, MPI_INT, peer, 52, MPI_COMM_WORLD, &kept);
+	else
+		MPI_Recv(k, 2, MPI_INT, peer, 52, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
 	for (i = 0; i < 5; i++) {
 		if (rank == 0) {
 			v[i] = 100 + i;
@@ -332,11 +341,18 @@ static void freed(int peer)
 			CHECK(v[i] == 100 + i);
 		}
 	}
+	if (rank == 0)
+		MPI_Wait(&kept, MPI_STATUS_IGNORE);
 	/* The sends are complete once the receives are (MPI_Barrier). */
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (rank == 0)
+	if (rank == 0) {
 		expect(5, "MPI_Isend", "tag == 51 && sbytes == %ld && req > 0",
 		       is);
+		expect_kind(1, "done", "MPI_Wait", "tag == 52 && sbytes == %ld",
+			    2 * is);
+	} else {
+		CHECK(k[0] == 7 && k[1] == 8);
+	}
 }
 
 /*
