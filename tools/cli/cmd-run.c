@@ -469,6 +469,20 @@ static void summarise(const char *dir, const char *name)
 }
 
 /*
+ * Before refusing for want of a library: a command that cannot start
+ * fails as it would (exit status 127 or 126), whatever else is missing.
+ */
+static void runnable_or_exit(const struct st_run_opts *o)
+{
+	int e = st_spawn_can_run(o->cmd[0]);
+
+	if (e) {
+		error("cannot run '%s': %s", o->cmd[0], strerror(e));
+		exit(e == ENOENT ? 127 : 126);
+	}
+}
+
+/*
  * The library for the MPI of job 'o->cmd' (free() it): found next to
  * this program, or in ../lib.  When the MPI cannot be told, the MPICH
  * one if it is the only one there; otherwise refuse rather than guess.
@@ -477,7 +491,7 @@ static char *find_lib(const struct st_run_opts *o)
 {
 	char why[PATH_MAX + 128], rel[64], lib_rel[80];
 	const char *paths[3] = { rel, lib_rel, NULL };
-	int kind = o->mpi, e;
+	int kind = o->mpi;
 	char *lib;
 
 	if (!kind)
@@ -489,12 +503,7 @@ static char *find_lib(const struct st_run_opts *o)
 		lib = st_spawn_find(paths, R_OK);
 		if (lib) {
 			free(lib);
-			/* A command that cannot start fails as it would. */
-			if ((e = st_spawn_can_run(o->cmd[0]))) {
-				error("cannot run '%s': %s", o->cmd[0],
-				      strerror(e));
-				exit(e == ENOENT ? 127 : 126);
-			}
+			runnable_or_exit(o);
 			die("cannot tell which MPI '%s' runs (%s); say it "
 			    "with '--mpi mpich' or '--mpi openmpi'",
 			    o->cmd[0], why);
@@ -507,6 +516,8 @@ static char *find_lib(const struct st_run_opts *o)
 	snprintf(rel, sizeof(rel), "%s", st_mpi_lib_name(kind));
 	snprintf(lib_rel, sizeof(lib_rel), "../lib/%s", rel);
 	lib = st_spawn_find(paths, R_OK);
+	if (!lib)
+		runnable_or_exit(o);
 	if (!lib)
 		die("cannot find '%s', the library for %s, next to synctrace "
 		    "or in ../lib; give its path with '--lib'", rel,
