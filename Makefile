@@ -246,6 +246,12 @@ $(BUILD)/apps/staticmpi: tests/integration/apps/staticmpi.c
 		-lmpich -Wl,-Bdynamic \
 		$(filter-out -lmpich,$(shell pkg-config --static --libs mpich)) -lm
 
+# Its dl_iterate_phdr() must reach the library's calls (t-fortran.sh).
+$(BUILD)/apps/pmpisites: tests/integration/apps/pmpisites.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror \
+		-rdynamic -o $@ $< -ldl
+
 $(BUILD)/apps/%: tests/integration/apps/%.f90
 	@mkdir -p $(@D)
 	$(call say,MPIFC,$@)$(MPIFC) -O2 -g -J $(@D) -o $@ $<

@@ -47,16 +47,51 @@ static uintptr_t self_lo, self_hi;	/* this library's text */
  * written in Fortran): the loaded objects are scanned again when the
  * loader has added some since 'fort_adds'.  'not_fort' remembers return
  * addresses seen outside the bindings since, so that each costs one
- * scan at most.
+ * scan at most: a set (open addressing, added to under 'fort_lock',
+ * never evicting), as two addresses that took turns in one slot of a
+ * cache would each lock and ask the loader on every call.  Once it is
+ * half full, further addresses take that path.
  */
-#define NOT_FORT 256	/* power of two */
+#define NOT_FORT 4096	/* power of two */
 static _Atomic(uintptr_t) not_fort[NOT_FORT];
+static unsigned n_not_fort;
 static unsigned long long fort_adds;
 static pthread_mutex_t fort_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned hash(uintptr_t k)
 {
 	return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> (64 - 16));
+}
+
+/* Whether 'a' is in 'not_fort'. */
+static int known_not_fort(uintptr_t a)
+{
+	unsigned i, n;
+
+	for (i = hash(a) & (NOT_FORT - 1), n = 0; n < NOT_FORT;
+	     n++, i = (i + 1) & (NOT_FORT - 1)) {
+		uintptr_t k = atomic_load_explicit(&not_fort[i],
+						   memory_order_relaxed);
+
+		if (k == a)
+			return 1;
+		if (!k)
+			return 0;
+	}
+	return 0;
+}
+
+/* Put 'a' (not yet there) into 'not_fort'; with 'fort_lock' held. */
+static void add_not_fort(uintptr_t a)
+{
+	unsigned i = hash(a) & (NOT_FORT - 1);
+
+	if (n_not_fort >= NOT_FORT / 2)
+		return;
+	while (atomic_load_explicit(&not_fort[i], memory_order_relaxed))
+		i = (i + 1) & (NOT_FORT - 1);
+	atomic_store_explicit(&not_fort[i], a, memory_order_relaxed);
+	n_not_fort++;
 }
 
 /* 'a' lies in the text of the bindings found so far. */
@@ -105,9 +140,8 @@ static __attribute__((cold, noinline)) int fortran_late(uintptr_t a)
 		find_fortran(NULL);
 	}
 	in = in_fortran(a);
-	if (!in)
-		atomic_store_explicit(&not_fort[hash(a) & (NOT_FORT - 1)], a,
-				      memory_order_relaxed);
+	if (!in && !known_not_fort(a))
+		add_not_fort(a);
 	pthread_mutex_unlock(&fort_lock);
 	return in;
 }
@@ -120,8 +154,7 @@ static int from_fortran(uintptr_t a)
 {
 	if (in_fortran(a))
 		return 1;
-	if (atomic_load_explicit(&not_fort[hash(a) & (NOT_FORT - 1)],
-				 memory_order_relaxed) == a)
+	if (known_not_fort(a))
 		return 0;
 	return fortran_late(a);
 }
@@ -193,6 +226,7 @@ static void find_fortran(void *first)
 	dl_iterate_phdr(find_ranges, first);
 	for (i = 0; i < NOT_FORT; i++)
 		atomic_store_explicit(&not_fort[i], 0, memory_order_relaxed);
+	n_not_fort = 0;
 }
 
 void st_site_init(void)

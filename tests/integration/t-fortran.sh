@@ -10,7 +10,8 @@
 # site, though both reach the library from one place in the bindings).
 # And calls through the bindings loaded after MPI_Init (dlfort: a
 # program that dlopen()s a plugin written in Fortran) get their own
-# call sites too.
+# call sites too, and calls from outside the bindings ask the loader
+# about each return address once (pmpisites).
 . "$(dirname "$0")/lib.sh"
 
 for app in fort-f77 fort-mod fort-f08; do
@@ -92,3 +93,21 @@ done
 expect_count "$ST_TMP/dlfort.csv" "kind == \"call\" && rank == 0 && \
 	fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 4
 note "dlfort: bindings loaded after MPI_Init: 4 call sites told apart"
+
+# Calls from outside the bindings (pmpisites: PMPI_Iprobe from 512 call
+# sites, 20 times each) are looked up in the loaded objects once per
+# return address.  A cache of 256 slots, one address each, had
+# addresses take turns in them: nearly every call locked and asked the
+# loader again (10088 scans for 10240 calls).
+need_app pmpisites
+traced "$ST_TMP/pmpisites" "$ST_TMP/pmpisites" $MPIEXEC -n 2 \
+	"$ST_APPS/pmpisites"
+expect_rc "$ST_TMP/pmpisites" 0
+for r in 0 1; do
+	n=$(sed -n "s/^pmpisites: rank $r: 512 sites, \([0-9]*\) loader scans$/\1/p" \
+		"$ST_TMP/pmpisites.out")
+	[ -n "$n" ] && [ "$n" -le 1024 ] ||
+		{ show "$ST_TMP/pmpisites.out";
+		  fail "pmpisites: rank $r: more than 2 loader scans a site"; }
+done
+note "pmpisites: 512 call sites outside the bindings, at most 2 loader scans each"

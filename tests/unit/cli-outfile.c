@@ -216,3 +216,42 @@ Test(cli_outfile, devices_and_stdout_are_written_in_place)
 	cr_expect_eq(st_out_check(NULL, err, sizeof(err)), 0);
 	cr_expect_eq(st_out_check("-", err, sizeof(err)), 0);
 }
+
+/*
+ * A file that a rename would change otherwise is written in place: one
+ * of another owner's keeps its owner, one with a second name shows the
+ * new content under both.
+ */
+Test(cli_outfile, files_a_rename_would_change_are_written_in_place)
+{
+	char path[320], twin[320], err[600], *s;
+	struct st_out o;
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/linked.csv", dir);
+	snprintf(twin, sizeof(twin), "%s/twin.csv", dir);
+	write_file(path, "old\n");
+	cr_assert_eq(link(path, twin), 0);
+	cr_assert_eq(st_out_open(&o, path, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(o.tmp, NULL, "a file with two names is not renamed over");
+	fputs("new\n", o.f);
+	cr_assert_eq(st_out_close(&o, 1, err, sizeof(err)), 0, "%s", err);
+	s = read_file(twin);
+	cr_expect_str_eq(s, "new\n", "the other name lost the output");
+	free(s);
+
+	if (geteuid() != 0)
+		return;	/* only root can give a file to another owner */
+	snprintf(path, sizeof(path), "%s/theirs.html", dir);
+	write_file(path, "old\n");
+	cr_assert_eq(chown(path, 65534, 65534), 0);
+	cr_assert_eq(st_out_open(&o, path, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(o.tmp, NULL, "another owner's file is not renamed over");
+	fputs("new\n", o.f);
+	cr_assert_eq(st_out_close(&o, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_expect_eq(sb.st_uid, 65534, "owner %u", (unsigned)sb.st_uid);
+	s = read_file(path);
+	cr_expect_str_eq(s, "new\n");
+	free(s);
+}

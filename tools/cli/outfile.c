@@ -82,6 +82,19 @@ static FILE *open_tmp(const char *path, const struct stat *old, char **tmp)
 	return f;
 }
 
+/*
+ * Whether the existing file 'path' ('sb' from lstat()) may be replaced
+ * by a new file renamed over it: only a regular file of ours, with no
+ * other name, that we may write.  Renaming over any other would give
+ * it our ownership, cut its other names off the new content, or
+ * replace a file its owner made read-only (where opening it fails).
+ */
+static int replaceable(const char *path, const struct stat *sb)
+{
+	return S_ISREG(sb->st_mode) && sb->st_uid == geteuid() &&
+	       sb->st_nlink == 1 && !access(path, W_OK);
+}
+
 int st_out_check(const char *path, char *err, size_t errlen)
 {
 	const char *what;
@@ -109,7 +122,7 @@ int st_out_open(struct st_out *o, const char *path, char *err,
 	if (st_out_check(path, err, errlen))
 		return -1;
 	exists = !lstat(path, &sb);
-	if (!exists || S_ISREG(sb.st_mode))
+	if (!exists || replaceable(path, &sb))
 		o->f = open_tmp(path, exists ? &sb : NULL, &o->tmp);
 	if (!o->f)
 		o->f = fopen(path, "w");

@@ -12,7 +12,9 @@
  *    path at the end, so a command that fails halfway leaves the
  *    previous file as it was.  Anything else (a FIFO, a device such as
  *    /dev/stdout, a symbolic link, a directory that cannot hold the
- *    temporary) is written in place.
+ *    temporary; a file of another owner's, with several names, or not
+ *    writable, which a rename would change or overwrite) is written in
+ *    place.
  */
 #ifndef ST_TOOLS_CLI_OUTFILE_H
 #define ST_TOOLS_CLI_OUTFILE_H
