@@ -258,30 +258,47 @@ int st_abi_check(void)
 	return 1;
 }
 
-/* Whether symbol table 'sym' (with its strings 'str') defines 'name'. */
-static int defines(const unsigned char *img, size_t size,
-		   const Elf64_Shdr *sym, const Elf64_Shdr *str)
+/* Is 'name' (at most 'len' bytes, maybe without its NUL) 'want'? */
+static int name_is(const char *name, size_t len, const char *want)
+{
+	return !strncmp(name, want, len) && strlen(want) < len;
+}
+
+/*
+ * What symbol table 'sym' (with its strings 'str') defines: bit 0, the
+ * MPI interface's MPI_Init or PMPI_Init; bit 1, an MPI library's own
+ * initialisation (MPICH's and its ABI's MPID_Init, Open MPI's
+ * ompi_mpi_init), which a program's own layer of MPI wrappers lacks.
+ */
+static unsigned defines(const unsigned char *img, size_t size,
+			const Elf64_Shdr *sym, const Elf64_Shdr *str)
 {
 	const char *names = (const char *)img + str->sh_offset;
 	size_t i, n = sym->sh_size / sizeof(Elf64_Sym);
+	unsigned found = 0;
 
 	if (sym->sh_offset > size || sym->sh_size > size - sym->sh_offset ||
 	    str->sh_offset > size || str->sh_size > size - str->sh_offset)
 		return 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && found != 3; i++) {
 		Elf64_Sym e;
+		const char *nm;
+		size_t len;
 
 		memcpy(&e, img + sym->sh_offset + i * sizeof(e), sizeof(e));
 		if (e.st_shndx == SHN_UNDEF || e.st_name >= str->sh_size ||
 		    ELF64_ST_TYPE(e.st_info) != STT_FUNC)
 			continue;
-		if (!strncmp(names + e.st_name, "MPI_Init", str->sh_size -
-			     e.st_name) ||
-		    !strncmp(names + e.st_name, "PMPI_Init", str->sh_size -
-			     e.st_name))
-			return 1;
+		nm = names + e.st_name;
+		len = str->sh_size - e.st_name;
+		if (name_is(nm, len, "MPI_Init") ||
+		    name_is(nm, len, "PMPI_Init"))
+			found |= 1;
+		else if (name_is(nm, len, "MPID_Init") ||
+			 name_is(nm, len, "ompi_mpi_init"))
+			found |= 2;
 	}
-	return 0;
+	return found;
 }
 
 int st_exe_has_mpi(void)
@@ -290,7 +307,8 @@ int st_exe_has_mpi(void)
 	Elf64_Ehdr eh;
 	struct stat sb;
 	size_t size, i;
-	int fd, found = 0;
+	unsigned found = 0;
+	int fd;
 
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -309,7 +327,7 @@ int st_exe_has_mpi(void)
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
 	    eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shoff < size &&
 	    eh.e_shnum <= (size - eh.e_shoff) / sizeof(Elf64_Shdr)) {
-		for (i = 0; i < eh.e_shnum && !found; i++) {
+		for (i = 0; i < eh.e_shnum && found != 3; i++) {
 			Elf64_Shdr sh, st;
 
 			memcpy(&sh, img + eh.e_shoff + i * sizeof(sh),
@@ -320,9 +338,9 @@ int st_exe_has_mpi(void)
 				continue;
 			memcpy(&st, img + eh.e_shoff + sh.sh_link * sizeof(st),
 			       sizeof(st));
-			found = defines(img, size, &sh, &st);
+			found |= defines(img, size, &sh, &st);
 		}
 	}
 	munmap((void *)img, size);
-	return found;
+	return found == 3;
 }

@@ -39,9 +39,10 @@ extern int st_in_constructor;
 
 /*
  * Whether the program's own executable defines MPI_Init or PMPI_Init in
- * its symbol tables: MPI linked into it statically, whose calls no
- * preloaded library can interpose.  0 also when it cannot tell (a
- * stripped executable).
+ * its symbol tables, and an MPI library's own initialisation with them
+ * (not only a layer of wrappers of its own): MPI linked into it
+ * statically, whose calls no preloaded library can interpose.  0 also
+ * when it cannot tell (a stripped executable).
  */
 int st_exe_has_mpi(void);
 
