@@ -295,6 +295,64 @@ Test(tools_table_read, transfers_pair_in_order_per_channel)
 }
 
 /*
+ * A rank's messages to itself are no transfer between two processes:
+ * rank 0 sends 8 B to itself (MPI_Send 1000..1100, MPI_Recv
+ * 1200..1300) and makes an MPI_Sendrecv with itself (2000..2400), both
+ * left out of the table (two self-messages) where the old table made
+ * p = 2 samples of them; the MPI_Send to rank 1 (3000..3100, received
+ * 3000..3500) is the one sample.
+ */
+Test(tools_table_read, messages_to_self_are_left_out)
+{
+	struct st_table_meta m;
+	struct st_table *t;
+	const struct st_table_group *g;
+	struct fake_rank fr;
+	struct st_event ev;
+	char dir[256];
+	int r;
+
+	scratch_dir(dir, sizeof(dir));
+	fake_index(dir, 2, 1);
+	for (r = 0; r < 2; r++) {
+		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
+					       0.0, r ? -500.0 : 0.0);
+		double o = 1e6;
+
+		fake_rank_open(&fr, dir, r, "nodeA", "100");
+		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
+		if (r == 1) {
+			p2p(&fr, 1, ST_FN_MPI_RECV, o + 3000, o + 3500, 0, 5,
+			    0, 8, 0);
+			fake_rank_close(&fr);
+			continue;
+		}
+		p2p(&fr, 0, ST_FN_MPI_SEND, o + 1000, o + 1100, 0, 5, 8, 0, 0);
+		p2p(&fr, 0, ST_FN_MPI_RECV, o + 1200, o + 1300, 0, 5, 0, 8, 0);
+		fake_call(&ev, ST_FN_MPI_SENDRECV, sync_local(0, o + 2000),
+			  sync_local(0, o + 2400), 0);
+		ev.comm = 1;
+		ev.comm_size = 2;
+		ev.peer = ev.peer2 = 0;
+		ev.tag = ev.tag2 = 7;
+		ev.sbytes = ev.rbytes = 32;
+		fake_append(&fr, &ev);
+		p2p(&fr, 0, ST_FN_MPI_SEND, o + 3000, o + 3100, 1, 5, 8, 0, 0);
+		fake_rank_close(&fr);
+	}
+	read_table(dir, &t, &m);
+	g = group_of(t, "MPI_Send->MPI_Recv", 8);
+	cr_assert_eq(g->n_in, 1, "only the message to rank 1");
+	cr_expect_float_eq(g->x[0], 500.0, 1e-6);
+	cr_expect_eq(m.p2p_self, 2);
+	cr_expect_eq(m.p2p_unmatched, 0);
+	st_table_meta_release(&m);
+	st_table_free(t);
+}
+
+/*
  * A persistent send is a message at each start, its init none: rank 0
  * makes a Send_init (tag 5) and one it never starts (tag 5 too), starts
  * the first three times, then sends 8 B by MPI_Send (1 ms +

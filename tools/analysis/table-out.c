@@ -644,6 +644,8 @@ static void print_left_out(FILE *f, const struct st_table_meta *m)
 		{ m->p2p_unmatched, "sends or receives never matched" },
 		{ m->p2p_inconsistent, "transfers whose receive ended before "
 				       "the send began (dropped)" },
+		{ m->p2p_self, "messages of a rank to itself (no transfer "
+			       "between two processes)" },
 		{ m->p2p_unsynced, "point-to-point calls without global "
 				   "time" },
 		{ m->ranks_failed, "rank files unreadable or damaged (read "
@@ -1042,6 +1044,7 @@ static int json_meta(json_t *doc, const struct st_table *t,
 			      jint((long long)m->p2p_unmatched));
 		rc |= st_jset(x, "p2p_inconsistent",
 			      jint((long long)m->p2p_inconsistent));
+		rc |= st_jset(x, "p2p_self", jint((long long)m->p2p_self));
 		rc |= st_jset(x, "p2p_unsynced",
 			      jint((long long)m->p2p_unsynced));
 		rc |= st_jset(x, "ranks_failed",

@@ -916,6 +916,11 @@ static int pair(struct reading *rd, const struct endpoint *s,
 {
 	double later, err, cost, wait;
 
+	/* A copy inside one process: no transfer between two. */
+	if (s->rank == r->rank) {
+		rd->m->p2p_self++;
+		return 0;
+	}
 	if (!s->blocking || !r->blocking) {
 		rd->m->p2p_nonblocking++;
 		return 0;
@@ -1201,7 +1206,7 @@ static int on_p2p(struct reading *rd, int rank, const struct st_event *ev,
 		return rc;
 	/* The busy patterns' sends leave the call row to the others. */
 	if (cls == ST_BYTES_SEND && desc->family == ST_FAM_NONBLOCKING &&
-	    real_peer(ev->peer) && !busy) {
+	    real_peer(ev->peer) && ev->peer != me && !busy) {
 		/* What starting the send cost: one clock. */
 		rc = add_sample(rd, ev->seq && ev->seq <= rd->first_upto,
 				ST_TABLE_CALL, ev->fn, 0, 2,

@@ -396,6 +396,7 @@ struct st_table_meta {
 	uint64_t p2p_nonblocking; /* transfers with a nonblocking side */
 	uint64_t p2p_unmatched;	/* sends or receives never matched */
 	uint64_t p2p_inconsistent; /* receive ended before the send began */
+	uint64_t p2p_self;	/* a rank's messages to itself */
 	uint64_t p2p_unsynced;	/* a side without global time */
 	uint64_t ranks_failed;	/* rank files that could not be read */
 	/*
