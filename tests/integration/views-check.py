@@ -47,8 +47,14 @@ import sys
 import zlib
 
 SENDS = {"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"}
-ISENDS = {"MPI_Isend", "MPI_Issend"}
+ISENDS = {"MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend"}
 SENDRECVS = {"MPI_Sendrecv", "MPI_Sendrecv_replace"}
+# A nonblocking send and receive: an MPI_ISEND and, OTF2 having no
+# nonblocking form of it, an MPI_RECV at the call, MPI_ISEND_COMPLETE at
+# its completion.
+ISENDRECVS = {"MPI_Isendrecv", "MPI_Isendrecv_replace"}
+RECVS = {"MPI_Recv", "MPI_Mrecv"}
+IRECVS = {"MPI_Irecv", "MPI_Imrecv"}
 # Persistent sends: each START record is a message, the init none.
 SEND_INITS = {"MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init",
               "MPI_Rsend_init"}
@@ -185,7 +191,7 @@ def check_chrome(path, dump):
                      % (rank, r["fn"], s["dur"], g1 - g0))
             nargs += check_args(rank, s, r, paths)
     nsend = sum(1 for r in dump if r["kind"] == "call"
-                and base(r["fn"]) in SENDS | ISENDS | SENDRECVS
+                and base(r["fn"]) in SENDS | ISENDS | SENDRECVS | ISENDRECVS
                 and r["peer"] and int(r["peer"]) >= 0)
     nsend += sum(1 for r in dump if r["kind"] == "start"
                  and base(r["fn"]) in SEND_INITS
@@ -264,13 +270,13 @@ def expected_otf2(dump):
                 c["MPI_SEND"] += 1
             # The CSV has no peer2: the test apps' Sendrecv partners
             # are their send peers.
-            if fn in SENDRECVS and peer >= 0:
+            if fn in SENDRECVS | ISENDRECVS and peer >= 0:
                 c["MPI_RECV"] += 1
-            if fn in ISENDS and peer >= 0:
+            if fn in ISENDS | ISENDRECVS and peer >= 0:
                 c["MPI_ISEND"] += 1
-            if fn == "MPI_Recv" and peer >= 0:
+            if fn in RECVS and peer >= 0:
                 c["MPI_RECV"] += 1
-            if fn == "MPI_Irecv" and peer != -3:
+            if fn in IRECVS and peer != -3:
                 c["MPI_IRECV_REQUEST"] += 1
             if fn in BLOCKING_COLLS and r["comm"] not in inter:
                 c["MPI_COLLECTIVE_BEGIN"] += 1
@@ -278,7 +284,8 @@ def expected_otf2(dump):
             if fn in ICOLLS and r["comm"] not in inter and r["req"]:
                 c["NON_BLOCKING_COLLECTIVE_REQUEST"] += 1
             expect_osio(c, fn, peer, r)
-            if r["req"]:
+            # A cancel or free names a request some call made.
+            if r["req"] and fn not in ("MPI_Cancel", "MPI_Request_free"):
                 req_fn[(rank, r["req"])] = (fn, peer)
         elif kind == "start":
             # A persistent send or receive starts as its I-call would.
@@ -296,13 +303,17 @@ def expected_otf2(dump):
             elif r["comm"] not in inter:
                 exp[rank]["NON_BLOCKING_COLLECTIVE_REQUEST"] += 1
                 req_fn[(rank, r["req"])] = ("start", 0)
+        elif kind == "done" and r["arg"] == "1":
+            # Cancelled: nothing moved.
+            if req_fn.pop((rank, r["req"]), ("", -1))[0] in IRECVS | ISENDS:
+                exp[rank]["MPI_REQUEST_CANCELLED"] += 1
         elif kind == "done":
             fn, peer = req_fn.pop((rank, r["req"]), ("", -1))
             if (fn in ICOLLS and r["comm"] not in inter) or fn == "start":
                 exp[rank]["NON_BLOCKING_COLLECTIVE_COMPLETE"] += 1
-            if fn in ISENDS and peer >= 0:
+            if fn in ISENDS | ISENDRECVS and peer >= 0:
                 exp[rank]["MPI_ISEND_COMPLETE"] += 1
-            if fn == "MPI_Irecv" and peer != -3:
+            if fn in IRECVS and peer != -3:
                 exp[rank]["MPI_IRECV"] += 1
             if fn in RMA_PUT | RMA_GET | RMA_ATOMIC and peer >= 0:
                 exp[rank]["RMA_OP_COMPLETE_NON_BLOCKING"] += 1

@@ -92,6 +92,7 @@ struct pend {
 	uint16_t init_fn;	/* the call that made the request */
 	int32_t peer, tag, root;
 	uint64_t comm, sbytes;
+	int cancelled;		/* the done record says so */
 };
 
 struct strtab {
@@ -328,6 +329,10 @@ static void complete(struct otf2 *o, OTF2_EvtWriter *w, const struct pend *p,
 			coll_op(p->init_fn), cr,
 			p->root >= 0 ? (uint32_t)p->root :
 			OTF2_UNDEFINED_UINT32, p->sbytes, p->bytes, p->req));
+	} else if (p->cancelled) {
+		/* Nothing received or sent: the cancel succeeded. */
+		check(o, OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t,
+							    p->req));
 	} else if (d->bytes == ST_BYTES_RECV) {
 		o->st->recvs++;
 		check(o, OTF2_EvtWriter_MpiIrecv(w, NULL, t, (uint32_t)p->peer,
@@ -958,6 +963,7 @@ static void on_request(struct otf2 *o, int rank, const struct st_event *ev,
 	p->comm = ev->comm;
 	p->bytes = ev->rbytes;
 	p->sbytes = ev->sbytes;
+	p->cancelled = ev->arg == 1;
 }
 
 static int on_record(void *ctx, const struct st_merged *x)
