@@ -9,8 +9,8 @@
  * MPI_Irecv call (a persistent receive's START) when it names both,
  * else (MPI_ANY_SOURCE, MPI_ANY_TAG) at the Wait/Test that completed
  * it, which may pair a wildcard receive out of order when it overtakes
- * a named one of the same key.  Keys use ranks in the communicator, as MPI does; ends
- * report world ranks (from the run's COMM records).  Messages on
+ * a named one of the same key.  Keys use ranks in the communicator, as
+ * MPI does; ends report world ranks (from the run's COMM records).  Messages on
  * communicators the scan cannot map (inter-communicators, ones made
  * without agreement) are counted as unmapped.  An optional first sweep
  * (st_p2p_count(), each rank's records in file order) counts the ends

@@ -29,11 +29,12 @@
  *    order, sends and receives apart, and the heads of the two queues
  *    are paired as MPI's non-overtaking rule pairs them.  Nonblocking
  *    sends and receives (a persistent one at each start) take their
- *    place in the queues but give no sample; a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG by
- *    MPI_Irecv joins its queue only when its completion names the
- *    source, so a wildcard nonblocking receive among others on the same
- *    channel may be paired out of order (a pair whose receive ends
- *    before its send begins is counted as inconsistent and dropped).
+ *    place in the queues but give no sample; a receive posted with
+ *    MPI_ANY_SOURCE or MPI_ANY_TAG by MPI_Irecv joins its queue only
+ *    when its completion names the source, so a wildcard nonblocking
+ *    receive among others on the same channel may be paired out of
+ *    order (a pair whose receive ends before its send begins is counted
+ *    as inconsistent and dropped).
  *    A blocking pair's cost is the receive's exit - the later of the two
  *    entries; its waiting the receiver's wait for a late sender.
  */
