@@ -359,4 +359,5 @@ Test(analysis_p2p, persistent_ends_at_each_start)
 	cr_expect_eq(g.m[3].end.bytes, 8);
 	cr_expect_eq(st_p2p_unpaired(p), 0);
 	st_p2p_free(p);
+	fake_scan_release(&s);
 }
