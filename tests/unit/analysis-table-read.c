@@ -139,6 +139,21 @@ Test(tools_table_read, collectives_cost_from_last_arrival_to_last_exit)
 }
 
 /* A point-to-point CALL of 'rank' at global g0..g1 on comm 1. */
+/*
+ * Open rank 'r''s file of a 2-rank run in 'dir', with its clock
+ * synchronised (global times through sync_local()); MPI_COMM_WORLD's
+ * record comes next.
+ */
+static void synced_rank(struct fake_rank *fr, const char *dir, int r)
+{
+	uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
+	struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0, 0.0,
+				       r ? -500.0 : 0.0);
+
+	fake_rank_open(fr, dir, r, "nodeA", "100");
+	fake_sync_rec(fr, &b, origin, origin + 1000);
+}
+
 static void p2p(struct fake_rank *fr, int rank, unsigned fn, double g0,
 		double g1, int32_t peer, int32_t tag, uint64_t sb,
 		uint64_t rb, uint64_t req)
@@ -197,14 +212,10 @@ static void p2p_run(const char *dir)
 
 	fake_index(dir, 2, 1);
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
-					       0.0, r ? -500.0 : 0.0);
 		double o = 1e6;
 		struct st_event sr;
 
-		fake_rank_open(&fr, dir, r, "nodeA", "100");
-		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		synced_rank(&fr, dir, r);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		if (r == 0) {
 			p2p(&fr, 0, ST_FN_MPI_SEND, o + 1000, o + 1100, 1, 5, 8,
@@ -315,13 +326,9 @@ Test(tools_table_read, messages_to_self_are_left_out)
 	scratch_dir(dir, sizeof(dir));
 	fake_index(dir, 2, 1);
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
-					       0.0, r ? -500.0 : 0.0);
 		double o = 1e6;
 
-		fake_rank_open(&fr, dir, r, "nodeA", "100");
-		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		synced_rank(&fr, dir, r);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		if (r == 1) {
 			p2p(&fr, 1, ST_FN_MPI_RECV, o + 3000, o + 3500, 0, 5,
@@ -372,13 +379,9 @@ Test(tools_table_read, persistent_sends_take_a_place_per_start)
 	scratch_dir(dir, sizeof(dir));
 	fake_index(dir, 2, 1);
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
-					       0.0, r ? -500.0 : 0.0);
 		double o = 1e6;
 
-		fake_rank_open(&fr, dir, r, "nodeA", "100");
-		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		synced_rank(&fr, dir, r);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		if (r == 1) {
 			for (i = 0; i < 3; i++)
@@ -469,14 +472,10 @@ static void pattern_run_at(const char *dir, double recv_at)
 	write_file(path, "nranks=2\ncmdline=synctrace-bench micro\nbench=1\n"
 		   "complete=1\n");
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
-					       0.0, r ? -500.0 : 0.0);
 		double o = 1e6;
 		int i;
 
-		fake_rank_open(&fr, dir, r, "nodeA", "100");
-		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		synced_rank(&fr, dir, r);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		for (i = 0; i < 2; i++)
 			bench_call(&fr, r, r ? ST_FN_MPI_IRECV : ST_FN_MPI_ISEND,
@@ -568,13 +567,9 @@ static void busy_run(const char *dir)
 	write_file(path, "nranks=2\ncmdline=synctrace-bench micro\nbench=1\n"
 		   "complete=1\n");
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
-					       0.0, r ? -500.0 : 0.0);
 		double o = 1e6;
 
-		fake_rank_open(&fr, dir, r, "nodeA", "100");
-		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		synced_rank(&fr, dir, r);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		if (r == 0) {
 			bench_call(&fr, 0, ST_FN_MPI_ISEND, o + 1000, o + 1010,
@@ -764,13 +759,9 @@ static void osio_run(const char *dir)
 
 	fake_index(dir, 2, 1);
 	for (r = 0; r < 2; r++) {
-		uint64_t origin = r ? SYNC_ORIGIN1 : SYNC_ORIGIN0;
-		struct blob_spec b = blob_spec(r, 2, 0, origin, SYNC_ORIGIN0,
-					       0.0, r ? -500.0 : 0.0);
 		double o = 1e6;
 
-		fake_rank_open(&fr, dir, r, "nodeA", "100");
-		fake_sync_rec(&fr, &b, origin, origin + 1000);
+		synced_rank(&fr, dir, r);
 		fake_world(&fr, &ev, r, 2, sync_local(r, 5e5));
 		ev.fn = ST_FN_MPI_WIN_CREATE;
 		ev.comm = 7;
