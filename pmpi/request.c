@@ -74,15 +74,17 @@ static uint16_t my_tag(void)
 }
 
 /*
- * The first live ring entry with handle 'h' from position 'from' on:
- * of thread tag 'owner' when there is one (0: any thread's).
+ * The first live ring entry with handle 'h' from position 'from' on (the
+ * last, with 'newest'): of thread tag 'owner' when there is one (0: any
+ * thread's); tail when none.
  */
 static inline __attribute__((always_inline)) uint64_t
-ring_next(MPI_Request h, uint64_t from, uint16_t owner)
+ring_find(MPI_Request h, uint64_t from, uint16_t owner, int newest)
 {
-	uint64_t i, any = tail;
+	uint64_t lo = from < head ? head : from, n, any = tail;
 
-	for (i = from < head ? head : from; i < tail; i++) {
+	for (n = lo; n < tail; n++) {
+		uint64_t i = newest ? tail - 1 - (n - lo) : n;
 		struct st_req_slot *s = &ring[i & (RING - 1)];
 
 		if (s->state != 2 || s->h != h)
@@ -95,25 +97,10 @@ ring_next(MPI_Request h, uint64_t from, uint16_t owner)
 	return any;
 }
 
-/*
- * The newest live ring entry with handle 'h': of thread tag 'owner' when
- * there is one (0: any thread's); tail when none.
- */
-static uint64_t ring_newest(MPI_Request h, uint16_t owner)
+static inline __attribute__((always_inline)) uint64_t
+ring_next(MPI_Request h, uint64_t from, uint16_t owner)
 {
-	uint64_t i, any = tail;
-
-	for (i = tail; i-- > head;) {
-		struct st_req_slot *s = &ring[i & (RING - 1)];
-
-		if (s->state != 2 || s->h != h)
-			continue;
-		if (s->owner == owner || !owner)
-			return i;
-		if (any == tail)
-			any = i;
-	}
-	return any;
+	return ring_find(h, from, owner, 0);
 }
 
 /*
@@ -595,7 +582,7 @@ int st_req_snapshot_free(const MPI_Request *req, uint64_t *snap)
 	if (!builtin(*req))
 		return st_req_snapshot(req, 1, snap);
 	acquire();
-	recv = snap_ring(ring_newest(*req, my_tag()), snap);
+	recv = snap_ring(ring_find(*req, head, my_tag(), 1), snap);
 	if (st_mt && !st_tls.reqwait) {
 		st_tls.reqwait = 1;
 		waiting++;
