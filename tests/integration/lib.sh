@@ -277,3 +277,17 @@ expect_count()
 	[ "$st_n" = "$3" ] ||
 		fail "$st_n records where $2, expected $3 (in '$1')"
 }
+
+# expect_pcontrol_around CSV APP: rank 0's MPI_Pcontrol(1) comes before
+# its two MPI_Allreduce and MPI_Pcontrol(0) after them (the Fortran
+# apps; Open MPI's bindings reach PMPI_Pcontrol by a tail call).
+expect_pcontrol_around()
+{
+	st_awk "$1" 'kind == "call" && rank == 0 &&
+		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
+			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
+		> "$1.phase"
+	[ "$(cat "$1.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
+MPI_Allreduce MPI_Pcontrol0 " ] || { show "$1.phase";
+		fail "$2: no MPI_Pcontrol before and after MPI_Allreduce"; }
+}

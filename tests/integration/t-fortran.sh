@@ -44,15 +44,7 @@ for app in fort-f77 fort-mod fort-f08; do
 			rank == $r && fn == \"MPI_Allreduce\" && \
 			sbytes == 4 && rbytes == 4 && comm_size == 2" 2
 	done
-	# MPI_Pcontrol(1) before the MPI_Allreduce, (0) after them (Open
-	# MPI's bindings reach PMPI_Pcontrol by a tail call).
-	st_awk "$ST_TMP/$app.csv" 'kind == "call" && rank == 0 &&
-		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
-			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
-		> "$ST_TMP/$app.phase"
-	[ "$(cat "$ST_TMP/$app.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
-MPI_Allreduce MPI_Pcontrol0 " ] || { show "$ST_TMP/$app.phase";
-		fail "$app: no MPI_Pcontrol before and after MPI_Allreduce"; }
+	expect_pcontrol_around "$ST_TMP/$app.csv" "$app"
 	note "$app: results right, every call traced on both ranks"
 done
 

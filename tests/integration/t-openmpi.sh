@@ -106,15 +106,7 @@ for app in fort-f77 fort-mod fort-f08; do
 	# bindings' return address).
 	expect_count "$t/$app.csv" "kind == \"call\" && rank == 0 && \
 		fn != \"MPI_Init\" && fn != \"MPI_Finalize\" && !seen[site]++" 6
-	# MPI_Pcontrol(1) before the MPI_Allreduce, (0) after them (Open
-	# MPI's bindings reach PMPI_Pcontrol by a tail call).
-	st_awk "$t/$app.csv" 'kind == "call" && rank == 0 &&
-		(fn == "MPI_Pcontrol" || fn == "MPI_Allreduce") {
-			printf "%s%s ", fn, fn == "MPI_Pcontrol" ? arg : "" }' \
-		> "$t/$app.phase"
-	[ "$(cat "$t/$app.phase")" = "MPI_Pcontrol1 MPI_Allreduce \
-MPI_Allreduce MPI_Pcontrol0 " ] || { show "$t/$app.phase";
-		fail "$app: no MPI_Pcontrol before and after MPI_Allreduce"; }
+	expect_pcontrol_around "$t/$app.csv" "$app"
 	note "$app: results right, every call traced on both ranks"
 done
 
